@@ -1,0 +1,137 @@
+# vncl: plain Make. Targets: all (default), check, demo, deps, install,
+# uninstall, clean, checksymbols, check-asan, bench.
+.SUFFIXES:
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+LIBDIR ?= $(PREFIX)/lib
+INCDIR ?= $(PREFIX)/include
+BINDIR ?= $(PREFIX)/bin
+PCDIR ?= $(LIBDIR)/pkgconfig
+
+VERSION_MAJOR := $(shell sed -n 's/^\#define VNCL_VERSION_MAJOR \([0-9]*\).*/\1/p' include/vncl_version.h)
+VERSION_MINOR := $(shell sed -n 's/^\#define VNCL_VERSION_MINOR \([0-9]*\).*/\1/p' include/vncl_version.h)
+VERSION_PATCH := $(shell sed -n 's/^\#define VNCL_VERSION_PATCH \([0-9]*\).*/\1/p' include/vncl_version.h)
+VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+
+B ?= build
+ifeq ($(origin CC),default)
+CC = cc
+endif
+OPT ?= -O2 -g
+WERROR ?=
+SAN ?=
+CFLAGS_BASE = -std=c11 $(OPT) -Wall -Wextra -Wstrict-prototypes \
+  -Werror=implicit-function-declaration $(WERROR) $(SAN) \
+  -D_POSIX_C_SOURCE=200809L -DCL_TARGET_OPENCL_VERSION=120 \
+  -Iinclude -Ilib
+LIB_CFLAGS = $(CFLAGS_BASE) -fPIC -fvisibility=hidden
+LIBS = -lOpenCL -lclblast -lcjson -lpthread -lm
+TEST_LIBS = -lcmocka -lopenblas -lfftw3 -lfftw3f $(LIBS)
+
+LIB_SRC := $(sort $(wildcard lib/*.c))
+LIB_OBJ := $(patsubst lib/%.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/kernels_gen.o
+CL_SRC := $(sort $(wildcard cl_kernels/*.cl))
+HDRS := $(wildcard include/*.h) lib/internal.h $(wildcard lib/*.h)
+TOOL_SRC := $(sort $(wildcard tools/*.c))
+TEST_SRC := $(sort $(wildcard test/test_*.c))
+TEST_BIN := $(patsubst test/%.c,$(B)/test/%,$(TEST_SRC))
+TEST_COMMON := $(sort $(wildcard test/common*.c))
+BENCH_SRC := $(sort $(wildcard bench/*.c))
+
+SONAME = libvncl.so.$(VERSION_MAJOR)
+
+all: $(B)/libvncl.so $(B)/libvncl.a $(B)/vncl $(B)/vncl.pc
+
+$(B)/obj/%.o: lib/%.c $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+$(B)/kernels_gen.c: $(CL_SRC) scripts/embed-kernels.sh
+	@mkdir -p $(@D)
+	sh scripts/embed-kernels.sh $@ $(CL_SRC)
+
+$(B)/obj/kernels_gen.o: $(B)/kernels_gen.c lib/internal.h
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+$(B)/libvncl.a: $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $(LIB_OBJ)
+
+$(B)/libvncl.so.$(VERSION): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,$(SONAME) $(SAN) -o $@ $(LIB_OBJ) $(LIBS)
+
+$(B)/libvncl.so: $(B)/libvncl.so.$(VERSION)
+	ln -sf libvncl.so.$(VERSION) $(B)/$(SONAME)
+	ln -sf $(SONAME) $@
+
+$(B)/vncl: $(TOOL_SRC) $(wildcard tools/*.h) $(B)/libvncl.a $(HDRS)
+	$(CC) $(CFLAGS_BASE) -Itools -o $@ $(TOOL_SRC) $(B)/libvncl.a $(LIBS)
+
+$(B)/vncl.pc: vncl.pc.in Makefile
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	  -e 's|@INCDIR@|$(INCDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+$(B)/test/%: test/%.c $(TEST_COMMON) test/common.h $(B)/libvncl.a $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -Itest -o $@ $< $(TEST_COMMON) $(B)/libvncl.a \
+	  $(TEST_LIBS)
+
+tests: $(TEST_BIN)
+
+deps:
+	@sh scripts/install-deps.sh
+
+# Every exported symbol of the shared library must be public API.
+checksymbols: $(B)/libvncl.so
+	@bad=$$(nm -D --defined-only $(B)/libvncl.so | awk '{print $$3}' | \
+	  grep -v '^vncl_' | grep -v '^_' || true); \
+	 inner=$$(nm -D --defined-only $(B)/libvncl.so | awk '{print $$3}' | \
+	  grep '^vncl__' || true); \
+	 if [ -n "$$bad$$inner" ]; then echo "checksymbols: not public API:"; \
+	  echo "$$bad $$inner"; exit 1; fi; \
+	 echo "checksymbols: $$(nm -D --defined-only $(B)/libvncl.so | \
+	  grep -c ' vncl_') exported symbols, all vncl_*"
+
+check: deps all tests checksymbols
+	sh scripts/run-tests.sh $(B)/test $(TEST_BIN)
+	sh scripts/check-example.sh $(B)
+
+check-asan:
+	$(MAKE) B=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" \
+	  all tests
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/test/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  sh scripts/run-tests.sh build-asan/test \
+	  $(patsubst $(B)/%,build-asan/%,$(TEST_BIN))
+
+demo: deps all
+	$(B)/vncl info
+
+install: all
+	mkdir -p $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) \
+	  $(DESTDIR)$(PCDIR)
+	cp include/vncl.h include/vncl_version.h $(DESTDIR)$(INCDIR)/
+	cp $(B)/libvncl.so.$(VERSION) $(B)/libvncl.a $(DESTDIR)$(LIBDIR)/
+	ln -sf libvncl.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libvncl.so
+	cp $(B)/vncl $(DESTDIR)$(BINDIR)/vncl
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	  -e 's|@INCDIR@|$(INCDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	  vncl.pc.in > $(DESTDIR)$(PCDIR)/vncl.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(INCDIR)/vncl.h $(DESTDIR)$(INCDIR)/vncl_version.h \
+	  $(DESTDIR)$(LIBDIR)/libvncl.so.$(VERSION) \
+	  $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libvncl.so \
+	  $(DESTDIR)$(LIBDIR)/libvncl.a $(DESTDIR)$(BINDIR)/vncl \
+	  $(DESTDIR)$(PCDIR)/vncl.pc
+
+clean:
+	rm -rf $(B) build-asan
+
+.PHONY: all tests deps checksymbols check check-asan demo install uninstall \
+  clean

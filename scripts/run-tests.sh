@@ -1,0 +1,42 @@
+#!/bin/sh
+# Runs each test binary in its own process with a time limit, so that a hang
+# cannot stall the suite, and prints one closing line "N passed, N failed".
+# Usage: run-tests.sh LOGDIR BINARY...
+set -u
+logdir=$1
+shift
+limit=${VNCL_TEST_TIMEOUT:-600}
+passed=0
+failed=0
+failed_bins=""
+mkdir -p "$logdir"
+for t in "$@"; do
+  name=$(basename "$t")
+  log="$logdir/$name.log"
+  start=$(date +%s)
+  timeout -k 10 "$limit" "$t" >"$log" 2>&1
+  rc=$?
+  secs=$(( $(date +%s) - start ))
+  # cmocka prints "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)..."
+  np=$(grep -o '\[  PASSED  \] [0-9]* test' "$log" | awk '{s+=$4} END {print s+0}')
+  nf=$(grep -o '\[  FAILED  \] [0-9]* test' "$log" | awk '{s+=$4} END {print s+0}')
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    echo "TIMEOUT $name after ${limit}s (log: $log)"
+    tail -n 20 "$log"
+    nf=$((nf + 1))
+  elif [ "$rc" -ne 0 ] && [ "$nf" -eq 0 ]; then
+    echo "CRASH   $name exit $rc (log: $log)"
+    tail -n 30 "$log"
+    nf=1
+  elif [ "$nf" -ne 0 ]; then
+    echo "FAIL    $name: $np passed, $nf failed (${secs}s)"
+    grep -E '^\[  (ERROR|FAILED)|error|Error|FAIL' "$log" | head -n 40
+  else
+    echo "ok      $name: $np passed (${secs}s)"
+  fi
+  passed=$((passed + np))
+  failed=$((failed + nf))
+  [ "$nf" -ne 0 ] && failed_bins="$failed_bins $name"
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] || { echo "failing:$failed_bins"; exit 1; }

@@ -1,0 +1,81 @@
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static uint64_t state;
+static int seeded;
+
+uint64_t t_seed(void) {
+  if (!seeded) {
+    const char *s = getenv("VNCL_TEST_SEED");
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    state = s ? strtoull(s, NULL, 0)
+              : ((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^
+                 ((uint64_t)getpid() << 40));
+    fprintf(stderr, "test seed: VNCL_TEST_SEED=%llu\n",
+            (unsigned long long)state);
+    seeded = 1;
+  }
+  return state;
+}
+
+uint64_t t_rand_u64(void) {
+  t_seed();
+  /* splitmix64 */
+  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+double t_rand_uniform(double lo, double hi) {
+  return lo + (hi - lo) * (double)(t_rand_u64() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+void t_fill_random_f32(float *x, size_t n) {
+  for (size_t i = 0; i < n; i++) x[i] = (float)t_rand_uniform(-1, 1);
+}
+
+void t_tmpdir(char *out, size_t cap) {
+  snprintf(out, cap, "/tmp/vncl-test-XXXXXX");
+  if (!mkdtemp(out)) fail_msg("mkdtemp failed");
+}
+
+void t_rmtree(const char *path) {
+  DIR *d = opendir(path);
+  if (!d) {
+    unlink(path);
+    return;
+  }
+  struct dirent *e;
+  char sub[2048];
+  while ((e = readdir(d)) != NULL) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+    struct stat st;
+    if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+      t_rmtree(sub);
+    else
+      unlink(sub);
+  }
+  closedir(d);
+  rmdir(path);
+}
+
+vncl_context *t_context(const char *cache_dir) {
+  vncl_options o;
+  vncl_options_init(&o);
+  o.cache_dir = cache_dir;
+  vncl_context *ctx = NULL;
+  vncl_status s = vncl_context_create(&ctx, &o);
+  if (s) fail_msg("vncl_context_create: %s", vncl_errmsg(NULL));
+  return ctx;
+}

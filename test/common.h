@@ -1,0 +1,50 @@
+/* Helpers shared by the cmocka tests. */
+#ifndef VNCL_TEST_COMMON_H
+#define VNCL_TEST_COMMON_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+/* cmocka needs the four headers above first. */
+#include <cmocka.h>
+
+#include "vncl.h"
+
+/* Fresh inputs every run: the seed comes from the clock and the pid unless
+ * VNCL_TEST_SEED is set, and is printed so that a failure can be replayed. */
+uint64_t t_seed(void);
+uint64_t t_rand_u64(void);
+double t_rand_uniform(double lo, double hi);
+void t_fill_random_f32(float *x, size_t n);
+
+/* A fresh temporary folder (mkdtemp); removed with t_rmtree. */
+void t_tmpdir(char *out, size_t cap);
+void t_rmtree(const char *path);
+
+/* A context on the default device with the given cache folder (NULL: the
+ * caller's environment), failing the test on error. */
+vncl_context *t_context(const char *cache_dir);
+
+/* Asserts a vncl call succeeded, printing the message otherwise. */
+#define T_OK(ctx, call)                                                    \
+  do {                                                                     \
+    vncl_status t_s_ = (call);                                             \
+    if (t_s_ != VNCL_OK)                                                   \
+      fail_msg("%s -> %s: %s", #call, vncl_status_name(t_s_),              \
+               vncl_errmsg(ctx));                                          \
+  } while (0)
+
+/* Asserts a status and that the message names the problem. */
+#define T_FAILS(ctx, call, status, needle)                                 \
+  do {                                                                     \
+    vncl_status t_s_ = (call);                                             \
+    if (t_s_ != (status))                                                  \
+      fail_msg("%s -> %s, expected %s (%s)", #call, vncl_status_name(t_s_), \
+               vncl_status_name(status), vncl_errmsg(ctx));                \
+    if (!strstr(vncl_errmsg(ctx), (needle)))                               \
+      fail_msg("%s: message '%s' does not mention '%s'", #call,            \
+               vncl_errmsg(ctx), (needle));                                \
+  } while (0)
+
+#endif

@@ -1,0 +1,26 @@
+/* Shared pieces of the `vncl` command. */
+#ifndef VNCL_CLI_H
+#define VNCL_CLI_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
+#include "vncl.h"
+
+int cmd_devices(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+
+/* Exit code for usage errors. */
+#define CLI_USAGE 2
+
+cJSON *cli_device_json(const vncl_device_info *d);
+cJSON *cli_memory_json(const vncl_memory_stats *m);
+const char *cli_device_type(vncl_device_type t);
+/* Prints the JSON (pretty) to stdout and frees it. */
+void cli_print_json(cJSON *j);
+/* Matches "--name" and "--name=value"/"--name value"; advances *i. */
+bool cli_opt_value(int argc, char **argv, int *i, const char *name,
+                   const char **value);
+
+#endif

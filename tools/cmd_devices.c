@@ -1,0 +1,62 @@
+/* vncl devices [--json] */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: vncl devices [--json]\n"
+             "Lists every OpenCL device in vncl's default order (GPUs first) "
+             "with the selectors\nthat pick it: its index, P:D "
+             "(platform:device), its type, or part of its name.\n");
+}
+
+int cmd_devices(int argc, char **argv) {
+  bool json = false;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--json")) {
+      json = true;
+    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      usage(stdout);
+      return 0;
+    } else {
+      fprintf(stderr, "vncl devices: unknown option '%s'\n", argv[i]);
+      usage(stderr);
+      return CLI_USAGE;
+    }
+  }
+  int n = 0;
+  vncl_status s = vncl_device_count(&n);
+  if (s) {
+    if (json) {
+      cJSON *j = cJSON_CreateObject();
+      cJSON_AddArrayToObject(j, "devices");
+      cJSON_AddStringToObject(j, "error", vncl_errmsg(NULL));
+      cli_print_json(j);
+    } else {
+      fprintf(stderr, "vncl devices: %s\n", vncl_errmsg(NULL));
+    }
+    return 1;
+  }
+  cJSON *arr = json ? cJSON_CreateArray() : NULL;
+  for (int i = 0; i < n; i++) {
+    vncl_device_info d;
+    if (vncl_device_get_info(i, &d)) continue;
+    if (json) {
+      cJSON_AddItemToArray(arr, cli_device_json(&d));
+    } else {
+      printf("[%d] %d:%d %-11s %s | %s | %s | %u CU, %.1f GiB, fp64 %s, "
+             "fp16 %s\n",
+             i, d.platform_index, d.device_index, cli_device_type(d.type),
+             d.name, d.vendor, d.platform, d.compute_units,
+             (double)d.global_mem_bytes / (1u << 30), d.fp64 ? "yes" : "no",
+             d.fp16 ? "yes" : "no");
+    }
+  }
+  if (json) {
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddItemToObject(j, "devices", arr);
+    cli_print_json(j);
+  }
+  return 0;
+}

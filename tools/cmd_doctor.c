@@ -1,0 +1,160 @@
+/* vncl doctor [--device SEL]: the deployment checklist. One line per check,
+ * a fix for each failure; exit 0 only when every required check holds. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_matmul.h"
+#include "internal.h"
+
+static int failures;
+
+static void check(bool ok, bool required, const char *what, const char *fix) {
+  if (ok)
+    printf("[ ok ] %s\n", what);
+  else if (required) {
+    printf("[FAIL] %s\n       fix: %s\n", what, fix);
+    failures++;
+  } else {
+    printf("[warn] %s\n       note: %s\n", what, fix);
+  }
+}
+
+static int count_icds(const char *dir, char *names, size_t cap) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int n = 0;
+  names[0] = '\0';
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    size_t l = strlen(e->d_name);
+    if (l > 4 && !strcmp(e->d_name + l - 4, ".icd")) {
+      n++;
+      if (strlen(names) + l + 3 < cap) {
+        if (names[0]) strcat(names, ", ");
+        strcat(names, e->d_name);
+      }
+    }
+  }
+  closedir(d);
+  return n;
+}
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: vncl doctor [--device SEL]\n"
+             "Checks what a deployment needs: the OpenCL ICD loader and "
+             "drivers, the device's\ncompiler and precisions, a kernel that "
+             "builds, runs and verifies, and the caches.\n");
+}
+
+int cmd_doctor(int argc, char **argv) {
+  const char *dev = NULL, *v;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      usage(stdout);
+      return 0;
+    } else if (cli_opt_value(argc, argv, &i, "--device", &v) && v) {
+      dev = v;
+    } else {
+      fprintf(stderr, "vncl doctor: bad option '%s'\n", argv[i]);
+      usage(stderr);
+      return CLI_USAGE;
+    }
+  }
+  char line[1600], names[512];
+  failures = 0;
+  printf("vncl %s doctor\n", vncl_version_string());
+  const char *vdir = getenv("OCL_ICD_VENDORS");
+  if (!vdir || !*vdir) vdir = "/etc/OpenCL/vendors";
+  int icds = count_icds(vdir, names, sizeof names);
+  snprintf(line, sizeof line, "ICD loader: %d driver file(s) in %s%s%s%s",
+           icds, vdir, icds ? " (" : "", names, icds ? ")" : "");
+  check(icds > 0, true, line,
+        "install an OpenCL driver: pocl-opencl-icd (CPU), your GPU vendor's "
+        "ICD (nvidia-opencl-icd, mesa-opencl-icd, intel-opencl-icd, ROCm), "
+        "and ocl-icd-libopencl1");
+  int n = 0;
+  vncl_status s = vncl_device_count(&n);
+  snprintf(line, sizeof line, "platforms and devices: %d device(s) found%s%s",
+           s ? 0 : n, s ? ": " : "", s ? vncl_errmsg(NULL) : "");
+  check(!s && n > 0, true, line,
+        "check that the driver above matches your hardware (clinfo lists "
+        "what the loader sees)");
+  if (s) goto out;
+  vncl_options o;
+  vncl_options_init(&o);
+  o.device = dev;
+  vncl_context *ctx = NULL;
+  s = vncl_context_create(&ctx, &o);
+  snprintf(line, sizeof line, "device selection '%s': %s", dev ? dev : "",
+           s ? vncl_errmsg(NULL) : "ok");
+  check(!s, true, line,
+        "pick a device shown by `vncl devices` with --device or VNCL_DEVICE");
+  if (s) goto out;
+  vncl_device_info d;
+  vncl_context_device_info(ctx, &d);
+  printf("       device: %s | %s | %s | driver %s\n", d.name, d.vendor,
+         d.platform, d.driver_version);
+  check(d.compiler_available, true, "device compiler available",
+        "this driver cannot compile OpenCL C at run time; install a full "
+        "driver (not a runtime-only one)");
+  int major = 0, minor = 0;
+  sscanf(d.opencl_c_version, "OpenCL C %d.%d", &major, &minor);
+  snprintf(line, sizeof line, "OpenCL C version: %s (1.2 or later needed)",
+           d.opencl_c_version);
+  check(major > 1 || (major == 1 && minor >= 2), true, line,
+        "update the device driver to one with OpenCL C 1.2");
+  snprintf(line, sizeof line, "fp64: %s", d.fp64 ? "yes" : "no");
+  check(d.fp64, false, line,
+        "f64 GEMM and tensors return VNCL_ERR_UNSUPPORTED on this device");
+  snprintf(line, sizeof line,
+           "fp16: %s (f16/bf16 storage works either way, through "
+           "vload_half and 16-bit loads)",
+           d.fp16 ? "native cl_khr_fp16" : "storage only");
+  check(true, false, line, "");
+  snprintf(line, sizeof line, "memory: %.2f GiB global, %.2f GiB per allocation",
+           (double)d.global_mem_bytes / (1u << 30),
+           (double)d.max_alloc_bytes / (1u << 30));
+  check(d.global_mem_bytes >= (64u << 20), true, line,
+        "the device reports less than 64 MiB of global memory");
+
+  double t0 = cli_now();
+  vncl__program *prog = NULL;
+  cl_kernel k = NULL;
+  s = vncl__kernel_get(ctx, "selftest.cl", "", "selftest_axpy", &prog, &k);
+  snprintf(line, sizeof line, "test kernel compiles (%.2f s)%s%s",
+           cli_now() - t0, s ? ": " : "", s ? vncl_errmsg(ctx) : "");
+  check(!s, true, line,
+        "the driver's compiler failed; run with VNCL_LOG=debug and report the "
+        "build log");
+  if (k) vncl__kernel_release(ctx, prog, "selftest_axpy", k);
+  cli_matmul_result r = {0};
+  s = cli_matmul_check(ctx, 64, 1, &r);
+  snprintf(line, sizeof line,
+           "test kernel runs and verifies (64x64 product, max relative "
+           "error %.1e)%s%s",
+           r.max_rel_error, s ? ": " : "", s ? vncl_errmsg(ctx) : "");
+  check(!s && r.ok, true, line,
+        "the device computed a wrong result or failed to run; update the "
+        "driver, or try another device");
+
+  char dir[1024];
+  vncl__bincache_default_dir(dir, sizeof dir);
+  bool cache_on = ctx->bincache.dir[0] != '\0';
+  bool writable = cache_on && access(ctx->bincache.dir, W_OK) == 0;
+  snprintf(line, sizeof line, "binary cache: %s",
+           cache_on ? ctx->bincache.dir
+           : dir[0] ? "not writable, so off"
+                    : "off (VNCL_CACHE_DIR=off)");
+  check(writable || !dir[0], false, line,
+        "set VNCL_CACHE_DIR to a writable folder so kernels compile once, "
+        "not in every process");
+  vncl_context_destroy(ctx);
+out:
+  printf("%s: %d required check(s) failed\n", failures ? "FAILED" : "healthy",
+         failures);
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,109 @@
+/* vncl info [--device SEL] [--json] [--size N]: detect the device, report
+ * it and its memory, run a verified matrix product. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_matmul.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: vncl info [--device SEL] [--json] [--size N]\n"
+          "Reports the device (default: VNCL_DEVICE, else the first in "
+          "`vncl devices`),\nruns an N x N f32 matrix product (N=1024) "
+          "checked against a CPU reference,\nand prints 'success' when it "
+          "verifies.\n");
+}
+
+int cmd_info(int argc, char **argv) {
+  const char *dev = NULL, *v;
+  bool json = false;
+  int n = 1024, i;
+  for (i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--json")) {
+      json = true;
+    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      usage(stdout);
+      return 0;
+    } else if (cli_opt_value(argc, argv, &i, "--device", &v)) {
+      if (!v) goto bad;
+      dev = v;
+    } else if (cli_opt_value(argc, argv, &i, "--size", &v)) {
+      char *end;
+      long x = v ? strtol(v, &end, 10) : 0;
+      if (!v || *end || x < 1 || x > 16384) {
+        fprintf(stderr, "vncl info: --size takes 1 to 16384\n");
+        return CLI_USAGE;
+      }
+      n = (int)x;
+    } else {
+      goto bad;
+    }
+  }
+  vncl_options o;
+  vncl_options_init(&o);
+  o.device = dev;
+  vncl_context *ctx = NULL;
+  if (vncl_context_create(&ctx, &o)) {
+    fprintf(stderr, "vncl info: %s\n", vncl_errmsg(NULL));
+    return 1;
+  }
+  vncl_device_info d;
+  vncl_context_device_info(ctx, &d);
+  cli_matmul_result r;
+  vncl_status s = cli_matmul_check(ctx, n, 3, &r);
+  vncl_memory_stats m;
+  vncl_memory_stats_get(ctx, &m);
+  const char *status = s ? "error" : r.ok ? "success" : "wrong result";
+  if (json) {
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddItemToObject(j, "device", cli_device_json(&d));
+    cJSON *op = cJSON_AddObjectToObject(j, "matrix_op");
+    int shp[2] = {n, n};
+    cJSON_AddItemToObject(op, "input_shape", cJSON_CreateIntArray(shp, 2));
+    cJSON_AddItemToObject(op, "output_shape", cJSON_CreateIntArray(shp, 2));
+    cJSON_AddStringToObject(op, "dtype", "f32");
+    cJSON_AddStringToObject(op, "device", d.name);
+    cJSON_AddStringToObject(op, "status", status);
+    if (s) cJSON_AddStringToObject(op, "error", vncl_errmsg(ctx));
+    cJSON_AddNumberToObject(op, "max_rel_error", r.max_rel_error);
+    cJSON_AddNumberToObject(op, "gflops", r.gflops);
+    cJSON_AddNumberToObject(op, "seconds", r.seconds);
+    cJSON_AddNumberToObject(op, "first_call_seconds", r.first_seconds);
+    cJSON_AddItemToObject(j, "memory", cli_memory_json(&m));
+    cli_print_json(j);
+  } else {
+    printf("device:     %s (%s, %s)\n", d.name, d.vendor,
+           cli_device_type(d.type));
+    printf("platform:   %s, driver %s, %s\n", d.platform, d.driver_version,
+           d.opencl_c_version);
+    printf("compute:    %u units at %u MHz, work-group max %zu, multiple %zu\n",
+           d.compute_units, d.max_clock_mhz, d.max_work_group_size,
+           d.preferred_work_group_multiple);
+    printf("memory:     %.2f GiB global, %.2f GiB max allocation, %llu KiB "
+           "local\n",
+           (double)d.global_mem_bytes / (1u << 30),
+           (double)d.max_alloc_bytes / (1u << 30),
+           (unsigned long long)(d.local_mem_bytes / 1024));
+    printf("precision:  fp64 %s, fp16 %s\n", d.fp64 ? "yes" : "no",
+           d.fp16 ? "yes" : "no");
+    printf("vncl:       allocated %.1f MiB, peak %.1f MiB, limit %s\n",
+           (double)m.allocated_bytes / (1 << 20),
+           (double)m.peak_bytes / (1 << 20),
+           m.limit_bytes ? "set" : "none");
+    if (s)
+      printf("matmul:     %dx%d f32 failed: %s\n", n, n, vncl_errmsg(ctx));
+    else
+      printf("matmul:     %dx%d f32, %.2f GFLOP/s, max relative error %.2e "
+             "(first call %.2f s)\n",
+             n, n, r.gflops, r.max_rel_error, r.first_seconds);
+    printf("%s\n", status);
+  }
+  vncl_context_destroy(ctx);
+  return (!s && r.ok) ? 0 : 1;
+bad:
+  fprintf(stderr, "vncl info: bad option '%s'\n", argv[i < argc ? i : argc - 1]);
+  usage(stderr);
+  return CLI_USAGE;
+}
