@@ -26,14 +26,14 @@ CFLAGS_BASE = -std=c11 $(OPT) -Wall -Wextra -Wstrict-prototypes \
   -D_POSIX_C_SOURCE=200809L -DCL_TARGET_OPENCL_VERSION=120 \
   -Iinclude -Ilib
 LIB_CFLAGS = $(CFLAGS_BASE) -fPIC -fvisibility=hidden
-LIBS = -lOpenCL -lclblast -lcjson -lpthread -lm
+LIBS = -lOpenCL -lclblast -lclFFT -lcjson -lpthread -lm
 TEST_LIBS = -lcmocka -lopenblas -lfftw3 -lfftw3f $(LIBS)
 
 LIB_SRC := $(sort $(wildcard lib/*.c))
 LIB_OBJ := $(patsubst lib/%.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/kernels_gen.o
 CL_SRC := $(sort $(wildcard cl_kernels/*.cl))
 HDRS := $(wildcard include/*.h) lib/internal.h $(wildcard lib/*.h)
-TOOL_SRC := $(sort $(wildcard tools/*.c))
+TOOL_SRC := $(sort $(wildcard tools/*.c bench/*.c))
 TEST_SRC := $(sort $(wildcard test/test_*.c))
 TEST_BIN := $(patsubst test/%.c,$(B)/test/%,$(TEST_SRC))
 TEST_COMMON := $(sort $(wildcard test/common*.c))
@@ -66,8 +66,12 @@ $(B)/libvncl.so: $(B)/libvncl.so.$(VERSION)
 	ln -sf libvncl.so.$(VERSION) $(B)/$(SONAME)
 	ln -sf $(SONAME) $@
 
-$(B)/vncl: $(TOOL_SRC) $(wildcard tools/*.h) $(B)/libvncl.a $(HDRS)
-	$(CC) $(CFLAGS_BASE) -Itools -o $@ $(TOOL_SRC) $(B)/libvncl.a $(LIBS)
+# The command carries the benchmark suites (bench/), which link the peers.
+$(B)/vncl: $(TOOL_SRC) $(wildcard tools/*.h bench/*.h) $(B)/libvncl.a $(HDRS)
+	$(CC) $(CFLAGS_BASE) -Itools -Ibench \
+	  -DVNCL_GIT_COMMIT='"$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)"' \
+	  -o $@ $(TOOL_SRC) $(B)/libvncl.a \
+	  $(LIBS) -lopenblas -lfftw3f -lfftw3
 
 $(B)/vncl.pc: vncl.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
@@ -114,7 +118,7 @@ demo: deps all
 install: all
 	mkdir -p $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) \
 	  $(DESTDIR)$(PCDIR)
-	cp include/vncl.h include/vncl_version.h $(DESTDIR)$(INCDIR)/
+	cp include/*.h $(DESTDIR)$(INCDIR)/
 	cp $(B)/libvncl.so.$(VERSION) $(B)/libvncl.a $(DESTDIR)$(LIBDIR)/
 	ln -sf libvncl.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libvncl.so
@@ -124,7 +128,7 @@ install: all
 	  vncl.pc.in > $(DESTDIR)$(PCDIR)/vncl.pc
 
 uninstall:
-	rm -f $(DESTDIR)$(INCDIR)/vncl.h $(DESTDIR)$(INCDIR)/vncl_version.h \
+	rm -f $(addprefix $(DESTDIR)$(INCDIR)/,$(notdir $(wildcard include/*.h))) \
 	  $(DESTDIR)$(LIBDIR)/libvncl.so.$(VERSION) \
 	  $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libvncl.so \
 	  $(DESTDIR)$(LIBDIR)/libvncl.a $(DESTDIR)$(BINDIR)/vncl \

@@ -380,4 +380,10 @@ VNCL_API vncl_status vncl_gemm_cl_event(
 #ifdef __cplusplus
 }
 #endif
+
+/* Feature areas, each in its own header with the same conventions. */
+#include "vncl_transfer.h" /* staging pool, async transfers, events, pinned host memory */
+#include "vncl_ops.h"      /* elementwise, reductions, softmax, transpose, casts, random */
+#include "vncl_fft.h"      /* FFT through clFFT */
+
 #endif /* VNCL_H */

@@ -10,6 +10,7 @@
 int cmd_devices(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 /* Exit code for usage errors. */
 #define CLI_USAGE 2

@@ -1,0 +1,60 @@
+/* The benchmark framework behind `vncl bench`. Each suite (bench_<name>.c)
+ * measures vncl and its peer in the same run and records cases; the command
+ * (bench_main.c) prints the table, writes JSON, compares with a baseline and
+ * draws plots. Suites never define main(). */
+#ifndef VNCL_BENCH_H
+#define VNCL_BENCH_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "vncl.h"
+
+typedef struct bench_ctx {
+  vncl_context *ctx; /* the device under test */
+  vncl_device_info dev;
+  bool quick;        /* small sizes: the CI run */
+  int repeats;       /* timed runs per case after warm-up (median reported) */
+  cJSON *cases;      /* array, filled by bench_record */
+  int wrong;         /* cases whose result did not verify */
+} bench_ctx;
+
+/* One measured case. Rates are "higher is better" (GFLOP/s, GB/s) unless
+ * unit is "ms" or "s". */
+typedef struct bench_case {
+  const char *suite;     /* "gemm", "transfer", "fft", "ops", "startup" */
+  const char *name;      /* "sgemm 2048x2048x2048" */
+  const char *dtype;     /* "f32", ... */
+  const char *unit;      /* "GFLOP/s", "GB/s", "ms" */
+  double value;          /* vncl: median */
+  double spread;         /* vncl: (max - min) / median over the runs */
+  double device_seconds; /* vncl: median device time from profiling (0: n/a) */
+  double wall_seconds;   /* vncl: median wall time end to end */
+  const char *peer;      /* "clblast", "openblas", "clfft", "fftw", "memcpy" */
+  double peer_value;     /* peer: median, same unit (0: peer not run) */
+  double peer_spread;
+  double flops;          /* work per run, for the fraction of peak (0: n/a) */
+  double bytes;          /* bytes moved per run (0: n/a) */
+  bool correct;          /* vncl's result verified against a reference */
+  bool gate;             /* CI fails when vncl is worse than the peer here */
+  int m, n, k;           /* shape where it applies (0 elsewhere) */
+} bench_case;
+
+/* Adds a case to b->cases and prints its table row. */
+void bench_record(bench_ctx *b, const bench_case *c);
+
+/* Median of v[0..n) (v is reordered). spread receives (max-min)/median. */
+double bench_median(double *v, int n, double *spread);
+/* Seconds between an event's START and END (0 when profiling is off). */
+double bench_event_seconds(cl_event ev);
+double bench_now(void);
+
+/* Suites. Each returns 0, or -1 when it could not run at all. */
+int bench_suite_gemm(bench_ctx *b);
+int bench_suite_transfer(bench_ctx *b);
+int bench_suite_fft(bench_ctx *b);
+int bench_suite_ops(bench_ctx *b);
+int bench_suite_startup(bench_ctx *b);
+
+#endif

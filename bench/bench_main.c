@@ -1,0 +1,446 @@
+/* `vncl bench`: runs the suites, prints a table of vncl against its peers
+ * (measured in the same run), writes JSON, compares with a baseline, plots.
+ * Exit: 0 when every result verified and every gated case held against its
+ * peer, 1 otherwise, 2 on usage errors. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "cli.h"
+
+/* Suites link in as they exist; a missing one is reported, not fatal. */
+#pragma weak bench_suite_gemm
+#pragma weak bench_suite_transfer
+#pragma weak bench_suite_fft
+#pragma weak bench_suite_ops
+#pragma weak bench_suite_startup
+
+static int gate_failures;
+static int table_header_done;
+
+static bool lower_is_better(const char *unit) {
+  return !strcmp(unit, "ms") || !strcmp(unit, "s") || !strcmp(unit, "us");
+}
+
+/* vncl / peer, oriented so that > 1 means vncl is better. */
+static double case_ratio(const char *unit, double v, double p) {
+  if (v <= 0 || p <= 0) return 0;
+  return lower_is_better(unit) ? p / v : v / p;
+}
+
+void bench_record(bench_ctx *b, const bench_case *c) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "suite", c->suite);
+  cJSON_AddStringToObject(j, "name", c->name);
+  cJSON_AddStringToObject(j, "dtype", c->dtype ? c->dtype : "");
+  cJSON_AddStringToObject(j, "unit", c->unit);
+  cJSON_AddNumberToObject(j, "value", c->value);
+  cJSON_AddNumberToObject(j, "spread", c->spread);
+  cJSON_AddNumberToObject(j, "device_seconds", c->device_seconds);
+  cJSON_AddNumberToObject(j, "wall_seconds", c->wall_seconds);
+  cJSON_AddStringToObject(j, "peer", c->peer ? c->peer : "");
+  cJSON_AddNumberToObject(j, "peer_value", c->peer_value);
+  cJSON_AddNumberToObject(j, "peer_spread", c->peer_spread);
+  double ratio = case_ratio(c->unit, c->value, c->peer_value);
+  cJSON_AddNumberToObject(j, "ratio", ratio);
+  cJSON_AddNumberToObject(j, "flops", c->flops);
+  cJSON_AddNumberToObject(j, "bytes", c->bytes);
+  cJSON_AddBoolToObject(j, "correct", c->correct);
+  cJSON_AddBoolToObject(j, "gate", c->gate);
+  if (c->m || c->n || c->k) {
+    int shape[3] = {c->m, c->n, c->k};
+    cJSON_AddItemToObject(j, "mnk", cJSON_CreateIntArray(shape, 3));
+  }
+  /* Fraction of the device's nominal peak, where one is known: compute
+   * units x clock x 2 FLOP/FMA x the float vector width (16 on AVX-512
+   * CPUs; GPUs report one lane per compute unit, so this underestimates
+   * them and the figure is omitted). */
+  if (c->flops > 0 && c->device_seconds > 0 &&
+      b->dev.type == VNCL_DEVICE_CPU && b->dev.max_clock_mhz) {
+    double peak = b->dev.compute_units * (double)b->dev.max_clock_mhz * 1e6 *
+                  2 * 2 * 16; /* 2 FMA ports x 16 lanes */
+    cJSON_AddNumberToObject(j, "fraction_of_peak",
+                            c->flops / c->device_seconds / peak);
+  }
+  cJSON_AddItemToArray(b->cases, j);
+  if (!c->correct) b->wrong++;
+  bool gated_fail = c->gate && c->peer_value > 0 && ratio < 1.0;
+  if (gated_fail) gate_failures++;
+  if (!table_header_done) {
+    printf("%-9s %-34s %-5s %12s %7s  %-9s %12s %7s %s\n", "suite", "case",
+           "dtype", "vncl", "spread", "peer", "peer", "ratio", "");
+    table_header_done = 1;
+  }
+  char vbuf[32], pbuf[32];
+  snprintf(vbuf, sizeof vbuf, "%.2f %s", c->value, c->unit);
+  if (c->peer_value > 0)
+    snprintf(pbuf, sizeof pbuf, "%.2f", c->peer_value);
+  else
+    snprintf(pbuf, sizeof pbuf, "-");
+  printf("%-9s %-34s %-5s %12s %6.0f%%  %-9s %12s %6.2fx %s%s\n", c->suite,
+         c->name, c->dtype ? c->dtype : "", vbuf, 100 * c->spread,
+         c->peer ? c->peer : "-", pbuf, ratio,
+         c->correct ? "" : "WRONG RESULT ",
+         gated_fail ? "BELOW PEER (gated)" : "");
+  fflush(stdout);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double bench_median(double *v, int n, double *spread) {
+  if (n <= 0) {
+    if (spread) *spread = 0;
+    return 0;
+  }
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  double med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  if (spread) *spread = med > 0 ? (v[n - 1] - v[0]) / med : 0;
+  return med;
+}
+
+double bench_event_seconds(cl_event ev) {
+  cl_ulong t0 = 0, t1 = 0;
+  if (!ev ||
+      clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0,
+                              NULL) != CL_SUCCESS ||
+      clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1,
+                              NULL) != CL_SUCCESS)
+    return 0;
+  return (double)(t1 - t0) * 1e-9;
+}
+
+double bench_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- plot: GEMM rate against size, one line per implementation --------- */
+
+typedef struct {
+  const char *name;
+  const char *color;
+  double x[64], y[64];
+  int n;
+} series;
+
+static void add_point(series *s, double x, double y) {
+  if (s->n < 64 && y > 0) {
+    s->x[s->n] = x;
+    s->y[s->n] = y;
+    s->n++;
+  }
+}
+
+static int write_plot(const char *path, cJSON *cases, const char *devname) {
+  series ser[3] = {{"vncl", "#d62728", {0}, {0}, 0},
+                   {"CLBlast", "#1f77b4", {0}, {0}, 0},
+                   {"OpenBLAS (CPU)", "#2ca02c", {0}, {0}, 0}};
+  cJSON *c;
+  cJSON_ArrayForEach(c, cases) {
+    const char *suite = cJSON_GetStringValue(cJSON_GetObjectItem(c, "suite"));
+    const char *dt = cJSON_GetStringValue(cJSON_GetObjectItem(c, "dtype"));
+    const char *unit = cJSON_GetStringValue(cJSON_GetObjectItem(c, "unit"));
+    cJSON *mnk = cJSON_GetObjectItem(c, "mnk");
+    if (!suite || strcmp(suite, "gemm") || !dt || strcmp(dt, "f32") || !unit ||
+        strcmp(unit, "GFLOP/s") || cJSON_GetArraySize(mnk) != 3)
+      continue;
+    int m = cJSON_GetArrayItem(mnk, 0)->valueint;
+    if (m != cJSON_GetArrayItem(mnk, 1)->valueint ||
+        m != cJSON_GetArrayItem(mnk, 2)->valueint)
+      continue; /* square sizes only */
+    const char *peer = cJSON_GetStringValue(cJSON_GetObjectItem(c, "peer"));
+    double v = cJSON_GetNumberValue(cJSON_GetObjectItem(c, "value"));
+    double pv = cJSON_GetNumberValue(cJSON_GetObjectItem(c, "peer_value"));
+    bool seen = false;
+    for (int i = 0; i < ser[0].n; i++) seen |= ser[0].x[i] == m;
+    if (!seen) add_point(&ser[0], m, v);
+    if (peer && !strcmp(peer, "clblast")) add_point(&ser[1], m, pv);
+    if (peer && !strcmp(peer, "openblas")) add_point(&ser[2], m, pv);
+  }
+  double xmin = 1e30, xmax = 0, ymax = 0;
+  for (int s = 0; s < 3; s++)
+    for (int i = 0; i < ser[s].n; i++) {
+      if (ser[s].x[i] < xmin) xmin = ser[s].x[i];
+      if (ser[s].x[i] > xmax) xmax = ser[s].x[i];
+      if (ser[s].y[i] > ymax) ymax = ser[s].y[i];
+    }
+  if (ymax <= 0 || xmax <= xmin) {
+    fprintf(stderr, "vncl bench: no square f32 GEMM sizes to plot\n");
+    return -1;
+  }
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    perror(path);
+    return -1;
+  }
+  const double W = 760, H = 460, L = 70, R = 180, T = 40, Bm = 50;
+  double lx0 = log2(xmin), lx1 = log2(xmax);
+  ymax *= 1.1;
+#define PX(x) (L + (log2(x) - lx0) / (lx1 - lx0) * (W - L - R))
+#define PY(y) (H - Bm - (y) / ymax * (H - T - Bm))
+  fprintf(f,
+          "<svg xmlns='http://www.w3.org/2000/svg' width='%.0f' height='%.0f' "
+          "font-family='sans-serif' font-size='12'>\n"
+          "<rect width='100%%' height='100%%' fill='white'/>\n"
+          "<text x='%.0f' y='22' font-size='15'>f32 GEMM, square sizes: "
+          "GFLOP/s on %s</text>\n",
+          W, H, L, devname);
+  for (int t = 0; t <= 5; t++) {
+    double y = ymax * t / 5;
+    fprintf(f,
+            "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#ddd'/>"
+            "<text x='%.1f' y='%.1f' text-anchor='end'>%.0f</text>\n",
+            L, PY(y), W - R, PY(y), L - 6, PY(y) + 4, y);
+  }
+  for (double x = xmin; x <= xmax * 1.001; x *= 2)
+    fprintf(f, "<text x='%.1f' y='%.1f' text-anchor='middle'>%.0f</text>\n",
+            PX(x), H - Bm + 18, x);
+  fprintf(f,
+          "<text x='%.1f' y='%.1f' text-anchor='middle'>m = n = k</text>\n"
+          "<text x='16' y='%.1f' transform='rotate(-90 16 %.1f)' "
+          "text-anchor='middle'>GFLOP/s</text>\n",
+          (L + W - R) / 2, H - 10, (T + H - Bm) / 2, (T + H - Bm) / 2);
+  for (int s = 0; s < 3; s++) {
+    if (!ser[s].n) continue;
+    /* points in x order */
+    for (int i = 1; i < ser[s].n; i++)
+      for (int j = i; j > 0 && ser[s].x[j] < ser[s].x[j - 1]; j--) {
+        double tx = ser[s].x[j], ty = ser[s].y[j];
+        ser[s].x[j] = ser[s].x[j - 1];
+        ser[s].y[j] = ser[s].y[j - 1];
+        ser[s].x[j - 1] = tx;
+        ser[s].y[j - 1] = ty;
+      }
+    fprintf(f, "<polyline fill='none' stroke-width='2' stroke='%s' points='",
+            ser[s].color);
+    for (int i = 0; i < ser[s].n; i++)
+      fprintf(f, "%.1f,%.1f ", PX(ser[s].x[i]), PY(ser[s].y[i]));
+    fprintf(f, "'/>\n");
+    for (int i = 0; i < ser[s].n; i++)
+      fprintf(f, "<circle cx='%.1f' cy='%.1f' r='3' fill='%s'/>\n",
+              PX(ser[s].x[i]), PY(ser[s].y[i]), ser[s].color);
+    fprintf(f,
+            "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='%s' "
+            "stroke-width='3'/><text x='%.1f' y='%.1f'>%s</text>\n",
+            W - R + 15, T + 20.0 + 20 * s, W - R + 40, T + 20.0 + 20 * s,
+            ser[s].color, W - R + 46, T + 24.0 + 20 * s, ser[s].name);
+  }
+#undef PX
+#undef PY
+  fprintf(f, "</svg>\n");
+  fclose(f);
+  return 0;
+}
+
+/* ---- compare with a baseline: ratios to peers, not absolute times ------ */
+
+static int compare(const char *path, cJSON *cases) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    perror(path);
+    return -1;
+  }
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = n > 0 ? malloc((size_t)n + 1) : NULL;
+  if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    fclose(f);
+    free(buf);
+    fprintf(stderr, "vncl bench: cannot read %s\n", path);
+    return -1;
+  }
+  fclose(f);
+  buf[n] = '\0';
+  cJSON *base = cJSON_Parse(buf);
+  free(buf);
+  cJSON *bcases = cJSON_GetObjectItem(base, "cases");
+  if (!cJSON_IsArray(bcases)) {
+    fprintf(stderr, "vncl bench: %s is not a vncl bench JSON file\n", path);
+    cJSON_Delete(base);
+    return -1;
+  }
+  int flagged = 0, matched = 0;
+  cJSON *c, *bc;
+  cJSON_ArrayForEach(c, cases) {
+    const char *key[4] = {"suite", "name", "dtype", "peer"};
+    cJSON_ArrayForEach(bc, bcases) {
+      bool same = true;
+      for (int i = 0; i < 4 && same; i++) {
+        const char *x = cJSON_GetStringValue(cJSON_GetObjectItem(c, key[i]));
+        const char *y = cJSON_GetStringValue(cJSON_GetObjectItem(bc, key[i]));
+        same = x && y && !strcmp(x, y);
+      }
+      if (!same) continue;
+      double r = cJSON_GetNumberValue(cJSON_GetObjectItem(c, "ratio"));
+      double br = cJSON_GetNumberValue(cJSON_GetObjectItem(bc, "ratio"));
+      if (!(r > 0 && br > 0)) break;
+      matched++;
+      /* The noise allowance: the larger of the spreads measured for vncl
+       * and the peer, in either run, and at least 5%. */
+      double tol = 0.05;
+      const char *sp[2] = {"spread", "peer_spread"};
+      for (int i = 0; i < 2; i++) {
+        double a = cJSON_GetNumberValue(cJSON_GetObjectItem(c, sp[i]));
+        double b2 = cJSON_GetNumberValue(cJSON_GetObjectItem(bc, sp[i]));
+        if (a > tol) tol = a;
+        if (b2 > tol) tol = b2;
+      }
+      if (r < br * (1 - tol)) {
+        printf("REGRESSION %s %s: ratio to %s %.2fx, baseline %.2fx "
+               "(allowance %.0f%%)\n",
+               cJSON_GetStringValue(cJSON_GetObjectItem(c, "suite")),
+               cJSON_GetStringValue(cJSON_GetObjectItem(c, "name")),
+               cJSON_GetStringValue(cJSON_GetObjectItem(c, "peer")), r, br,
+               100 * tol);
+        flagged++;
+      }
+      break;
+    }
+  }
+  printf("compare: %d case(s) matched %s, %d regression(s)\n", matched, path,
+         flagged);
+  cJSON_Delete(base);
+  return flagged;
+}
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: vncl bench [--device SEL] [--quick] "
+          "[--suite gemm,transfer,fft,ops,startup]\n"
+          "                  [--json FILE] [--plot FILE.svg] "
+          "[--compare BASELINE.json] [--repeats N]\n"
+          "Measures vncl and its peer (CLBlast, clFFT, OpenBLAS, FFTW, "
+          "memcpy) in the same run\nand reports their ratio. --quick runs "
+          "small sizes (the CI run).\n");
+}
+
+int cmd_bench(int argc, char **argv) {
+  const char *dev = NULL, *json = NULL, *plot = NULL, *base = NULL, *v;
+  const char *suites = "gemm,transfer,fft,ops,startup";
+  bool quick = false;
+  int repeats = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--quick")) {
+      quick = true;
+    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      usage(stdout);
+      return 0;
+    } else if (cli_opt_value(argc, argv, &i, "--device", &v) && v) {
+      dev = v;
+    } else if (cli_opt_value(argc, argv, &i, "--suite", &v) && v) {
+      suites = v;
+    } else if (cli_opt_value(argc, argv, &i, "--json", &v) && v) {
+      json = v;
+    } else if (cli_opt_value(argc, argv, &i, "--plot", &v) && v) {
+      plot = v;
+    } else if (cli_opt_value(argc, argv, &i, "--compare", &v) && v) {
+      base = v;
+    } else if (cli_opt_value(argc, argv, &i, "--repeats", &v) && v &&
+               atoi(v) > 0) {
+      repeats = atoi(v);
+    } else {
+      fprintf(stderr, "vncl bench: bad option '%s'\n", argv[i]);
+      usage(stderr);
+      return CLI_USAGE;
+    }
+  }
+  static const struct {
+    const char *name;
+    int (*fn)(bench_ctx *);
+  } all[] = {{"gemm", bench_suite_gemm},
+             {"transfer", bench_suite_transfer},
+             {"fft", bench_suite_fft},
+             {"ops", bench_suite_ops},
+             {"startup", bench_suite_startup}};
+  /* Validate the suite list before spending time. */
+  char list[256];
+  snprintf(list, sizeof list, "%s", suites);
+  for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+    bool known = false;
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+      known |= !strcmp(tok, all[i].name);
+    if (!known) {
+      fprintf(stderr, "vncl bench: unknown suite '%s'\n", tok);
+      usage(stderr);
+      return CLI_USAGE;
+    }
+  }
+  vncl_options o;
+  vncl_options_init(&o);
+  o.device = dev;
+  bench_ctx b = {0};
+  if (vncl_context_create(&b.ctx, &o)) {
+    fprintf(stderr, "vncl bench: %s\n", vncl_errmsg(NULL));
+    return 1;
+  }
+  vncl_context_device_info(b.ctx, &b.dev);
+  b.quick = quick;
+  b.repeats = repeats ? repeats : quick ? 5 : 9;
+  b.cases = cJSON_CreateArray();
+  printf("vncl %s bench on %s (%s, driver %s)%s\n", vncl_version_string(),
+         b.dev.name, b.dev.platform, b.dev.driver_version,
+         quick ? ", quick" : "");
+  int missing = 0;
+  double t0 = bench_now();
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
+    snprintf(list, sizeof list, ",%s,", suites);
+    char want[32];
+    snprintf(want, sizeof want, ",%s,", all[i].name);
+    if (!strstr(list, want)) continue;
+    if (!all[i].fn) {
+      printf("%-9s (suite not built into this vncl)\n", all[i].name);
+      missing++;
+      continue;
+    }
+    if (all[i].fn(&b) != 0) {
+      printf("%-9s could not run: %s\n", all[i].name, vncl_errmsg(b.ctx));
+      b.wrong++;
+    }
+  }
+  printf("bench: %d case(s) in %.1f s, %d wrong, %d below a gated peer\n",
+         cJSON_GetArraySize(b.cases), bench_now() - t0, b.wrong,
+         gate_failures);
+  int rc = (b.wrong || gate_failures) ? 1 : 0;
+  if (json) {
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "vncl_version", vncl_version_string());
+#ifdef VNCL_GIT_COMMIT
+    cJSON_AddStringToObject(root, "git_commit", VNCL_GIT_COMMIT);
+#else
+    cJSON_AddStringToObject(root, "git_commit", "unknown");
+#endif
+    char date[64];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    cJSON_AddStringToObject(root, "date", date);
+    cJSON_AddBoolToObject(root, "quick", quick);
+    cJSON_AddItemToObject(root, "device", cli_device_json(&b.dev));
+    cJSON_AddItemToObject(root, "cases", b.cases);
+    char *s = cJSON_Print(root);
+    FILE *f = fopen(json, "w");
+    if (!f || !s || fputs(s, f) < 0) {
+      fprintf(stderr, "vncl bench: cannot write %s\n", json);
+      rc = 1;
+    }
+    if (f) fclose(f);
+    free(s);
+    if (plot && write_plot(plot, b.cases, b.dev.name)) rc = 1;
+    if (base && compare(base, b.cases) != 0) rc = 1;
+    cJSON_Delete(root);
+  } else {
+    if (plot && write_plot(plot, b.cases, b.dev.name)) rc = 1;
+    if (base && compare(base, b.cases) != 0) rc = 1;
+    cJSON_Delete(b.cases);
+  }
+  (void)missing;
+  vncl_context_destroy(b.ctx);
+  return rc;
+}
