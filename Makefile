@@ -27,7 +27,7 @@ CFLAGS_BASE = -std=c11 $(OPT) -Wall -Wextra -Wstrict-prototypes \
   -Iinclude -Ilib
 LIB_CFLAGS = $(CFLAGS_BASE) -fPIC -fvisibility=hidden
 LIBS = -lOpenCL -lclblast -lclFFT -lcjson -lpthread -lm
-TEST_LIBS = -lcmocka -lopenblas -lfftw3 -lfftw3f $(LIBS)
+TEST_LIBS = -lcmocka -lcjson -lopenblas -lfftw3 -lfftw3f $(LIBS)
 
 LIB_SRC := $(sort $(wildcard lib/*.c))
 LIB_OBJ := $(patsubst lib/%.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/kernels_gen.o

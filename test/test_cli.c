@@ -1,0 +1,179 @@
+/* The `vncl` command as a user runs it: exit codes, usage errors, JSON
+ * shapes, the verified product, the doctor's verdict. */
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static char vncl_bin[1100];
+
+/* Runs `vncl ARGS` (stderr to stdout when merge), returns the exit code and
+ * the output in *out (malloc'd). */
+static int run(const char *args, bool merge, char **out) {
+  char cmd[2400];
+  snprintf(cmd, sizeof cmd, "'%s' %s %s", vncl_bin, args,
+           merge ? "2>&1" : "2>/dev/null");
+  FILE *f = popen(cmd, "r");
+  assert_non_null(f);
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  size_t n;
+  while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+    len += n;
+    if (len + 1 >= cap) buf = realloc(buf, cap *= 2);
+  }
+  buf[len] = '\0';
+  int st = pclose(f);
+  *out = buf;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_usage(void **st) {
+  (void)st;
+  char *out;
+  assert_int_equal(run("--version", false, &out), 0);
+  assert_non_null(strstr(out, VNCL_VERSION_STRING));
+  free(out);
+  assert_int_equal(run("help", false, &out), 0);
+  assert_non_null(strstr(out, "devices"));
+  assert_non_null(strstr(out, "doctor"));
+  free(out);
+  assert_int_equal(run("", true, &out), 2);
+  assert_non_null(strstr(out, "usage"));
+  free(out);
+  assert_int_equal(run("frobnicate", true, &out), 2);
+  assert_non_null(strstr(out, "unknown command 'frobnicate'"));
+  free(out);
+  const char *cmds[] = {"devices", "info", "doctor", "bench"};
+  for (size_t i = 0; i < 4; i++) {
+    char a[64];
+    snprintf(a, sizeof a, "%s --help", cmds[i]);
+    assert_int_equal(run(a, false, &out), 0);
+    assert_non_null(strstr(out, "usage: vncl"));
+    free(out);
+    snprintf(a, sizeof a, "%s --no-such-option", cmds[i]);
+    assert_int_equal(run(a, true, &out), 2);
+    assert_non_null(strstr(out, "--no-such-option"));
+    free(out);
+  }
+  assert_int_equal(run("info --size 0", true, &out), 2);
+  free(out);
+  assert_int_equal(run("bench --suite nonsense", true, &out), 2);
+  assert_non_null(strstr(out, "unknown suite"));
+  free(out);
+}
+
+static void test_devices_json(void **st) {
+  (void)st;
+  char *out;
+  assert_int_equal(run("devices --json", false, &out), 0);
+  cJSON *j = cJSON_Parse(out);
+  free(out);
+  assert_non_null(j);
+  cJSON *devs = cJSON_GetObjectItem(j, "devices");
+  assert_true(cJSON_GetArraySize(devs) >= 1);
+  cJSON *d0 = cJSON_GetArrayItem(devs, 0);
+  assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(d0, "selector")),
+                      "0:0");
+  const char *fields[] = {"name", "vendor", "platform", "driver_version",
+                          "opencl_c_version", "type"};
+  for (size_t i = 0; i < 6; i++)
+    assert_true(strlen(cJSON_GetStringValue(cJSON_GetObjectItem(d0, fields[i]))) > 0);
+  assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(d0, "compute_units")) >= 1);
+  assert_true(cJSON_IsBool(cJSON_GetObjectItem(d0, "fp64")));
+  cJSON_Delete(j);
+  assert_int_equal(run("devices", false, &out), 0);
+  assert_non_null(strstr(out, "[0] 0:0"));
+  free(out);
+}
+
+static void test_info_json(void **st) {
+  (void)st;
+  char *out;
+  int n = 96 + (int)(t_rand_u64() % 64); /* a fresh odd size each run */
+  char args[64];
+  snprintf(args, sizeof args, "info --json --size %d", n);
+  assert_int_equal(run(args, false, &out), 0);
+  cJSON *j = cJSON_Parse(out);
+  if (!j) fail_msg("not JSON: %s", out);
+  free(out);
+  cJSON *op = cJSON_GetObjectItem(j, "matrix_op");
+  assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(op, "status")),
+                      "success");
+  assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(op, "dtype")),
+                      "f32");
+  cJSON *shape = cJSON_GetObjectItem(op, "input_shape");
+  assert_int_equal(cJSON_GetArraySize(shape), 2);
+  assert_int_equal(cJSON_GetArrayItem(shape, 0)->valueint, n);
+  assert_int_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(op, "output_shape"), 1)
+                       ->valueint, n);
+  double err = cJSON_GetNumberValue(cJSON_GetObjectItem(op, "max_rel_error"));
+  assert_true(err >= 0 && err < 1e-4);
+  assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(op, "gflops")) > 0);
+  cJSON *dev = cJSON_GetObjectItem(j, "device");
+  assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(op, "device")),
+                      cJSON_GetStringValue(cJSON_GetObjectItem(dev, "name")));
+  cJSON *mem = cJSON_GetObjectItem(j, "memory");
+  double peak = cJSON_GetNumberValue(cJSON_GetObjectItem(mem, "peak_bytes"));
+  assert_true(peak >= 3.0 * n * n * 4); /* A, B and C were alive together */
+  assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(mem, "device_total_bytes")) > 0);
+  cJSON_Delete(j);
+  assert_int_equal(run("info --size 64", false, &out), 0);
+  assert_non_null(strstr(out, "\nsuccess\n"));
+  free(out);
+}
+
+static void test_selection_errors(void **st) {
+  (void)st;
+  char *out;
+  assert_int_equal(run("info --device nvidia --size 8", true, &out), 1);
+  assert_non_null(strstr(out, "no device matches selector 'nvidia'"));
+  assert_non_null(strstr(out, "devices found"));
+  free(out);
+  setenv("VNCL_DEVICE", "accelerator", 1);
+  assert_int_equal(run("info --size 8", true, &out), 1);
+  unsetenv("VNCL_DEVICE");
+  assert_non_null(strstr(out, "'accelerator'"));
+  free(out);
+}
+
+static void test_doctor(void **st) {
+  (void)st;
+  char *out;
+  assert_int_equal(run("doctor", false, &out), 0);
+  assert_non_null(strstr(out, "[ ok ] ICD loader"));
+  assert_non_null(strstr(out, "test kernel runs and verifies"));
+  assert_non_null(strstr(out, "healthy: 0 required"));
+  free(out);
+  /* A broken ICD setup: the doctor fails with a fix, exit 1. */
+  setenv("OCL_ICD_VENDORS", "/nonexistent-vendors-dir", 1);
+  assert_int_equal(run("doctor", false, &out), 1);
+  unsetenv("OCL_ICD_VENDORS");
+  assert_non_null(strstr(out, "[FAIL] ICD loader"));
+  assert_non_null(strstr(out, "fix: install an OpenCL driver"));
+  assert_non_null(strstr(out, "FAILED"));
+  free(out);
+}
+
+int main(void) {
+  char self[1024];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return 1;
+  self[n] = '\0';
+  char *slash = strrchr(self, '/');
+  *slash = '\0'; /* build/test */
+  snprintf(vncl_bin, sizeof vncl_bin, "%s/../vncl", self);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_usage),
+      cmocka_unit_test(test_devices_json),
+      cmocka_unit_test(test_info_json),
+      cmocka_unit_test(test_selection_errors),
+      cmocka_unit_test(test_doctor),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
