@@ -385,5 +385,6 @@ VNCL_API vncl_status vncl_gemm_cl_event(
 #include "vncl_transfer.h" /* staging pool, async transfers, events, pinned host memory */
 #include "vncl_ops.h"      /* elementwise, reductions, softmax, transpose, casts, random */
 #include "vncl_fft.h"      /* FFT through clFFT */
+#include "vncl_profile.h"  /* per-context profiling: device time per operation, busy fraction */
 
 #endif /* VNCL_H */

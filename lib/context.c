@@ -94,6 +94,12 @@ static vncl_status context_init(vncl_context **out, cl_platform_id plat,
   ctx->limit_bytes = st->memory_limit;
   ctx->staging_bytes = st->staging_bytes;
   atomic_init(&ctx->refs, 1);
+  if (vncl__profiler_create(ctx) != VNCL_OK) {
+    clReleaseCommandQueue(q);
+    clReleaseContext(clc);
+    free(ctx);
+    return VNCL_ERR_OUT_OF_MEMORY;
+  }
   pthread_mutex_init(&ctx->lock, NULL);
   pthread_mutex_init(&ctx->prog_lock, NULL);
   vncl__clear_error(ctx);
@@ -168,6 +174,7 @@ void vncl__context_retain(vncl_context *ctx) {
 void vncl__context_release(vncl_context *ctx) {
   if (atomic_fetch_sub(&ctx->refs, 1) != 1) return;
   clFinish(ctx->queue);
+  vncl__profiler_destroy(ctx);
   vncl__programs_free(ctx);
   clReleaseCommandQueue(ctx->queue);
   clReleaseContext(ctx->cl_ctx);

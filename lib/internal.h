@@ -22,6 +22,8 @@
 
 #define VNCL_UNUSED(x) ((void)(x))
 
+typedef struct vncl__profiler vncl__profiler; /* profile.c */
+
 /* ---- status and messages (status.c) ---------------------------------- */
 
 /* Records a formatted message for (ctx, calling thread), logs it at "error"
@@ -153,6 +155,7 @@ struct vncl_context {
   uint64_t peak_bytes;
   uint64_t alloc_count, free_count, live_count, failed_count;
   uint64_t staging_bytes;
+  vncl__profiler *profiler; /* profile.c; has its own lock */
   /* program statistics (program.c), for tests, doctor and bench */
   uint64_t programs_built, binary_hits, binary_stores;
 };
@@ -198,6 +201,16 @@ struct vncl_tensor {
   size_t offset; /* bytes into mem */
 };
 
+/* ---- profiling (profile.c) ------------------------------------------------------ */
+
+vncl_status vncl__profiler_create(vncl_context *ctx);
+/* Prints the summary when VNCL_PROFILE asks, then frees everything. */
+void vncl__profiler_destroy(vncl_context *ctx);
+/* Hands the profiler a command's event (it takes its own reference) with
+ * the work it does; `op` must be a string literal or otherwise static. */
+void vncl__profile_event(vncl_context *ctx, const char *op, cl_event ev,
+                         double bytes, double flops, bool is_transfer);
+
 /* ---- launching (launch.c) ---------------------------------------------------- */
 
 /* Every kernel vncl runs goes through here: one place for profiling,
@@ -206,6 +219,13 @@ vncl_status vncl__launch(vncl_context *ctx, const char *op, cl_kernel k,
                          cl_uint dims, const size_t *global,
                          const size_t *local, cl_uint num_wait,
                          const cl_event *wait, cl_event *event);
+/* The same, declaring the work the kernel does for the profile (FLOPs and
+ * bytes it must move; 0 when unknown). `op` must be static. */
+vncl_status vncl__launch_work(vncl_context *ctx, const char *op, cl_kernel k,
+                              cl_uint dims, const size_t *global,
+                              const size_t *local, cl_uint num_wait,
+                              const cl_event *wait, cl_event *event,
+                              double flops, double bytes);
 
 /* Sets kernel arguments from a list: pairs of (size, pointer). Returns the
  * first OpenCL error, mapped and recorded. */
