@@ -21,8 +21,9 @@ endif
 OPT ?= -O2 -g
 WERROR ?=
 SAN ?=
+DEFS ?=
 CFLAGS_BASE = -std=c11 $(OPT) -Wall -Wextra -Wstrict-prototypes \
-  -Werror=implicit-function-declaration $(WERROR) $(SAN) \
+  -Werror=implicit-function-declaration $(WERROR) $(SAN) $(DEFS) \
   -D_POSIX_C_SOURCE=200809L -DCL_TARGET_OPENCL_VERSION=120 \
   -Iinclude -Ilib
 LIB_CFLAGS = $(CFLAGS_BASE) -fPIC -fvisibility=hidden
@@ -101,6 +102,7 @@ checksymbols: $(B)/libvncl.so
 check: deps all tests checksymbols
 	sh scripts/run-tests.sh $(B)/test $(TEST_BIN)
 	sh scripts/check-example.sh $(B)
+	$(MAKE) check-fault
 
 check-asan:
 	$(MAKE) B=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
@@ -111,6 +113,22 @@ check-asan:
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  sh scripts/run-tests.sh build-asan/test \
 	  $(patsubst $(B)/%,build-asan/%,$(TEST_BIN))
+
+# Fault injection: a library whose OpenCL calls, host allocations and cache
+# writes can be failed one at a time, under ASan/UBSan; test/fault_walk.c
+# fails every call of each main flow in turn.
+FAULT_B = build-fault
+FAULT_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined
+check-fault:
+	$(MAKE) B=$(FAULT_B) OPT="-O1 -g -fno-omit-frame-pointer" \
+	  SAN="$(FAULT_SAN)" DEFS=-DVNCL_FAULT_INJECTION $(FAULT_B)/libvncl.a
+	$(CC) $(CFLAGS_BASE) $(FAULT_SAN) -DVNCL_FAULT_INJECTION -Itest \
+	  -o $(FAULT_B)/fault_walk test/fault_walk.c $(TEST_COMMON) \
+	  $(FAULT_B)/libvncl.a $(TEST_LIBS)
+	ASAN_OPTIONS=detect_leaks=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/test/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  sh scripts/run-tests.sh $(FAULT_B)/log $(FAULT_B)/fault_walk
 
 demo: deps all
 	$(B)/vncl info
@@ -135,7 +153,8 @@ uninstall:
 	  $(DESTDIR)$(PCDIR)/vncl.pc
 
 clean:
-	rm -rf $(B) build-asan
+	rm -rf $(B) build-asan build-fault
 
-.PHONY: all tests deps checksymbols check check-asan demo install uninstall \
+.PHONY: all tests deps checksymbols check check-asan check-fault demo \
+  install uninstall \
   clean

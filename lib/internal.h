@@ -19,6 +19,7 @@
 #include <stdbool.h>
 
 #include "vncl.h"
+#include "fault.h" /* routes calls through fault injection in test builds */
 
 #define VNCL_UNUSED(x) ((void)(x))
 
