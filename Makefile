@@ -83,6 +83,16 @@ $(B)/test/%: test/%.c $(TEST_COMMON) test/common.h $(B)/libvncl.a $(HDRS)
 	$(CC) $(CFLAGS_BASE) -Itest -o $@ $< $(TEST_COMMON) $(B)/libvncl.a \
 	  $(TEST_LIBS)
 
+# Fake vendor telemetry libraries (NVML, ROCm SMI, Level Zero) that
+# test_telemetry loads through VNCL_*_LIBRARY; plain shared objects, linked
+# against nothing of ours.
+FAKE_LIBS := $(patsubst test/fake_%.c,$(B)/test/libfake_%.so,\
+  $(sort $(wildcard test/fake_*.c)))
+$(B)/test/libfake_%.so: test/fake_%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -fPIC -shared -o $@ $<
+$(B)/test/test_telemetry: $(FAKE_LIBS)
+
 tests: $(TEST_BIN)
 
 deps:
@@ -130,6 +140,13 @@ check-fault:
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  sh scripts/run-tests.sh $(FAULT_B)/log $(FAULT_B)/fault_walk
 
+# The threading tests under ThreadSanitizer (suppressions: test/tsan.supp).
+check-tsan:
+	$(MAKE) B=build-tsan OPT="-O1 -g" SAN=-fsanitize=thread \
+	  build-tsan/test/test_threads
+	TSAN_OPTIONS="suppressions=$(CURDIR)/test/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
+	  sh scripts/run-tests.sh build-tsan/test build-tsan/test/test_threads
+
 demo: deps all
 	$(B)/vncl info
 
@@ -153,8 +170,9 @@ uninstall:
 	  $(DESTDIR)$(PCDIR)/vncl.pc
 
 clean:
-	rm -rf $(B) build-asan build-fault
+	rm -rf $(B) build-asan build-fault build-tsan
 
-.PHONY: all tests deps checksymbols check check-asan check-fault demo \
+.PHONY: all tests deps checksymbols check check-asan check-fault check-tsan \
+  demo \
   install uninstall \
   clean
