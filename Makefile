@@ -147,6 +147,27 @@ check-tsan:
 	TSAN_OPTIONS="suppressions=$(CURDIR)/test/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
 	  sh scripts/run-tests.sh build-tsan/test build-tsan/test/test_threads
 
+# libFuzzer targets (clang): test/fuzz/fuzz_*.c, seeds in test/fuzz/corpus/.
+# Each runs FUZZ_SECONDS on a working copy of its corpus.
+FUZZ_SECONDS ?= 30
+FUZZ_B = build-fuzz
+FUZZ_SAN = -fsanitize=address,undefined
+FUZZ_TARGETS := $(patsubst test/fuzz/%.c,%,$(sort $(wildcard test/fuzz/fuzz_*.c)))
+fuzz:
+	$(MAKE) B=$(FUZZ_B) CC=clang OPT="-O1 -g" \
+	  SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" $(FUZZ_B)/libvncl.a
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  clang $(CFLAGS_BASE) $(FUZZ_SAN) -fsanitize=fuzzer -o $(FUZZ_B)/$$t \
+	    test/fuzz/$$t.c $(FUZZ_B)/libvncl.a $(LIBS); \
+	  c=$(FUZZ_B)/corpus/$${t#fuzz_}; mkdir -p $$c; \
+	  cp test/fuzz/corpus/$${t#fuzz_}/* $$c/ 2>/dev/null || true; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/test/lsan.supp \
+	  $(FUZZ_B)/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    $$c > $(FUZZ_B)/$$t.log 2>&1 || { tail -n 40 $(FUZZ_B)/$$t.log; exit 1; }; \
+	  grep -E "^(Done|stat::number_of_executed_units)" $(FUZZ_B)/$$t.log; \
+	done
+
 demo: deps all
 	$(B)/vncl info
 
@@ -170,9 +191,9 @@ uninstall:
 	  $(DESTDIR)$(PCDIR)/vncl.pc
 
 clean:
-	rm -rf $(B) build-asan build-fault build-tsan
+	rm -rf $(B) build-asan build-fault build-tsan build-fuzz
 
-.PHONY: all tests deps checksymbols check check-asan check-fault check-tsan \
+.PHONY: all tests deps checksymbols check check-asan check-fault check-tsan fuzz \
   demo \
   install uninstall \
   clean
