@@ -137,9 +137,32 @@ static vncl_status build(vncl_context *ctx, const char *source,
 
   double t0 = vncl__now();
   cl_program p = clCreateProgramWithSource(ctx->cl_ctx, 1, &text, &len, &err);
-  free(owned);
-  if (!p) return vncl__cl_fail(ctx, err, "clCreateProgramWithSource");
+  if (!p) {
+    free(owned);
+    return vncl__cl_fail(ctx, err, "clCreateProgramWithSource");
+  }
   err = clBuildProgram(p, 1, &ctx->device, options, NULL, NULL);
+  if (err == CL_BUILD_PROGRAM_FAILURE) {
+    /* Drivers with a shared on-disk cache of their own (PoCL) can fail a
+     * build when many processes compile the same program at the same
+     * moment. A real compile error fails again; a race does not. */
+    cl_program retry =
+        clCreateProgramWithSource(ctx->cl_ctx, 1, &text, &len, &err);
+    if (retry) {
+      err = clBuildProgram(retry, 1, &ctx->device, options, NULL, NULL);
+      if (err == CL_SUCCESS) {
+        vncl__log(VNCL_LOG_WARN, "build of %s [%s] failed once, then "
+                  "succeeded: a transient driver failure", source, options);
+        clReleaseProgram(p);
+        p = retry;
+      } else {
+        clReleaseProgram(retry);
+      }
+    } else {
+      err = CL_BUILD_PROGRAM_FAILURE;
+    }
+  }
+  free(owned);
   if (err != CL_SUCCESS) {
     s = build_log_fail(ctx, p, source, options, err);
     clReleaseProgram(p);
