@@ -260,8 +260,11 @@ VNCL_API const char *vncl_errmsg(const vncl_context *ctx);
 typedef struct vncl_memory_stats {
   uint64_t allocated_bytes; /* device bytes held by live tensors/scratch */
   uint64_t peak_bytes;      /* high-water mark of allocated_bytes */
-  uint64_t reserved_bytes;  /* allocated + cached by the allocator */
-  uint64_t limit_bytes;     /* the cap (0: none) */
+  uint64_t reserved_bytes;  /* device bytes held: live buffers, rounded up
+                               to their size class, plus the allocator's
+                               cache of freed ones (vncl_memory_trim) */
+  uint64_t limit_bytes;     /* the cap on reserved_bytes (0: none); a
+                               request over it first empties the cache */
   uint64_t device_total_bytes; /* CL_DEVICE_GLOBAL_MEM_SIZE */
   uint64_t alloc_count;     /* successful allocations since creation */
   uint64_t free_count;      /* releases since creation */
@@ -386,5 +389,6 @@ VNCL_API vncl_status vncl_gemm_cl_event(
 #include "vncl_ops.h"      /* elementwise, reductions, softmax, transpose, casts, random */
 #include "vncl_fft.h"      /* FFT through clFFT */
 #include "vncl_profile.h"  /* per-context profiling: device time per operation, busy fraction */
+#include "vncl_telemetry.h" /* vendor telemetry: utilization, memory, temperature, power, clocks */
 
 #endif /* VNCL_H */

@@ -174,6 +174,9 @@ void vncl__context_retain(vncl_context *ctx) {
 void vncl__context_release(vncl_context *ctx) {
   if (atomic_fetch_sub(&ctx->refs, 1) != 1) return;
   clFinish(ctx->queue);
+  vncl__transfer_shutdown(ctx);
+  vncl__buffer_cache_free(ctx);
+  vncl__fft_release(ctx); /* FFT plans and scratch, before the queue goes */
   vncl__profiler_destroy(ctx);
   vncl__programs_free(ctx);
   clReleaseCommandQueue(ctx->queue);

@@ -155,10 +155,22 @@ struct vncl_context {
   uint64_t allocated_bytes;
   uint64_t peak_bytes;
   uint64_t alloc_count, free_count, live_count, failed_count;
+  uint64_t reserved_bytes;   /* allocated (rounded up) + cached (alloc.c) */
+  struct vncl__cache *cache; /* freed buffers kept for reuse (alloc.c) */
   uint64_t staging_bytes;
+  /* staging pool, pinned host memory, transfer worker (staging.c,
+   * pinned.c, transfer.c); created on first use, under `lock` */
+  struct vncl__xfer *xfer;
   vncl__profiler *profiler; /* profile.c; has its own lock */
   /* program statistics (program.c), for tests, doctor and bench */
   uint64_t programs_built, binary_hits, binary_stores;
+  /* Tensor-operation parameters set by the autotuner, one row per kernel
+   * family (vncl__ops_family, ops_common.c); a row of zeros means the
+   * built-in defaults. Guarded by `lock`. */
+  int ops_params[8][6];
+  /* FFT plan cache and scratch (fft_cache.c), made on the first FFT; has
+   * its own locks. */
+  struct vncl__fft_state *fft;
 };
 
 /* Holds and drops a reference; the last drop frees the context. */
@@ -166,6 +178,9 @@ void vncl__context_retain(vncl_context *ctx);
 void vncl__context_release(vncl_context *ctx);
 /* Frees every cached program and kernel (program.c). */
 void vncl__programs_free(vncl_context *ctx);
+/* Destroys the context's cached FFT plans and scratch, and tears clFFT
+ * down after the last context that used it (fft_cache.c). */
+void vncl__fft_release(vncl_context *ctx);
 
 /* Options with the environment applied (context.c). */
 typedef struct vncl__settings {
@@ -186,8 +201,17 @@ vncl_status vncl__settings_resolve(const vncl_options *opts,
  * bytes == 0 allocates a 1-byte placeholder that is counted as 0. Errors:
  * VNCL_ERR_OUT_OF_MEMORY with requested/allocated/limit in the message. */
 vncl_status vncl__buffer_alloc(vncl_context *ctx, size_t bytes, cl_mem *out);
-/* Releases a buffer from vncl__buffer_alloc (bytes as requested). */
+/* Releases a buffer from vncl__buffer_alloc (bytes as requested): it goes
+ * to the context's cache for reuse (see docs/transfers.md). */
 void vncl__buffer_free(vncl_context *ctx, cl_mem m, size_t bytes);
+/* Releases every cached buffer; the last context reference calls it. */
+void vncl__buffer_cache_free(vncl_context *ctx);
+
+/* ---- transfers (transfer.c, staging.c, pinned.c, event.c) ---------------- */
+
+/* Stops the transfer worker and frees the staging pool; the last context
+ * reference calls it after the queue has drained. */
+void vncl__transfer_shutdown(vncl_context *ctx);
 
 /* ---- tensors (tensor.c) --------------------------------------------------- */
 

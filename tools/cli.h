@@ -11,6 +11,7 @@ int cmd_devices(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_monitor(int argc, char **argv);
 
 /* Exit code for usage errors. */
 #define CLI_USAGE 2
@@ -20,6 +21,13 @@ cJSON *cli_memory_json(const vncl_memory_stats *m);
 const char *cli_device_type(vncl_device_type t);
 /* Prints the JSON (pretty) to stdout and frees it. */
 void cli_print_json(cJSON *j);
+/* Telemetry (cmd_monitor.c): the JSON object `info --json` and `monitor
+ * --json` print (absent fields are null), a one-line summary for `info`,
+ * and "PoCL" or the platform name for "no vendor telemetry for ...". */
+cJSON *cli_telemetry_json(const vncl_telemetry *t, const vncl_device_info *d);
+void cli_telemetry_summary(const vncl_telemetry *t, const vncl_device_info *d,
+                           char *buf, size_t cap);
+const char *cli_platform_short(const vncl_device_info *d);
 /* Matches "--name" and "--name=value"/"--name value"; advances *i. */
 bool cli_opt_value(int argc, char **argv, int *i, const char *name,
                    const char **value);

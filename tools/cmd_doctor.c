@@ -43,6 +43,51 @@ static int count_icds(const char *dir, char *names, size_t cap) {
   return n;
 }
 
+/* Informational: which vendor library gives live figures for this device
+ * (never a failure; a GPU without one gets a note on how to add it). */
+static void telemetry_line(vncl_context *ctx, const vncl_device_info *d) {
+  char line[1600];
+  vncl_telemetry t;
+  if (vncl_telemetry_get_context(ctx, &t) != VNCL_OK) return;
+  vncl_telemetry_library libs[VNCL_TELEMETRY_LIBRARY_COUNT];
+  int nl = 0;
+  if (vncl_telemetry_libraries(libs, VNCL_TELEMETRY_LIBRARY_COUNT, &nl))
+    nl = 0;
+  const vncl_telemetry_library *lib = NULL;
+  for (int i = 0; i < nl && i < VNCL_TELEMETRY_LIBRARY_COUNT; i++)
+    if (!strcmp(libs[i].name, t.source)) lib = &libs[i];
+  bool gpu = d->type == VNCL_DEVICE_GPU;
+  if (lib) {
+    snprintf(line, sizeof line,
+             "vendor telemetry: %s (%s%s%s; device '%s' matched by %s%s%s)",
+             t.source, lib->path, lib->detail[0] ? ", " : "", lib->detail,
+             t.vendor_device_name, t.matched_by,
+             t.pci_bus_id[0] ? " " : "", t.pci_bus_id);
+    check(true, false, line, "");
+    return;
+  }
+  char tried[600] = "";
+  size_t used = 0;
+  for (int i = 0; i < nl && i < VNCL_TELEMETRY_LIBRARY_COUNT; i++) {
+    int w = snprintf(tried + used, sizeof tried - used, "%s%s: %s",
+                     i ? "; " : "", libs[i].name, libs[i].detail);
+    if (w < 0 || (size_t)w >= sizeof tried - used) break;
+    used += (size_t)w;
+  }
+  bool cl_only = !strcmp(t.source, "opencl");
+  snprintf(line, sizeof line, "vendor telemetry: %s (%s%s; %s)", t.source,
+           cl_only ? "free memory from the OpenCL driver, other "
+                   : "",
+           gpu ? "fields absent" : "fields absent; fine for CPU devices",
+           tried[0] ? tried : "no library tried");
+  check(!gpu, false, line,
+        "utilization, temperature and power need the vendor's library: "
+        "NVML (libnvidia-ml.so.1, NVIDIA driver), ROCm SMI (librocm_smi64), "
+        "or the Level Zero loader (libze_loader.so.1, Intel); set "
+        "VNCL_NVML_LIBRARY, VNCL_ROCM_SMI_LIBRARY or VNCL_LEVEL_ZERO_LIBRARY "
+        "for an unusual path");
+}
+
 static void usage(FILE *f) {
   fprintf(f, "usage: vncl doctor [--device SEL]\n"
              "Checks what a deployment needs: the OpenCL ICD loader and "
@@ -152,6 +197,7 @@ int cmd_doctor(int argc, char **argv) {
   check(writable || !dir[0], false, line,
         "set VNCL_CACHE_DIR to a writable folder so kernels compile once, "
         "not in every process");
+  telemetry_line(ctx, &d);
   vncl_context_destroy(ctx);
 out:
   printf("%s: %d required check(s) failed\n", failures ? "FAILED" : "healthy",

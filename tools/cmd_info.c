@@ -56,6 +56,9 @@ int cmd_info(int argc, char **argv) {
   vncl_memory_stats m;
   vncl_memory_stats_get(ctx, &m);
   const char *status = s ? "error" : r.ok ? "success" : "wrong result";
+  /* Vendor telemetry where a library is installed; informational only. */
+  vncl_telemetry tm;
+  bool have_tm = vncl_telemetry_get_context(ctx, &tm) == VNCL_OK;
   if (json) {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddItemToObject(j, "device", cli_device_json(&d));
@@ -72,6 +75,8 @@ int cmd_info(int argc, char **argv) {
     cJSON_AddNumberToObject(op, "seconds", r.seconds);
     cJSON_AddNumberToObject(op, "first_call_seconds", r.first_seconds);
     cJSON_AddItemToObject(j, "memory", cli_memory_json(&m));
+    if (have_tm)
+      cJSON_AddItemToObject(j, "telemetry", cli_telemetry_json(&tm, &d));
     cli_print_json(j);
   } else {
     printf("device:     %s (%s, %s)\n", d.name, d.vendor,
@@ -92,6 +97,11 @@ int cmd_info(int argc, char **argv) {
            (double)m.allocated_bytes / (1 << 20),
            (double)m.peak_bytes / (1 << 20),
            m.limit_bytes ? "set" : "none");
+    if (have_tm) {
+      char line[512];
+      cli_telemetry_summary(&tm, &d, line, sizeof line);
+      printf("telemetry:  %s\n", line);
+    }
     if (s)
       printf("matmul:     %dx%d f32 failed: %s\n", n, n, vncl_errmsg(ctx));
     else

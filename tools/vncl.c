@@ -13,6 +13,7 @@ static const struct {
     {"devices", cmd_devices, "list every OpenCL device with its selector"},
     {"info", cmd_info, "device report, memory, and a verified matrix product"},
     {"doctor", cmd_doctor, "deployment checklist with a fix for each failure"},
+    {"monitor", cmd_monitor, "live memory, utilization, temperature, power per device"},
     {"bench", cmd_bench, "benchmarks against CLBlast, clFFT, OpenBLAS, FFTW, memcpy"},
 };
 

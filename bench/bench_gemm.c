@@ -1,0 +1,313 @@
+/* The GEMM suite of `vncl bench`: vncl_gemm_cl against CLBlast (on the same
+ * device and buffers) and OpenBLAS cblas_sgemm (on the host CPU), measured in
+ * the same run and interleaved round by round, so that a shared, noisy
+ * machine slows all three alike. Each figure is the median over the runs
+ * after a warm-up (which also builds the programs); GFLOP/s come from wall
+ * time, end to end (argument checks, packing, every kernel), and the vncl
+ * device time (all its kernels, from profiling events) is recorded beside.
+ *
+ * Cases: f32 64^3, 1000^3, 2047^3, 2048^3 and 4096x64x4096 against CLBlast
+ * and OpenBLAS; f16 and bf16 storage (f32 accumulation, C in the input type)
+ * on the same shapes against vncl's own f32 rate, the goal being >= 0.9x.
+ * --quick runs small sizes only. */
+#include <cblas.h>
+#include <clblast_c.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+typedef struct gemm_bufs {
+  size_t m, n, k;
+  vncl_dtype dt;
+  float *a, *b, *c;       /* f32 values (16-bit types: the widened values) */
+  void *sa, *sb;          /* storage of A and B in dt */
+  cl_mem da, db, dc;
+} gemm_bufs;
+
+static uint16_t f32_to_half(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000, mant = x & 0x7fffff;
+  int e = (int)((x >> 23) & 0xff) - 127 + 15;
+  if (e <= 0) return (uint16_t)sign; /* inputs here are never that small */
+  uint32_t h = ((uint32_t)e << 10) | (mant >> 13), rem = mant & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
+  return (uint16_t)(sign | h);
+}
+static float half_to_f32(uint16_t h) {
+  int e = (h >> 10) & 31, m = h & 1023;
+  float v = e == 0 ? ldexpf((float)m, -24) : ldexpf((float)(m + 1024), e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+static uint16_t f32_to_bf16(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  u += 0x7fff + ((u >> 16) & 1);
+  return (uint16_t)(u >> 16);
+}
+static float bf16_to_f32(uint16_t b) {
+  uint32_t u = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+/* Random values in [-1, 1], rounded to dt so that the f32 copy is exact. */
+static void fill(vncl_dtype dt, float *f, void *s, size_t n, unsigned *seed) {
+  for (size_t i = 0; i < n; i++) {
+    *seed = *seed * 1664525u + 1013904223u;
+    float v = (float)((*seed >> 8) * (2.0 / 16777216.0) - 1.0);
+    if (dt == VNCL_F16) {
+      uint16_t h = f32_to_half(v);
+      ((uint16_t *)s)[i] = h;
+      v = half_to_f32(h);
+    } else if (dt == VNCL_BF16) {
+      uint16_t h = f32_to_bf16(v);
+      ((uint16_t *)s)[i] = h;
+      v = bf16_to_f32(h);
+    } else {
+      ((float *)s)[i] = v;
+    }
+    f[i] = v;
+  }
+}
+
+static int bufs_make(bench_ctx *bc, gemm_bufs *g, vncl_dtype dt, size_t m,
+                     size_t n, size_t k) {
+  memset(g, 0, sizeof *g);
+  g->m = m;
+  g->n = n;
+  g->k = k;
+  g->dt = dt;
+  size_t es = vncl_dtype_size(dt);
+  g->a = malloc(m * k * sizeof(float));
+  g->b = malloc(k * n * sizeof(float));
+  g->c = malloc(m * n * sizeof(float));
+  g->sa = malloc(m * k * es);
+  g->sb = malloc(k * n * es);
+  if (!g->a || !g->b || !g->c || !g->sa || !g->sb) return -1;
+  unsigned seed = 12345;
+  fill(dt, g->a, g->sa, m * k, &seed);
+  fill(dt, g->b, g->sb, k * n, &seed);
+  cl_context cx;
+  vncl_context_cl(bc->ctx, &cx, NULL, NULL);
+  cl_int e1, e2, e3;
+  g->da = clCreateBuffer(cx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                         m * k * es, g->sa, &e1);
+  g->db = clCreateBuffer(cx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                         k * n * es, g->sb, &e2);
+  g->dc = clCreateBuffer(cx, CL_MEM_READ_WRITE, m * n * es, NULL, &e3);
+  return e1 || e2 || e3 ? -1 : 0;
+}
+
+static void bufs_free(gemm_bufs *g) {
+  if (g->da) clReleaseMemObject(g->da);
+  if (g->db) clReleaseMemObject(g->db);
+  if (g->dc) clReleaseMemObject(g->dc);
+  free(g->a);
+  free(g->b);
+  free(g->c);
+  free(g->sa);
+  free(g->sb);
+}
+
+static int run_vncl(bench_ctx *bc, gemm_bufs *g) {
+  return vncl_gemm_cl(bc->ctx, g->dt, VNCL_ROW_MAJOR, VNCL_NO_TRANS,
+                      VNCL_NO_TRANS, g->m, g->n, g->k, 1.0, g->da, 0, g->k,
+                      g->db, 0, g->n, 0.0, g->dc, 0, g->n) == VNCL_OK
+             ? 0
+             : -1;
+}
+
+static int run_clblast(bench_ctx *bc, gemm_bufs *g) {
+  cl_command_queue q;
+  vncl_context_cl(bc->ctx, NULL, &q, NULL);
+  CLBlastStatusCode s =
+      CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo,
+                   CLBlastTransposeNo, g->m, g->n, g->k, 1.0f, g->da, 0, g->k,
+                   g->db, 0, g->n, 0.0f, g->dc, 0, g->n, &q, NULL);
+  return s == CLBlastSuccess ? 0 : -1;
+}
+
+/* vncl's C against OpenBLAS's f32 product of the same (rounded) inputs. */
+static bool verify(bench_ctx *bc, gemm_bufs *g) {
+  size_t mn = g->m * g->n, es = vncl_dtype_size(g->dt);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->m, (int)g->n,
+              (int)g->k, 1.0f, g->a, (int)g->k, g->b, (int)g->n, 0.0f, g->c,
+              (int)g->n);
+  void *out = malloc(mn * es);
+  cl_command_queue q;
+  vncl_context_cl(bc->ctx, NULL, &q, NULL);
+  bool ok = out && run_vncl(bc, g) == 0 &&
+            clEnqueueReadBuffer(q, g->dc, CL_TRUE, 0, mn * es, out, 0, NULL,
+                                NULL) == CL_SUCCESS;
+  double uo = g->dt == VNCL_F16 ? 0x1p-11 : g->dt == VNCL_BF16 ? 0x1p-8 : 0;
+  for (size_t i = 0; ok && i < mn; i++) {
+    double got = g->dt == VNCL_F16    ? half_to_f32(((uint16_t *)out)[i])
+                 : g->dt == VNCL_BF16 ? bf16_to_f32(((uint16_t *)out)[i])
+                                      : ((float *)out)[i];
+    double want = g->c[i];
+    /* Both sums carry f32 rounding: allow k ulps of the terms' scale. */
+    double tol = (double)g->k * 0x1p-21 + 2 * uo * fabs(want);
+    if (!(fabs(got - want) <= tol)) ok = false;
+  }
+  free(out);
+  return ok;
+}
+
+static double gflops(const gemm_bufs *g, double s) {
+  return s > 0 ? 2.0 * g->m * g->n * g->k / s * 1e-9 : 0;
+}
+
+/* Device seconds of vncl's kernels since the last profile reset. */
+static double vncl_device_seconds(bench_ctx *bc) {
+  vncl_profile p;
+  if (vncl_profile_get(bc->ctx, &p)) return 0;
+  double s = 0;
+  for (int i = 0; i < p.num_ops; i++)
+    if (!strncmp(p.ops[i].name, "gemm", 4)) s += p.ops[i].device_seconds;
+  return s;
+}
+
+/* Medians of one shape: vncl in f32, f16 and bf16 storage, CLBlast and
+ * OpenBLAS in f32, all timed in the same rounds (one run of each per
+ * round), so that load from elsewhere hits them alike. */
+typedef struct timings {
+  double vncl[3], vncl_dev[3], vncl_spread[3]; /* f32, f16, bf16 */
+  double clblast, clblast_spread, openblas, openblas_spread;
+  bool ok[3], clblast_ok;
+} timings;
+
+static double time_vncl(bench_ctx *bc, gemm_bufs *g, bool *ok, double *dev) {
+  vncl_profile_reset(bc->ctx);
+  double t0 = bench_now();
+  *ok = *ok && run_vncl(bc, g) == 0 && vncl_finish(bc->ctx) == VNCL_OK;
+  double t = bench_now() - t0;
+  *dev = vncl_device_seconds(bc);
+  return t;
+}
+
+static void openblas_run(gemm_bufs *g) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->m, (int)g->n,
+              (int)g->k, 1.0f, g->a, (int)g->k, g->b, (int)g->n, 0.0f, g->c,
+              (int)g->n);
+}
+
+static timings measure(bench_ctx *bc, gemm_bufs *g /* [3] */) {
+  timings t = {0};
+  int reps = bc->repeats;
+  double *tv[3], *td[3], *tc = calloc((size_t)reps, sizeof *tc),
+                         *to = calloc((size_t)reps, sizeof *to);
+  for (int d = 0; d < 3; d++) {
+    tv[d] = calloc((size_t)reps, sizeof **tv);
+    td[d] = calloc((size_t)reps, sizeof **td);
+    /* warm-up: builds the programs */
+    t.ok[d] = tv[d] && td[d] && run_vncl(bc, &g[d]) == 0 &&
+              vncl_finish(bc->ctx) == VNCL_OK;
+  }
+  t.clblast_ok = tc && run_clblast(bc, &g[0]) == 0 &&
+                 vncl_finish(bc->ctx) == VNCL_OK;
+  openblas_run(&g[0]);
+  for (int r = 0; r < reps; r++) {
+    tv[0][r] = time_vncl(bc, &g[0], &t.ok[0], &td[0][r]);
+    if (t.clblast_ok) {
+      double t0 = bench_now();
+      t.clblast_ok = run_clblast(bc, &g[0]) == 0 &&
+                     vncl_finish(bc->ctx) == VNCL_OK;
+      tc[r] = bench_now() - t0;
+    }
+    if (to) {
+      double t0 = bench_now();
+      openblas_run(&g[0]);
+      to[r] = bench_now() - t0;
+    }
+    for (int d = 1; d < 3; d++)
+      tv[d][r] = time_vncl(bc, &g[d], &t.ok[d], &td[d][r]);
+  }
+  double unused;
+  for (int d = 0; d < 3; d++) {
+    if (t.ok[d]) {
+      t.vncl[d] = bench_median(tv[d], reps, &t.vncl_spread[d]);
+      t.vncl_dev[d] = bench_median(td[d], reps, &unused);
+    }
+    free(tv[d]);
+    free(td[d]);
+  }
+  if (t.clblast_ok) t.clblast = bench_median(tc, reps, &t.clblast_spread);
+  if (to) t.openblas = bench_median(to, reps, &t.openblas_spread);
+  free(tc);
+  free(to);
+  return t;
+}
+
+static void record(bench_ctx *bc, const gemm_bufs *g, const char *name,
+                   const timings *t, int d, const char *peer, double peer_s,
+                   double peer_spread, bool correct, bool gate) {
+  bench_case c = {0};
+  c.suite = "gemm";
+  c.name = name;
+  c.dtype = vncl_dtype_name(g->dt);
+  c.unit = "GFLOP/s";
+  c.value = gflops(g, t->vncl[d]);
+  c.spread = t->vncl_spread[d];
+  c.device_seconds = t->vncl_dev[d];
+  c.wall_seconds = t->vncl[d];
+  c.peer = peer;
+  c.peer_value = gflops(g, peer_s);
+  c.peer_spread = peer_spread;
+  c.flops = 2.0 * g->m * g->n * g->k;
+  c.bytes = (double)vncl_dtype_size(g->dt) *
+            ((double)g->m * g->k + (double)g->k * g->n + (double)g->m * g->n);
+  c.correct = correct;
+  c.gate = gate;
+  c.m = (int)g->m;
+  c.n = (int)g->n;
+  c.k = (int)g->k;
+  bench_record(bc, &c);
+}
+
+int bench_suite_gemm(bench_ctx *bc) {
+  static const size_t full[][3] = {{64, 64, 64},       {1000, 1000, 1000},
+                                   {2047, 2047, 2047}, {2048, 2048, 2048},
+                                   {4096, 64, 4096}};
+  static const size_t quick[][3] = {
+      {64, 64, 64}, {256, 256, 256}, {255, 257, 129}, {512, 64, 512}};
+  const size_t(*shapes)[3] = bc->quick ? quick : full;
+  size_t nshapes = bc->quick ? sizeof quick / sizeof *quick
+                             : sizeof full / sizeof *full;
+  static const vncl_dtype types[3] = {VNCL_F32, VNCL_F16, VNCL_BF16};
+  for (size_t s = 0; s < nshapes; s++) {
+    gemm_bufs g[3];
+    bool made = true;
+    for (int d = 0; d < 3; d++)
+      made = bufs_make(bc, &g[d], types[d], shapes[s][0], shapes[s][1],
+                       shapes[s][2]) == 0 && made;
+    if (!made) {
+      fprintf(stderr, "bench gemm: cannot allocate %zux%zux%zu\n",
+              shapes[s][0], shapes[s][1], shapes[s][2]);
+    } else {
+      timings t = measure(bc, g);
+      for (int d = 0; d < 3; d++) {
+        char name[96];
+        snprintf(name, sizeof name, "%cgemm %zux%zux%zu", "shb"[d],
+                 shapes[s][0], shapes[s][1], shapes[s][2]);
+        bool correct = t.ok[d] && verify(bc, &g[d]);
+        if (d == 0) {
+          record(bc, &g[0], name, &t, 0, "clblast", t.clblast,
+                 t.clblast_spread, correct, true);
+          record(bc, &g[0], name, &t, 0, "openblas", t.openblas,
+                 t.openblas_spread, correct, false);
+        } else {
+          /* 16-bit storage against vncl's own f32, same rounds. */
+          record(bc, &g[d], name, &t, d, "vncl-f32", t.vncl[0],
+                 t.vncl_spread[0], correct, false);
+        }
+      }
+    }
+    for (int d = 0; d < 3; d++) bufs_free(&g[d]);
+  }
+  return 0;
+}

@@ -1,0 +1,232 @@
+/* The ops suite of `vncl bench`: tensor operations against memcpy, measured
+ * in the same run and interleaved (one memcpy sample, then one operation
+ * sample). Rates count the bytes each operation must move at least (an add
+ * reads two tensors and writes one: 3 x 4 bytes per f32 element; a row sum
+ * reads the tensor and writes one value per row; memcpy reads and writes
+ * its size), so a ratio of 1.0 means "as fast as copying memory".
+ * Each result is checked on a sample of elements against a CPU reference. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+typedef enum {
+  K_ADD,       /* c = a + b, same shape */
+  K_ADD_ROW,   /* c = a + row, [r, n] + [n] */
+  K_SUM_ROWS,  /* sum over the last axis */
+  K_SUM_COLS,  /* sum over the first axis */
+  K_SUM_ALL,   /* sum of everything */
+  K_SOFTMAX,   /* softmax over the last axis */
+  K_TRANSPOSE, /* [r, n] -> [n, r] */
+  K_CAST,      /* f32 -> bf16 */
+  K_RANDOM     /* uniform f32 */
+} kind;
+
+typedef struct ops_bench {
+  bench_ctx *b;
+  float *host;          /* input values, rows x cols */
+  unsigned char *psrc;  /* memcpy peer */
+  unsigned char *pdst;
+  size_t peer_bytes;    /* bytes memcpy copies per sample */
+  int64_t rows, cols;
+} ops_bench;
+
+static vncl_status run(ops_bench *o, kind k, vncl_tensor *a, vncl_tensor *b,
+                       vncl_tensor *c) {
+  vncl_context *ctx = o->b->ctx;
+  switch (k) {
+    case K_ADD:
+    case K_ADD_ROW: return vncl_binary(ctx, VNCL_ADD, a, b, c);
+    case K_SUM_ROWS: return vncl_reduce(ctx, VNCL_REDUCE_SUM, a, 1, c);
+    case K_SUM_COLS: return vncl_reduce(ctx, VNCL_REDUCE_SUM, a, 0, c);
+    case K_SUM_ALL: return vncl_reduce_all(ctx, VNCL_REDUCE_SUM, a, c);
+    case K_SOFTMAX: return vncl_softmax(ctx, a, c);
+    case K_TRANSPOSE: return vncl_transpose(ctx, a, c);
+    case K_CAST: return vncl_cast(ctx, a, c);
+    case K_RANDOM: return vncl_random_uniform(ctx, c, 1234, 0, 0, 0, 1);
+  }
+  return VNCL_ERR_INVALID_ARG;
+}
+
+/* Checks about 1000 outputs spread over the result. */
+static bool verify(ops_bench *o, kind k, const vncl_tensor *c) {
+  size_t n = vncl_tensor_numel(c), bytes = vncl_tensor_bytes(c);
+  unsigned char *raw = malloc(bytes);
+  if (!raw || vncl_tensor_read(c, raw, bytes)) {
+    free(raw);
+    return false;
+  }
+  const float *x = o->host, *y = (const float *)raw;
+  size_t R = (size_t)o->rows, C = (size_t)o->cols, N = R * C;
+  size_t step = n / 997 + 1;
+  bool ok = true;
+  for (size_t i = 0; i < n && ok; i += step) {
+    double want, got = k == K_CAST ? 0 : y[i], tol = 1e-6;
+    switch (k) {
+      case K_ADD: want = (double)x[i] + x[(i * 7 + 3) % N]; break;
+      case K_ADD_ROW: want = (double)x[i] + x[i % C]; break;
+      case K_SUM_ROWS:
+      case K_SUM_COLS:
+      case K_SUM_ALL: {
+        double s = 0, sa = 0;
+        size_t cnt = k == K_SUM_ROWS ? C : k == K_SUM_COLS ? R : N;
+        for (size_t j = 0; j < cnt; j++) {
+          double v = k == K_SUM_ROWS ? x[i * C + j]
+                     : k == K_SUM_COLS ? x[j * C + i] : x[j];
+          s += v;
+          sa += fabs(v);
+        }
+        want = s;
+        tol = 1e-5 * sa;
+        break;
+      }
+      case K_SOFTMAX: {
+        size_t r = i / C;
+        double m = -INFINITY, s = 0;
+        for (size_t j = 0; j < C; j++) m = fmax(m, x[r * C + j]);
+        for (size_t j = 0; j < C; j++) s += exp(x[r * C + j] - m);
+        want = exp(x[i] - m) / s;
+        tol = 1e-5 * want;
+        break;
+      }
+      case K_TRANSPOSE: want = x[(i % R) * C + i / R]; break;
+      case K_CAST: {
+        uint16_t h = ((const uint16_t *)raw)[i];
+        uint32_t u = (uint32_t)h << 16;
+        float f;
+        memcpy(&f, &u, 4);
+        got = f;
+        want = x[i];
+        tol = fabs(want) * 0x1p-8;
+        break;
+      }
+      case K_RANDOM: want = 0.5; tol = 0.5; break;
+      default: want = NAN;
+    }
+    ok = fabs(got - want) <= tol + 1e-30;
+  }
+  free(raw);
+  return ok;
+}
+
+/* Times memcpy and the operation alternately, b->repeats samples each after
+ * a warm-up, and records the case. */
+static void bench_case_run(ops_bench *o, const char *name, const char *dtype,
+                           kind k, vncl_tensor *a, vncl_tensor *b,
+                           vncl_tensor *c, double bytes) {
+  bench_ctx *bc = o->b;
+  int reps = bc->repeats;
+  double *tv = calloc((size_t)reps, sizeof *tv);
+  double *tp = calloc((size_t)reps, sizeof *tp);
+  bool ok = tv && tp && run(o, k, a, b, c) == VNCL_OK &&
+            vncl_finish(bc->ctx) == VNCL_OK;
+  if (!ok) fprintf(stderr, "ops %s: %s\n", name, vncl_errmsg(bc->ctx));
+  for (int r = 0; r < reps && ok; r++) {
+    double t0 = bench_now();
+    memcpy(o->pdst, o->psrc, o->peer_bytes);
+    tp[r] = bench_now() - t0;
+    t0 = bench_now();
+    ok = run(o, k, a, b, c) == VNCL_OK && vncl_finish(bc->ctx) == VNCL_OK;
+    tv[r] = bench_now() - t0;
+  }
+  bool correct = ok && verify(o, k, c);
+  double sv = 0, sp = 0;
+  double mv = ok ? bench_median(tv, reps, &sv) : 0;
+  double mp = ok ? bench_median(tp, reps, &sp) : 0;
+  bench_case cs = {0};
+  cs.suite = "ops";
+  cs.name = name;
+  cs.dtype = dtype;
+  cs.unit = "GB/s";
+  cs.value = mv > 0 ? bytes / mv * 1e-9 : 0;
+  cs.spread = sv;
+  cs.wall_seconds = mv;
+  cs.peer = "memcpy";
+  cs.peer_value = mp > 0 ? 2.0 * (double)o->peer_bytes / mp * 1e-9 : 0;
+  cs.peer_spread = sp;
+  cs.bytes = bytes;
+  cs.correct = correct;
+  cs.gate = false; /* the goal is a fraction of memcpy, not parity */
+  cs.m = (int)o->rows;
+  cs.n = (int)o->cols;
+  bench_record(bc, &cs);
+  free(tv);
+  free(tp);
+}
+
+static vncl_tensor *tensor(bench_ctx *b, vncl_dtype t, int nd, int64_t d0,
+                           int64_t d1) {
+  int64_t shape[2] = {d0, d1};
+  vncl_tensor *x = NULL;
+  if (vncl_tensor_create(b->ctx, t, nd, shape, &x)) return NULL;
+  return x;
+}
+
+int bench_suite_ops(bench_ctx *b) {
+  ops_bench o = {0};
+  o.b = b;
+  /* 64 Mi elements (4 Mi in quick mode), as rows x cols. */
+  o.rows = b->quick ? 1024 : 4096;
+  o.cols = b->quick ? 4096 : 16384;
+  size_t N = (size_t)o.rows * (size_t)o.cols, bytes = N * 4;
+  o.peer_bytes = bytes;
+  o.host = malloc(bytes);
+  o.psrc = malloc(bytes);
+  o.pdst = malloc(bytes);
+  vncl_tensor *a = tensor(b, VNCL_F32, 2, o.rows, o.cols);
+  vncl_tensor *bb = tensor(b, VNCL_F32, 2, o.rows, o.cols);
+  vncl_tensor *c = tensor(b, VNCL_F32, 2, o.rows, o.cols);
+  vncl_tensor *row = tensor(b, VNCL_F32, 1, o.cols, 0);
+  vncl_tensor *rsum = tensor(b, VNCL_F32, 1, o.rows, 0);
+  vncl_tensor *csum = tensor(b, VNCL_F32, 1, o.cols, 0);
+  vncl_tensor *one = tensor(b, VNCL_F32, 1, 1, 0);
+  vncl_tensor *tr = tensor(b, VNCL_F32, 2, o.cols, o.rows);
+  vncl_tensor *h = tensor(b, VNCL_BF16, 2, o.rows, o.cols);
+  int rc = -1;
+  if (!o.host || !o.psrc || !o.pdst || !a || !bb || !c || !row || !rsum ||
+      !csum || !one || !tr || !h)
+    goto out;
+  /* Inputs: b is a shifted copy of a, the row is a's first row. */
+  srand(7);
+  for (size_t i = 0; i < N; i++) o.host[i] = (float)rand() / RAND_MAX * 2 - 1;
+  float *shifted = (float *)o.pdst;
+  for (size_t i = 0; i < N; i++) shifted[i] = o.host[(i * 7 + 3) % N];
+  memset(o.psrc, 1, bytes);
+  if (vncl_tensor_write(a, o.host, bytes) ||
+      vncl_tensor_write(bb, shifted, bytes) ||
+      vncl_tensor_write(row, o.host, (size_t)o.cols * 4))
+    goto out;
+
+  char name[64];
+  const char *sz = b->quick ? "4Mi" : "64Mi";
+  double R = (double)o.rows, C = (double)o.cols, n = (double)N;
+  snprintf(name, sizeof name, "add %s", sz);
+  bench_case_run(&o, name, "f32", K_ADD, a, bb, c, 12 * n);
+  snprintf(name, sizeof name, "add row-broadcast %.0fx%.0f", R, C);
+  bench_case_run(&o, name, "f32", K_ADD_ROW, a, row, c, 8 * n + 4 * C);
+  snprintf(name, sizeof name, "sum rows %.0fx%.0f", R, C);
+  bench_case_run(&o, name, "f32", K_SUM_ROWS, a, NULL, rsum, 4 * n + 4 * R);
+  snprintf(name, sizeof name, "sum cols %.0fx%.0f", R, C);
+  bench_case_run(&o, name, "f32", K_SUM_COLS, a, NULL, csum, 4 * n + 4 * C);
+  snprintf(name, sizeof name, "sum all %s", sz);
+  bench_case_run(&o, name, "f32", K_SUM_ALL, a, NULL, one, 4 * n);
+  snprintf(name, sizeof name, "softmax rows %.0fx%.0f", R, C);
+  bench_case_run(&o, name, "f32", K_SOFTMAX, a, NULL, c, 8 * n);
+  snprintf(name, sizeof name, "transpose %.0fx%.0f", R, C);
+  bench_case_run(&o, name, "f32", K_TRANSPOSE, a, NULL, tr, 8 * n);
+  snprintf(name, sizeof name, "cast f32->bf16 %s", sz);
+  bench_case_run(&o, name, "f32", K_CAST, a, NULL, h, 6 * n);
+  snprintf(name, sizeof name, "random uniform %s", sz);
+  bench_case_run(&o, name, "f32", K_RANDOM, NULL, NULL, c, 4 * n);
+  rc = 0;
+out:;
+  vncl_tensor *all[] = {a, bb, c, row, rsum, csum, one, tr, h};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+    vncl_tensor_destroy(all[i]);
+  free(o.host);
+  free(o.psrc);
+  free(o.pdst);
+  return rc;
+}

@@ -1,0 +1,531 @@
+/* The transfer suite of `vncl bench`: host <-> tensor bandwidth against
+ * memcpy (measured in the same run, interleaved with each case), every
+ * transfer path at several sizes (the data behind the thresholds in
+ * lib/staging.c), pinned memory, a stream of batches overlapped against the
+ * same work done serially, and tensor churn with the caching allocator
+ * against raw clCreateBuffer. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+#define MIB ((size_t)1 << 20)
+
+typedef struct xfer_bench {
+  bench_ctx *b;
+  vncl_tensor *t;
+  unsigned char *src, *dst; /* pageable */
+  unsigned char *psrc, *pdst; /* pinned (vncl_host_alloc) */
+  unsigned char *peer;        /* memcpy destination */
+  size_t bytes;
+} xfer_bench;
+
+typedef enum { OP_WRITE, OP_READ, OP_CL_WRITE, OP_CL_READ } op_kind;
+
+static int run_op(xfer_bench *x, op_kind op, bool pinned, size_t bytes) {
+  const unsigned char *s = pinned ? x->psrc : x->src;
+  unsigned char *d = pinned ? x->pdst : x->dst;
+  cl_command_queue q;
+  vncl_context_cl(x->b->ctx, NULL, &q, NULL);
+  switch (op) {
+    case OP_WRITE: return vncl_tensor_write(x->t, s, bytes) ? -1 : 0;
+    case OP_READ: return vncl_tensor_read(x->t, d, bytes) ? -1 : 0;
+    case OP_CL_WRITE:
+      return clEnqueueWriteBuffer(q, vncl_tensor_cl_mem(x->t), CL_TRUE, 0,
+                                  bytes, s, 0, NULL, NULL) ? -1 : 0;
+    case OP_CL_READ:
+      return clEnqueueReadBuffer(q, vncl_tensor_cl_mem(x->t), CL_TRUE, 0,
+                                 bytes, d, 0, NULL, NULL) ? -1 : 0;
+  }
+  return -1;
+}
+
+/* Times `op` on `bytes` (a tensor of that size is made), interleaved with
+ * memcpy of the same size, and records the case in GB/s. Small sizes run
+ * several times per sample so that a sample lasts about a millisecond. */
+static void bw_case(xfer_bench *x, const char *name, op_kind op, bool pinned,
+                    size_t bytes) {
+  bench_ctx *b = x->b;
+  int64_t shape[1] = {(int64_t)(bytes / 4)}; /* sizes are multiples of 4 */
+  vncl_tensor *t = NULL;
+  if (vncl_tensor_create(b->ctx, VNCL_F32, 1, shape, &t) != VNCL_OK) return;
+  bytes = vncl_tensor_bytes(t);
+  x->t = t;
+  int inner = bytes >= 16 * MIB ? 1 : (int)((4 * MIB) / bytes + 1);
+  if (inner > 2000) inner = 2000;
+  int reps = b->repeats;
+  double *tv = calloc((size_t)reps, sizeof *tv);
+  double *tp = calloc((size_t)reps, sizeof *tp);
+  bool ok = run_op(x, op, pinned, bytes) == 0; /* warm-up */
+  for (int r = 0; r < reps && ok; r++) {
+    double t0 = bench_now();
+    for (int i = 0; i < inner; i++) memcpy(x->peer, x->src, bytes);
+    tp[r] = (bench_now() - t0) / inner;
+    t0 = bench_now();
+    for (int i = 0; i < inner && ok; i++) ok = run_op(x, op, pinned, bytes) == 0;
+    tv[r] = (bench_now() - t0) / inner;
+  }
+  /* Verify: a write is read back, a read is compared with what was
+   * written, by the other direction's plain OpenCL call. */
+  bool correct = ok;
+  if (ok) {
+    cl_command_queue q;
+    vncl_context_cl(b->ctx, NULL, &q, NULL);
+    const unsigned char *s = pinned ? x->psrc : x->src;
+    unsigned char *d = pinned ? x->pdst : x->dst;
+    if (op == OP_WRITE || op == OP_CL_WRITE) {
+      memset(x->peer, 0x5A, bytes);
+      correct = clEnqueueReadBuffer(q, vncl_tensor_cl_mem(t), CL_TRUE, 0,
+                                    bytes, x->peer, 0, NULL, NULL) == 0 &&
+                memcmp(x->peer, s, bytes) == 0;
+    } else {
+      correct = clEnqueueWriteBuffer(q, vncl_tensor_cl_mem(t), CL_TRUE, 0,
+                                     bytes, s, 0, NULL, NULL) == 0;
+      memset(d, 0x5A, bytes);
+      correct = correct && run_op(x, op, pinned, bytes) == 0 &&
+                memcmp(d, s, bytes) == 0;
+    }
+  }
+  double sv, sp;
+  double mv = bench_median(tv, reps, &sv), mp = bench_median(tp, reps, &sp);
+  bench_case c = {0};
+  c.suite = "transfer";
+  c.name = name;
+  c.dtype = "u8";
+  c.unit = "GB/s";
+  c.value = ok && mv > 0 ? bytes / mv * 1e-9 : 0;
+  c.spread = sv;
+  c.wall_seconds = mv;
+  c.peer = "memcpy";
+  c.peer_value = mp > 0 ? bytes / mp * 1e-9 : 0;
+  c.peer_spread = sp;
+  c.bytes = (double)bytes;
+  c.correct = correct;
+  bench_record(b, &c);
+  free(tv);
+  free(tp);
+  vncl_tensor_destroy(t);
+  x->t = NULL;
+}
+
+static void size_name(char *out, size_t cap, size_t bytes) {
+  if (bytes >= MIB)
+    snprintf(out, cap, "%zu MiB", bytes / MIB);
+  else
+    snprintf(out, cap, "%zu KiB", bytes / 1024);
+}
+
+/* ---- every path at several sizes: the data for the thresholds ---------- */
+
+static void paths(xfer_bench *x, const size_t *sizes, int nsizes) {
+  static const struct {
+    vncl_transfer_path p;
+    const char *name;
+  } ps[] = {{VNCL_TRANSFER_DIRECT, "direct"},
+            {VNCL_TRANSFER_STAGED, "staged"},
+            {VNCL_TRANSFER_MAP, "map"}};
+  vncl_transfer_config cfg;
+  vncl_transfer_config_get(x->b->ctx, &cfg);
+  for (int si = 0; si < nsizes; si++)
+    for (int dir = 0; dir < 2; dir++)
+      for (int pi = 0; pi < 3; pi++) {
+        vncl_transfer_config f = cfg;
+        f.write_small = f.write_large = f.read_small = f.read_large = ps[pi].p;
+        vncl_transfer_config_set(x->b->ctx, &f);
+        char sz[32], name[96];
+        size_name(sz, sizeof sz, sizes[si]);
+        snprintf(name, sizeof name, "%s %s path=%s", dir ? "read" : "write",
+                 sz, ps[pi].name);
+        bw_case(x, name, dir ? OP_READ : OP_WRITE, false, sizes[si]);
+      }
+  vncl_transfer_config_set(x->b->ctx, NULL);
+}
+
+/* ---- a stream of batches: upload, compute, download -------------------- */
+
+static const char *stream_src =
+    "__kernel void bench_poly(__global const float *x, __global float *y,\n"
+    "                         const uint n) {\n"
+    "  uint i = get_global_id(0);\n"
+    "  if (i >= n) return;\n"
+    "  float v = x[i], a = v;\n"
+    "  for (int k = 0; k < 24; k++) a = fma(a, 0.5f, v);\n"
+    "  y[i] = a;\n"
+    "}\n";
+
+static float poly_ref(float v) {
+  float a = v;
+  for (int k = 0; k < 24; k++) a = a * 0.5f + v;
+  return a;
+}
+
+typedef struct stream {
+  bench_ctx *b;
+  cl_kernel k;
+  int batches;
+  size_t n;        /* floats per batch */
+  float *in, *out; /* [batches][n] */
+  double sum;      /* what the host made of the results */
+  uint64_t seed;
+  vncl_tensor *ti[2], *to[2];
+} stream;
+
+/* Host work per batch, as a data loader and a consumer do: make the
+ * batch's input, and reduce its output. */
+static void prepare(stream *s, int i) {
+  float *x = s->in + (size_t)i * s->n;
+  uint64_t z = s->seed + (uint64_t)i * 0x9e3779b97f4a7c15ULL;
+  for (size_t j = 0; j < s->n; j++) {
+    z = z * 6364136223846793005ULL + 1442695040888963407ULL;
+    x[j] = (float)(z >> 40) * (1.0f / 16777216.0f) - 0.5f;
+  }
+}
+
+static void consume(stream *s, int i) {
+  const float *y = s->out + (size_t)i * s->n;
+  double acc = 0;
+  for (size_t j = 0; j < s->n; j++) acc += y[j];
+  s->sum += acc;
+}
+
+static int launch(stream *s, int slot) {
+  cl_command_queue q;
+  vncl_context_cl(s->b->ctx, NULL, &q, NULL);
+  cl_mem a = vncl_tensor_cl_mem(s->ti[slot]), o = vncl_tensor_cl_mem(s->to[slot]);
+  cl_uint n = (cl_uint)s->n;
+  if (clSetKernelArg(s->k, 0, sizeof a, &a) || clSetKernelArg(s->k, 1, sizeof o, &o) ||
+      clSetKernelArg(s->k, 2, sizeof n, &n))
+    return -1;
+  size_t g = (s->n + 63) / 64 * 64, l = 64;
+  if (clEnqueueNDRangeKernel(q, s->k, 1, NULL, &g, &l, 0, NULL, NULL)) return -1;
+  return clFlush(q) ? -1 : 0;
+}
+
+/* Each batch in turn: make it, upload, compute, download, reduce. */
+static int stream_serial(stream *s) {
+  size_t bytes = s->n * sizeof(float);
+  for (int i = 0; i < s->batches; i++) {
+    prepare(s, i);
+    if (vncl_tensor_write(s->ti[0], s->in + i * s->n, bytes) ||
+        launch(s, 0) ||
+        vncl_tensor_read(s->to[0], s->out + i * s->n, bytes))
+      return -1;
+    consume(s, i);
+  }
+  return 0;
+}
+
+/* The same work pipelined with the async transfers, double-buffered on the
+ * device: while batch i computes, the host makes batch i+1 and reduces
+ * batch i-1, and their transfers are queued around the kernel. */
+static int stream_overlapped(stream *s) {
+  size_t bytes = s->n * sizeof(float);
+  vncl_event *down[2] = {NULL, NULL};
+  int rc = 0;
+  prepare(s, 0);
+  if (vncl_tensor_write_async(s->ti[0], s->in, bytes, 0, NULL, NULL)) return -1;
+  for (int i = 0; i < s->batches && !rc; i++) {
+    int slot = i % 2;
+    rc = launch(s, slot);
+    if (!rc)
+      rc = vncl_tensor_read_async(s->to[slot], s->out + i * s->n, bytes, 0,
+                                  NULL, &down[slot]) ? -1 : 0;
+    if (!rc && i + 1 < s->batches) {
+      prepare(s, i + 1);
+      /* ti[1-slot] was last read by kernel i-1, enqueued before. */
+      rc = vncl_tensor_write_async(s->ti[1 - slot], s->in + (i + 1) * s->n,
+                                   bytes, 0, NULL, NULL) ? -1 : 0;
+    }
+    if (!rc && i > 0) {
+      rc = vncl_event_wait(down[1 - slot]) ? -1 : 0;
+      vncl_event_release(down[1 - slot]);
+      down[1 - slot] = NULL;
+      consume(s, i - 1);
+    }
+  }
+  int last = (s->batches - 1) % 2;
+  if (!rc && down[last]) {
+    rc = vncl_event_wait(down[last]) ? -1 : 0;
+    consume(s, s->batches - 1);
+  }
+  for (int j = 0; j < 2; j++) vncl_event_release(down[j]);
+  return rc;
+}
+
+static bool stream_check(stream *s) {
+  for (size_t i = 0; i < (size_t)s->batches * s->n; i++) {
+    float r = poly_ref(s->in[i]);
+    float d = s->out[i] - r;
+    if (d < 0) d = -d;
+    if (d > 1e-4f * (r < 0 ? -r : r) + 1e-5f) return false;
+  }
+  return true;
+}
+
+static void stream_case(bench_ctx *b) {
+  stream s = {0};
+  s.b = b;
+  s.batches = b->quick ? 8 : 16;
+  s.n = (b->quick ? 2 * MIB : 8 * MIB) / sizeof(float);
+  s.seed = (uint64_t)(bench_now() * 1e6);
+  cl_context clc;
+  cl_device_id dev;
+  vncl_context_cl(b->ctx, &clc, NULL, &dev);
+  cl_int err;
+  cl_program p = clCreateProgramWithSource(clc, 1, &stream_src, NULL, &err);
+  if (!p || clBuildProgram(p, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
+    fprintf(stderr, "bench transfer: cannot build the stream kernel\n");
+    if (p) clReleaseProgram(p);
+    return;
+  }
+  s.k = clCreateKernel(p, "bench_poly", &err);
+  size_t total = (size_t)s.batches * s.n;
+  s.in = malloc(total * sizeof(float));
+  s.out = malloc(total * sizeof(float));
+  int64_t shape[1] = {(int64_t)s.n};
+  bool ok = s.k && s.in && s.out;
+  for (int j = 0; j < 2 && ok; j++)
+    ok = !vncl_tensor_create(b->ctx, VNCL_F32, 1, shape, &s.ti[j]) &&
+         !vncl_tensor_create(b->ctx, VNCL_F32, 1, shape, &s.to[j]);
+  if (ok) ok = stream_serial(&s) == 0 && stream_overlapped(&s) == 0; /* warm-up */
+  int reps = b->repeats;
+  double *tv = calloc((size_t)reps, sizeof *tv), *tp = calloc((size_t)reps, sizeof *tp);
+  bool correct = ok;
+  for (int r = 0; r < reps && ok; r++) {
+    memset(s.out, 0, total * sizeof(float));
+    double t0 = bench_now();
+    ok = stream_serial(&s) == 0;
+    tp[r] = bench_now() - t0;
+    correct = correct && ok && stream_check(&s);
+    memset(s.out, 0, total * sizeof(float));
+    t0 = bench_now();
+    ok = ok && stream_overlapped(&s) == 0;
+    tv[r] = bench_now() - t0;
+    correct = correct && ok && stream_check(&s);
+  }
+  double sv, sp, mv = bench_median(tv, reps, &sv), mp = bench_median(tp, reps, &sp);
+  char name[96];
+  snprintf(name, sizeof name, "stream %dx%zu MiB overlapped", s.batches,
+           s.n * sizeof(float) / MIB);
+  bench_case c = {0};
+  c.suite = "transfer";
+  c.name = name;
+  c.dtype = "f32";
+  c.unit = "ms";
+  c.value = mv * 1e3;
+  c.spread = sv;
+  c.wall_seconds = mv;
+  c.peer = "serial";
+  c.peer_value = mp * 1e3;
+  c.peer_spread = sp;
+  c.bytes = 2.0 * (double)total * sizeof(float);
+  c.correct = correct;
+  bench_record(b, &c);
+  free(tv);
+  free(tp);
+  for (int j = 0; j < 2; j++) {
+    vncl_tensor_destroy(s.ti[j]);
+    vncl_tensor_destroy(s.to[j]);
+  }
+  free(s.in);
+  free(s.out);
+  if (s.k) clReleaseKernel(s.k);
+  clReleaseProgram(p);
+}
+
+/* ---- tensor churn: caching allocator against raw clCreateBuffer --------- */
+
+typedef enum { PEER_RAW_FILL, PEER_RAW, PEER_UNCACHED } churn_peer;
+
+/* One step creates a tensor of each size, then destroys them, as a training
+ * step does with its temporaries while the device works: the queue is
+ * drained only after the last step of a sample (so zero fills are counted,
+ * but nothing waits in between). Samples of vncl and of the peer
+ * alternate, so that both see the same machine. Peers:
+ *   raw+fill   clCreateBuffer, a zero fill (a tensor starts at zero, and
+ *              the first use is where lazy drivers commit memory),
+ *              clReleaseMemObject: a tensor's work without a cache;
+ *   raw        clCreateBuffer + clReleaseMemObject, never used (free on
+ *              lazy drivers: a floor, not a like-for-like peer);
+ *   uncached   vncl with the cache emptied after each step, on a second
+ *              context (every create makes, touches and waits for a new
+ *              buffer: vncl before the cache). */
+static bool churn_steps(vncl_context *c, const size_t *sizes, int ns,
+                        int iters, bool trim) {
+  bool ok = true;
+  for (int it = 0; it < iters && ok; it++) {
+    vncl_tensor *t[8] = {0};
+    for (int i = 0; i < ns && ok; i++) {
+      int64_t shape[1] = {(int64_t)(sizes[i] / 4)};
+      ok = vncl_tensor_create(c, VNCL_F32, 1, shape, &t[i]) == VNCL_OK;
+    }
+    for (int i = 0; i < ns; i++) vncl_tensor_destroy(t[i]);
+    if (trim) vncl_memory_trim(c);
+  }
+  return vncl_finish(c) == VNCL_OK && ok;
+}
+
+static void churn_one(bench_ctx *b, const char *label, const size_t *sizes,
+                      int ns, churn_peer peer) {
+  int iters = b->quick ? 20 : 40;
+  cl_context clc;
+  cl_command_queue q;
+  vncl_context_cl(b->ctx, &clc, &q, NULL);
+  vncl_context *c2 = NULL;
+  if (peer == PEER_UNCACHED) {
+    vncl_options o;
+    vncl_options_init(&o);
+    o.device = b->dev.name;
+    o.cache_dir = "off";
+    if (vncl_context_create(&c2, &o)) return;
+  }
+  int reps = b->repeats;
+  double *tv = calloc((size_t)reps, sizeof *tv), *tp = calloc((size_t)reps, sizeof *tp);
+  bool ok = true, correct = true;
+  static const cl_uint zero = 0;
+  vncl_memory_trim(b->ctx);
+  for (int r = -1; r < reps && ok; r++) { /* r == -1: warm-up */
+    double t0 = bench_now();
+    ok = churn_steps(b->ctx, sizes, ns, iters, false);
+    double tvv = bench_now() - t0;
+    t0 = bench_now();
+    if (peer == PEER_UNCACHED) {
+      ok = ok && churn_steps(c2, sizes, ns, iters, true);
+    } else {
+      for (int it = 0; it < iters; it++) {
+        cl_mem m[8];
+        for (int i = 0; i < ns; i++) {
+          cl_int err;
+          m[i] = clCreateBuffer(clc, CL_MEM_READ_WRITE, sizes[i], NULL, &err);
+          if (m[i] && peer == PEER_RAW_FILL)
+            clEnqueueFillBuffer(q, m[i], &zero, 4, 0, sizes[i], 0, NULL, NULL);
+        }
+        for (int i = 0; i < ns; i++)
+          if (m[i]) clReleaseMemObject(m[i]);
+      }
+      clFinish(q);
+    }
+    double tpp = bench_now() - t0;
+    if (r >= 0) {
+      tv[r] = tvv / ((double)iters * ns);
+      tp[r] = tpp / ((double)iters * ns);
+    }
+  }
+  vncl_context_destroy(c2);
+  /* A reused tensor reads back as zeros. */
+  if (ok) {
+    int64_t shape[1] = {(int64_t)(sizes[0] / 4)};
+    vncl_tensor *t;
+    unsigned char *buf = malloc(sizes[0]);
+    ok = buf && vncl_tensor_create(b->ctx, VNCL_F32, 1, shape, &t) == VNCL_OK;
+    if (ok) {
+      memset(buf, 0xFF, sizes[0]);
+      vncl_tensor_write(t, buf, sizes[0]);
+      vncl_tensor_destroy(t);
+      ok = vncl_tensor_create(b->ctx, VNCL_F32, 1, shape, &t) == VNCL_OK &&
+           vncl_tensor_read(t, buf, sizes[0]) == VNCL_OK;
+      for (size_t i = 0; ok && i < sizes[0]; i++) correct = correct && !buf[i];
+      vncl_tensor_destroy(t);
+    }
+    free(buf);
+  }
+  double sv, sp, mv = bench_median(tv, reps, &sv), mp = bench_median(tp, reps, &sp);
+  char name[96];
+  snprintf(name, sizeof name, "churn %s", label);
+  bench_case c = {0};
+  c.suite = "transfer";
+  c.name = name;
+  c.dtype = "f32";
+  c.unit = "us";
+  c.value = mv * 1e6;
+  c.spread = sv;
+  c.wall_seconds = mv;
+  c.peer = peer == PEER_RAW_FILL ? "raw+fill" : peer == PEER_RAW ? "raw" : "uncached";
+  c.peer_value = mp * 1e6;
+  c.peer_spread = sp;
+  c.correct = ok && correct;
+  bench_record(b, &c);
+  free(tv);
+  free(tp);
+}
+
+static void churn_cases(bench_ctx *b) {
+  static const size_t small[] = {4 << 10, 16 << 10, 64 << 10, 256 << 10};
+  static const size_t large[] = {1 << 20, 4 << 20, 16 << 20};
+  churn_one(b, "4K-256K tensors", small, 4, PEER_RAW_FILL);
+  churn_one(b, "4K-256K tensors", small, 4, PEER_UNCACHED);
+  churn_one(b, "4K-256K tensors", small, 4, PEER_RAW);
+  churn_one(b, "1M-16M tensors", large, 3, PEER_RAW_FILL);
+  churn_one(b, "1M-16M tensors", large, 3, PEER_UNCACHED);
+}
+
+int bench_suite_transfer(bench_ctx *b) {
+  xfer_bench x = {0};
+  x.b = b;
+  size_t big = b->quick ? 16 * MIB : 256 * MIB;
+  x.bytes = big;
+  x.src = malloc(big);
+  x.dst = malloc(big);
+  x.peer = malloc(big);
+  if (!x.src || !x.dst || !x.peer ||
+      vncl_host_alloc(b->ctx, big, (void **)&x.psrc) ||
+      vncl_host_alloc(b->ctx, big, (void **)&x.pdst)) {
+    free(x.src);
+    free(x.dst);
+    free(x.peer);
+    return -1;
+  }
+  /* Fresh bytes, touched, so that no case pays first-touch page faults. */
+  uint64_t z = (uint64_t)(bench_now() * 1e9);
+  for (size_t i = 0; i < big; i += 8) {
+    z = z * 6364136223846793005ULL + 1442695040888963407ULL;
+    uint64_t v = z >> 11;
+    memcpy(x.src + i, &v, big - i < 8 ? big - i : 8);
+  }
+  memcpy(x.psrc, x.src, big);
+  memset(x.dst, 0, big);
+  memset(x.pdst, 0, big);
+  memset(x.peer, 0, big);
+
+  char sz[32], name[96];
+  size_name(sz, sizeof sz, big);
+  snprintf(name, sizeof name, "write %s pageable", sz);
+  bw_case(&x, name, OP_WRITE, false, big);
+  snprintf(name, sizeof name, "read %s pageable", sz);
+  bw_case(&x, name, OP_READ, false, big);
+  snprintf(name, sizeof name, "write %s pinned", sz);
+  bw_case(&x, name, OP_WRITE, true, big);
+  snprintf(name, sizeof name, "read %s pinned", sz);
+  bw_case(&x, name, OP_READ, true, big);
+  snprintf(name, sizeof name, "clEnqueueWriteBuffer %s (ref)", sz);
+  bw_case(&x, name, OP_CL_WRITE, false, big);
+  snprintf(name, sizeof name, "clEnqueueReadBuffer %s (ref)", sz);
+  bw_case(&x, name, OP_CL_READ, false, big);
+
+  static const size_t full[] = {4 << 10, 64 << 10, 1 << 20, 16 << 20,
+                                256 << 20};
+  static const size_t quick[] = {4 << 10, 1 << 20, 16 << 20};
+  if (b->quick)
+    paths(&x, quick, 3);
+  else
+    paths(&x, full, 5);
+
+  stream_case(b);
+  churn_cases(b);
+
+  vncl_staging_stats st;
+  if (vncl_staging_stats_get(b->ctx, &st) == VNCL_OK)
+    printf("transfer  staging: %llu chunk(s) of %llu MiB, %llu hits, %llu "
+           "waits, %llu fallbacks, %.1f MiB staged\n",
+           (unsigned long long)st.chunks,
+           (unsigned long long)(st.chunk_bytes >> 20),
+           (unsigned long long)st.hits, (unsigned long long)st.waits,
+           (unsigned long long)st.fallbacks, st.bytes_staged / 1048576.0);
+  vncl_host_free(b->ctx, x.psrc);
+  vncl_host_free(b->ctx, x.pdst);
+  free(x.src);
+  free(x.dst);
+  free(x.peer);
+  return 0;
+}

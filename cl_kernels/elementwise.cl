@@ -1,0 +1,429 @@
+/*
+ * elementwise.cl: elementwise arithmetic on one storage type (DTYPE).
+ *
+ *   ew_binary_contig  out[i] = op(a[i], b[i])        a, b, out contiguous, same shape
+ *   ew_binary_scalar  out[i] = op(a[i], s)           (the R* ops give op(s, a[i]))
+ *   ew_binary_rows    the same by rows: the output's innermost dimension in
+ *                     vectors, each input running along it or constant on it
+ *   ew_binary_bcast   out[o] = op(a[ia(o)], b[ib(o)]) NumPy broadcasting: the host
+ *                     collapses the dimensions and gives each input a stride per
+ *                     output dimension, 0 where it is broadcast (the general
+ *                     path, for short rows)
+ *   ew_unary_contig   out[i] = f(x[i])
+ *
+ * The operation is a kernel argument, not a macro, so that one program per
+ * storage type serves every operation; the switch sits outside the loops,
+ * so each operation runs its own tight loop (a uniform branch).
+ *
+ * 16-bit storage (f16, bf16) is computed in f32; f64 in f64.
+ *
+ * Layout of the contiguous kernels: the data is cut into vectors of VW
+ * elements; work-group g covers vectors g*WG*IPT .. (g+1)*WG*IPT-1 and its
+ * work-item l handles IPT of them, either interleaved (ITEM_CONTIG 0, for
+ * GPUs: at every step the work-items of a group touch consecutive vectors,
+ * which coalesces)
+ *
+ *     v = g*WG*IPT + k*WG + l        group g: [k=0: l=0|l=1|...][k=1: l=0|...]
+ *
+ * or as one contiguous run (ITEM_CONTIG 1, for CPUs, which run the
+ * work-items of a group one after the other: each streams its own run)
+ *
+ *     v = (g*WG + l)*IPT + k         group g: [l=0: k=0|k=1|...][l=1: ...]
+ *
+ * The n % VW elements past the last whole vector are done one by one by the
+ * work-item whose v is the first vector past the end. The broadcast kernel
+ * handles one element per work-item and step, with the same layouts.
+ */
+
+/* Storage type: 0 f32, 1 f64, 2 f16, 3 bf16 (vncl_dtype values). */
+#ifndef DTYPE
+#define DTYPE 0
+#endif
+/* Work-items per work-group. */
+#ifndef WG
+#define WG 256
+#endif
+/* Elements per vector load/store in the contiguous kernels: 1, 2, 4, 8, 16. */
+#ifndef VW
+#define VW 4
+#endif
+/* Vectors (contiguous kernels) or elements (broadcast kernel) per work-item. */
+#ifndef IPT
+#define IPT 1
+#endif
+/* 1: each work-item takes IPT consecutive vectors (CPUs); 0: they are WG
+ * apart, so that work-items step together (GPUs). */
+#ifndef ITEM_CONTIG
+#define ITEM_CONTIG 0
+#endif
+/* 1: vector stores of the contiguous kernels bypass the caches (clang's
+ * __builtin_nontemporal_store, where the compiler has it; f32, f64, bf16),
+ * which saves CPUs reading the output lines before writing them. The host
+ * asks for it only when the output is aligned to a whole vector. */
+#ifndef NT_STORE
+#define NT_STORE 0
+#endif
+/* Index width: 32 or 64 bits (64 only for tensors of 2^31 elements or more). */
+#ifndef IDX_BITS
+#define IDX_BITS 32
+#endif
+
+/* NaN and finiteness by comparison: x != x only for NaN, x - x == 0 only
+ * for finite x. (PoCL's isnan/isfinite are calls that cost several times
+ * a Kahan step; these compile to one compare, and stay exact without
+ * -cl-fast-relaxed-math.) */
+#define IS_NAN(x) ((x) != (x))
+#define IS_FINITE(x) ((x) - (x) == 0)
+
+#if IDX_BITS == 64
+typedef ulong IDX;
+typedef ulong8 IDX8;
+#else
+typedef uint IDX;
+typedef uint8 IDX8;
+#endif
+
+/* This work-item's first vector (or element) and the step between its
+ * IPT vectors. */
+#if ITEM_CONTIG
+#define FIRST ((IDX)get_global_id(0) * IPT)
+#define STEP 1
+#else
+#define FIRST ((IDX)get_group_id(0) * (WG * IPT) + (IDX)get_local_id(0))
+#define STEP WG
+#endif
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define CAT3_(a, b, c) a##b##c
+#define CAT3(a, b, c) CAT3_(a, b, c)
+
+#if VW == 1
+#define VSUF
+#else
+#define VSUF VW
+#endif
+
+/* REAL: the compute type; STORE: what the buffers hold. */
+#if DTYPE == 1
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define REAL double
+#define STORE double
+#elif DTYPE == 2
+#define REAL float
+#define STORE half
+#elif DTYPE == 3
+#define REAL float
+#define STORE ushort
+#else
+#define REAL float
+#define STORE float
+#endif
+typedef REAL real;
+typedef CAT(REAL, VSUF) realv;
+
+#if DTYPE == 3
+/* bf16 is the top half of an f32: widening is a shift; narrowing rounds to
+ * nearest even, keeps NaN a (quiet) NaN and overflows to inf. */
+#define BF16_LOAD(N, u) CAT(as_float, N)(CAT(convert_uint, N)(u) << 16)
+#define BF16_ROUND(N, f)                                                   \
+  CAT(convert_ushort, N)(IS_NAN(f) ? ((CAT(as_uint, N)(f) >> 16) | 0x40u)   \
+                                  : ((CAT(as_uint, N)(f) + 0x7fffu +        \
+                                      ((CAT(as_uint, N)(f) >> 16) & 1u)) >> \
+                                     16))
+#endif
+
+/* LD/ST: element i. LDV/STV: vector v (elements v*VW .. v*VW+VW-1). */
+#if DTYPE == 2
+#define LD(p, i) vload_half((i), (p))
+#define ST(p, i, x) vstore_half_rte((x), (i), (p))
+#elif DTYPE == 3
+#define LD(p, i) BF16_LOAD(, (p)[i])
+#define ST(p, i, x) ((p)[i] = BF16_ROUND(, (x)))
+#else
+#define LD(p, i) ((p)[i])
+#define ST(p, i, x) ((p)[i] = (x))
+#endif
+
+#if VW == 1
+#define LDV(p, v) LD(p, v)
+#define STV(p, v, x) ST(p, v, x)
+#elif DTYPE == 2
+#define LDV(p, v) CAT(vload_half, VW)((v), (p))
+#define STV(p, v, x) CAT3(vstore_half, VW, _rte)((x), (v), (p))
+#elif DTYPE == 3
+#define LDV(p, v) BF16_LOAD(VW, CAT(vload, VW)((v), (p)))
+#define STV(p, v, x) CAT(vstore, VW)(BF16_ROUND(VW, (x)), (v), (p))
+#else
+#define LDV(p, v) CAT(vload, VW)((v), (p))
+#define STV(p, v, x) CAT(vstore, VW)((x), (v), (p))
+#endif
+
+/* STV_OUT: the vector store of the contiguous kernels, whose output is
+ * vector-aligned: non-temporal when asked and available. */
+#if NT_STORE && VW > 1 && DTYPE != 2 && defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#if DTYPE == 3
+#define STV_OUT(p, v, x)                                             \
+  __builtin_nontemporal_store(BF16_ROUND(VW, (x)),                   \
+                              (__global CAT(ushort, VW) *)(p) + (v))
+#else
+#define STV_OUT(p, v, x) \
+  __builtin_nontemporal_store((x), (__global realv *)(p) + (v))
+#endif
+#endif
+#endif
+#ifndef STV_OUT
+#define STV_OUT(p, v, x) STV(p, v, x)
+#endif
+
+/* Operation codes: must match enum ew_op in lib/ops_elementwise.c. */
+#define OP_ADD 0
+#define OP_SUB 1
+#define OP_MUL 2
+#define OP_DIV 3
+#define OP_MAX 4
+#define OP_MIN 5
+#define OP_POW 6
+#define OP_RSUB 7  /* y - x */
+#define OP_RDIV 8  /* y / x */
+#define OP_RPOW 9  /* pow(y, x) */
+#define OP_AXPBY 10 /* alpha*x + beta*y */
+#define OP_SCALE 11 /* alpha*x (y is not read: axpby with beta = 0) */
+#define OP_COPY 12  /* x */
+
+#define U_NEG 0
+#define U_ABS 1
+#define U_EXP 2
+#define U_LOG 3
+#define U_SQRT 4
+#define U_TANH 5
+#define U_SIGMOID 6
+#define U_RELU 7
+#define U_GELU 8
+
+/* max/min that return NaN when either operand is NaN (fmax would drop it).
+ * The same text serves scalars and vectors. */
+#define NMAX(x, y) ((((x) > (y)) | IS_NAN(x)) ? (x) : (y))
+#define NMIN(x, y) ((((x) < (y)) | IS_NAN(x)) ? (x) : (y))
+
+/* Every binary operation, as an expression of x, y, alpha, beta. */
+#define FOR_EACH_BINARY(DO)                 \
+  DO(OP_ADD, (x) + (y))                     \
+  DO(OP_SUB, (x) - (y))                     \
+  DO(OP_MUL, (x) * (y))                     \
+  DO(OP_DIV, (x) / (y))                     \
+  DO(OP_MAX, NMAX(x, y))                    \
+  DO(OP_MIN, NMIN(x, y))                    \
+  DO(OP_POW, pow(x, y))                     \
+  DO(OP_RSUB, (y) - (x))                    \
+  DO(OP_RDIV, (y) / (x))                    \
+  DO(OP_RPOW, pow(y, x))                    \
+  DO(OP_AXPBY, alpha * (x) + beta * (y))    \
+  DO(OP_SCALE, alpha * (x))                 \
+  DO(OP_COPY, (x))
+
+/* GELU uses the exact form x/2 * erfc(-x/sqrt(2)) (erfc rather than 1 + erf,
+ * which would cancel for negative x); at -inf it gives the limit 0 rather
+ * than -inf * 0. */
+#define FOR_EACH_UNARY(DO)                                              \
+  DO(U_NEG, -(x))                                                       \
+  DO(U_ABS, fabs(x))                                                    \
+  DO(U_EXP, exp(x))                                                     \
+  DO(U_LOG, log(x))                                                     \
+  DO(U_SQRT, sqrt(x))                                                   \
+  DO(U_TANH, tanh(x))                                                   \
+  DO(U_SIGMOID, (REAL)1 / ((REAL)1 + exp(-(x))))                        \
+  DO(U_RELU, ((x) < (REAL)0) ? (REAL)0 : (x))                           \
+  DO(U_GELU, ((x) == (REAL)(-INFINITY))                                 \
+                 ? (REAL)0                                              \
+                 : (REAL)0.5 * (x) * erfc((x) * (REAL)-0.70710678118654752440))
+
+/* ---- contiguous binary -------------------------------------------------- */
+
+/* One loop per operation: vectors, then the element tail. */
+#define BIN_CONTIG_CASE(OP, EXPR)                                \
+  case OP:                                                       \
+    for (int k = 0; k < IPT; k++) {                              \
+      const IDX v = first + (IDX)k * STEP;                         \
+      if (v < nvec) {                                            \
+        const realv x = LDV(a, v);                               \
+        const realv y = LDV(b, v);                               \
+        STV_OUT(out, v, EXPR);                                       \
+      } else if (v == nvec) {                                    \
+        for (IDX i = v * VW; i < n; i++) {                       \
+          const real x = LD(a, i);                               \
+          const real y = LD(b, i);                               \
+          ST(out, i, EXPR);                                      \
+        }                                                        \
+      }                                                          \
+    }                                                            \
+    break;
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+ew_binary_contig(const IDX n, const int op, __global const STORE *a,
+                 const IDX aoff, __global const STORE *b, const IDX boff,
+                 __global STORE *out, const IDX ooff, const real alpha,
+                 const real beta) {
+  a += aoff;
+  b += boff;
+  out += ooff;
+  const IDX nvec = n / VW;
+  const IDX first = FIRST;
+  switch (op) { FOR_EACH_BINARY(BIN_CONTIG_CASE) }
+}
+
+/* ---- binary with a scalar ------------------------------------------------ */
+
+#define BIN_SCALAR_CASE(OP, EXPR)                                \
+  case OP:                                                       \
+    for (int k = 0; k < IPT; k++) {                              \
+      const IDX v = first + (IDX)k * STEP;                         \
+      if (v < nvec) {                                            \
+        const realv x = LDV(a, v);                               \
+        const realv y = s;                                       \
+        STV_OUT(out, v, EXPR);                                       \
+      } else if (v == nvec) {                                    \
+        for (IDX i = v * VW; i < n; i++) {                       \
+          const real x = LD(a, i);                               \
+          const real y = s;                                      \
+          ST(out, i, EXPR);                                      \
+        }                                                        \
+      }                                                          \
+    }                                                            \
+    break;
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+ew_binary_scalar(const IDX n, const int op, __global const STORE *a,
+                 const IDX aoff, const real s, __global STORE *out,
+                 const IDX ooff, const real alpha, const real beta) {
+  a += aoff;
+  out += ooff;
+  const IDX nvec = n / VW;
+  const IDX first = FIRST;
+  switch (op) { FOR_EACH_BINARY(BIN_SCALAR_CASE) }
+}
+
+/* ---- broadcasting binary, by rows ----------------------------------------- */
+
+/* The output is rows of `inner` contiguous elements; each input either
+ * runs along the row (ainner/binner 1) or holds one value per row (0).
+ * The other nd-1 dimensions give each row's input offsets: component j of
+ * shape/astr/bstr is dimension nd-2-j. Work-item q does vectors
+ * c*IPT .. c*IPT+IPT-1 of row q / runs, c = q % runs; the element tail of a
+ * row goes to the work-item whose vector is the first past the row's last
+ * whole one. Row starts are not vector-aligned, so stores are plain. */
+#define RDECOMP(C)                                  \
+  if (C < nd - 1) {                                 \
+    const IDX c = r % shape.s##C;                   \
+    r /= shape.s##C;                                \
+    ia += c * astr.s##C;                            \
+    ib += c * bstr.s##C;                            \
+  }
+
+#define BIN_ROWS_CASE(OP, EXPR)                                          \
+  case OP:                                                               \
+    for (int k = 0; k < IPT; k++) {                                      \
+      const IDX v = c0 + (IDX)k;                                         \
+      if (v < nv) {                                                      \
+        const realv x = ainner ? LDV(pa, v) : (realv)xa;                 \
+        const realv y = binner ? LDV(pb, v) : (realv)xb;                 \
+        STV(po, v, EXPR);                                                \
+      } else if (v == nv) {                                              \
+        for (IDX i = v * VW; i < inner; i++) {                           \
+          const real x = ainner ? LD(pa, i) : xa;                        \
+          const real y = binner ? LD(pb, i) : xb;                        \
+          ST(po, i, EXPR);                                               \
+        }                                                                \
+      }                                                                  \
+    }                                                                    \
+    break;
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+ew_binary_rows(const IDX rows, const IDX inner, const int op, const int nd,
+               const IDX8 shape, __global const STORE *a, const IDX aoff,
+               const IDX8 astr, const int ainner, __global const STORE *b,
+               const IDX boff, const IDX8 bstr, const int binner,
+               __global STORE *out, const IDX ooff, const real alpha,
+               const real beta) {
+  const IDX nv = inner / VW, runs = (nv + 1 + IPT - 1) / IPT;
+  const IDX q = get_global_id(0), row = q / runs;
+  if (row >= rows) return;
+  const IDX c0 = (q - row * runs) * IPT;
+  IDX r = row, ia = 0, ib = 0;
+  RDECOMP(0) RDECOMP(1) RDECOMP(2) RDECOMP(3) RDECOMP(4) RDECOMP(5)
+  RDECOMP(6)
+  __global const STORE *pa = a + aoff + ia, *pb = b + boff + ib;
+  __global STORE *po = out + ooff + row * inner;
+  const real xa = LD(pa, 0), xb = LD(pb, 0);
+  switch (op) { FOR_EACH_BINARY(BIN_ROWS_CASE) }
+}
+
+/* ---- broadcasting binary ------------------------------------------------- */
+
+/* The output has nd collapsed dimensions; component j of shape/astr/bstr
+ * describes dimension nd-1-j (component 0 is the innermost, contiguous one
+ * in the output). Strides are in elements, 0 where an input is broadcast. */
+#define DECOMP(C)                                   \
+  if (C < nd) {                                     \
+    const IDX c = r % shape.s##C;                   \
+    r /= shape.s##C;                                \
+    ia += c * astr.s##C;                            \
+    ib += c * bstr.s##C;                            \
+  }
+
+#define BIN_BCAST_CASE(OP, EXPR)                                 \
+  case OP:                                                       \
+    for (int k = 0; k < IPT; k++) {                              \
+      const IDX o = first + (IDX)k * STEP;                         \
+      if (o < n) {                                               \
+        IDX r = o, ia = 0, ib = 0;                               \
+        DECOMP(0) DECOMP(1) DECOMP(2) DECOMP(3)                  \
+        DECOMP(4) DECOMP(5) DECOMP(6) DECOMP(7)                  \
+        const real x = LD(a, ia);                                \
+        const real y = LD(b, ib);                                \
+        ST(out, o, EXPR);                                        \
+      }                                                          \
+    }                                                            \
+    break;
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+ew_binary_bcast(const IDX n, const int op, const int nd, const IDX8 shape,
+                __global const STORE *a, const IDX aoff, const IDX8 astr,
+                __global const STORE *b, const IDX boff, const IDX8 bstr,
+                __global STORE *out, const IDX ooff, const real alpha,
+                const real beta) {
+  a += aoff;
+  b += boff;
+  out += ooff;
+  const IDX first = FIRST;
+  switch (op) { FOR_EACH_BINARY(BIN_BCAST_CASE) }
+}
+
+/* ---- contiguous unary ----------------------------------------------------- */
+
+#define UN_CONTIG_CASE(OP, EXPR)                                 \
+  case OP:                                                       \
+    for (int k = 0; k < IPT; k++) {                              \
+      const IDX v = first + (IDX)k * STEP;                         \
+      if (v < nvec) {                                            \
+        const realv x = LDV(a, v);                               \
+        STV_OUT(out, v, EXPR);                                       \
+      } else if (v == nvec) {                                    \
+        for (IDX i = v * VW; i < n; i++) {                       \
+          const real x = LD(a, i);                               \
+          ST(out, i, EXPR);                                      \
+        }                                                        \
+      }                                                          \
+    }                                                            \
+    break;
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+ew_unary_contig(const IDX n, const int op, __global const STORE *a,
+                const IDX aoff, __global STORE *out, const IDX ooff) {
+  a += aoff;
+  out += ooff;
+  const IDX nvec = n / VW;
+  const IDX first = FIRST;
+  switch (op) { FOR_EACH_UNARY(UN_CONTIG_CASE) }
+}

@@ -1,0 +1,76 @@
+/*
+ * fft_bluestein.cl: the chirp-z (Bluestein) steps of a DFT of any length n,
+ * for the lengths clFFT cannot do. With w[j] = exp(-i pi j^2 / n):
+ *
+ *   X[k] = w[k] * sum_j (x[j] w[j]) conj(w[k-j])
+ *
+ * a circular convolution of length m (a power of two >= 2n-1) that clFFT
+ * does between fft_bs_pre and fft_bs_post:
+ *
+ *   fft_bs_pre:   s[l][j] = x[l][j] * w[j] for j < n, 0 for n <= j < m
+ *   (clFFT forward, length m, batched over the lines, in place on s)
+ *   fft_bs_mul:   s[l][j] *= F[j]      F = FFT_m of the filter conj(w[|j|])
+ *   (clFFT inverse, scaled by 1/m)
+ *   fft_bs_post:  y[l][k] = scale * s[l][k] * w[k] for k < n
+ *
+ * The inverse DFT is conj(forward(conj x)): `conj_in` / `conj_out`.
+ *
+ * x and y are lines of a row-major array seen along one axis: element j of
+ * line l sits at (l / inner) * n * inner + j * inner + (l % inner), so any
+ * axis of a multi-dimensional transform runs without a transpose. The lines
+ * scratch s holds line l at s[l * m].
+ *
+ * NDRange: (m or n, lines); one work-item per element. The work-group size
+ * is left to the driver (these steps are memory-bound).
+ */
+
+/* 32: float, 64: double (needs cl_khr_fp64). */
+#ifndef PRECISION
+#define PRECISION 32
+#endif
+
+#if PRECISION == 64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double real;
+typedef double2 real2;
+#else
+typedef float real;
+typedef float2 real2;
+#endif
+
+inline real2 cmul(real2 a, real2 b) {
+  return (real2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+inline ulong line_at(ulong l, ulong j, ulong n, ulong inner) {
+  return (l / inner) * n * inner + j * inner + (l % inner);
+}
+
+__kernel void fft_bs_pre(const ulong n, const ulong m, const ulong inner,
+                         const int conj_in, __global const real2 *x,
+                         __global const real2 *chirp, __global real2 *s) {
+  const ulong j = get_global_id(0), l = get_global_id(1);
+  real2 v = (real2)(0, 0);
+  if (j < n) {
+    real2 a = x[line_at(l, j, n, inner)];
+    if (conj_in) a.y = -a.y;
+    v = cmul(a, chirp[j]);
+  }
+  s[l * m + j] = v;
+}
+
+__kernel void fft_bs_mul(const ulong m, __global real2 *s,
+                         __global const real2 *filter_ft) {
+  const ulong j = get_global_id(0), l = get_global_id(1);
+  s[l * m + j] = cmul(s[l * m + j], filter_ft[j]);
+}
+
+__kernel void fft_bs_post(const ulong n, const ulong m, const ulong inner,
+                          const int conj_out, const real scale,
+                          __global const real2 *s, __global const real2 *chirp,
+                          __global real2 *y) {
+  const ulong k = get_global_id(0), l = get_global_id(1);
+  real2 v = cmul(s[l * m + k], chirp[k]);
+  if (conj_out) v.y = -v.y;
+  y[line_at(l, k, n, inner)] = v * scale;
+}

@@ -1,0 +1,447 @@
+/*
+ * fft_stockham.cl: complex DFTs of length n = 2^a 3^b 5^c along many
+ * lines at once, shaped for CPU devices: one work-item transforms VW lines
+ * together, with the VW lines in the lanes of a vector (SIMD across lines),
+ * so every butterfly is plain vector arithmetic with no shuffles, no local
+ * memory and no barriers (PoCL runs those poorly, see docs/fft.md).
+ *
+ *   gather    the work-item's VW lines -> its scratch, as [n][re|im][VW]
+ *   passes    Stockham autosort passes of radix 4, 2, 3 and 5,
+ *             ping-ponging between the two halves of the scratch
+ *   scatter   scratch -> y, times `scale`, times an optional twiddle
+ *
+ * Lines. Line l = (o, m, i), l = (o * mid + m) * inner + i; element j of it
+ * is x[o*xo + m*xm + i*xi + j*xj] and its output k goes to
+ * y[o*yo + m*ym + i*yi + k*yj]. That covers any axis of a row-major array
+ * (mid = 1) and both steps of a four-step split of a long axis (where the
+ * second step writes its result transposed). x and y may be the same
+ * buffer when every line is written where it was read.
+ *
+ * Direction: sign = -1 computes sum_j x[j] exp(-2 pi i jk/n), +1 the same
+ * with +i. tw[t] = exp(-2 pi i t/n) for t < n (conjugated here for +1).
+ *
+ * Post-twiddle (four-step): when twn != 0, output k of a line with middle
+ * index m is also multiplied by exp(sign 2 pi i m k / twn), m k < twn, from
+ * two tables: twlo[t & (2^twshift - 1)] * twhi[t >> twshift].
+ *
+ * NDRange: 1-D, any number of work-items; work-item g handles line groups
+ * g, g + global size, ... (so the scratch is bounded by the range, not by
+ * the number of lines). Scratch: 4 * n * VW reals per work-item.
+ */
+
+/* 32: float, 64: double (needs cl_khr_fp64). */
+#ifndef PRECISION
+#define PRECISION 32
+#endif
+/* Lines per work-item: the vector width (2, 4, 8 or 16). */
+#ifndef VW
+#define VW 8
+#endif
+/* Four-step twiddles: read from the tables every TW_EVERY outputs, by
+ * recurrence in between. */
+#ifndef TW_EVERY
+#define TW_EVERY 8
+#endif
+
+#if PRECISION == 64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double real;
+typedef double2 real2;
+#define VT_ double
+#else
+typedef float real;
+typedef float2 real2;
+#define VT_ float
+#endif
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+typedef CAT(VT_, VW) vec;
+#define VLOAD CAT(vload, VW)
+#define VSTORE CAT(vstore, VW)
+
+/* VW complex values side by side (re, im, re, im, ...): one vector of 2 VW
+ * reals, split into its even (re) and odd (im) lanes. Used when the VW
+ * lines of a group are adjacent in memory, as along a strided axis. */
+#if VW == 2
+#define VW2 4
+#elif VW == 4
+#define VW2 8
+#elif VW == 8
+#define VW2 16
+#endif
+#ifdef VW2
+typedef CAT(VT_, VW2) pvec;
+#define PVLOAD CAT(vload, VW2)
+#define PVSTORE CAT(vstore, VW2)
+#define PAIR_LOAD(p, re, im)   \
+  do {                         \
+    const pvec v_ = PVLOAD(0, p); \
+    re = v_.even;              \
+    im = v_.odd;               \
+  } while (0)
+#define PAIR_STORE(p, re, im)  \
+  do {                         \
+    pvec v_;                   \
+    v_.even = re;              \
+    v_.odd = im;               \
+    PVSTORE(v_, 0, p);         \
+  } while (0)
+#elif VW == 16
+/* Two vectors of 16: lanes 0-7, then 8-15. */
+typedef CAT(VT_, 16) pvec;
+#define VW2 32
+#define PAIR_LOAD(p, re, im)                          \
+  do {                                                \
+    const pvec v0_ = vload16(0, p), v1_ = vload16(1, p); \
+    re = (vec)(v0_.even, v1_.even);                   \
+    im = (vec)(v0_.odd, v1_.odd);                     \
+  } while (0)
+#define PAIR_STORE(p, re, im)                         \
+  do {                                                \
+    pvec v0_, v1_;                                    \
+    v0_.even = re.lo;                                 \
+    v0_.odd = im.lo;                                  \
+    v1_.even = re.hi;                                 \
+    v1_.odd = im.hi;                                  \
+    vstore16(v0_, 0, p);                              \
+    vstore16(v1_, 1, p);                              \
+  } while (0)
+#endif
+
+inline real2 cmul(real2 a, real2 b) {
+  return (real2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+#if VW == 8
+/* Transposes the 8 x 8 matrix whose rows are r[0..8) in three rounds of
+ * shuffles (pairs, quads, halves): afterwards r[j][i] is the old r[i][j].
+ * Moves the VW lines of a group between "lanes" (the scratch layout) and
+ * "elements" (a contiguous line) 8 values at a time. */
+#if PRECISION == 64
+typedef ulong8 mask8; /* shuffle masks have the element's width */
+#else
+typedef uint8 mask8;
+#endif
+inline void transpose8(vec *r) {
+  const mask8 lo1 = (mask8)(0, 8, 1, 9, 2, 10, 3, 11);
+  const mask8 hi1 = (mask8)(4, 12, 5, 13, 6, 14, 7, 15);
+  const mask8 lo2 = (mask8)(0, 1, 8, 9, 2, 3, 10, 11);
+  const mask8 hi2 = (mask8)(4, 5, 12, 13, 6, 7, 14, 15);
+  const mask8 lo4 = (mask8)(0, 1, 2, 3, 8, 9, 10, 11);
+  const mask8 hi4 = (mask8)(4, 5, 6, 7, 12, 13, 14, 15);
+  vec t[8], u[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = shuffle2(r[i], r[i + 1], lo1);
+    t[i + 1] = shuffle2(r[i], r[i + 1], hi1);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    u[i] = shuffle2(t[i], t[i + 2], lo2);
+    u[i + 1] = shuffle2(t[i], t[i + 2], hi2);
+    u[i + 2] = shuffle2(t[i + 1], t[i + 3], lo2);
+    u[i + 3] = shuffle2(t[i + 1], t[i + 3], hi2);
+  }
+  for (int i = 0; i < 4; i++) {
+    r[2 * i] = shuffle2(u[i], u[i + 4], lo4);
+    r[2 * i + 1] = shuffle2(u[i], u[i + 4], hi4);
+  }
+}
+#endif
+
+/* Butterflies of one Stockham pass with sub-transforms of size ns: the
+ * R inputs j + r n/R (stride `q` = n/R lines of 2 VW reals) go, twiddled
+ * by w^(r k), k = j mod ns, to outputs d + r ns, d = (j / ns) ns R + k.
+ * The caller walks j as (j / ns, k) so no division is needed here.
+ * s = +1 forward, -1 inverse (the sign of the i in the twiddles). */
+
+#define LOADC(p, off, re, im)           \
+  do {                                  \
+    re = VLOAD(0, (p) + (off));         \
+    im = VLOAD(0, (p) + (off) + VW);    \
+  } while (0)
+#define STOREC(p, off, re, im)          \
+  do {                                  \
+    VSTORE(re, 0, (p) + (off));         \
+    VSTORE(im, 0, (p) + (off) + VW);    \
+  } while (0)
+/* (re, im) *= tw[idx], conjugated for the inverse. */
+#define TWIDDLE(re, im, idx)                    \
+  do {                                          \
+    real2 w_ = tw[idx];                         \
+    w_.y *= s;                                  \
+    const vec t_ = re * w_.x - im * w_.y;       \
+    im = re * w_.y + im * w_.x;                 \
+    re = t_;                                    \
+  } while (0)
+
+inline void radix2(__global const real *in, __global real *out, uint j,
+                   uint k, uint d, uint q, uint ns, uint twstep, real s,
+                   __global const real2 *tw) {
+  const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
+  __global const real *p = in + (size_t)j * 2 * VW;
+  vec r0, i0, r1, i1;
+  LOADC(p, 0, r0, i0);
+  LOADC(p, qs, r1, i1);
+  if (k) TWIDDLE(r1, i1, k * twstep);
+  __global real *o = out + (size_t)d * 2 * VW;
+  STOREC(o, 0, r0 + r1, i0 + i1);
+  STOREC(o, st, r0 - r1, i0 - i1);
+}
+
+inline void radix3(__global const real *in, __global real *out, uint j,
+                   uint k, uint d, uint q, uint ns, uint twstep, real s,
+                   __global const real2 *tw) {
+  const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
+  __global const real *p = in + (size_t)j * 2 * VW;
+  vec r0, i0, r1, i1, r2, i2;
+  LOADC(p, 0, r0, i0);
+  LOADC(p, qs, r1, i1);
+  LOADC(p, 2 * qs, r2, i2);
+  if (k) {
+    TWIDDLE(r1, i1, k * twstep);
+    TWIDDLE(r2, i2, 2 * k * twstep);
+  }
+  /* X1,2 = a - (b + c)/2 -+ i s sin(2 pi/3) (b - c) */
+  const real s1 = s * (real)0.86602540378443864676;
+  const vec tr = r1 + r2, ti = i1 + i2;
+  const vec mr = r0 - (real)0.5 * tr, mi = i0 - (real)0.5 * ti;
+  const vec ur = s1 * (i1 - i2), ui = -s1 * (r1 - r2); /* -i s1 (b - c) */
+  __global real *o = out + (size_t)d * 2 * VW;
+  STOREC(o, 0, r0 + tr, i0 + ti);
+  STOREC(o, st, mr + ur, mi + ui);
+  STOREC(o, 2 * st, mr - ur, mi - ui);
+}
+
+inline void radix4(__global const real *in, __global real *out, uint j,
+                   uint k, uint d, uint q, uint ns, uint twstep, real s,
+                   __global const real2 *tw) {
+  const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
+  __global const real *p = in + (size_t)j * 2 * VW;
+  vec r0, i0, r1, i1, r2, i2, r3, i3;
+  LOADC(p, 0, r0, i0);
+  LOADC(p, qs, r1, i1);
+  LOADC(p, 2 * qs, r2, i2);
+  LOADC(p, 3 * qs, r3, i3);
+  if (k) {
+    TWIDDLE(r1, i1, k * twstep);
+    TWIDDLE(r2, i2, 2 * k * twstep);
+    TWIDDLE(r3, i3, 3 * k * twstep);
+  }
+  const vec a0r = r0 + r2, a0i = i0 + i2, a1r = r0 - r2, a1i = i0 - i2;
+  const vec a2r = r1 + r3, a2i = i1 + i3, a3r = r1 - r3, a3i = i1 - i3;
+  __global real *o = out + (size_t)d * 2 * VW;
+  STOREC(o, 0, a0r + a2r, a0i + a2i);
+  STOREC(o, st, a1r + s * a3i, a1i - s * a3r);
+  STOREC(o, 2 * st, a0r - a2r, a0i - a2i);
+  STOREC(o, 3 * st, a1r - s * a3i, a1i + s * a3r);
+}
+
+inline void radix5(__global const real *in, __global real *out, uint j,
+                   uint k, uint d, uint q, uint ns, uint twstep, real s,
+                   __global const real2 *tw) {
+  const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
+  __global const real *p = in + (size_t)j * 2 * VW;
+  vec r0, i0, r1, i1, r2, i2, r3, i3, r4, i4;
+  LOADC(p, 0, r0, i0);
+  LOADC(p, qs, r1, i1);
+  LOADC(p, 2 * qs, r2, i2);
+  LOADC(p, 3 * qs, r3, i3);
+  LOADC(p, 4 * qs, r4, i4);
+  if (k) {
+    TWIDDLE(r1, i1, k * twstep);
+    TWIDDLE(r2, i2, 2 * k * twstep);
+    TWIDDLE(r3, i3, 3 * k * twstep);
+    TWIDDLE(r4, i4, 4 * k * twstep);
+  }
+  /* cos and sin of 2 pi/5 and 4 pi/5 */
+  const real c1 = (real)0.30901699437494742410,
+             c2 = (real)-0.80901699437494742410;
+  const real s1 = s * (real)0.95105651629515357212,
+             s2 = s * (real)0.58778525229247312917;
+  const vec b1r = r1 + r4, b1i = i1 + i4, d1r = r1 - r4, d1i = i1 - i4;
+  const vec b2r = r2 + r3, b2i = i2 + i3, d2r = r2 - r3, d2i = i2 - i3;
+  const vec t1r = r0 + c1 * b1r + c2 * b2r, t1i = i0 + c1 * b1i + c2 * b2i;
+  const vec t2r = r0 + c2 * b1r + c1 * b2r, t2i = i0 + c2 * b1i + c1 * b2i;
+  /* u1 = s1 d1 + s2 d2, u2 = s2 d1 - s1 d2; X1,4 = t1 -+ i u1,
+   * X2,3 = t2 -+ i u2 (forward; the inverse flips i through s). */
+  const vec u1r = s1 * d1r + s2 * d2r, u1i = s1 * d1i + s2 * d2i;
+  const vec u2r = s2 * d1r - s1 * d2r, u2i = s2 * d1i - s1 * d2i;
+  __global real *o = out + (size_t)d * 2 * VW;
+  STOREC(o, 0, r0 + b1r + b2r, i0 + b1i + b2i);
+  STOREC(o, st, t1r + u1i, t1i - u1r);
+  STOREC(o, 2 * st, t2r + u2i, t2i - u2r);
+  STOREC(o, 3 * st, t2r - u2i, t2i + u2r);
+  STOREC(o, 4 * st, t1r - u1i, t1i + u1r);
+}
+
+/* One pass of radix R over the work-item's lines. */
+#define PASS(R, fn)                                                   \
+  do {                                                                \
+    const uint q = n / R, twstep = n / (ns * R);                      \
+    for (uint b = 0, j = 0; b < q / ns; b++)                          \
+      for (uint k = 0; k < ns; k++, j++)                              \
+        fn(in, out, j, k, b * ns * R + k, q, ns, twstep, s, tw);      \
+    __global real *t_ = in;                                           \
+    in = out;                                                         \
+    out = t_;                                                         \
+    ns *= R;                                                          \
+    rest /= R;                                                        \
+  } while (0)
+
+__kernel void fft_stockham(
+    const uint n, const int sign, const real scale, const ulong lines,
+    const ulong mid, const ulong inner, __global const real2 *x,
+    const ulong xo, const ulong xm, const ulong xi, const ulong xj,
+    __global real2 *y, const ulong yo, const ulong ym, const ulong yi,
+    const ulong yj, __global real *scr, __global const real2 *tw,
+    const ulong twn, const uint twshift, __global const real2 *twlo,
+    __global const real2 *twhi) {
+  const real s = sign < 0 ? (real)1 : (real)-1;
+  const ulong groups = (lines + VW - 1) / VW;
+  __global real *a = scr + (size_t)get_global_id(0) * 4 * n * VW;
+  __global real *b = a + (size_t)2 * n * VW;
+  for (ulong g = get_global_id(0); g < groups; g += get_global_size(0)) {
+    ulong xb[VW], yb[VW], mm[VW];
+    int lanes = 0;
+    for (int l = 0; l < VW; l++) {
+      const ulong line = g * VW + l;
+      if (line < lines) {
+        const ulong i = line % inner, t = line / inner;
+        const ulong m = t % mid, o = t / mid;
+        xb[l] = o * xo + m * xm + i * xi;
+        yb[l] = o * yo + m * ym + i * yi;
+        mm[l] = m;
+        lanes = l + 1;
+      } else {
+        xb[l] = yb[l] = mm[l] = 0;
+      }
+    }
+    /* Whether the group's lines sit side by side in x and in y. */
+    bool xadj = lanes == VW, yadj = lanes == VW;
+    for (int l = 1; l < VW; l++) {
+      xadj = xadj && xb[l] == xb[0] + l;
+      yadj = yadj && yb[l] == yb[0] + l;
+    }
+#ifndef VW2
+    xadj = yadj = false;
+#endif
+    /* Gather; missing lanes of the last group are zeros. */
+    uint j0 = 0;
+#if VW == 8
+    /* Contiguous lines, 8 elements at a time: 8 vector loads per lane
+     * block and a transpose instead of 64 scalar loads. */
+    if (lanes == VW && xj == 1 && !xadj)
+      for (; j0 + 8 <= n; j0 += 8) {
+        vec re[8], im[8];
+        for (int l = 0; l < 8; l++) {
+          const pvec v = vload16(0, (__global const real *)(x + xb[l] + j0));
+          re[l] = v.even;
+          im[l] = v.odd;
+        }
+        transpose8(re);
+        transpose8(im);
+        for (int jj = 0; jj < 8; jj++) {
+          __global real *d = a + (size_t)(j0 + jj) * 2 * VW;
+          VSTORE(re[jj], 0, d);
+          VSTORE(im[jj], 0, d + VW);
+        }
+      }
+#endif
+    for (uint j = j0; j < n; j++) {
+      __global real *d = a + (size_t)j * 2 * VW;
+#ifdef VW2
+      if (xadj) {
+        vec re, im;
+        PAIR_LOAD((__global const real *)(x + xb[0] + j * xj), re, im);
+        VSTORE(re, 0, d);
+        VSTORE(im, 0, d + VW);
+        continue;
+      }
+#endif
+      real re[VW], im[VW];
+      for (int l = 0; l < VW; l++) {
+        real2 v = l < lanes ? x[xb[l] + j * xj] : (real2)(0, 0);
+        re[l] = v.x;
+        im[l] = v.y;
+      }
+      VSTORE(VLOAD(0, re), 0, d);
+      VSTORE(VLOAD(0, im), 0, d + VW);
+    }
+    __global real *in = a, *out = b;
+    uint ns = 1, rest = n;
+    while (rest % 4 == 0) PASS(4, radix4);
+    while (rest % 2 == 0) PASS(2, radix2);
+    while (rest % 3 == 0) PASS(3, radix3);
+    while (rest % 5 == 0) PASS(5, radix5);
+    /* Scatter, scaled, with the four-step twiddle when asked. The twiddle
+     * of lane l at output k is w^(m_l k), w = exp(sign 2 pi i / twn): from
+     * the tables every TW_EVERY outputs, by the recurrence
+     * w^(m (k+1)) = w^(m k) w^m in between (a few roundings at most). */
+    const ulong lomask = ((ulong)1 << twshift) - 1;
+    vec cr = 0, ci = 0, sr = 0, si = 0;
+    if (twn) {
+      real wr[VW], wi[VW];
+      for (int l = 0; l < VW; l++) {
+        const real2 w = cmul(twlo[mm[l] & lomask], twhi[mm[l] >> twshift]);
+        wr[l] = w.x;
+        wi[l] = s * w.y;
+      }
+      sr = VLOAD(0, wr);
+      si = VLOAD(0, wi);
+    }
+    uint k0 = 0;
+#if VW == 8
+    /* Contiguous lines, 8 outputs at a time (the reverse of the gather). */
+    if (lanes == VW && yj == 1 && !yadj && !twn)
+      for (; k0 + 8 <= n; k0 += 8) {
+        vec re[8], im[8];
+        for (int kk = 0; kk < 8; kk++) {
+          re[kk] = VLOAD(0, in + (size_t)(k0 + kk) * 2 * VW) * scale;
+          im[kk] = VLOAD(0, in + (size_t)(k0 + kk) * 2 * VW + VW) * scale;
+        }
+        transpose8(re);
+        transpose8(im);
+        for (int l = 0; l < 8; l++) {
+          pvec v;
+          v.even = re[l];
+          v.odd = im[l];
+          vstore16(v, 0, (__global real *)(y + yb[l] + k0));
+        }
+      }
+#endif
+    for (uint k = k0; k < n; k++) {
+      vec re = VLOAD(0, in + (size_t)k * 2 * VW) * scale;
+      vec im = VLOAD(0, in + (size_t)k * 2 * VW + VW) * scale;
+      if (twn) {
+        if (k % TW_EVERY == 0) {
+          real wr[VW], wi[VW];
+          for (int l = 0; l < VW; l++) {
+            const ulong t = mm[l] * k;
+            const real2 w = cmul(twlo[t & lomask], twhi[t >> twshift]);
+            wr[l] = w.x;
+            wi[l] = s * w.y;
+          }
+          cr = VLOAD(0, wr);
+          ci = VLOAD(0, wi);
+        } else {
+          const vec t = cr * sr - ci * si;
+          ci = cr * si + ci * sr;
+          cr = t;
+        }
+        const vec tr = re * cr - im * ci;
+        im = re * ci + im * cr;
+        re = tr;
+      }
+#ifdef VW2
+      if (yadj) {
+        PAIR_STORE((__global real *)(y + yb[0] + k * yj), re, im);
+        continue;
+      }
+#endif
+      real rr[VW], ri[VW];
+      VSTORE(re, 0, rr);
+      VSTORE(im, 0, ri);
+      for (int l = 0; l < lanes; l++) y[yb[l] + k * yj] = (real2)(rr[l], ri[l]);
+    }
+  }
+}

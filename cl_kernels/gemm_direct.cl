@@ -1,0 +1,437 @@
+/*
+ * gemm_direct.cl - GEMM straight from the caller's strided buffers, with full
+ * edge handling: any m, n, k, offsets, row/column strides (so any transpose
+ * and layout) and batch. No scratch, one launch: the kernel for small and
+ * medium problems, below the switch point to the packed kernels.
+ *
+ *   C(i,j) = alpha * sum_p A(i,p) * B(p,j) + beta * C(i,j)
+ *   A(i,p) = a[a_off + g*a_bs + i*a_rs + p*a_cs]
+ *   B(p,j) = b[b_off + g*b_bs + p*b_rs + j*b_cs]
+ *   C(i,j) = c[c_off + g*c_bs + i*ldc + j]        g = get_global_id(2)
+ *
+ * A work-group computes a WGD_M x WGD_N tile of C with LDN x LDM work-items
+ * (local size (LDN, LDM, 1)); each work-item holds MWID x NWID accumulators.
+ *
+ *             <-------------- WGD_N -------------->
+ *           ^ +--------+--------+-- --+--------+
+ *           | | (0,0)  | (1,0)  |     |        |  DIRECT_LOCAL == 0: work-item
+ *     WGD_M | +--------+--------+-- --+--------+  (x,y) owns the contiguous
+ *           | | (0,1)  |        |     |        |  MWID x NWID block at row
+ *           v +--------+--------+-- --+--------+  y*MWID, column x*NWID; A and
+ *                                                 B are read from global memory
+ *
+ *   DIRECT_LOCAL == 1: each step stages a KWGD-deep slice of A (KWGD x WGD_M)
+ *   and B (KWGD x WGD_N) in local memory, zero-filled outside the matrices;
+ *   work-item (x,y) owns rows y + LDM*r and columns x + LDN*c (interleaved, so
+ *   neighbouring work-items touch neighbouring local words and C elements).
+ *
+ * Edges without branches in the inner loop: rows >= m and columns >= n are
+ * clamped to m-1 / n-1 for loading (DIRECT_LOCAL == 0) and skipped at the
+ * store. beta == 0 means C is not read. Accumulation is in float, or double
+ * for f64 inputs.
+ */
+
+/* ---- tunables ----------------------------------------------------------- */
+#ifndef WGD_M
+#define WGD_M 8           /* rows of C per work-group */
+#endif
+#ifndef WGD_N
+#define WGD_N 32          /* columns of C per work-group */
+#endif
+#ifndef LDM
+#define LDM 1             /* work-items per work-group along rows (local size 1) */
+#endif
+#ifndef LDN
+#define LDN 1             /* work-items per work-group along columns (local size 0) */
+#endif
+#ifndef KWGD
+#define KWGD 8            /* depth of a local-memory slice (DIRECT_LOCAL), or unroll */
+#endif
+#ifndef VWD
+#define VWD 16            /* vector width over a work-item's columns (DIRECT_LOCAL == 0) */
+#endif
+#ifndef DIRECT_LOCAL
+#define DIRECT_LOCAL 0    /* 1: stage A and B through local memory (GPUs) */
+#endif
+
+/* derived */
+#define MWID (WGD_M / LDM)      /* rows per work-item */
+#define NWID (WGD_N / LDN)      /* columns per work-item */
+#define WGSD (LDM * LDN)        /* work-group size */
+#if DIRECT_LOCAL
+#undef VWD
+#define VWD 1
+#endif
+#define NVD (NWID / VWD)        /* accumulator vectors per row of a work-item */
+
+#if WGD_M % LDM != 0 || WGD_N % LDN != 0 || NWID % VWD != 0
+#error "gemm_direct: WGD_M % LDM, WGD_N % LDN and (WGD_N/LDN) % VWD must be 0"
+#endif
+
+/* ---- storage types (the same block opens every gemm*.cl) ---------------- */
+#ifndef DTYPE_AB
+#define DTYPE_AB 0        /* storage of A and B: 0 f32, 1 f64, 2 f16, 3 bf16 */
+#endif
+#ifndef DTYPE_C
+#define DTYPE_C DTYPE_AB  /* storage of C, same codes */
+#endif
+
+#if DTYPE_AB == 1 || DTYPE_C == 1
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#if DTYPE_AB == 1
+#define ACC double        /* accumulation type */
+#else
+#define ACC float
+#endif
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#if VWD == 1
+#define VSUF
+#else
+#define VSUF VWD
+#endif
+#define VT CAT(ACC, VSUF)         /* accumulator vector type */
+
+/* LOAD_AB: one element as ACC; VLOAD_AB: VWD consecutive elements as VT. */
+#if DTYPE_AB == 0
+#define AB_T float
+#define LOAD_AB(p, i) ((ACC)(p)[i])
+#define VLOAD_AB(p) CAT(vload, VWD)(0, (p))
+#elif DTYPE_AB == 1
+#define AB_T double
+#define LOAD_AB(p, i) ((p)[i])
+#define VLOAD_AB(p) CAT(vload, VWD)(0, (p))
+#elif DTYPE_AB == 2
+#define AB_T half
+#define LOAD_AB(p, i) ((ACC)vload_half((i), (p)))
+#define VLOAD_AB(p) CAT(vload_half, VSUF)(0, (p))
+#elif DTYPE_AB == 3
+#define AB_T ushort
+#define LOAD_AB(p, i) ((ACC)as_float((uint)(p)[i] << 16))
+#define VLOAD_AB(p) CAT(as_float, VSUF)(CAT(convert_uint, VSUF)(CAT(vload, VWD)(0, (p))) << 16)
+#else
+#error "DTYPE_AB must be 0, 1, 2 or 3"
+#endif
+#if VWD == 1
+#undef VLOAD_AB
+#define VLOAD_AB(p) LOAD_AB((p), 0)
+#define VSTORE_ACC(v, p) (*(p) = (v))
+#define VLOAD_ACC(p) (*(p))
+#else
+#define VSTORE_ACC(v, p) CAT(vstore, VWD)((v), 0, (p))
+#define VLOAD_ACC(p) CAT(vload, VWD)(0, (p))
+#endif
+
+/* KWGD consecutive elements of a row of A as ACC values (A_ROWVEC). */
+#if !DIRECT_LOCAL && (KWGD == 2 || KWGD == 4 || KWGD == 8 || KWGD == 16)
+#define A_ROWVEC 1
+#if DTYPE_AB == 0 || DTYPE_AB == 1
+#define VLOAD_A_K(p) CAT(vload, KWGD)(0, (p))
+#elif DTYPE_AB == 2
+#define VLOAD_A_K(p) CAT(vload_half, KWGD)(0, (p))
+#else
+#define VLOAD_A_K(p) CAT(as_float, KWGD)(CAT(convert_uint, KWGD)(CAT(vload, KWGD)(0, (p))) << 16)
+#endif
+#else
+#define A_ROWVEC 0
+#endif
+
+/* float -> bf16 bits, round to nearest even; a NaN stays a (quiet) NaN. */
+inline ushort vncl_float_to_bf16(float f)
+{
+    uint u = as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (ushort)((u >> 16) | 0x0040u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (ushort)(u >> 16);
+}
+
+#if DTYPE_C == 0
+#define C_T float
+#define LOAD_C(p, i) ((ACC)(p)[i])
+#define STORE_C(p, i, v) ((p)[i] = (float)(v))
+#elif DTYPE_C == 1
+#define C_T double
+#define LOAD_C(p, i) ((ACC)(p)[i])
+#define STORE_C(p, i, v) ((p)[i] = (double)(v))
+#elif DTYPE_C == 2
+#define C_T half
+#define LOAD_C(p, i) ((ACC)vload_half((i), (p)))
+#define STORE_C(p, i, v) vstore_half_rte((float)(v), (i), (p))
+#elif DTYPE_C == 3
+#define C_T ushort
+#define LOAD_C(p, i) ((ACC)as_float((uint)(p)[i] << 16))
+#define STORE_C(p, i, v) ((p)[i] = vncl_float_to_bf16((float)(v)))
+#else
+#error "DTYPE_C must be 0, 1, 2 or 3"
+#endif
+
+/* VWD consecutive elements of C as VT (VLOAD_C) and back (VSTORE_C). */
+#if DTYPE_C == 0
+#define VLOAD_C(p) CAT(convert_, VT)(CAT(vload, VWD)(0, (p)))
+#define VSTORE_C(v, p) CAT(vstore, VWD)(CAT(convert_float, VSUF)(v), 0, (p))
+#elif DTYPE_C == 1
+#define VLOAD_C(p) CAT(convert_, VT)(CAT(vload, VWD)(0, (p)))
+#define VSTORE_C(v, p) CAT(vstore, VWD)(CAT(convert_double, VSUF)(v), 0, (p))
+#elif DTYPE_C == 2
+#define VLOAD_C(p) CAT(convert_, VT)(CAT(vload_half, VSUF)(0, (p)))
+#define VSTORE_C(v, p) CAT(CAT(vstore_half, VSUF), _rte)(CAT(convert_float, VSUF)(v), 0, (p))
+#else
+#define VLOAD_C(p) CAT(convert_, VT)(CAT(as_float, VSUF)(CAT(convert_uint, VSUF)(CAT(vload, VWD)(0, (p))) << 16))
+#define VSTORE_C(v, p) CAT(vstore, VWD)(vncl_bf16v(CAT(convert_float, VSUF)(v)), 0, (p))
+/* VWD floats -> bf16 bits, round to nearest even, NaN kept. */
+inline CAT(ushort, VSUF) vncl_bf16v(CAT(float, VSUF) f)
+{
+    CAT(uint, VSUF) u = CAT(as_uint, VSUF)(f);
+    CAT(uint, VSUF) r = (u + (CAT(uint, VSUF))0x7fffu + ((u >> 16) & (CAT(uint, VSUF))1u)) >> 16;
+    CAT(uint, VSUF) q = (u >> 16) | (CAT(uint, VSUF))0x0040u;
+    r = ((u & (CAT(uint, VSUF))0x7fffffffu) > (CAT(uint, VSUF))0x7f800000u) ? q : r;
+    return CAT(convert_ushort, VSUF)(r);
+}
+#endif
+#if VWD == 1
+#undef VLOAD_C
+#undef VSTORE_C
+#define VLOAD_C(p) LOAD_C((p), 0)
+#define VSTORE_C(v, p) STORE_C((p), 0, (v))
+#endif
+/* ------------------------------------------------------------------------- */
+
+/* C(i,j) = alpha*x + beta*C(i,j), C not read when beta == 0. */
+#define UPDATE_C(cp, x)                                                        \
+    {                                                                          \
+        ACC y_ = alpha * (x);                                                  \
+        if (beta != (ACC)0)                                                    \
+            y_ += beta * LOAD_C((cp), 0);                                      \
+        STORE_C((cp), 0, y_);                                                  \
+    }
+
+__kernel
+#if DIRECT_LOCAL
+__attribute__((reqd_work_group_size(LDN, LDM, 1)))
+#endif
+void gemm_direct(const uint m, const uint n, const uint k,
+                 const ACC alpha, const ACC beta,
+                 __global const AB_T *a, const ulong a_off,
+                 const ulong a_rs, const ulong a_cs, const ulong a_bs,
+                 __global const AB_T *b, const ulong b_off,
+                 const ulong b_rs, const ulong b_cs, const ulong b_bs,
+                 __global C_T *c, const ulong c_off,
+                 const ulong ldc, const ulong c_bs)
+{
+    const uint x = get_local_id(0), y = get_local_id(1);
+    const uint ib = get_group_id(1) * WGD_M, jb = get_group_id(0) * WGD_N;
+    const ulong g = get_global_id(2);
+    a += a_off + g * a_bs;
+    b += b_off + g * b_bs;
+    c += c_off + g * c_bs;
+
+#if !DIRECT_LOCAL
+    const uint i0 = ib + y * MWID, j0 = jb + x * NWID;
+    if (i0 >= m || j0 >= n)
+        return;
+
+    __global const AB_T *arow[MWID];
+    #pragma unroll
+    for (uint r = 0; r < MWID; ++r)
+        arow[r] = a + (ulong)min(i0 + r, m - 1) * a_rs;
+
+    VT acc[MWID][NVD];
+    #pragma unroll
+    for (uint r = 0; r < MWID; ++r)
+        #pragma unroll
+        for (uint v = 0; v < NVD; ++v)
+            acc[r][v] = (VT)0;
+
+    /* One depth step p with the row of B already in bv[]. */
+#define STEP(p)                                                                \
+    {                                                                          \
+        _Pragma("unroll")                                                      \
+        for (uint r_ = 0; r_ < MWID; ++r_) {                                   \
+            const VT av_ = (VT)LOAD_AB(arow[r_], (ulong)(p) * a_cs);           \
+            _Pragma("unroll")                                                  \
+            for (uint v_ = 0; v_ < NVD; ++v_)                                  \
+                acc[r_][v_] = fma(av_, bv[v_], acc[r_][v_]);                   \
+        }                                                                      \
+    }
+
+    if (b_cs == 1 && j0 + NWID <= n) {
+        /* B rows contiguous and the tile fully inside: vector loads. */
+        __global const AB_T *bp = b + j0;
+        uint p = 0;
+#if A_ROWVEC
+        if (a_cs == 1) {
+            /* Rows of A contiguous in depth: KWGD of them per vector load
+             * (one widening per vector for 16-bit types), then broadcast. */
+            for (; p + KWGD <= k; p += KWGD) {
+                ACC at[MWID][KWGD];
+                #pragma unroll
+                for (uint r = 0; r < MWID; ++r)
+                    CAT(vstore, KWGD)(VLOAD_A_K(arow[r] + p), 0, at[r]);
+                #pragma unroll
+                for (uint u = 0; u < KWGD; ++u) {
+                    VT bv[NVD];
+                    #pragma unroll
+                    for (uint v = 0; v < NVD; ++v)
+                        bv[v] = VLOAD_AB(bp + (ulong)(p + u) * b_rs + v * VWD);
+                    #pragma unroll
+                    for (uint r = 0; r < MWID; ++r) {
+                        const VT av = (VT)(at[r][u]);
+                        #pragma unroll
+                        for (uint v = 0; v < NVD; ++v)
+                            acc[r][v] = fma(av, bv[v], acc[r][v]);
+                    }
+                }
+            }
+        }
+#endif
+        for (; p + KWGD <= k; p += KWGD) {
+            #pragma unroll
+            for (uint u = 0; u < KWGD; ++u) {
+                VT bv[NVD];
+                #pragma unroll
+                for (uint v = 0; v < NVD; ++v)
+                    bv[v] = VLOAD_AB(bp + (ulong)(p + u) * b_rs + v * VWD);
+                STEP(p + u);
+            }
+        }
+        for (; p < k; ++p) {
+            VT bv[NVD];
+            #pragma unroll
+            for (uint v = 0; v < NVD; ++v)
+                bv[v] = VLOAD_AB(bp + (ulong)p * b_rs + v * VWD);
+            STEP(p);
+        }
+    } else if (b_cs == 1) {
+        /* A partial tile at the right edge: vectors wholly inside n are
+         * loaded as vectors, the one across the edge element by element
+         * (columns clamped), those past it not at all. */
+        const uint nin = n - j0;
+        __global const AB_T *bp = b + j0;
+        for (uint p = 0; p < k; ++p) {
+            VT bv[NVD];
+            #pragma unroll
+            for (uint v = 0; v < NVD; ++v) {
+                if ((v + 1) * VWD <= nin) {
+                    bv[v] = VLOAD_AB(bp + (ulong)p * b_rs + v * VWD);
+                } else if (v * VWD < nin) {
+                    ACC t[VWD];
+                    #pragma unroll
+                    for (uint e = 0; e < VWD; ++e)
+                        t[e] = LOAD_AB(bp, (ulong)p * b_rs + min(v * VWD + e, nin - 1));
+                    bv[v] = VLOAD_ACC(t);
+                } else {
+                    bv[v] = (VT)0;
+                }
+            }
+            STEP(p);
+        }
+    } else {
+        /* General strides (B transposed): gather B, columns clamped. */
+        __global const AB_T *bcol[NWID];
+        #pragma unroll
+        for (uint q = 0; q < NWID; ++q)
+            bcol[q] = b + (ulong)min(j0 + q, n - 1) * b_cs;
+        for (uint p = 0; p < k; ++p) {
+            ACC t[NWID];
+            #pragma unroll
+            for (uint q = 0; q < NWID; ++q)
+                t[q] = LOAD_AB(bcol[q], (ulong)p * b_rs);
+            VT bv[NVD];
+            #pragma unroll
+            for (uint v = 0; v < NVD; ++v)
+                bv[v] = VLOAD_ACC(t + v * VWD);
+            STEP(p);
+        }
+    }
+#undef STEP
+
+    #pragma unroll
+    for (uint r = 0; r < MWID; ++r) {
+        if (i0 + r < m) {
+            ACC t[NWID];
+            #pragma unroll
+            for (uint v = 0; v < NVD; ++v)
+                VSTORE_ACC(acc[r][v], t + v * VWD);
+            __global C_T *crow = c + (ulong)(i0 + r) * ldc + j0;
+            if (j0 + NWID <= n) {
+                /* A whole row of the tile: vector access to C. */
+                #pragma unroll
+                for (uint v = 0; v < NVD; ++v) {
+                    VT x = alpha * acc[r][v];
+                    if (beta != (ACC)0)
+                        x += beta * VLOAD_C(crow + v * VWD);
+                    VSTORE_C(x, crow + v * VWD);
+                }
+                continue;
+            }
+            const uint nq = n - j0;
+            for (uint q = 0; q < nq; ++q)
+                UPDATE_C(crow + q, t[q]);
+        }
+    }
+
+#else /* DIRECT_LOCAL */
+    __local ACC as[KWGD][WGD_M];
+    __local ACC bs[KWGD][WGD_N];
+    const uint lid = y * LDN + x;
+
+    ACC acc[MWID][NWID];
+    #pragma unroll
+    for (uint r = 0; r < MWID; ++r)
+        #pragma unroll
+        for (uint q = 0; q < NWID; ++q)
+            acc[r][q] = (ACC)0;
+
+    for (uint p0 = 0; p0 < k; p0 += KWGD) {
+        /* Stage the slices; consecutive work-items take consecutive
+         * addresses of whichever dimension is contiguous in memory. */
+        for (uint t = lid; t < KWGD * WGD_M; t += WGSD) {
+            const uint r = a_cs == 1 ? t / KWGD : t % WGD_M;
+            const uint p = a_cs == 1 ? t % KWGD : t / WGD_M;
+            const uint i = ib + r, pp = p0 + p;
+            as[p][r] = (i < m && pp < k) ? LOAD_AB(a, (ulong)i * a_rs + (ulong)pp * a_cs) : (ACC)0;
+        }
+        for (uint t = lid; t < KWGD * WGD_N; t += WGSD) {
+            const uint q = b_cs == 1 ? t % WGD_N : t / KWGD;
+            const uint p = b_cs == 1 ? t / WGD_N : t % KWGD;
+            const uint j = jb + q, pp = p0 + p;
+            bs[p][q] = (j < n && pp < k) ? LOAD_AB(b, (ulong)pp * b_rs + (ulong)j * b_cs) : (ACC)0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        #pragma unroll
+        for (uint p = 0; p < KWGD; ++p) {
+            ACC av[MWID], bv[NWID];
+            #pragma unroll
+            for (uint r = 0; r < MWID; ++r)
+                av[r] = as[p][y + LDM * r];
+            #pragma unroll
+            for (uint q = 0; q < NWID; ++q)
+                bv[q] = bs[p][x + LDN * q];
+            #pragma unroll
+            for (uint r = 0; r < MWID; ++r)
+                #pragma unroll
+                for (uint q = 0; q < NWID; ++q)
+                    acc[r][q] = fma(av[r], bv[q], acc[r][q]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+
+    #pragma unroll
+    for (uint r = 0; r < MWID; ++r) {
+        const uint i = ib + y + LDM * r;
+        if (i < m) {
+            __global C_T *crow = c + (ulong)i * ldc;
+            #pragma unroll
+            for (uint q = 0; q < NWID; ++q) {
+                const uint j = jb + x + LDN * q;
+                if (j < n)
+                    UPDATE_C(crow + j, acc[r][q]);
+            }
+        }
+    }
+#endif
+}

@@ -1,0 +1,112 @@
+/*
+ * gemm_pack.cl - copy a strided operand of GEMM into packed, zero-padded
+ * scratch in the accumulation type, so that the packed GEMM kernels
+ * (gemm_packed_cpu, gemm_packed_local) never test bounds on their loads.
+ *
+ * The source is read as a matrix X of `rows` x `depth` elements,
+ *     X(r,p) = x[off + g*bs + r*rs + p*cs]        (g = batch index)
+ * which is A itself (r = i, p = k index) or B transposed (r = j, p = k index):
+ * transposes and layouts only change rs and cs.
+ *
+ * The destination holds rows_p x depth_p elements (rows_p a multiple of pw,
+ * depth_p >= depth) cut into panels of pw rows; inside a panel the pw values
+ * of one p are contiguous, and p runs fastest after them:
+ *
+ *            p = 0      p = 1      p = 2          p = depth_p-1
+ *          +----------+----------+----------+-- --+----------+
+ * panel 0  | r0..r_pw | r0..r_pw | r0..r_pw | ... | r0..r_pw |   pw*depth_p
+ *          +----------+----------+----------+-- --+----------+
+ * panel 1  | ...                                              |
+ *
+ *   out[g*out_bs + (r / pw)*pw*depth_p + p*pw + r % pw] = X(r,p), or 0 when
+ *   r >= rows or p >= depth.
+ *
+ * Two kernels do the same copy with different work-item shapes:
+ *   gemm_pack       one work-item per (p, panel) writes the pw values of one
+ *                   p: global size at least (depth_p, panels, batch), where
+ *                   panels = rows_p / pw; work-items outside do nothing, so
+ *                   the host may round up to a 2-D work-group (a square one
+ *                   keeps the strided reads and the panel writes in cache).
+ *                   For CPUs: few, long work-items.
+ *   gemm_pack_elem  one work-item per element: global size (pw, depth_p,
+ *                   panels * batch); neighbouring work-items write
+ *                   neighbouring addresses (coalesced on GPUs).
+ * The panel width and padding are run-time arguments, so one program per
+ * storage type serves every GEMM parameter set.
+ */
+
+/* ---- storage types (the same block opens every gemm*.cl) ---------------- */
+#ifndef DTYPE_AB
+#define DTYPE_AB 0        /* storage of the source: 0 f32, 1 f64, 2 f16, 3 bf16 */
+#endif
+
+#if DTYPE_AB == 1
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define ACC double        /* accumulation type = type of the packed scratch */
+#else
+#define ACC float
+#endif
+
+#if DTYPE_AB == 0
+#define AB_T float
+#define LOAD_AB(p, i) ((ACC)(p)[i])
+#elif DTYPE_AB == 1
+#define AB_T double
+#define LOAD_AB(p, i) ((p)[i])
+#elif DTYPE_AB == 2
+#define AB_T half
+#define LOAD_AB(p, i) ((ACC)vload_half((i), (p)))
+#elif DTYPE_AB == 3
+#define AB_T ushort
+#define LOAD_AB(p, i) ((ACC)as_float((uint)(p)[i] << 16))
+#else
+#error "DTYPE_AB must be 0, 1, 2 or 3"
+#endif
+/* ------------------------------------------------------------------------- */
+
+__kernel void gemm_pack(const uint rows, const uint depth,
+                        const uint depth_p, const uint pw, const uint panels,
+                        __global const AB_T *x, const ulong off,
+                        const ulong rs, const ulong cs, const ulong bs,
+                        __global ACC *out, const ulong out_bs)
+{
+    const uint p = get_global_id(0);
+    const uint panel = get_global_id(1);
+    const ulong g = get_global_id(2);
+    if (p >= depth_p || panel >= panels)
+        return;
+
+    __global ACC *dst = out + g * out_bs + ((ulong)panel * depth_p + p) * pw;
+    const uint r0 = panel * pw;
+    if (p >= depth || r0 >= rows) {
+        for (uint r = 0; r < pw; ++r)
+            dst[r] = (ACC)0;
+        return;
+    }
+    const uint nr = min(pw, rows - r0);
+    const ulong src = off + g * bs + (ulong)r0 * rs + (ulong)p * cs;
+    uint r = 0;
+    for (; r < nr; ++r)
+        dst[r] = LOAD_AB(x, src + (ulong)r * rs);
+    for (; r < pw; ++r)
+        dst[r] = (ACC)0;
+}
+
+__kernel void gemm_pack_elem(const uint rows, const uint depth,
+                             const uint depth_p, const uint pw,
+                             const uint panels,
+                             __global const AB_T *x, const ulong off,
+                             const ulong rs, const ulong cs, const ulong bs,
+                             __global ACC *out, const ulong out_bs)
+{
+    const uint lane = get_global_id(0);
+    const uint p = get_global_id(1);
+    const uint pg = get_global_id(2);
+    const uint panel = pg % panels;
+    const ulong g = pg / panels;
+    const uint r = panel * pw + lane;
+    ACC v = (ACC)0;
+    if (r < rows && p < depth)
+        v = LOAD_AB(x, off + g * bs + (ulong)r * rs + (ulong)p * cs);
+    out[g * out_bs + ((ulong)panel * depth_p + p) * pw + lane] = v;
+}

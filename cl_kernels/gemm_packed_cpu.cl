@@ -1,0 +1,415 @@
+/*
+ * gemm_packed_cpu.cl - GEMM on packed operands, shaped for CPU devices:
+ * few large work-items, no local memory, no barriers, BLIS-style register
+ * micro-tiles.
+ *
+ *   C(i,j) = alpha * sum_p A(i,p) * B(p,j) + beta * C(i,j)
+ *   C(i,j) = c[c_off + g*c_bs + i*ldc + j]   (g = get_global_id(2), the batch)
+ *
+ * A and B come from gemm_pack: A in panels of MR rows, B (as B^T) in slivers
+ * of NR columns, both zero-padded to a depth kp (a multiple of KU) and to a
+ * whole number of blocks (MB rows, NB columns), so no load is bounds-checked.
+ * Only the stores to C test i < m and j < n.
+ *
+ * Work-item (x, y) = get_global_id(0..1) owns the MB x NB block of C at
+ * rows y*MB, columns x*NB, and walks it in MR x NR micro-tiles:
+ *
+ *            <------------- NB ------------->
+ *            <-- NR -->
+ *          ^ +----------+----------+-- --+
+ *       MR | | acc in   |          |     |    acc[MR][NR/VW] vectors of VW
+ *          v | registers|          |     |    elements, held in registers over
+ *          ^ +----------+----------+-- --+    a depth chunk; per p: NR/VW vector
+ *       MB | |          |          |     |    loads of B, MR broadcasts of A,
+ *          | +----------+----------+-- --+    MR*NR/VW fused multiply-adds
+ *          v
+ *
+ * KC == 0: each micro-tile runs over the whole depth and is written to C once.
+ * KC  > 0: the depth is cut in chunks of KC; the sliver of B (KC x NR) stays
+ *          in L1 while the panels of A stream past it, and the partial sums of
+ *          the whole block live in a private array of MB*NB accumulators until
+ *          the last chunk, so C (possibly 16-bit) is rounded only once.
+ * beta == 0 means C is not read.
+ */
+
+/* ---- tunables ----------------------------------------------------------- */
+#ifndef MR
+#define MR 12          /* micro-tile rows = panel width of packed A */
+#endif
+#ifndef NR
+#define NR 32          /* micro-tile columns = sliver width of packed B */
+#endif
+#ifndef VW
+#define VW 16          /* vector width of B loads and accumulators (1,2,4,8,16) */
+#endif
+#ifndef MB
+#define MB 48          /* rows of C per work-item (multiple of MR) */
+#endif
+#ifndef NB
+#define NB 64          /* columns of C per work-item (multiple of NR) */
+#endif
+#ifndef KC
+#define KC 0           /* depth chunk kept in cache; 0 = no chunking (multiple of KU) */
+#endif
+#ifndef KU
+#define KU 4           /* unroll of the depth loop; packed depth is a multiple of it */
+#endif
+#ifndef A_PACKED
+#define A_PACKED 1     /* 1: A from packed scratch; 0: A read in place (strided, rows clamped) */
+#endif
+#ifndef ORDER
+#define ORDER 0        /* micro-tile walk: 0 = columns outer (B sliver reused), 1 = rows outer */
+#endif
+
+/* derived */
+#define NV (NR / VW)            /* accumulator vectors per micro-tile row */
+#define TM (MB / MR)            /* micro-tiles per block, vertically */
+#define TN (NB / NR)            /* micro-tiles per block, horizontally */
+
+#if NR % VW != 0 || MB % MR != 0 || NB % NR != 0 || (KC != 0 && KC % KU != 0)
+#error "gemm_packed_cpu: NR % VW, MB % MR, NB % NR and KC % KU must be 0"
+#endif
+
+/* ---- storage types (the same block opens every gemm*.cl) ---------------- */
+#ifndef DTYPE_AB
+#define DTYPE_AB 0        /* storage of A and B: 0 f32, 1 f64, 2 f16, 3 bf16 */
+#endif
+#ifndef DTYPE_C
+#define DTYPE_C DTYPE_AB  /* storage of C, same codes */
+#endif
+
+#if DTYPE_AB == 1 || DTYPE_C == 1
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#if DTYPE_AB == 1
+#define ACC double        /* accumulation type = type of the packed scratch */
+#else
+#define ACC float
+#endif
+
+#if DTYPE_AB == 0
+#define AB_T float
+#define LOAD_AB(p, i) ((ACC)(p)[i])
+#elif DTYPE_AB == 1
+#define AB_T double
+#define LOAD_AB(p, i) ((p)[i])
+#elif DTYPE_AB == 2
+#define AB_T half
+#define LOAD_AB(p, i) ((ACC)vload_half((i), (p)))
+#elif DTYPE_AB == 3
+#define AB_T ushort
+#define LOAD_AB(p, i) ((ACC)as_float((uint)(p)[i] << 16))
+#else
+#error "DTYPE_AB must be 0, 1, 2 or 3"
+#endif
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#if VW == 1
+#define VSUF
+#else
+#define VSUF VW
+#endif
+#define VT CAT(ACC, VSUF)                     /* accumulator vector type */
+#define VLOAD(p) CAT(vload, VW)(0, (p))
+#define VSTORE(v, p) CAT(vstore, VW)((v), 0, (p))
+#if VW == 1
+#undef VLOAD
+#undef VSTORE
+#define VLOAD(p) (*(p))
+#define VSTORE(v, p) (*(p) = (v))
+#endif
+
+/* float -> bf16 bits, round to nearest even; a NaN stays a (quiet) NaN. */
+inline ushort vncl_float_to_bf16(float f)
+{
+    uint u = as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (ushort)((u >> 16) | 0x0040u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (ushort)(u >> 16);
+}
+
+/* Scalar (LOAD_C/STORE_C) and VW-wide (VLOAD_C/VSTORE_C) access to C. */
+#if DTYPE_C == 0
+#define C_T float
+#define LOAD_C(p, i) ((ACC)(p)[i])
+#define STORE_C(p, i, v) ((p)[i] = (float)(v))
+#define VLOAD_C(p) CAT(convert_, VT)(CAT(vload, VW)(0, (p)))
+#define VSTORE_C(v, p) CAT(vstore, VW)(CAT(convert_float, VSUF)(v), 0, (p))
+#elif DTYPE_C == 1
+#define C_T double
+#define LOAD_C(p, i) ((ACC)(p)[i])
+#define STORE_C(p, i, v) ((p)[i] = (double)(v))
+#define VLOAD_C(p) CAT(convert_, VT)(CAT(vload, VW)(0, (p)))
+#define VSTORE_C(v, p) CAT(vstore, VW)(CAT(convert_double, VSUF)(v), 0, (p))
+#elif DTYPE_C == 2
+#define C_T half
+#define LOAD_C(p, i) ((ACC)vload_half((i), (p)))
+#define STORE_C(p, i, v) vstore_half_rte((float)(v), (i), (p))
+#define VLOAD_C(p) CAT(convert_, VT)(CAT(vload_half, VSUF)(0, (p)))
+#define VSTORE_C(v, p) CAT(CAT(vstore_half, VSUF), _rte)(CAT(convert_float, VSUF)(v), 0, (p))
+#elif DTYPE_C == 3
+#define C_T ushort
+#define LOAD_C(p, i) ((ACC)as_float((uint)(p)[i] << 16))
+#define STORE_C(p, i, v) ((p)[i] = vncl_float_to_bf16((float)(v)))
+#define VLOAD_C(p) CAT(convert_, VT)(CAT(as_float, VSUF)(CAT(convert_uint, VSUF)(CAT(vload, VW)(0, (p))) << 16))
+#define VSTORE_C(v, p) CAT(vstore, VW)(vncl_bf16v(CAT(convert_float, VSUF)(v)), 0, (p))
+#define UV CAT(uint, VSUF)
+#define FV CAT(float, VSUF)
+#define SV CAT(ushort, VSUF)
+inline SV vncl_bf16v(FV f)
+{
+    UV u = CAT(as_uint, VSUF)(f);
+    UV r = (u + (UV)0x7fffu + ((u >> 16) & (UV)1u)) >> 16;
+    UV q = (u >> 16) | (UV)0x0040u;
+    r = ((u & (UV)0x7fffffffu) > (UV)0x7f800000u) ? q : r;
+    return CAT(convert_ushort, VSUF)(r);
+}
+#else
+#error "DTYPE_C must be 0, 1, 2 or 3"
+#endif
+#if VW == 1
+#undef VLOAD_C
+#undef VSTORE_C
+#define VLOAD_C(p) LOAD_C((p), 0)
+#define VSTORE_C(v, p) STORE_C((p), 0, (v))
+#endif
+/* ------------------------------------------------------------------------- */
+
+/* In place with a_cs == 1 (rows of A contiguous in depth), each row's next
+ * KU values come in one vector load, widened as a vector (16-bit types), and
+ * are then broadcast one by one: one conversion per KU elements instead of
+ * one per element. KU must then be 2, 4, 8 or 16. */
+#if !A_PACKED && (KU == 2 || KU == 4 || KU == 8 || KU == 16)
+#define A_ROWVEC 1
+#define KT CAT(ACC, KU)
+#if DTYPE_AB == 0 || DTYPE_AB == 1
+#define VLOAD_A_KU(p) CAT(vload, KU)(0, (p))
+#elif DTYPE_AB == 2
+#define VLOAD_A_KU(p) CAT(vload_half, KU)(0, (p))
+#else
+#define VLOAD_A_KU(p) CAT(as_float, KU)(CAT(convert_uint, KU)(CAT(vload, KU)(0, (p))) << 16)
+#endif
+
+/* acc += A rows (in place, a_cs == 1) * B sliver over depth [0, kc), KU at
+ * a time; returns with p_ at the first depth not done (the caller finishes). */
+#define MICRO_KERNEL_ROWVEC(acc, bp, kc, p_)                                   \
+    for (; p_ + KU <= (kc); p_ += KU) {                                        \
+        ACC at_[MR][KU];                                                       \
+        _Pragma("unroll")                                                      \
+        for (uint r_ = 0; r_ < MR; ++r_)                                       \
+            CAT(vstore, KU)(VLOAD_A_KU(arow_[r_] + p_), 0, at_[r_]);          \
+        _Pragma("unroll")                                                      \
+        for (uint u_ = 0; u_ < KU; ++u_) {                                     \
+            VT bv_[NV];                                                        \
+            _Pragma("unroll")                                                  \
+            for (uint v_ = 0; v_ < NV; ++v_)                                   \
+                bv_[v_] = VLOAD((bp) + (p_ + u_) * NR + v_ * VW);              \
+            _Pragma("unroll")                                                  \
+            for (uint r_ = 0; r_ < MR; ++r_) {                                 \
+                const VT av_ = (VT)(at_[r_][u_]);                              \
+                _Pragma("unroll")                                              \
+                for (uint v_ = 0; v_ < NV; ++v_)                               \
+                    acc[r_][v_] = fma(av_, bv_[v_], acc[r_][v_]);              \
+            }                                                                  \
+        }                                                                      \
+    }
+#else
+#define A_ROWVEC 0
+#endif
+
+/* One depth step: acc += A(:, p) * B(p, :); AT(r, p) reads A. */
+#define RANK1(acc, AT, bp, p)                                                  \
+    {                                                                          \
+        VT bv_[NV];                                                            \
+        _Pragma("unroll")                                                      \
+        for (uint v_ = 0; v_ < NV; ++v_)                                       \
+            bv_[v_] = VLOAD((bp) + (p) * NR + v_ * VW);                        \
+        _Pragma("unroll")                                                      \
+        for (uint r_ = 0; r_ < MR; ++r_) {                                     \
+            const VT av_ = (VT)(AT(r_, (p)));                                  \
+            _Pragma("unroll")                                                  \
+            for (uint v_ = 0; v_ < NV; ++v_)                                   \
+                acc[r_][v_] = fma(av_, bv_[v_], acc[r_][v_]);                  \
+        }                                                                      \
+    }
+
+/* acc += A (MR x kc) * B sliver (kc x NR); kc need not be a multiple of KU.
+ * With A_ROWVEC, rows contiguous in depth take the vector path first. */
+#if A_ROWVEC
+#define ROWVEC_FIRST(acc, bp, kc, p_)                                          \
+    if (a_cs == 1) {                                                           \
+        MICRO_KERNEL_ROWVEC(acc, bp, kc, p_);                                  \
+    }
+#else
+#define ROWVEC_FIRST(acc, bp, kc, p_)
+#endif
+#define MICRO_KERNEL(acc, AT, bp, kc)                                          \
+    {                                                                          \
+        uint p_ = 0;                                                           \
+        ROWVEC_FIRST(acc, bp, kc, p_)                                          \
+        for (; p_ + KU <= (kc); p_ += KU) {                                    \
+            _Pragma("unroll")                                                  \
+            for (uint u_ = 0; u_ < KU; ++u_)                                   \
+                RANK1(acc, AT, bp, p_ + u_);                                   \
+        }                                                                      \
+        for (; p_ < (kc); ++p_)                                                \
+            RANK1(acc, AT, bp, p_);                                            \
+    }
+
+/* A(r, p) of the current micro-tile: packed panel, or strided rows in place. */
+#if A_PACKED
+#define A_T ACC
+#define A_PANEL(r, p) (a_[(p) * MR + (r)])
+#else
+#define A_T AB_T
+#define A_PANEL(r, p) LOAD_AB(arow_[r], (ulong)(p) * a_cs)
+#endif
+
+/* C tile (rows i0.., columns j0..) = alpha*acc + beta*C, inside m x n only. */
+#define STORE_TILE(acc, i0, j0)                                                \
+    _Pragma("unroll")                                                          \
+    for (uint r_ = 0; r_ < MR; ++r_) {                                         \
+        if ((i0) + r_ < m) {                                                   \
+            __global C_T *crow_ = c + (ulong)((i0) + r_) * ldc + (j0);         \
+            if ((j0) + NR <= n) {                                              \
+                _Pragma("unroll")                                              \
+                for (uint v_ = 0; v_ < NV; ++v_) {                             \
+                    VT x_ = alpha * acc[r_][v_];                               \
+                    if (beta != (ACC)0)                                        \
+                        x_ += beta * VLOAD_C(crow_ + v_ * VW);                 \
+                    VSTORE_C(x_, crow_ + v_ * VW);                             \
+                }                                                              \
+            } else {                                                           \
+                ACC t_[NR];                                                    \
+                _Pragma("unroll")                                              \
+                for (uint v_ = 0; v_ < NV; ++v_)                               \
+                    VSTORE(acc[r_][v_], t_ + v_ * VW);             \
+                for (uint e_ = 0; (j0) + e_ < n; ++e_) {                       \
+                    ACC x_ = alpha * t_[e_];                                   \
+                    if (beta != (ACC)0)                                        \
+                        x_ += beta * LOAD_C(crow_, e_);                        \
+                    STORE_C(crow_, e_, x_);                                    \
+                }                                                              \
+            }                                                                  \
+        }                                                                      \
+    }
+
+/* Pointers to the rows of A of the micro-tile at row i0 (in-place A only). */
+#if A_PACKED
+#define A_SETUP(i0)
+#else
+#define A_SETUP(i0)                                                            \
+    __global const AB_T *arow_[MR];                                            \
+    _Pragma("unroll")                                                          \
+    for (uint r_ = 0; r_ < MR; ++r_)                                           \
+        arow_[r_] = a + (ulong)min((i0) + r_, m - 1) * a_rs;
+#endif
+
+/*
+ * a: packed A (A_PACKED, a_off = 0, a_bs = panel scratch per batch) or A in
+ * place (A(i,p) = a[a_off + g*a_bs + i*a_rs + p*a_cs]); bp: packed B with
+ * depth kp >= k (rows k..kp-1 zero).
+ */
+__kernel void gemm_packed_cpu(const uint m, const uint n, const uint k,
+                              const uint kp, const ACC alpha, const ACC beta,
+                              __global const A_T *a, const ulong a_off,
+                              const ulong a_rs, const ulong a_cs,
+                              const ulong a_bs,
+                              __global const ACC *bp, const ulong bp_bs,
+                              __global C_T *c, const ulong c_off,
+                              const ulong ldc, const ulong c_bs)
+{
+    const uint jb = get_global_id(0) * NB;
+    const uint ib = get_global_id(1) * MB;
+    const ulong g = get_global_id(2);
+    if (ib >= m || jb >= n)
+        return;
+    /* Panel ib/MR of packed A starts at (ib/MR)*MR*kp = ib*kp; the same for B. */
+    a += a_off + g * a_bs;
+#if A_PACKED
+    a += (ulong)ib * kp;
+    const uint kk = kp;             /* depth to run: padded (zeros are harmless) */
+#else
+    const uint kk = k;              /* in place: exactly k */
+#endif
+    bp += g * bp_bs + (ulong)jb * kp;
+    c += c_off + g * c_bs;
+
+#if KC == 0
+#if ORDER == 0
+    for (uint jr = 0; jr < NB; jr += NR) {
+        for (uint ir = 0; ir < MB; ir += MR) {
+#else
+    for (uint ir = 0; ir < MB; ir += MR) {
+        for (uint jr = 0; jr < NB; jr += NR) {
+#endif
+            if (ib + ir >= m || jb + jr >= n)
+                continue;
+            __global const A_T *a_ = a + (ulong)ir * kp;
+            __global const ACC *b_ = bp + (ulong)jr * kp;
+            A_SETUP(ib + ir);
+            VT acc[MR][NV];
+            _Pragma("unroll")
+            for (uint r = 0; r < MR; ++r)
+                _Pragma("unroll")
+                for (uint v = 0; v < NV; ++v)
+                    acc[r][v] = (VT)0;
+            MICRO_KERNEL(acc, A_PANEL, b_, kk);
+            STORE_TILE(acc, ib + ir, jb + jr);
+        }
+    }
+#else
+    /* Partial sums of the whole block, tile by tile. */
+    VT blk[TM * TN][MR][NV];
+    for (uint pc = 0; pc < kk; pc += KC) {
+        const uint kc = min((uint)KC, kk - pc);
+#if ORDER == 0
+        for (uint tj = 0; tj < TN; ++tj) {
+            for (uint ti = 0; ti < TM; ++ti) {
+#else
+        for (uint ti = 0; ti < TM; ++ti) {
+            for (uint tj = 0; tj < TN; ++tj) {
+#endif
+                __global const A_T *a_ = a + (ulong)ti * MR * kp + pc * MR;
+                __global const ACC *b_ = bp + (ulong)tj * NR * kp + pc * NR;
+                A_SETUP(ib + ti * MR);
+#if !A_PACKED
+                _Pragma("unroll")
+                for (uint r = 0; r < MR; ++r)
+                    arow_[r] += (ulong)pc * a_cs;
+#endif
+                VT acc[MR][NV];
+                const uint t = ti * TN + tj;
+                _Pragma("unroll")
+                for (uint r = 0; r < MR; ++r)
+                    _Pragma("unroll")
+                    for (uint v = 0; v < NV; ++v)
+                        acc[r][v] = pc == 0 ? (VT)0 : blk[t][r][v];
+                MICRO_KERNEL(acc, A_PANEL, b_, kc);
+                _Pragma("unroll")
+                for (uint r = 0; r < MR; ++r)
+                    _Pragma("unroll")
+                    for (uint v = 0; v < NV; ++v)
+                        blk[t][r][v] = acc[r][v];
+            }
+        }
+    }
+    for (uint ti = 0; ti < TM; ++ti) {
+        for (uint tj = 0; tj < TN; ++tj) {
+            if (ib + ti * MR >= m || jb + tj * NR >= n)
+                continue;
+            const uint t = ti * TN + tj;
+            VT acc[MR][NV];
+            _Pragma("unroll")
+            for (uint r = 0; r < MR; ++r)
+                _Pragma("unroll")
+                for (uint v = 0; v < NV; ++v)
+                    acc[r][v] = blk[t][r][v];
+            STORE_TILE(acc, ib + ti * MR, jb + tj * NR);
+        }
+    }
+#endif
+}

@@ -1,0 +1,503 @@
+/*
+ * reduce.cl: reductions over one axis of a row-major tensor seen as
+ * [outer, R, inner] (the host collapses the other axes), on one storage
+ * type (DTYPE). Operations: sum, mean, max, min, argmax, L2 norm.
+ *
+ *   reduce_rows      inner == 1 (the axis is contiguous). Group g reduces
+ *                    chunk s = g % S of row g / S:
+ *
+ *                      row:  | chunk 0 (group 0) | chunk 1 (group 1) | ...
+ *                      chunk: vectors of VW; item l takes l, l+WG, l+2WG ...
+ *                             (ITEM_CONTIG 0, GPUs) or the l-th of WG
+ *                             consecutive runs (ITEM_CONTIG 1, CPUs)
+ *
+ *                    then a tree over the work-group in local memory.
+ *   reduce_rows_item inner == 1, rows no longer than ROWS_ITEM (a host
+ *                    parameter): one work-item reduces a whole row.
+ *   reduce_cols      inner > 1: work-item (xi, o*S + s) runs down columns
+ *                    xi*VW .. xi*VW+VW-1 of row block o over chunk s of the
+ *                    axis, with vector loads; reads are coalesced along xi.
+ *   reduce_partials  combines the S partial results of each output when the
+ *                    axis was split over several groups (S > 1).
+ *
+ * Accuracy: sums (sum, mean, L2 norm) add blocks of 8 vectors pairwise, then
+ * the blocks with compensation (Kahan) along each work-item's elements and
+ * across the partials, and pairwise (a tree) within a work-group, so that a
+ * row of 10^6 values loses a few units in the last place, not 10^6 * eps. 16-bit storage is accumulated in f32, f64 in f64.
+ * max and min return NaN when the row holds one; argmax returns the first
+ * index of the maximum, a NaN counting as the maximum (NumPy's rule).
+ */
+
+/* Storage type: 0 f32, 1 f64, 2 f16, 3 bf16 (vncl_dtype values). */
+#ifndef DTYPE
+#define DTYPE 0
+#endif
+/* Work-items per work-group (a power of two). */
+#ifndef WG
+#define WG 256
+#endif
+/* Elements per vector load (along rows; along columns in reduce_cols):
+ * 1, 2, 4, 8, 16. */
+#ifndef VW
+#define VW 4
+#endif
+/* Longest row that reduce_rows_item takes (one work-item per row); the
+ * host chooses the kernel with it. */
+#ifndef ROWS_ITEM
+#define ROWS_ITEM 16
+#endif
+/* 1: each work-item of reduce_rows takes a contiguous part of its group's
+ * chunk (CPUs); 0: the group's items step through it together (GPUs). */
+#ifndef ITEM_CONTIG
+#define ITEM_CONTIG 0
+#endif
+/* Index width: 32 or 64 bits. */
+#ifndef IDX_BITS
+#define IDX_BITS 32
+#endif
+
+/* NaN and finiteness by comparison: x != x only for NaN, x - x == 0 only
+ * for finite x. (PoCL's isnan/isfinite are calls that cost several times
+ * a Kahan step; these compile to one compare, and stay exact without
+ * -cl-fast-relaxed-math.) */
+#define IS_NAN(x) ((x) != (x))
+#define IS_FINITE(x) ((x) - (x) == 0)
+
+#if IDX_BITS == 64
+typedef ulong IDX;
+#define IDX_NONE ULONG_MAX
+#else
+typedef uint IDX;
+#define IDX_NONE UINT_MAX
+#endif
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#if VW == 1
+#define VSUF
+#else
+#define VSUF VW
+#endif
+
+#if DTYPE == 1
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define ACC double
+#define STORE double
+#elif DTYPE == 2
+#define ACC float
+#define STORE half
+#elif DTYPE == 3
+#define ACC float
+#define STORE ushort
+#else
+#define ACC float
+#define STORE float
+#endif
+typedef ACC acc;
+typedef CAT(ACC, VSUF) accv;
+
+#if DTYPE == 3
+#define BF16_LOAD(N, u) CAT(as_float, N)(CAT(convert_uint, N)(u) << 16)
+inline ushort bf16_round(float f) {
+  uint u = as_uint(f);
+  if (IS_NAN(f)) return (ushort)((u >> 16) | 0x40u);
+  return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+#endif
+
+#if DTYPE == 2
+#define LD(p, i) vload_half((i), (p))
+#define ST(p, i, x) vstore_half_rte((x), (i), (p))
+#elif DTYPE == 3
+#define LD(p, i) BF16_LOAD(, (p)[i])
+#define ST(p, i, x) ((p)[i] = bf16_round(x))
+#else
+#define LD(p, i) ((p)[i])
+#define ST(p, i, x) ((p)[i] = (x))
+#endif
+
+#if VW == 1
+#define LDV(p, v) LD(p, v)
+#elif DTYPE == 2
+#define LDV(p, v) CAT(vload_half, VW)((v), (p))
+#elif DTYPE == 3
+#define LDV(p, v) BF16_LOAD(VW, CAT(vload, VW)((v), (p)))
+#else
+#define LDV(p, v) CAT(vload, VW)((v), (p))
+#endif
+
+/* Operation codes: must match lib/ops_reduce.c. */
+#define R_SUM 0
+#define R_MEAN 1
+#define R_MAX 2
+#define R_MIN 3
+#define R_ARGMAX 4
+#define R_NORM2 5
+
+#define NMAX(x, y) ((((x) > (y)) | IS_NAN(x)) ? (x) : (y))
+#define NMIN(x, y) ((((x) < (y)) | IS_NAN(x)) ? (x) : (y))
+/* Whether (x, ix) beats (v, iv) for argmax: larger, NaN largest, ties and
+ * NaNs to the smaller index. */
+#define BETTER(x, ix, v, iv)                                    \
+  (IS_NAN(x) ? !(IS_NAN(v) && (iv) <= (ix))                        \
+            : ((x) > (v) || ((x) == (v) && (ix) < (iv))))
+
+/* Kahan step: adds x to (s, c); the sum is s - c. Once the sum is inf or
+ * NaN the compensation is dropped (it would be inf - inf = NaN), so that
+ * sums reach inf when they should. */
+#define KAHAN_T(T, s, c, x)                          \
+  do {                                               \
+    const T y_ = (x) - (c);                          \
+    const T t_ = (s) + y_;                           \
+    (c) = IS_FINITE(t_) ? (t_ - (s)) - y_ : (T)0;     \
+    (s) = t_;                                        \
+  } while (0)
+#define KAHAN(s, c, x) KAHAN_T(accv, s, c, x)
+#define KAHAN1(s, c, x) KAHAN_T(acc, s, c, x)
+/* The compensated value of (s, c). */
+#define KAHAN_VALUE(s, c) (IS_FINITE(s) ? (s) - (c) : (s))
+
+/* Adds F(LOAD(v)) for v = vb, vb + vs, ... below ve into (sv, cv): blocks of
+ * 8 vectors are summed pairwise (independent adds, so the loop is not
+ * bound by one chain of additions), and each block is added with Kahan's
+ * compensation. */
+#define SQ(e) ((e) * (e))
+#define ID(e) (e)
+#define SUM_VECTORS(F, LOAD, vb, ve, vs, sv, cv)                           \
+  do {                                                                     \
+    IDX v_ = (vb);                                                         \
+    for (; v_ + 7 * (vs) < (ve); v_ += 8 * (vs)) {                         \
+      const accv e0 = LOAD(v_), e1 = LOAD(v_ + (vs));                      \
+      const accv e2 = LOAD(v_ + 2 * (vs)), e3 = LOAD(v_ + 3 * (vs));       \
+      const accv e4 = LOAD(v_ + 4 * (vs)), e5 = LOAD(v_ + 5 * (vs));       \
+      const accv e6 = LOAD(v_ + 6 * (vs)), e7 = LOAD(v_ + 7 * (vs));       \
+      KAHAN(sv, cv, ((F(e0) + F(e1)) + (F(e2) + F(e3))) +                  \
+                        ((F(e4) + F(e5)) + (F(e6) + F(e7))));              \
+    }                                                                      \
+    for (; v_ < (ve); v_ += (vs)) {                                        \
+      const accv e_ = LOAD(v_);                                            \
+      KAHAN(sv, cv, F(e_));                                                \
+    }                                                                      \
+  } while (0)
+
+/* Lanes of a vector into a private array, for the horizontal step. */
+#if VW == 1
+#define LANES(v, arr) arr[0] = (v)
+#else
+#define LANES(v, arr) CAT(vstore, VW)((v), 0, arr)
+#endif
+
+/* Final value of one output: mean divides by the count, norm takes the
+ * root. */
+inline acc finish(const int op, const acc v, const IDX count) {
+  if (op == R_MEAN) return v / (acc)count;
+  if (op == R_NORM2) return sqrt(v);
+  return v;
+}
+
+/* Stores a final result (value, or index for argmax) or a partial. */
+inline void put(const int op, const IDX at, const acc v, const IDX iv,
+                const IDX count, const int partial, __global STORE *out,
+                __global int *outi, __global acc *pv, __global IDX *pi) {
+  if (partial) {
+    pv[at] = v;
+    pi[at] = iv;
+  } else if (op == R_ARGMAX) {
+    outi[at] = (int)iv;
+  } else {
+    ST(out, at, finish(op, v, count));
+  }
+}
+
+/* This work-item's range of n units (vectors or elements) of its group's
+ * chunk: consecutive (ITEM_CONTIG) or interleaved over the group. */
+#if ITEM_CONTIG
+#define RANGE(n, b, e, st)                           \
+  const IDX per_##b = ((n) + WG - 1) / WG;           \
+  const IDX b = (IDX)lid * per_##b;                  \
+  const IDX e = min((n), b + per_##b);               \
+  const IDX st = 1
+#else
+#define RANGE(n, b, e, st) \
+  const IDX b = (IDX)lid, e = (n), st = WG
+#endif
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+reduce_rows(const int op, const IDX R, const IDX chunk, const IDX S,
+            __global const STORE *x, const IDX xoff, __global STORE *out,
+            __global int *outi, const IDX ooff, __global acc *pv,
+            __global IDX *pi) {
+  __local acc lv[WG];
+  __local IDX li[WG];
+  const int lid = get_local_id(0);
+  const IDX g = get_group_id(0), row = g / S, s = g - row * S;
+  const IDX c0 = s * chunk, c1 = min(c0 + chunk, R);
+  const IDX len = c1 > c0 ? c1 - c0 : 0;
+  __global const STORE *p = x + xoff + row * R + c0;
+  const IDX nv = len / VW, tail = nv * VW;
+  acc val;
+  IDX idx = IDX_NONE;
+
+  if (op == R_SUM || op == R_MEAN || op == R_NORM2) {
+    RANGE(nv, vb, ve, vs);
+    accv sv = 0, cv = 0;
+#define LOAD_ROW(v) LDV(p, v)
+    if (op == R_NORM2)
+      SUM_VECTORS(SQ, LOAD_ROW, vb, ve, vs, sv, cv);
+    else
+      SUM_VECTORS(ID, LOAD_ROW, vb, ve, vs, sv, cv);
+    acc ls[VW], lc[VW];
+    LANES(sv, ls);
+    LANES(cv, lc);
+    acc s1 = 0, c1k = 0;
+    for (int j = 0; j < VW; j++) KAHAN1(s1, c1k, KAHAN_VALUE(ls[j], lc[j]));
+    if ((IDX)lid < len - tail) {
+      const acc e = LD(p, tail + lid);
+      KAHAN1(s1, c1k, op == R_NORM2 ? e * e : e);
+    }
+    val = KAHAN_VALUE(s1, c1k);
+  } else if (op == R_MAX || op == R_MIN) {
+    RANGE(nv, vb, ve, vs);
+    const int mx = op == R_MAX;
+    accv m = mx ? (accv)(-INFINITY) : (accv)(INFINITY);
+    if (mx)
+      for (IDX v = vb; v < ve; v += vs) {
+        const accv e = LDV(p, v);
+        m = NMAX(m, e);
+      }
+    else
+      for (IDX v = vb; v < ve; v += vs) {
+        const accv e = LDV(p, v);
+        m = NMIN(m, e);
+      }
+    acc lm[VW];
+    LANES(m, lm);
+    val = lm[0];
+    for (int j = 1; j < VW; j++)
+      val = mx ? NMAX(val, lm[j]) : NMIN(val, lm[j]);
+    if ((IDX)lid < len - tail) {
+      const acc e = LD(p, tail + lid);
+      val = mx ? NMAX(val, e) : NMIN(val, e);
+    }
+  } else { /* argmax: element by element */
+    RANGE(len, ib, ie, is);
+    val = -INFINITY;
+    for (IDX i = ib; i < ie; i += is) {
+      const acc e = LD(p, i);
+      if (BETTER(e, c0 + i, val, idx)) {
+        val = e;
+        idx = c0 + i;
+      }
+    }
+  }
+
+  /* Tree over the work-group. */
+  lv[lid] = val;
+  li[lid] = idx;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = WG / 2; w > 0; w >>= 1) {
+    if (lid < w) {
+      const acc a = lv[lid], b = lv[lid + w];
+      if (op == R_MAX) {
+        lv[lid] = NMAX(a, b);
+      } else if (op == R_MIN) {
+        lv[lid] = NMIN(a, b);
+      } else if (op == R_ARGMAX) {
+        if (BETTER(b, li[lid + w], a, li[lid])) {
+          lv[lid] = b;
+          li[lid] = li[lid + w];
+        }
+      } else {
+        lv[lid] = a + b;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0)
+    put(op, S > 1 ? g : ooff + row, lv[0], li[0], R, S > 1, out, outi, pv, pi);
+}
+
+/* One work-item per row (short rows, or CPUs, where a group per row costs
+ * more than the row): row q = get_global_id(0), read with vector loads. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+reduce_rows_item(const int op, const IDX R, const IDX rows,
+                 __global const STORE *x, const IDX xoff, __global STORE *out,
+                 __global int *outi, const IDX ooff) {
+  const IDX row = get_global_id(0);
+  if (row >= rows) return;
+  __global const STORE *p = x + xoff + row * R;
+  const IDX nv = R / VW;
+  acc val;
+  IDX idx = IDX_NONE;
+  if (op == R_SUM || op == R_MEAN || op == R_NORM2) {
+    accv sv = 0, cv = 0;
+    if (op == R_NORM2)
+      SUM_VECTORS(SQ, LOAD_ROW, 0, nv, 1, sv, cv);
+    else
+      SUM_VECTORS(ID, LOAD_ROW, 0, nv, 1, sv, cv);
+    acc ls[VW], lc[VW];
+    LANES(sv, ls);
+    LANES(cv, lc);
+    acc s1 = 0, c1k = 0;
+    for (int j = 0; j < VW; j++) KAHAN1(s1, c1k, KAHAN_VALUE(ls[j], lc[j]));
+    for (IDX i = nv * VW; i < R; i++) {
+      const acc e = LD(p, i);
+      KAHAN1(s1, c1k, op == R_NORM2 ? e * e : e);
+    }
+    val = KAHAN_VALUE(s1, c1k);
+  } else if (op == R_MAX || op == R_MIN) {
+    const int mx = op == R_MAX;
+    accv m = mx ? (accv)(-INFINITY) : (accv)(INFINITY);
+    if (mx)
+      for (IDX v = 0; v < nv; v++) {
+        const accv e = LDV(p, v);
+        m = NMAX(m, e);
+      }
+    else
+      for (IDX v = 0; v < nv; v++) {
+        const accv e = LDV(p, v);
+        m = NMIN(m, e);
+      }
+    acc lm[VW];
+    LANES(m, lm);
+    val = lm[0];
+    for (int j = 1; j < VW; j++)
+      val = mx ? NMAX(val, lm[j]) : NMIN(val, lm[j]);
+    for (IDX i = nv * VW; i < R; i++) {
+      const acc e = LD(p, i);
+      val = mx ? NMAX(val, e) : NMIN(val, e);
+    }
+  } else {
+    val = -INFINITY;
+    for (IDX i = 0; i < R; i++) {
+      const acc e = LD(p, i);
+      if (BETTER(e, i, val, idx)) {
+        val = e;
+        idx = i;
+      }
+    }
+  }
+  put(op, ooff + row, val, idx, R, 0, out, outi, (__global acc *)0,
+      (__global IDX *)0);
+}
+
+/* A vector of VW elements starting at element `off` of p (any alignment
+ * of the element type). */
+#define LDV_AT(p, off) LDV((p) + (off), 0)
+
+/* One column (scalar path): rows r0 .. r1-1 of column p[0], p[inner], ... */
+inline void col_scalar(const int op, __global const STORE *p, const IDX inner,
+                       const IDX r0, const IDX r1, acc *val, IDX *idx) {
+  *idx = IDX_NONE;
+  if (op == R_SUM || op == R_MEAN || op == R_NORM2) {
+    acc sv = 0, cv = 0;
+    for (IDX r = r0; r < r1; r++) {
+      const acc e = LD(p, r * inner);
+      KAHAN1(sv, cv, op == R_NORM2 ? e * e : e);
+    }
+    *val = KAHAN_VALUE(sv, cv);
+  } else if (op == R_MAX || op == R_MIN) {
+    acc m = op == R_MAX ? -INFINITY : INFINITY;
+    for (IDX r = r0; r < r1; r++) {
+      const acc e = LD(p, r * inner);
+      m = op == R_MAX ? NMAX(m, e) : NMIN(m, e);
+    }
+    *val = m;
+  } else {
+    acc m = -INFINITY;
+    for (IDX r = r0; r < r1; r++) {
+      const acc e = LD(p, r * inner);
+      if (BETTER(e, r, m, *idx)) {
+        m = e;
+        *idx = r;
+      }
+    }
+    *val = m;
+  }
+}
+
+/* Work-item (xi, o*S + s) reduces columns xi*VW .. xi*VW+VW-1 of row block
+ * o over chunk s of the axis: vector loads along the columns (sum, norm,
+ * max, min), one column at a time for argmax and for the last, partial
+ * vector of columns. */
+__kernel void reduce_cols(const int op, const IDX R, const IDX inner,
+                          const IDX chunk, const IDX S,
+                          __global const STORE *x, const IDX xoff,
+                          __global STORE *out, __global int *outi,
+                          const IDX ooff, __global acc *pv, __global IDX *pi) {
+  const IDX xi = get_global_id(0), c0 = xi * VW;
+  if (c0 >= inner) return;
+  const IDX os = get_global_id(1), o = os / S, s = os - o * S;
+  const IDX r0 = s * chunk, r1 = min(r0 + chunk, R);
+  __global const STORE *p = x + xoff + o * R * inner + c0;
+  const int partial = S > 1;
+  const IDX at = partial ? os * inner + c0 : ooff + o * inner + c0;
+  if (c0 + VW <= inner && op != R_ARGMAX) {
+    acc lanes[VW];
+    if (op == R_SUM || op == R_MEAN || op == R_NORM2) {
+      accv sv = 0, cv = 0;
+#define LOAD_COL(r) LDV_AT(p, (r) * inner)
+      if (op == R_NORM2)
+        SUM_VECTORS(SQ, LOAD_COL, r0, r1, 1, sv, cv);
+      else
+        SUM_VECTORS(ID, LOAD_COL, r0, r1, 1, sv, cv);
+      LANES(KAHAN_VALUE(sv, cv), lanes);
+    } else {
+      accv m = op == R_MAX ? (accv)(-INFINITY) : (accv)(INFINITY);
+      if (op == R_MAX)
+        for (IDX r = r0; r < r1; r++) {
+          const accv e = LDV_AT(p, r * inner);
+          m = NMAX(m, e);
+        }
+      else
+        for (IDX r = r0; r < r1; r++) {
+          const accv e = LDV_AT(p, r * inner);
+          m = NMIN(m, e);
+        }
+      LANES(m, lanes);
+    }
+    for (int j = 0; j < VW; j++)
+      put(op, at + j, lanes[j], IDX_NONE, R, partial, out, outi, pv, pi);
+  } else {
+    const IDX nc = min((IDX)VW, inner - c0);
+    for (IDX j = 0; j < nc; j++) {
+      acc val;
+      IDX idx;
+      col_scalar(op, p + j, inner, r0, r1, &val, &idx);
+      put(op, at + j, val, idx, R, partial, out, outi, pv, pi);
+    }
+  }
+}
+
+/* Partials are [outer, S, inner]; output j = o * inner + i. */
+__kernel void reduce_partials(const int op, const IDX n, const IDX S,
+                              const IDX inner, const IDX R,
+                              __global const acc *pv, __global const IDX *pi,
+                              __global STORE *out, __global int *outi,
+                              const IDX ooff) {
+  const IDX j = get_global_id(0);
+  if (j >= n) return;
+  const IDX o = j / inner, i = j - o * inner;
+  const IDX base = o * S * inner + i;
+  acc val = pv[base], cv = 0;
+  IDX idx = pi[base];
+  for (IDX s = 1; s < S; s++) {
+    const acc e = pv[base + s * inner];
+    const IDX ie = pi[base + s * inner];
+    if (op == R_MAX) {
+      val = NMAX(val, e);
+    } else if (op == R_MIN) {
+      val = NMIN(val, e);
+    } else if (op == R_ARGMAX) {
+      if (BETTER(e, ie, val, idx)) {
+        val = e;
+        idx = ie;
+      }
+    } else {
+      KAHAN1(val, cv, e);
+    }
+  }
+  if (op == R_SUM || op == R_MEAN || op == R_NORM2) val = KAHAN_VALUE(val, cv);
+  put(op, ooff + j, val, idx, R, 0, out, outi, (__global acc *)0,
+      (__global IDX *)0);
+}

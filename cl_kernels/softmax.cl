@@ -1,0 +1,191 @@
+/*
+ * softmax.cl: softmax and log-softmax over the last axis of a row-major
+ * tensor of rows of N elements, on one storage type (DTYPE).
+ *
+ *   softmax_rows   one work-group per row, three passes over the row:
+ *                    m = max(x)                       (tree over the group)
+ *                    s = sum(exp(x - m))              (tree over the group)
+ *                    out = exp(x - m) / s   or   out = (x - m) - log(s)
+ *                  Subtracting the maximum keeps exp() from overflowing
+ *                  (numerically stable). Work-item l reads vectors l,
+ *                  l+WG, ... of VW elements, so each pass is coalesced
+ *                  (GPUs), or the l-th of WG consecutive runs of the row
+ *                  (ITEM_CONTIG, CPUs).
+ *
+ * Special values follow PyTorch: an element of -inf gives 0 (log-softmax
+ * -inf); a row that is all -inf, or holds +inf or NaN, gives NaN.
+ * 16-bit storage is computed in f32, f64 in f64.
+ */
+
+/* Storage type: 0 f32, 1 f64, 2 f16, 3 bf16 (vncl_dtype values). */
+#ifndef DTYPE
+#define DTYPE 0
+#endif
+/* Work-items per work-group (a power of two). */
+#ifndef WG
+#define WG 256
+#endif
+/* Elements per vector load: 1, 2, 4, 8, 16. */
+#ifndef VW
+#define VW 4
+#endif
+/* 1: each work-item takes a contiguous part of the row (CPUs); 0: the
+ * group's items step through the row together (GPUs). */
+#ifndef ITEM_CONTIG
+#define ITEM_CONTIG 0
+#endif
+/* Index width: 32 or 64 bits. */
+#ifndef IDX_BITS
+#define IDX_BITS 32
+#endif
+
+/* NaN and finiteness by comparison: x != x only for NaN, x - x == 0 only
+ * for finite x. (PoCL's isnan/isfinite are calls that cost several times
+ * a Kahan step; these compile to one compare, and stay exact without
+ * -cl-fast-relaxed-math.) */
+#define IS_NAN(x) ((x) != (x))
+#define IS_FINITE(x) ((x) - (x) == 0)
+
+#if IDX_BITS == 64
+typedef ulong IDX;
+#else
+typedef uint IDX;
+#endif
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define CAT3_(a, b, c) a##b##c
+#define CAT3(a, b, c) CAT3_(a, b, c)
+#if VW == 1
+#define VSUF
+#else
+#define VSUF VW
+#endif
+
+#if DTYPE == 1
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define ACC double
+#define STORE double
+#elif DTYPE == 2
+#define ACC float
+#define STORE half
+#elif DTYPE == 3
+#define ACC float
+#define STORE ushort
+#else
+#define ACC float
+#define STORE float
+#endif
+typedef ACC acc;
+typedef CAT(ACC, VSUF) accv;
+
+#if DTYPE == 3
+#define BF16_LOAD(N, u) CAT(as_float, N)(CAT(convert_uint, N)(u) << 16)
+#define BF16_ROUND(N, f)                                                   \
+  CAT(convert_ushort, N)(IS_NAN(f) ? ((CAT(as_uint, N)(f) >> 16) | 0x40u)   \
+                                  : ((CAT(as_uint, N)(f) + 0x7fffu +        \
+                                      ((CAT(as_uint, N)(f) >> 16) & 1u)) >> \
+                                     16))
+#endif
+
+#if DTYPE == 2
+#define LD(p, i) vload_half((i), (p))
+#define ST(p, i, x) vstore_half_rte((x), (i), (p))
+#elif DTYPE == 3
+#define LD(p, i) BF16_LOAD(, (p)[i])
+#define ST(p, i, x) ((p)[i] = BF16_ROUND(, (x)))
+#else
+#define LD(p, i) ((p)[i])
+#define ST(p, i, x) ((p)[i] = (x))
+#endif
+
+#if VW == 1
+#define LDV(p, v) LD(p, v)
+#define STV(p, v, x) ST(p, v, x)
+#define LANES(v, arr) arr[0] = (v)
+#elif DTYPE == 2
+#define LDV(p, v) CAT(vload_half, VW)((v), (p))
+#define STV(p, v, x) CAT3(vstore_half, VW, _rte)((x), (v), (p))
+#define LANES(v, arr) CAT(vstore, VW)((v), 0, arr)
+#elif DTYPE == 3
+#define LDV(p, v) BF16_LOAD(VW, CAT(vload, VW)((v), (p)))
+#define STV(p, v, x) CAT(vstore, VW)(BF16_ROUND(VW, (x)), (v), (p))
+#define LANES(v, arr) CAT(vstore, VW)((v), 0, arr)
+#else
+#define LDV(p, v) CAT(vload, VW)((v), (p))
+#define STV(p, v, x) CAT(vstore, VW)((x), (v), (p))
+#define LANES(v, arr) CAT(vstore, VW)((v), 0, arr)
+#endif
+
+#define NMAX(x, y) ((((x) > (y)) | IS_NAN(x)) ? (x) : (y))
+
+/* This work-item's vectors: vb, vb+vs, ... below ve. */
+#if ITEM_CONTIG
+#define RANGE()                                      \
+  const IDX per = (nv + WG - 1) / WG;                \
+  const IDX vb = (IDX)lid * per, ve = min(nv, vb + per), vs = 1
+#else
+#define RANGE() const IDX vb = (IDX)lid, ve = nv, vs = WG
+#endif
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+softmax_rows(const IDX N, const int logmode, __global const STORE *x,
+             const IDX xoff, __global STORE *out, const IDX ooff) {
+  __local acc red[WG];
+  const int lid = get_local_id(0);
+  const IDX row = get_group_id(0);
+  __global const STORE *p = x + xoff + row * N;
+  __global STORE *q = out + ooff + row * N;
+  const IDX nv = N / VW, tail = nv * VW;
+  const int has_tail = (IDX)lid < N - tail;
+  RANGE();
+  acc lanes[VW];
+
+  /* Pass 1: the maximum. */
+  accv mv = (accv)(-INFINITY);
+  for (IDX v = vb; v < ve; v += vs) {
+    const accv e = LDV(p, v);
+    mv = NMAX(mv, e);
+  }
+  LANES(mv, lanes);
+  acc m = lanes[0];
+  for (int j = 1; j < VW; j++) m = NMAX(m, lanes[j]);
+  if (has_tail) {
+    const acc e = LD(p, tail + lid);
+    m = NMAX(m, e);
+  }
+  red[lid] = m;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = WG / 2; w > 0; w >>= 1) {
+    if (lid < w) red[lid] = NMAX(red[lid], red[lid + w]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  m = red[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  /* Pass 2: the sum of exp(x - m). */
+  accv sv = 0;
+  for (IDX v = vb; v < ve; v += vs) sv += exp(LDV(p, v) - m);
+  LANES(sv, lanes);
+  acc s = 0;
+  for (int j = 0; j < VW; j++) s += lanes[j];
+  if (has_tail) s += exp(LD(p, tail + lid) - m);
+  red[lid] = s;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = WG / 2; w > 0; w >>= 1) {
+    if (lid < w) red[lid] += red[lid + w];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  s = red[0];
+
+  /* Pass 3: the output. */
+  if (logmode) {
+    const acc ls = log(s);
+    for (IDX v = vb; v < ve; v += vs) STV(q, v, (LDV(p, v) - m) - ls);
+    if (has_tail) ST(q, tail + lid, (LD(p, tail + lid) - m) - ls);
+  } else {
+    const acc inv = (acc)1 / s;
+    for (IDX v = vb; v < ve; v += vs) STV(q, v, exp(LDV(p, v) - m) * inv);
+    if (has_tail) ST(q, tail + lid, exp(LD(p, tail + lid) - m) * inv);
+  }
+}

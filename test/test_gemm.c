@@ -1,0 +1,737 @@
+/* GEMM: every result element against a double-precision CPU reference,
+ * with fresh random inputs each run, C poisoned with NaN where beta == 0
+ * (random otherwise), offsets and padded leading dimensions whose padding
+ * must stay untouched; all transposes and both layouts, alpha/beta 0, 1 and
+ * negative, odd shapes, m/n/k of 1 and k = 0, strided batches, f16 and bf16
+ * storage (C in the input type and in f32), f64, both backends, a handful of
+ * parameter sets (packed path at small sizes, A in place, depth chunks, the
+ * GPU-shaped kernels), events, and every bad input (nothing written). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "gemm_internal.h"
+#include "ops_common.h" /* host f16/bf16 conversions */
+
+static vncl_context *ctx;
+static cl_context clctx;
+static cl_command_queue clq;
+
+static int setup(void **st) {
+  (void)st;
+  ctx = t_context(NULL);
+  vncl_context_cl(ctx, &clctx, &clq, NULL);
+  unsetenv("VNCL_GEMM_BACKEND");
+  return 0;
+}
+static int teardown(void **st) {
+  (void)st;
+  vncl_context_destroy(ctx);
+  return 0;
+}
+
+/* ---- storage types on the host ------------------------------------------ */
+
+static uint16_t to_f16(double x) { return vncl__f64_to_f16_bits(x); }
+
+static double from_f16(uint16_t h) {
+  int e = (h >> 10) & 31, m = h & 1023;
+  double v = e == 0 ? ldexp(m, -24)
+             : e == 31 ? (m ? NAN : INFINITY)
+                       : ldexp(m + 1024, e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+static double from_bf16(uint16_t b) {
+  uint32_t u = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static size_t esize(vncl_dtype t) { return vncl_dtype_size(t); }
+
+static void put(void *buf, vncl_dtype t, size_t i, double v) {
+  switch (t) {
+    case VNCL_F32: ((float *)buf)[i] = (float)v; break;
+    case VNCL_F64: ((double *)buf)[i] = v; break;
+    case VNCL_F16: ((uint16_t *)buf)[i] = to_f16(v); break;
+    default: ((uint16_t *)buf)[i] = vncl__f64_to_bf16_bits(v); break;
+  }
+}
+static double get(const void *buf, vncl_dtype t, size_t i) {
+  switch (t) {
+    case VNCL_F32: return ((const float *)buf)[i];
+    case VNCL_F64: return ((const double *)buf)[i];
+    case VNCL_F16: return from_f16(((const uint16_t *)buf)[i]);
+    default: return from_bf16(((const uint16_t *)buf)[i]);
+  }
+}
+/* Unit roundoff of the accumulation and of C's storage. */
+static double u_acc(vncl_dtype ab) { return ab == VNCL_F64 ? 0x1p-53 : 0x1p-24; }
+static double u_out(vncl_dtype c) {
+  switch (c) {
+    case VNCL_F64: return 0x1p-53;
+    case VNCL_F32: return 0x1p-24;
+    case VNCL_F16: return 0x1p-11;
+    default: return 0x1p-8;
+  }
+}
+static double floor_out(vncl_dtype c) { /* smallest step near zero */
+  return c == VNCL_F16 ? 0x1p-24 : 0;
+}
+
+/* ---- one product through vncl_gemm_cl* ---------------------------------------- */
+
+typedef struct gcase {
+  vncl_dtype dt;
+  vncl_layout layout;
+  vncl_trans ta, tb;
+  size_t m, n, k, batch;
+  double alpha, beta;
+  size_t a_off, b_off, c_off, pad; /* offsets, ld padding (elements) */
+  bool nan_ab;  /* poison A and B too (alpha == 0 or k == 0 must not read) */
+  bool event;   /* through vncl_gemm_cl_event with a user-event wait */
+} gcase;
+
+static const char *dname(vncl_dtype t) { return vncl_dtype_name(t); }
+
+static void describe(const gcase *g, char *buf, size_t cap) {
+  snprintf(buf, cap,
+           "%s %s ta=%d tb=%d m=%zu n=%zu k=%zu batch=%zu alpha=%g beta=%g "
+           "offs=%zu/%zu/%zu pad=%zu backend=%s",
+           dname(g->dt), g->layout == VNCL_ROW_MAJOR ? "row" : "col",
+           (int)g->ta, (int)g->tb, g->m, g->n, g->k, g->batch, g->alpha,
+           g->beta, g->a_off, g->b_off, g->c_off, g->pad,
+           getenv("VNCL_GEMM_BACKEND") ? getenv("VNCL_GEMM_BACKEND") : "auto");
+}
+
+/* Stored shape of an operand: `outer` runs of `inner` elements, ld apart. */
+typedef struct stored {
+  size_t outer, inner, ld, stride, total;
+} stored;
+
+static stored layout_of(vncl_layout lay, size_t rows, size_t cols, size_t pad,
+                        size_t off, size_t batch, size_t gap) {
+  stored s;
+  bool row = lay == VNCL_ROW_MAJOR;
+  s.outer = row ? rows : cols;
+  s.inner = row ? cols : rows;
+  s.ld = (s.inner ? s.inner : 1) + pad;
+  s.stride = s.outer * s.ld + gap;
+  s.total = off + s.stride * (batch ? batch : 1) + 3; /* 3 guard elements */
+  return s;
+}
+/* Element (r, c) of the logical stored matrix (rows x cols) of batch g. */
+static size_t at(vncl_layout lay, const stored *s, size_t off, size_t g,
+                 size_t r, size_t c) {
+  return off + g * s->stride +
+         (lay == VNCL_ROW_MAJOR ? r * s->ld + c : c * s->ld + r);
+}
+
+static void fill_random(void *buf, vncl_dtype t, size_t n) {
+  for (size_t i = 0; i < n; i++) put(buf, t, i, t_rand_uniform(-1, 1));
+}
+
+/* Runs g and checks every element of C's buffer: the matrices against the
+ * reference, everything else (offsets, padding, gaps) bit for bit. */
+static void run_case(const gcase *g) {
+  char desc[320];
+  describe(g, desc, sizeof desc);
+  vncl_dtype dt = g->dt;
+  size_t es = esize(dt), batch = g->batch;
+  size_t gap = batch > 1 ? (size_t)(t_rand_u64() % 3) : 0;
+  /* op(A) is m x k: A stored as m x k, or k x m when transposed. */
+  size_t ar = g->ta ? g->k : g->m, ac = g->ta ? g->m : g->k;
+  size_t br = g->tb ? g->n : g->k, bc = g->tb ? g->k : g->n;
+  stored sa = layout_of(g->layout, ar, ac, g->pad, g->a_off, batch, gap);
+  stored sb = layout_of(g->layout, br, bc, g->pad, g->b_off, batch, gap);
+  stored sc = layout_of(g->layout, g->m, g->n, g->pad, g->c_off, batch, gap);
+  unsigned char *ha = malloc(sa.total * es), *hb = malloc(sb.total * es);
+  unsigned char *hc = malloc(sc.total * es), *c0 = malloc(sc.total * es);
+  fill_random(ha, dt, sa.total);
+  fill_random(hb, dt, sb.total);
+  fill_random(hc, dt, sc.total);
+  if (g->nan_ab) {
+    for (size_t i = 0; i < sa.total; i += 3) put(ha, dt, i, NAN);
+    for (size_t i = 0; i < sb.total; i += 3) put(hb, dt, i, NAN);
+  }
+  if (g->beta == 0) /* poison C's matrices */
+    for (size_t b = 0; b < batch; b++)
+      for (size_t i = 0; i < g->m; i++)
+        for (size_t j = 0; j < g->n; j++)
+          put(hc, dt, at(g->layout, &sc, g->c_off, b, i, j), NAN);
+  memcpy(c0, hc, sc.total * es);
+
+  cl_int err;
+  cl_mem da = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                             sa.total * es, ha, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_mem db = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                             sb.total * es, hb, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_mem dc = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                             sc.total * es, hc, &err);
+  assert_int_equal(err, CL_SUCCESS);
+
+  vncl_status s;
+  if (g->event) {
+    cl_event user = clCreateUserEvent(clctx, &err), done = NULL;
+    assert_int_equal(err, CL_SUCCESS);
+    s = vncl_gemm_cl_event(ctx, dt, g->layout, g->ta, g->tb, g->m, g->n, g->k,
+                           g->alpha, da, g->a_off, sa.ld, sa.stride, db,
+                           g->b_off, sb.ld, sb.stride, g->beta, dc, g->c_off,
+                           sc.ld, sc.stride, batch, 1, &user, &done);
+    if (s) fail_msg("%s: %s", desc, vncl_errmsg(ctx));
+    assert_non_null(done);
+    cl_int st = 0;
+    clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
+                   NULL);
+    if (st == CL_COMPLETE) fail_msg("%s: finished before its wait list", desc);
+    clSetUserEventStatus(user, CL_COMPLETE);
+    assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+    clReleaseEvent(done);
+    clReleaseEvent(user);
+  } else if (batch == 1 && (t_rand_u64() & 1)) {
+    s = vncl_gemm_cl(ctx, dt, g->layout, g->ta, g->tb, g->m, g->n, g->k,
+                     g->alpha, da, g->a_off, sa.ld, db, g->b_off, sb.ld,
+                     g->beta, dc, g->c_off, sc.ld);
+  } else {
+    s = vncl_gemm_cl_batched(ctx, dt, g->layout, g->ta, g->tb, g->m, g->n,
+                             g->k, g->alpha, da, g->a_off, sa.ld, sa.stride,
+                             db, g->b_off, sb.ld, sb.stride, g->beta, dc,
+                             g->c_off, sc.ld, sc.stride, batch);
+  }
+  if (s) fail_msg("%s: %s (%s)", desc, vncl_status_name(s), vncl_errmsg(ctx));
+  T_OK(ctx, vncl_finish(ctx));
+  assert_int_equal(clEnqueueReadBuffer(clq, dc, CL_TRUE, 0, sc.total * es, hc,
+                                       0, NULL, NULL),
+                   CL_SUCCESS);
+
+  /* Everything outside the matrices is untouched. */
+  unsigned char *inside = calloc(sc.total, 1);
+  for (size_t b = 0; b < batch; b++)
+    for (size_t i = 0; i < g->m; i++)
+      for (size_t j = 0; j < g->n; j++)
+        inside[at(g->layout, &sc, g->c_off, b, i, j)] = 1;
+  for (size_t e = 0; e < sc.total; e++)
+    if (!inside[e] && memcmp(hc + e * es, c0 + e * es, es))
+      fail_msg("%s: element %zu outside C (offset/padding) was written", desc,
+               e);
+  size_t bad = 0;
+  double ua = u_acc(dt), uo = u_out(dt);
+  bool skip = g->k == 0 || g->alpha == 0;
+  for (size_t b = 0; b < batch; b++)
+    for (size_t i = 0; i < g->m; i++)
+      for (size_t j = 0; j < g->n; j++) {
+        double dot = 0, adot = 0;
+        for (size_t p = 0; p < g->k && !skip; p++) {
+          double x = get(ha, dt, at(g->layout, &sa, g->a_off, b,
+                                    g->ta ? p : i, g->ta ? i : p));
+          double y = get(hb, dt, at(g->layout, &sb, g->b_off, b,
+                                    g->tb ? j : p, g->tb ? p : j));
+          dot += x * y;
+          adot += fabs(x * y);
+        }
+        size_t ci = at(g->layout, &sc, g->c_off, b, i, j);
+        double cin = g->beta == 0 ? 0 : get(c0, dt, ci);
+        double want = (skip ? 0 : g->alpha * dot) + g->beta * cin;
+        double tol = 2.0 * (g->k + 2) * ua * fabs(g->alpha) * adot +
+                     4 * ua * fabs(g->beta * cin) + uo * fabs(want) +
+                     floor_out(dt) + 1e-300;
+        double got = get(hc, dt, ci);
+        if (!(fabs(got - want) <= tol)) {
+          if (bad < 5)
+            print_error("%s: C[%zu](%zu,%zu) = %.9g, want %.9g (tol %.3g)\n",
+                        desc, b, i, j, got, want, tol);
+          bad++;
+        }
+      }
+  if (bad) fail_msg("%s: %zu wrong elements (seed above)", desc, bad);
+  free(inside);
+  clReleaseMemObject(da);
+  clReleaseMemObject(db);
+  clReleaseMemObject(dc);
+  free(ha);
+  free(hb);
+  free(hc);
+  free(c0);
+}
+
+static const double alphas[] = {1.0, -1.5, 0.75, 2.0};
+static const double betas[] = {0.0, 1.0, -0.5, 0.0, 2.0};
+
+/* Shapes: the odd sizes, the 64 boundary, a few hundred, m/n/k of 1. */
+static const size_t shapes[][3] = {
+    {1, 1, 1},    {7, 17, 63},   {64, 64, 64},  {65, 129, 17}, {129, 63, 65},
+    {17, 1, 129}, {1, 65, 7},    {63, 7, 1},    {300, 211, 257}, {33, 130, 64},
+};
+#define NSHAPES (sizeof shapes / sizeof *shapes)
+
+/* Every layout x transpose pair over the shape list, alpha/beta and offsets
+ * varying from case to case. */
+static void sweep(vncl_dtype dt, size_t nshapes, size_t batch) {
+  int idx = 0;
+  for (int lay = 0; lay < 2; lay++)
+    for (int ta = 0; ta < 2; ta++)
+      for (int tb = 0; tb < 2; tb++)
+        for (size_t s = 0; s < nshapes; s++, idx++) {
+          gcase g = {dt, (vncl_layout)lay, (vncl_trans)ta, (vncl_trans)tb,
+                     shapes[s][0], shapes[s][1], shapes[s][2], batch,
+                     alphas[idx % 4], betas[idx % 5], 0, 0, 0, 0, false, false};
+          g.a_off = t_rand_u64() % 5;
+          g.b_off = t_rand_u64() % 5;
+          g.c_off = t_rand_u64() % 5;
+          g.pad = t_rand_u64() % 4;
+          run_case(&g);
+        }
+}
+
+static void test_f32_all_layouts(void **st) {
+  (void)st;
+  sweep(VNCL_F32, NSHAPES, 1);
+}
+
+static void test_f32_edges(void **st) {
+  (void)st;
+  const size_t e[][3] = {{1, 1, 1}, {1, 50, 30}, {40, 1, 30}, {40, 50, 1},
+                         {5, 6, 0}, {0, 5, 5},   {5, 0, 5},   {0, 0, 0}};
+  for (size_t i = 0; i < sizeof e / sizeof *e; i++)
+    for (int lay = 0; lay < 2; lay++) {
+      gcase g = {VNCL_F32, (vncl_layout)lay, VNCL_NO_TRANS, VNCL_TRANS,
+                 e[i][0], e[i][1], e[i][2], 1, -1.0, 0.0, 1, 2, 3, 1, false,
+                 false};
+      run_case(&g);
+      g.beta = 2.0;
+      run_case(&g);
+    }
+  /* k == 0 and alpha == 0: C = beta*C, A and B (full of NaN) never read. */
+  gcase z = {VNCL_F32, VNCL_ROW_MAJOR, VNCL_TRANS, VNCL_NO_TRANS, 37, 45, 0, 2,
+             1.0, -0.5, 0, 0, 0, 2, true, false};
+  run_case(&z);
+  z.k = 20;
+  z.alpha = 0;
+  run_case(&z);
+  z.beta = 0;
+  run_case(&z);
+}
+
+static void test_f32_batched_and_events(void **st) {
+  (void)st;
+  sweep(VNCL_F32, 4, 3);
+  gcase g = {VNCL_F32, VNCL_COL_MAJOR, VNCL_TRANS, VNCL_NO_TRANS, 70, 33, 90,
+             2, 0.5, 1.0, 4, 0, 7, 2, false, true};
+  run_case(&g);
+  g.m = 0; /* nothing to do still gives an event after the wait list */
+  run_case(&g);
+}
+
+static void test_f64(void **st) {
+  (void)st;
+  sweep(VNCL_F64, 5, 1);
+  sweep(VNCL_F64, 2, 2);
+}
+
+static void test_f16_bf16(void **st) {
+  (void)st;
+  sweep(VNCL_F16, 5, 1);
+  sweep(VNCL_BF16, 5, 1);
+  sweep(VNCL_BF16, 2, 2);
+}
+
+/* Above the switch point with the built-in sets: tall and narrow (A read in
+ * place, by rows or transposed) and square, each storage type. */
+static void test_default_large(void **st) {
+  (void)st;
+  const vncl_dtype types[] = {VNCL_F32, VNCL_F16, VNCL_BF16, VNCL_F64};
+  for (size_t t = 0; t < 4; t++)
+    for (int ta = 0; ta < 2; ta++) {
+      gcase g = {types[t], VNCL_ROW_MAJOR, (vncl_trans)ta, VNCL_NO_TRANS, 2001,
+                 24, 1500, 1, 1.0, ta ? 0.5 : 0.0, 3, 1, 2, 1, false, false};
+      run_case(&g);
+    }
+  gcase sq = {VNCL_F32, VNCL_COL_MAJOR, VNCL_NO_TRANS, VNCL_TRANS, 390, 401,
+              420, 1, -1.0, 0.0, 0, 5, 0, 2, false, false};
+  run_case(&sq);
+}
+
+/* ---- tensors: 2-D, 3-D, C in f32 for 16-bit inputs ------------------------ */
+
+static void tensor_case(vncl_dtype ab, vncl_dtype cdt, int batch, vncl_trans ta,
+                        vncl_trans tb, size_t m, size_t n, size_t k,
+                        double alpha, double beta) {
+  int nd = batch ? 3 : 2;
+  size_t nb = batch ? (size_t)batch : 1;
+  int64_t sa[3], sb[3], sc[3];
+  int o = nd - 2;
+  if (batch) sa[0] = sb[0] = sc[0] = batch;
+  sa[o] = (int64_t)(ta ? k : m);
+  sa[o + 1] = (int64_t)(ta ? m : k);
+  sb[o] = (int64_t)(tb ? n : k);
+  sb[o + 1] = (int64_t)(tb ? k : n);
+  sc[o] = (int64_t)m;
+  sc[o + 1] = (int64_t)n;
+  vncl_tensor *a, *b, *c;
+  T_OK(ctx, vncl_tensor_create(ctx, ab, nd, sa, &a));
+  T_OK(ctx, vncl_tensor_create(ctx, ab, nd, sb, &b));
+  T_OK(ctx, vncl_tensor_create(ctx, cdt, nd, sc, &c));
+  size_t na = nb * m * k, nbb = nb * k * n, nc = nb * m * n;
+  void *ha = malloc(na * esize(ab)), *hb = malloc(nbb * esize(ab));
+  void *hc = malloc(nc * esize(cdt)), *c0 = malloc(nc * esize(cdt));
+  fill_random(ha, ab, na);
+  fill_random(hb, ab, nbb);
+  fill_random(hc, cdt, nc);
+  if (beta == 0)
+    for (size_t i = 0; i < nc; i++) put(hc, cdt, i, NAN);
+  memcpy(c0, hc, nc * esize(cdt));
+  T_OK(ctx, vncl_tensor_write(a, ha, na * esize(ab)));
+  T_OK(ctx, vncl_tensor_write(b, hb, nbb * esize(ab)));
+  T_OK(ctx, vncl_tensor_write(c, hc, nc * esize(cdt)));
+  T_OK(ctx, vncl_gemm(ctx, ta, tb, alpha, a, b, beta, c));
+  T_OK(ctx, vncl_tensor_read(c, hc, nc * esize(cdt)));
+  size_t bad = 0;
+  for (size_t g = 0; g < nb; g++)
+    for (size_t i = 0; i < m; i++)
+      for (size_t j = 0; j < n; j++) {
+        double dot = 0, adot = 0;
+        for (size_t p = 0; p < k; p++) {
+          double x = get(ha, ab, g * m * k + (ta ? p * m + i : i * k + p));
+          double y = get(hb, ab, g * k * n + (tb ? j * k + p : p * n + j));
+          dot += x * y;
+          adot += fabs(x * y);
+        }
+        size_t ci = g * m * n + i * n + j;
+        double cin = beta == 0 ? 0 : get(c0, cdt, ci);
+        double want = alpha * dot + beta * cin;
+        double tol = 2.0 * (k + 2) * u_acc(ab) * fabs(alpha) * adot +
+                     4 * u_acc(ab) * fabs(beta * cin) +
+                     u_out(cdt) * fabs(want) + floor_out(cdt) + 1e-300;
+        double got = get(hc, cdt, ci);
+        if (!(fabs(got - want) <= tol)) {
+          if (bad < 5)
+            print_error("tensor %s->%s batch %d ta=%d tb=%d %zux%zux%zu: "
+                        "(%zu,%zu,%zu) = %.9g, want %.9g\n",
+                        dname(ab), dname(cdt), batch, ta, tb, m, n, k, g, i,
+                        j, got, want);
+          bad++;
+        }
+      }
+  if (bad) fail_msg("tensor GEMM: %zu wrong elements", bad);
+  vncl_tensor_destroy(a);
+  vncl_tensor_destroy(b);
+  vncl_tensor_destroy(c);
+  free(ha);
+  free(hb);
+  free(hc);
+  free(c0);
+}
+
+static void test_tensors(void **st) {
+  (void)st;
+  const vncl_dtype pairs[][2] = {{VNCL_F32, VNCL_F32}, {VNCL_F16, VNCL_F32},
+                                 {VNCL_BF16, VNCL_F32}, {VNCL_F16, VNCL_F16},
+                                 {VNCL_BF16, VNCL_BF16}, {VNCL_F64, VNCL_F64}};
+  for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+    tensor_case(pairs[i][0], pairs[i][1], 0, VNCL_NO_TRANS, VNCL_NO_TRANS, 65,
+                33, 129, 1.0, 0.0);
+    tensor_case(pairs[i][0], pairs[i][1], 3, VNCL_TRANS, VNCL_TRANS, 17, 40, 9,
+                -2.0, 0.5);
+    tensor_case(pairs[i][0], pairs[i][1], 2, VNCL_NO_TRANS, VNCL_TRANS, 400,
+                390, 410, 0.5, 0.0); /* the packed path */
+  }
+}
+
+/* ---- parameter sets --------------------------------------------------------- */
+
+/* Installs p (all shape classes) for acc, runs a few cases, restores. */
+static void with_params(vncl__gemm_acc acc, const vncl__gemm_params *p,
+                        vncl_dtype dt) {
+  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+    T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, p));
+  const size_t sh[][3] = {{1, 1, 1}, {7, 130, 33}, {131, 67, 129},
+                          {200, 8, 300}, {64, 64, 64}};
+  for (size_t i = 0; i < sizeof sh / sizeof *sh; i++) {
+    gcase g = {dt, (vncl_layout)(i & 1), (vncl_trans)((i >> 1) & 1),
+               (vncl_trans)(i & 1), sh[i][0], sh[i][1], sh[i][2], 1 + (i == 2),
+               alphas[i % 4], betas[i % 5], i, 2 * i, 1, i % 3, false, false};
+    run_case(&g);
+  }
+  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+    T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, NULL));
+}
+
+static void test_param_sets(void **st) {
+  (void)st;
+  vncl__gemm_params p;
+  vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &p);
+  /* The packed CPU kernel at every size, A packed and in place, with and
+   * without depth chunks. */
+  vncl__gemm_params q = p;
+  q.fast = VNCL__GEMM_PACKED_CPU;
+  q.switch_mnk = q.switch_mnk_bt = 0;
+  q.cpu = (vncl__gemm_cpu_params){4, 16, 8, 8, 32, 0, 2, 0, 1};
+  with_params(VNCL__GEMM_ACC32, &q, VNCL_F32);
+  with_params(VNCL__GEMM_ACC32, &q, VNCL_BF16);
+  q.cpu = (vncl__gemm_cpu_params){3, 8, 4, 6, 16, 8, 4, 1, 0};
+  with_params(VNCL__GEMM_ACC32, &q, VNCL_F16);
+  with_params(VNCL__GEMM_ACC32, &q, VNCL_F32);
+  /* The GPU-shaped kernels: local-memory direct kernel, packed tiles. */
+  q = p;
+  q.switch_mnk = q.switch_mnk_bt = 4096;
+  q.fast = VNCL__GEMM_PACKED_LOCAL;
+  q.pack_elem = 1;
+  q.direct = (vncl__gemm_direct_params){16, 16, 4, 4, 8, 1, 1};
+  q.local = (vncl__gemm_local_params){32, 16, 8, 8, 4, 2, 2, 2, 1, 1};
+  with_params(VNCL__GEMM_ACC32, &q, VNCL_F32);
+  q.local = (vncl__gemm_local_params){16, 32, 4, 4, 8, 1, 4, 1, 0, 1};
+  with_params(VNCL__GEMM_ACC32, &q, VNCL_BF16);
+  vncl__gemm_params_get(ctx, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE, &p);
+  p.switch_mnk = p.switch_mnk_bt = 0;
+  with_params(VNCL__GEMM_ACC64, &p, VNCL_F64);
+  /* The direct kernel at every size, edges and strided B included. */
+  p.switch_mnk = p.switch_mnk_bt = 1e30;
+  with_params(VNCL__GEMM_ACC64, &p, VNCL_F64);
+
+  /* Sets that break a rule are rejected, naming it. */
+  q = p;
+  q.cpu.mb = q.cpu.mr + 1;
+  T_FAILS(ctx, vncl__gemm_params_set(ctx, VNCL__GEMM_ACC64,
+                                     VNCL__GEMM_SHAPE_SQUARE, &q),
+          VNCL_ERR_INVALID_ARG, "multiple of MR");
+  q = p;
+  q.fast = VNCL__GEMM_PACKED_LOCAL;
+  q.local = (vncl__gemm_local_params){256, 256, 16, 128, 128, 1, 1, 1, 1, 1};
+  T_FAILS(ctx, vncl__gemm_params_set(ctx, VNCL__GEMM_ACC32,
+                                     VNCL__GEMM_SHAPE_SQUARE, &q),
+          VNCL_ERR_INVALID_ARG, "work-items per group");
+  q.local = (vncl__gemm_local_params){64, 64, 8192, 8, 8, 1, 1, 1, 1, 1};
+  T_FAILS(ctx, vncl__gemm_params_set(ctx, VNCL__GEMM_ACC32,
+                                     VNCL__GEMM_SHAPE_SQUARE, &q),
+          VNCL_ERR_INVALID_ARG, "local memory");
+  char opts[512];
+  vncl__gemm_options(VNCL__GEMM_PACKED_CPU, &p, VNCL_F64, VNCL_F64, opts,
+                     sizeof opts);
+  assert_non_null(strstr(opts, "-DDTYPE_AB=1"));
+  assert_non_null(strstr(opts, "-DMR="));
+}
+
+/* ---- CLBlast ---------------------------------------------------------------- */
+
+static void test_clblast_backend(void **st) {
+  (void)st;
+  setenv("VNCL_GEMM_BACKEND", "clblast", 1);
+  for (int lay = 0; lay < 2; lay++)
+    for (int t = 0; t < 4; t++) {
+      gcase g = {VNCL_F32, (vncl_layout)lay, (vncl_trans)(t & 1),
+                 (vncl_trans)(t >> 1), 33 + t, 65, 17 + 2 * t, 1 + (t == 3),
+                 alphas[t], betas[t + lay], (size_t)t, 1, 2, (size_t)lay,
+                 false, false};
+      run_case(&g);
+    }
+  gcase d = {VNCL_F64, VNCL_COL_MAJOR, VNCL_TRANS, VNCL_NO_TRANS, 40, 23, 31,
+             2, -1.0, 0.0, 0, 3, 1, 1, false, false};
+  run_case(&d);
+  /* What CLBlast cannot do runs on our kernels: bf16, k == 0. */
+  gcase b = {VNCL_BF16, VNCL_ROW_MAJOR, VNCL_NO_TRANS, VNCL_TRANS, 30, 40, 50,
+             1, 1.0, 0.5, 0, 0, 0, 0, false, false};
+  run_case(&b);
+  b.k = 0;
+  b.dt = VNCL_F32;
+  run_case(&b);
+  tensor_case(VNCL_F16, VNCL_F32, 2, VNCL_NO_TRANS, VNCL_NO_TRANS, 20, 30, 40,
+              1.0, 0.0);
+  setenv("VNCL_GEMM_BACKEND", "own", 1);
+  run_case(&d);
+  unsetenv("VNCL_GEMM_BACKEND");
+}
+
+/* ---- bad input: an error naming the problem, and nothing written ------------- */
+
+static cl_mem buf_of(size_t floats, float fill) {
+  float *h = malloc(floats * sizeof *h);
+  for (size_t i = 0; i < floats; i++) h[i] = fill;
+  cl_int err;
+  cl_mem m = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                            floats * sizeof *h, h, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  free(h);
+  return m;
+}
+
+static void assert_untouched(cl_mem c, size_t floats, float fill) {
+  T_OK(ctx, vncl_finish(ctx));
+  float *h = malloc(floats * sizeof *h);
+  assert_int_equal(clEnqueueReadBuffer(clq, c, CL_TRUE, 0, floats * sizeof *h,
+                                       h, 0, NULL, NULL),
+                   CL_SUCCESS);
+  for (size_t i = 0; i < floats; i++)
+    if (h[i] != fill) fail_msg("C[%zu] was written by a rejected call", i);
+  free(h);
+}
+
+#define GEMM_ROW(dt, m, n, k, a, lda, b, ldb, c, ldc)                        \
+  vncl_gemm_cl(ctx, dt, VNCL_ROW_MAJOR, VNCL_NO_TRANS, VNCL_NO_TRANS, m, n, k, \
+               1.0, a, 0, lda, b, 0, ldb, 0.0, c, 0, ldc)
+
+static void test_bad_cl_args(void **st) {
+  (void)st;
+  const float F = 3.25f;
+  cl_mem a = buf_of(64, 1), b = buf_of(64, 1), c = buf_of(64, F);
+  T_FAILS(NULL,
+          vncl_gemm_cl(NULL, VNCL_F32, VNCL_ROW_MAJOR, VNCL_NO_TRANS,
+                       VNCL_NO_TRANS, 8, 8, 8, 1, a, 0, 8, b, 0, 8, 0, c, 0, 8),
+          VNCL_ERR_INVALID_ARG, "ctx");
+  T_FAILS(ctx, GEMM_ROW(VNCL_F32, 8, 8, 8, NULL, 8, b, 8, c, 8),
+          VNCL_ERR_INVALID_ARG, "buffer a is NULL");
+  T_FAILS(ctx, GEMM_ROW(VNCL_F32, 8, 8, 8, a, 8, NULL, 8, c, 8),
+          VNCL_ERR_INVALID_ARG, "buffer b is NULL");
+  T_FAILS(ctx, GEMM_ROW(VNCL_F32, 8, 8, 8, a, 8, b, 8, NULL, 8),
+          VNCL_ERR_INVALID_ARG, "buffer c is NULL");
+  T_FAILS(ctx, GEMM_ROW(VNCL_F32, 8, 8, 8, a, 7, b, 8, c, 8),
+          VNCL_ERR_INVALID_ARG, "lda=7");
+  T_FAILS(ctx, GEMM_ROW(VNCL_F32, 8, 8, 8, a, 8, b, 7, c, 8),
+          VNCL_ERR_INVALID_ARG, "ldb=7");
+  T_FAILS(ctx, GEMM_ROW(VNCL_F32, 8, 8, 8, a, 8, b, 8, c, 5),
+          VNCL_ERR_INVALID_ARG, "ldc=5");
+  T_FAILS(ctx, GEMM_ROW(VNCL_F32, 8, 8, 8, a, 9, b, 8, c, 8),
+          VNCL_ERR_INVALID_ARG, "buffer a holds 256 bytes");
+  T_FAILS(ctx, GEMM_ROW(VNCL_F32, 8, 9, 8, a, 8, b, 9, c, 9),
+          VNCL_ERR_INVALID_ARG, "buffer b holds");
+  T_FAILS(ctx,
+          vncl_gemm_cl(ctx, VNCL_F32, VNCL_ROW_MAJOR, VNCL_NO_TRANS,
+                       VNCL_NO_TRANS, 8, 8, 8, 1, a, 0, 8, b, 0, 8, 0, c, 1, 8),
+          VNCL_ERR_INVALID_ARG, "buffer c holds");
+  /* Column-major: lda is checked against m. */
+  T_FAILS(ctx,
+          vncl_gemm_cl(ctx, VNCL_F32, VNCL_COL_MAJOR, VNCL_NO_TRANS,
+                       VNCL_NO_TRANS, 8, 4, 4, 1, a, 0, 4, b, 0, 4, 0, c, 0, 8),
+          VNCL_ERR_INVALID_ARG, "lda=4");
+  T_FAILS(ctx, GEMM_ROW(VNCL_F32, 8, 8, 8, a, (size_t)1 << 62, b, 8, c, 8),
+          VNCL_ERR_INVALID_ARG, "overflows");
+  T_FAILS(ctx, GEMM_ROW(VNCL_F32, (size_t)1 << 40, 1, 1, a, 1, b, 1, c, 1),
+          VNCL_ERR_INVALID_ARG, "below 2^31");
+  T_FAILS(ctx, GEMM_ROW(VNCL_I32, 8, 8, 8, a, 8, b, 8, c, 8),
+          VNCL_ERR_UNSUPPORTED, "i32");
+  T_FAILS(ctx, GEMM_ROW((vncl_dtype)42, 8, 8, 8, a, 8, b, 8, c, 8),
+          VNCL_ERR_INVALID_ARG, "not a dtype");
+  T_FAILS(ctx,
+          vncl_gemm_cl(ctx, VNCL_F32, (vncl_layout)5, VNCL_NO_TRANS,
+                       VNCL_NO_TRANS, 8, 8, 8, 1, a, 0, 8, b, 0, 8, 0, c, 0, 8),
+          VNCL_ERR_INVALID_ARG, "layout");
+  T_FAILS(ctx,
+          vncl_gemm_cl(ctx, VNCL_F32, VNCL_ROW_MAJOR, (vncl_trans)3,
+                       VNCL_NO_TRANS, 8, 8, 8, 1, a, 0, 8, b, 0, 8, 0, c, 0, 8),
+          VNCL_ERR_INVALID_ARG, "ta 3");
+  T_FAILS(ctx,
+          vncl_gemm_cl_batched(ctx, VNCL_F32, VNCL_ROW_MAJOR, VNCL_NO_TRANS,
+                               VNCL_NO_TRANS, 4, 4, 4, 1, a, 0, 4, 16, b, 0, 4,
+                               16, 0, c, 0, 4, 8, 2),
+          VNCL_ERR_INVALID_ARG, "overlap");
+  T_FAILS(ctx,
+          vncl_gemm_cl_batched(ctx, VNCL_F32, VNCL_ROW_MAJOR, VNCL_NO_TRANS,
+                               VNCL_NO_TRANS, 4, 4, 4, 1, a, 0, 4, 16, b, 0, 4,
+                               16, 0, c, 0, 4, 16, 5),
+          VNCL_ERR_INVALID_ARG, "buffer a holds");
+  T_FAILS(ctx,
+          vncl_gemm_cl_event(ctx, VNCL_F32, VNCL_ROW_MAJOR, VNCL_NO_TRANS,
+                             VNCL_NO_TRANS, 4, 4, 4, 1, a, 0, 4, 0, b, 0, 4, 0,
+                             0, c, 0, 4, 0, 1, 2, NULL, NULL),
+          VNCL_ERR_INVALID_ARG, "wait list");
+  /* A buffer of another OpenCL context. */
+  cl_device_id dev;
+  vncl_context_cl(ctx, NULL, NULL, &dev);
+  cl_int err;
+  cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_mem foreign = clCreateBuffer(other, CL_MEM_READ_WRITE, 256, NULL, &err);
+  T_FAILS(ctx, GEMM_ROW(VNCL_F32, 8, 8, 8, foreign, 8, b, 8, c, 8),
+          VNCL_ERR_INVALID_ARG, "another OpenCL context");
+  clReleaseMemObject(foreign);
+  clReleaseContext(other);
+  /* f64 on a device without it (simulated). */
+  int had = ctx->info.fp64;
+  ctx->info.fp64 = 0;
+  T_FAILS(ctx, GEMM_ROW(VNCL_F64, 4, 4, 4, a, 4, b, 4, c, 4),
+          VNCL_ERR_UNSUPPORTED, "f64");
+  ctx->info.fp64 = had;
+  setenv("VNCL_GEMM_BACKEND", "fastest", 1);
+  T_FAILS(ctx, GEMM_ROW(VNCL_F32, 8, 8, 8, a, 8, b, 8, c, 8),
+          VNCL_ERR_INVALID_ARG, "VNCL_GEMM_BACKEND");
+  unsetenv("VNCL_GEMM_BACKEND");
+  assert_untouched(c, 64, F);
+  clReleaseMemObject(a);
+  clReleaseMemObject(b);
+  clReleaseMemObject(c);
+}
+
+static void test_bad_tensor_args(void **st) {
+  (void)st;
+  int64_t s44[2] = {4, 4}, s45[2] = {4, 5}, s244[3] = {2, 4, 4},
+          s344[3] = {3, 4, 4};
+  vncl_tensor *a, *b, *c, *c16, *d64, *i32, *b3, *c3, *c45;
+  T_OK(ctx, vncl_tensor_create(ctx, VNCL_F32, 2, s44, &a));
+  T_OK(ctx, vncl_tensor_create(ctx, VNCL_F32, 2, s45, &b));
+  T_OK(ctx, vncl_tensor_create(ctx, VNCL_F32, 2, s45, &c));
+  T_OK(ctx, vncl_tensor_create(ctx, VNCL_F16, 2, s45, &c16));
+  T_OK(ctx, vncl_tensor_create(ctx, VNCL_F64, 2, s45, &d64));
+  T_OK(ctx, vncl_tensor_create(ctx, VNCL_I32, 2, s44, &i32));
+  T_OK(ctx, vncl_tensor_create(ctx, VNCL_F32, 3, s244, &b3));
+  T_OK(ctx, vncl_tensor_create(ctx, VNCL_F32, 3, s344, &c3));
+  T_OK(ctx, vncl_tensor_create(ctx, VNCL_F32, 2, s44, &c45));
+  float fill[20];
+  for (int i = 0; i < 20; i++) fill[i] = 7.5f;
+  T_OK(ctx, vncl_tensor_write(c, fill, sizeof fill));
+  const vncl_trans N = VNCL_NO_TRANS, T = VNCL_TRANS;
+  T_FAILS(NULL, vncl_gemm(NULL, N, N, 1, a, b, 0, c), VNCL_ERR_INVALID_ARG,
+          "ctx");
+  T_FAILS(ctx, vncl_gemm(ctx, N, N, 1, NULL, b, 0, c), VNCL_ERR_INVALID_ARG,
+          "a is NULL");
+  T_FAILS(ctx, vncl_gemm(ctx, N, N, 1, a, b, 0, NULL), VNCL_ERR_INVALID_ARG,
+          "c is NULL");
+  T_FAILS(ctx, vncl_gemm(ctx, N, N, 1, a, d64, 0, c), VNCL_ERR_INVALID_ARG,
+          "dtypes differ");
+  T_FAILS(ctx, vncl_gemm(ctx, N, N, 1, a, b, 0, c16), VNCL_ERR_INVALID_ARG,
+          "c is f16");
+  T_FAILS(ctx, vncl_gemm(ctx, N, N, 1, i32, i32, 0, c), VNCL_ERR_UNSUPPORTED,
+          "i32");
+  T_FAILS(ctx, vncl_gemm(ctx, N, T, 1, a, b, 0, c), VNCL_ERR_INVALID_ARG,
+          "inner dimensions differ");
+  T_FAILS(ctx, vncl_gemm(ctx, N, N, 1, a, b, 0, c45), VNCL_ERR_INVALID_ARG,
+          "c is [4, 4]");
+  T_FAILS(ctx, vncl_gemm(ctx, N, N, 1, a, b3, 0, c), VNCL_ERR_INVALID_ARG,
+          "all be 2-D or all 3-D");
+  T_FAILS(ctx, vncl_gemm(ctx, N, N, 1, b3, b3, 0, c3), VNCL_ERR_INVALID_ARG,
+          "batch dimensions differ");
+  T_FAILS(ctx, vncl_gemm(ctx, (vncl_trans)9, N, 1, a, b, 0, c),
+          VNCL_ERR_INVALID_ARG, "VNCL_NO_TRANS");
+  vncl_context *other = t_context(NULL);
+  vncl_tensor *ao;
+  T_OK(other, vncl_tensor_create(other, VNCL_F32, 2, s44, &ao));
+  T_FAILS(ctx, vncl_gemm(ctx, N, N, 1, ao, b, 0, c), VNCL_ERR_INVALID_ARG,
+          "another context");
+  vncl_tensor_destroy(ao);
+  vncl_context_destroy(other);
+  float back[20];
+  T_OK(ctx, vncl_tensor_read(c, back, sizeof back));
+  assert_memory_equal(back, fill, sizeof fill);
+  vncl_tensor *ts[] = {a, b, c, c16, d64, i32, b3, c3, c45};
+  for (size_t i = 0; i < sizeof ts / sizeof *ts; i++) vncl_tensor_destroy(ts[i]);
+}
+
+int main(void) {
+  t_seed();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_f32_all_layouts),
+      cmocka_unit_test(test_f32_edges),
+      cmocka_unit_test(test_f32_batched_and_events),
+      cmocka_unit_test(test_f64),
+      cmocka_unit_test(test_f16_bf16),
+      cmocka_unit_test(test_default_large),
+      cmocka_unit_test(test_tensors),
+      cmocka_unit_test(test_param_sets),
+      cmocka_unit_test(test_clblast_backend),
+      cmocka_unit_test(test_bad_cl_args),
+      cmocka_unit_test(test_bad_tensor_args),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,233 @@
+/* Fill, copy and casts: every pair of f32, f64, f16, bf16, i32 on random
+ * values over a wide exponent range and on the edge cases (NaN, infinities,
+ * signed zeros, round-to-nearest-even ties, the largest finite values and
+ * what rounds past them, i32 saturation and values that f32 cannot hold),
+ * each element against a correctly rounded conversion done independently
+ * here; and bad inputs. */
+#include "test_ops.h"
+
+#include "internal.h"
+
+static vncl_context *ctx;
+
+static int setup(void **st) {
+  (void)st;
+  ctx = t_context(NULL);
+  return 0;
+}
+static int teardown(void **st) {
+  (void)st;
+  vncl_context_destroy(ctx);
+  return 0;
+}
+
+static const vncl_dtype all_types[5] = {VNCL_F32, VNCL_F64, VNCL_F16,
+                                        VNCL_BF16, VNCL_I32};
+
+/* The exact conversion of value v to dtype t. */
+static double convert(vncl_dtype t, double v) {
+  if (t == VNCL_I32) {
+    if (isnan(v)) return 0;
+    double z = trunc(v);
+    if (z > 2147483647.0) return 2147483647.0;
+    if (z < -2147483648.0) return -2147483648.0;
+    return z;
+  }
+  return t_round(t, v);
+}
+
+/* Values exact in dtype t: random magnitudes 2^-30 .. 2^30 with random
+ * significands (and the edge cases of every destination). */
+static double *cast_inputs(vncl_dtype t, size_t n, size_t *count) {
+  static const double edges[] = {
+      NAN, INFINITY, -INFINITY, 0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -2.5, 3.5,
+      65504, 65519, 65520, 65535, 65536, -65520, 1e-8, 6e-8, 3e-8, 1e-40,
+      3.3895313892515355e38,  /* bf16 largest finite */
+      3.3961775292304e38,     /* past bf16's rounding point */
+      3.4028234663852886e38,  /* f32 largest */
+      1e39, -1e300, 1e300,
+      1.00390625,             /* 1 + 2^-8: a bf16 tie, rounds to even (1) */
+      1.01171875,             /* 1 + 3*2^-8: a tie, rounds up */
+      1.0009765625,           /* 1 + 2^-10: exact in f16 */
+      1.00048828125,          /* 1 + 2^-11: an f16 tie */
+      1.0000000596046448,     /* 1 + 2^-24: an f32 tie */
+      1.0039062500000002,     /* just above a bf16 tie (double rounding) */
+      16777217, -16777217, 2147483647, -2147483648.0, 2147483648.0,
+      -2147483649.0, 4e9, -4e9, 2147483520, 123456789, -0.75, 0.999};
+  size_t ne = sizeof edges / sizeof *edges;
+  double *v = malloc((n + ne) * sizeof *v);
+  size_t k = 0;
+  for (size_t i = 0; i < ne; i++) {
+    double e = edges[i];
+    if (t == VNCL_I32 && !(e == trunc(e) && fabs(e) <= 2147483647.0)) continue;
+    if (t != VNCL_I32 && t != VNCL_F64 && t_round(t, e) != e && !isnan(e))
+      continue; /* not exact in t */
+    v[k++] = e;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (t == VNCL_I32) {
+      int32_t x = (int32_t)(uint32_t)t_rand_u64();
+      if (i % 3 == 0) x >>= (int)(t_rand_u64() % 31);
+      v[k++] = x;
+    } else {
+      double m = ldexp(t_rand_uniform(1, 2), (int)(t_rand_u64() % 61) - 30);
+      v[k++] = t_round(t, t_rand_u64() & 1 ? -m : m);
+    }
+  }
+  *count = k;
+  return v;
+}
+
+static void test_cast_pairs(void **st) {
+  (void)st;
+  for (int si = 0; si < 5; si++)
+    for (int di = 0; di < 5; di++) {
+      vncl_dtype s = all_types[si], d = all_types[di];
+      size_t n;
+      double *in = cast_inputs(s, 5000, &n);
+      int64_t shape[1] = {(int64_t)n};
+      vncl_tensor *a = t_new(ctx, s, 1, shape), *b = t_new(ctx, d, 1, shape);
+      t_write(ctx, a, in);
+      t_poison(ctx, b);
+      T_OK(ctx, vncl_cast(ctx, a, b));
+      double *got = t_read(ctx, b), *ref = malloc(n * sizeof *ref);
+      for (size_t i = 0; i < n; i++) ref[i] = convert(d, in[i]);
+      char what[64];
+      snprintf(what, sizeof what, "cast %s -> %s", vncl_dtype_name(s),
+               vncl_dtype_name(d));
+      t_check(what, n, got, ref, 0, 0); /* exact */
+      free(in), free(got), free(ref);
+      vncl_tensor_destroy(a), vncl_tensor_destroy(b);
+    }
+}
+
+/* f64 with all 53 significand bits set to 16 bits: a conversion through
+ * f32 would round twice. */
+static void test_cast_no_double_rounding(void **st) {
+  (void)st;
+  enum { N = 20000 };
+  double in[N], ref[N];
+  for (int i = 0; i < N; i++) {
+    /* near-ties of bf16 (1 + k/2^7 + 1/2^8), f16 (1 + k/2^10 + 1/2^11)
+     * and f32 (1 + k/2^23 + 1/2^24), +- a few f64 ulps */
+    int k = i / 3, d = (i / 7) % 9 - 4;
+    if (i % 3 == 0)
+      in[i] = 1 + (double)(k % 128) / 128 + 1.0 / 256 + d * 0x1p-52;
+    else if (i % 3 == 1)
+      in[i] = 1 + (double)(k % 1024) / 1024 + 1.0 / 2048 + d * 0x1p-52;
+    else
+      in[i] = 1 + (double)(k % 4096) * 0x1p-23 + 0x1p-24 + d * 0x1p-52;
+    if (i % 2) in[i] = -in[i] * 4;
+  }
+  int64_t shape[1] = {N};
+  vncl_tensor *a = t_new(ctx, VNCL_F64, 1, shape);
+  t_write(ctx, a, in);
+  const vncl_dtype to[3] = {VNCL_F32, VNCL_F16, VNCL_BF16};
+  for (int k = 0; k < 3; k++) {
+    vncl_tensor *b = t_new(ctx, to[k], 1, shape);
+    t_poison(ctx, b);
+    T_OK(ctx, vncl_cast(ctx, a, b));
+    double *got = t_read(ctx, b);
+    for (int i = 0; i < N; i++) ref[i] = convert(to[k], in[i]);
+    char what[64];
+    snprintf(what, sizeof what, "cast f64 near-ties -> %s",
+             vncl_dtype_name(to[k]));
+    t_check(what, N, got, ref, 0, 0);
+    free(got);
+    vncl_tensor_destroy(b);
+  }
+  vncl_tensor_destroy(a);
+}
+
+static void test_fill(void **st) {
+  (void)st;
+  static const double vals[] = {1.5,   -0.0,  1.0 / 3, 65520, 1e40,
+                                NAN,   -INFINITY, 1e-30, 7, -2147483648.0};
+  int64_t shape[2] = {3, 1001};
+  for (int ti = 0; ti < 5; ti++) {
+    vncl_dtype t = all_types[ti];
+    vncl_tensor *x = t_new(ctx, t, 2, shape);
+    for (size_t k = 0; k < sizeof vals / sizeof *vals; k++) {
+      double v = vals[k];
+      if (t == VNCL_I32 && !(v == trunc(v) && fabs(v) < 3e9)) continue;
+      t_poison(ctx, x);
+      T_OK(ctx, vncl_fill(ctx, x, v));
+      double *got = t_read(ctx, x), ref[3 * 1001];
+      for (int i = 0; i < 3 * 1001; i++) ref[i] = convert(t, v);
+      char what[64];
+      snprintf(what, sizeof what, "fill %s with %g", vncl_dtype_name(t), v);
+      t_check(what, 3 * 1001, got, ref, 0, 0);
+      free(got);
+    }
+    vncl_tensor_destroy(x);
+  }
+  vncl_tensor *x = t_new(ctx, VNCL_I32, 2, shape);
+  t_poison(ctx, x);
+  T_FAILS(ctx, vncl_fill(ctx, x, 1.5), VNCL_ERR_INVALID_ARG, "whole number");
+  T_FAILS(ctx, vncl_fill(ctx, x, 3e9), VNCL_ERR_INVALID_ARG, "i32 range");
+  T_FAILS(ctx, vncl_fill(ctx, x, NAN), VNCL_ERR_INVALID_ARG, "whole number");
+  T_FAILS(ctx, vncl_fill(ctx, NULL, 1), VNCL_ERR_INVALID_ARG, "t is NULL");
+  assert_true(t_still_poisoned(ctx, x));
+  vncl_tensor_destroy(x);
+}
+
+static void test_copy(void **st) {
+  (void)st;
+  int64_t shape[3] = {3, 7, 129};
+  size_t n = 3 * 7 * 129;
+  for (int ti = 0; ti < 5; ti++) {
+    vncl_dtype t = all_types[ti];
+    size_t cnt;
+    double *in = cast_inputs(t, n, &cnt); /* the first n values */
+    vncl_tensor *a = t_new(ctx, t, 3, shape), *b = t_new(ctx, t, 3, shape);
+    t_write(ctx, a, in);
+    t_poison(ctx, b);
+    T_OK(ctx, vncl_copy(ctx, a, b));
+    double *got = t_read(ctx, b);
+    char what[32];
+    snprintf(what, sizeof what, "copy %s", vncl_dtype_name(t));
+    t_check(what, n, got, in, 0, 0);
+    free(in), free(got);
+    vncl_tensor_destroy(a), vncl_tensor_destroy(b);
+  }
+}
+
+static void test_bad_inputs(void **st) {
+  (void)st;
+  int64_t s1[1] = {10}, s2[1] = {11};
+  vncl_tensor *f = t_new(ctx, VNCL_F32, 1, s1), *f2 = t_new(ctx, VNCL_F32, 1, s2),
+              *h = t_new(ctx, VNCL_F16, 1, s1), *d = t_new(ctx, VNCL_F64, 1, s1);
+  vncl_context *other = t_context(NULL);
+  vncl_tensor *of = t_new(other, VNCL_F32, 1, s1);
+  t_poison(ctx, h);
+  t_poison(ctx, f2);
+  T_FAILS(NULL, vncl_cast(NULL, f, h), VNCL_ERR_INVALID_ARG, "ctx is NULL");
+  T_FAILS(ctx, vncl_cast(ctx, NULL, h), VNCL_ERR_INVALID_ARG, "src is NULL");
+  T_FAILS(ctx, vncl_cast(ctx, f, NULL), VNCL_ERR_INVALID_ARG, "dst is NULL");
+  T_FAILS(ctx, vncl_cast(ctx, f, f2), VNCL_ERR_INVALID_ARG, "shape mismatch");
+  T_FAILS(ctx, vncl_cast(ctx, of, h), VNCL_ERR_INVALID_ARG, "another context");
+  T_FAILS(ctx, vncl_copy(ctx, f, h), VNCL_ERR_INVALID_ARG, "dtype mismatch");
+  T_FAILS(ctx, vncl_copy(ctx, f, f2), VNCL_ERR_INVALID_ARG, "shape mismatch");
+  T_FAILS(ctx, vncl_fill(ctx, of, 1), VNCL_ERR_INVALID_ARG, "another context");
+  int fp64 = ctx->info.fp64;
+  ctx->info.fp64 = 0;
+  T_FAILS(ctx, vncl_cast(ctx, d, h), VNCL_ERR_UNSUPPORTED, "fp64");
+  ctx->info.fp64 = fp64;
+  assert_true(t_still_poisoned(ctx, h));
+  assert_true(t_still_poisoned(ctx, f2));
+  vncl_tensor_destroy(of);
+  vncl_context_destroy(other);
+  vncl_tensor_destroy(f), vncl_tensor_destroy(f2), vncl_tensor_destroy(h),
+      vncl_tensor_destroy(d);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_cast_pairs),
+      cmocka_unit_test(test_cast_no_double_rounding),
+      cmocka_unit_test(test_fill),
+      cmocka_unit_test(test_copy),
+      cmocka_unit_test(test_bad_inputs),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,463 @@
+/* Reductions and softmax against a double-precision CPU reference: every
+ * operation and dtype over rows, columns, middle axes, all elements, with
+ * the axis split over several work-groups, keepdims, empty axes; a row of
+ * 10^6 values that naive f32 summation gets wrong; NaN and inf rules of
+ * max/min/argmax/sum and of softmax; results independent of the tunable
+ * parameters; every bad input. */
+#include "test_ops.h"
+
+#include "internal.h"
+#include "ops_common.h"
+
+static vncl_context *ctx;
+
+static int setup(void **st) {
+  (void)st;
+  ctx = t_context(NULL);
+  return 0;
+}
+static int teardown(void **st) {
+  (void)st;
+  vncl_context_destroy(ctx);
+  return 0;
+}
+
+static const char *const red_names[] = {"sum", "mean", "max",
+                                        "min", "argmax", "norm2"};
+
+/* Accumulation epsilon: f64 for f64, f32 for the others. */
+static double acc_eps(vncl_dtype t) { return t == VNCL_F64 ? 0x1p-52 : 0x1p-23; }
+
+/* Reference for one output: the R values x[base + r*inner], summed in long
+ * double with Neumaier's compensation (a double loop over 10^5 values
+ * would itself be off by more than the tolerance); tol gets the allowed
+ * error. */
+static double ref_reduce(int op, vncl_dtype t, const double *x, size_t base,
+                         size_t R, size_t inner, double *tol) {
+  long double s = 0, c = 0, sa = 0;
+  double best = 0;
+  size_t bi = 0;
+  int nan = 0;
+  for (size_t r = 0; r < R; r++) {
+    double v = x[base + r * inner];
+    long double term = op == VNCL_REDUCE_NORM2 ? (long double)v * v : v;
+    long double tt = s + term;
+    if (isfinite(tt))
+      c += fabsl(s) >= fabsl(term) ? (s - tt) + term : (term - tt) + s;
+    s = tt;
+    sa += fabsl(term);
+    if (isnan(v)) {
+      if (!nan) bi = r, best = v;
+      nan = 1;
+    } else if (!nan && (r == 0 || (op == VNCL_REDUCE_MIN ? v < best : v > best))) {
+      best = v;
+      bi = r;
+    }
+  }
+  double sum = isfinite(s) ? (double)(s + c) : (double)s;
+  /* Compensated sums: a few ulp of the sum of magnitudes (the tree adds
+   * log2(work-group) roundings), plus the rounding to the storage type. */
+  double e = acc_eps(t), st = t_eps(t) / 2;
+  switch (op) {
+    case VNCL_REDUCE_SUM:
+      *tol = 16 * e * (double)sa + st * fabs(sum);
+      return sum;
+    case VNCL_REDUCE_MEAN:
+      *tol = (16 * e * (double)sa + st * fabs(sum)) / (double)R +
+             2 * e * fabs(sum / (double)R);
+      return R ? sum / (double)R : NAN;
+    case VNCL_REDUCE_NORM2:
+      *tol = (16 * e + st) * sqrt(sum) + 1e-300;
+      return sqrt(sum);
+    case VNCL_REDUCE_ARGMAX:
+      *tol = 0;
+      return (double)bi;
+    default: /* max, min: one of the inputs, exactly */
+      *tol = 0;
+      return best;
+  }
+}
+
+/* Reduces x (shape nd/shape, values xv) over axis (or all when axis is
+ * INT32_MIN) and checks every output. keepdims picks the out shape. */
+static void run_reduce(vncl_dtype t, int op, int nd, const int64_t *shape,
+                       const double *xv, int axis, int keepdims) {
+  int all = axis == INT32_MIN;
+  int ax = all ? 0 : (axis < 0 ? axis + nd : axis);
+  size_t outer = 1, inner = 1, R;
+  int64_t oshape[VNCL_MAX_DIMS];
+  int ond = 0;
+  if (all) {
+    R = t_numel(nd, shape);
+    oshape[ond++] = 1;
+  } else {
+    R = (size_t)shape[ax];
+    for (int i = 0; i < ax; i++) outer *= (size_t)shape[i];
+    for (int i = ax + 1; i < nd; i++) inner *= (size_t)shape[i];
+    for (int i = 0; i < nd; i++)
+      if (i != ax) oshape[ond++] = shape[i];
+      else if (keepdims) oshape[ond++] = 1;
+    if (ond == 0) oshape[ond++] = 1;
+  }
+  vncl_dtype ot = op == VNCL_REDUCE_ARGMAX ? VNCL_I32 : t;
+  vncl_tensor *x = t_new(ctx, t, nd, shape), *o = t_new(ctx, ot, ond, oshape);
+  t_write(ctx, x, xv);
+  t_poison(ctx, o);
+  if (all)
+    T_OK(ctx, vncl_reduce_all(ctx, (vncl_reduce_op)op, x, o));
+  else
+    T_OK(ctx, vncl_reduce(ctx, (vncl_reduce_op)op, x, axis, o));
+  size_t nout = outer * inner;
+  double *got = t_read(ctx, o), *ref = malloc((nout ? nout : 1) * sizeof *ref),
+         *tol = malloc((nout ? nout : 1) * sizeof *tol);
+  for (size_t oi = 0; oi < outer; oi++)
+    for (size_t ii = 0; ii < inner; ii++)
+      ref[oi * inner + ii] = ref_reduce(op, t, xv, oi * R * inner + ii, R,
+                                        inner, &tol[oi * inner + ii]);
+  char what[128];
+  snprintf(what, sizeof what, "%s %s over axis %d of %zu x %zu x %zu%s",
+           red_names[op], vncl_dtype_name(t), all ? -99 : axis, outer, R,
+           inner, keepdims ? " (keepdims)" : "");
+  t_check_each(what, nout, got, ref, tol);
+  free(got), free(ref), free(tol);
+  vncl_tensor_destroy(x), vncl_tensor_destroy(o);
+}
+
+static void run_reduce_random(vncl_dtype t, int op, int nd,
+                              const int64_t *shape, int axis, int keepdims) {
+  size_t n = t_numel(nd, shape);
+  double *xv = t_rand_vals(t, n, -2, 2);
+  run_reduce(t, op, nd, shape, xv, axis, keepdims);
+  free(xv);
+}
+
+static void test_reduce_axes(void **st) {
+  (void)st;
+  static const struct {
+    int nd;
+    int64_t s[4];
+    int axis;
+  } cases[] = {
+      {2, {37, 53}, 1},     {2, {37, 53}, 0},    {2, {37, 53}, -1},
+      {3, {4, 5, 6}, 0},    {3, {4, 5, 6}, 1},   {3, {4, 5, 6}, 2},
+      {2, {3, 100003}, 1},  /* rows split over groups */
+      {2, {20011, 3}, 0},   /* columns split over groups */
+      {3, {2, 1, 3}, 1},    /* an axis of one */
+      {1, {1}, 0},          {1, {1000}, 0},
+      {4, {2, 3, 1, 5}, 3}, {2, {1, 70001}, -1},
+  };
+  for (int ti = 0; ti < 4; ti++)
+    for (int op = 0; op <= VNCL_REDUCE_NORM2; op++)
+      for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+        run_reduce_random(t_float_types[ti], op, cases[c].nd, cases[c].s,
+                          cases[c].axis, (int)(c % 2));
+}
+
+static void test_reduce_all(void **st) {
+  (void)st;
+  int64_t s2[2] = {37, 53}, s1[1] = {1000003};
+  for (int ti = 0; ti < 4; ti++)
+    for (int op = 0; op <= VNCL_REDUCE_NORM2; op++) {
+      run_reduce_random(t_float_types[ti], op, 2, s2, INT32_MIN, 0);
+      run_reduce_random(t_float_types[ti], op, 1, s1, INT32_MIN, 0);
+    }
+}
+
+/* 10^6 values of 1 plus something small: naive f32 summation loses the
+ * small parts (they fall below half an ulp of the running sum) and is off
+ * by about 5e-4 relative; the compensated sum is within a few ulp. */
+static void test_long_row_accuracy(void **st) {
+  (void)st;
+  const size_t n = 1000000;
+  double *xv = malloc(n * sizeof *xv);
+  for (size_t i = 0; i < n; i++)
+    xv[i] = (float)(1.0 + t_rand_uniform(0, 1e-3));
+  int64_t s1[1] = {(int64_t)n}, s2[2] = {2, (int64_t)n / 2},
+          s3[2] = {(int64_t)n / 2, 2};
+  double naive_err = 0;
+  {
+    float acc = 0;
+    double exact = 0;
+    for (size_t i = 0; i < n; i++) acc += (float)xv[i], exact += xv[i];
+    naive_err = fabs(acc - exact) / exact;
+  }
+  /* Tight bound: 4 ulp of the total, far below the naive error. */
+  vncl_tensor *x = t_new(ctx, VNCL_F32, 1, s1), *o = t_new(ctx, VNCL_F32, 1,
+                                                           (int64_t[]){1});
+  t_write(ctx, x, xv);
+  t_poison(ctx, o);
+  T_OK(ctx, vncl_reduce(ctx, VNCL_REDUCE_SUM, x, 0, o));
+  double *got = t_read(ctx, o), exact = 0;
+  for (size_t i = 0; i < n; i++) exact += xv[i];
+  double err = fabs(got[0] - exact) / exact;
+  printf("sum of 1e6: relative error %.3g (naive f32 loop: %.3g)\n", err,
+         naive_err);
+  if (!(err <= 4 * 0x1p-24 * 2))
+    fail_msg("sum of 1e6 values: relative error %g", err);
+  free(got);
+  vncl_tensor_destroy(x), vncl_tensor_destroy(o);
+  /* The same as rows, as columns, and the mean, through the general check. */
+  run_reduce(VNCL_F32, VNCL_REDUCE_SUM, 2, s2, xv, 1, 0);
+  run_reduce(VNCL_F32, VNCL_REDUCE_SUM, 2, s3, xv, 0, 0);
+  run_reduce(VNCL_F32, VNCL_REDUCE_MEAN, 1, s1, xv, 0, 0);
+  run_reduce(VNCL_F32, VNCL_REDUCE_NORM2, 1, s1, xv, 0, 0);
+  free(xv);
+}
+
+/* NaN and inf: max/min/sum propagate NaN, argmax points at the first NaN,
+ * inf - inf gives NaN; ties go to the first index. */
+static void test_reduce_special(void **st) {
+  (void)st;
+  enum { R = 300 };
+  int64_t shape[2] = {6, R};
+  double xv[6 * R];
+  for (int ti = 0; ti < 4; ti++) {
+    vncl_dtype t = t_float_types[ti];
+    for (int i = 0; i < 6 * R; i++) xv[i] = t_round(t, t_rand_uniform(-1, 1));
+    xv[0 * R + 17] = NAN;                            /* row 0: one NaN */
+    xv[1 * R + 5] = NAN, xv[1 * R + 250] = NAN;      /* row 1: two */
+    xv[2 * R + 100] = INFINITY;                      /* row 2: +inf */
+    xv[3 * R + 3] = INFINITY, xv[3 * R + 4] = -INFINITY; /* row 3: both */
+    for (int i = 0; i < R; i++) xv[4 * R + i] = -INFINITY; /* row 4 */
+    xv[5 * R + 10] = 7, xv[5 * R + 200] = 7;         /* row 5: a tie */
+    for (int op = 0; op <= VNCL_REDUCE_NORM2; op++) {
+      run_reduce(t, op, 2, shape, xv, 1, 0);
+      run_reduce(t, op, 1, (int64_t[]){6 * R}, xv, INT32_MIN, 0);
+    }
+  }
+}
+
+/* Empty axes: sums give 0, mean NaN; max/min/argmax are refused; an empty
+ * output is nothing to do. */
+static void test_reduce_empty(void **st) {
+  (void)st;
+  int64_t s40[2] = {4, 0}, s4[1] = {4}, s04[2] = {0, 4}, s0[1] = {0};
+  vncl_tensor *x = t_new(ctx, VNCL_F32, 2, s40), *o = t_new(ctx, VNCL_F32, 1, s4);
+  t_poison(ctx, o);
+  T_OK(ctx, vncl_reduce(ctx, VNCL_REDUCE_SUM, x, 1, o));
+  double *got = t_read(ctx, o);
+  for (int i = 0; i < 4; i++) assert_true(got[i] == 0);
+  free(got);
+  T_OK(ctx, vncl_reduce(ctx, VNCL_REDUCE_MEAN, x, 1, o));
+  got = t_read(ctx, o);
+  for (int i = 0; i < 4; i++) assert_true(isnan(got[i]));
+  free(got);
+  t_poison(ctx, o);
+  T_FAILS(ctx, vncl_reduce(ctx, VNCL_REDUCE_MAX, x, 1, o),
+          VNCL_ERR_INVALID_ARG, "empty axis");
+  assert_true(t_still_poisoned(ctx, o));
+  vncl_tensor *y = t_new(ctx, VNCL_F32, 2, s04), *e = t_new(ctx, VNCL_F32, 1, s0);
+  T_OK(ctx, vncl_reduce(ctx, VNCL_REDUCE_MAX, y, 1, e)); /* empty out */
+  vncl_tensor *one = t_new(ctx, VNCL_F32, 1, (int64_t[]){1});
+  T_FAILS(ctx, vncl_reduce_all(ctx, VNCL_REDUCE_MIN, y, one),
+          VNCL_ERR_INVALID_ARG, "empty axis");
+  T_OK(ctx, vncl_reduce_all(ctx, VNCL_REDUCE_SUM, y, one));
+  got = t_read(ctx, one);
+  assert_true(got[0] == 0);
+  free(got);
+  vncl_tensor_destroy(x), vncl_tensor_destroy(o), vncl_tensor_destroy(y);
+  vncl_tensor_destroy(e), vncl_tensor_destroy(one);
+}
+
+/* ---- softmax ------------------------------------------------------------ */
+
+static void run_softmax(vncl_dtype t, int logmode, int nd, const int64_t *shape,
+                        const double *xv) {
+  size_t n = t_numel(nd, shape), N = (size_t)shape[nd - 1], rows = n / N;
+  vncl_tensor *x = t_new(ctx, t, nd, shape), *o = t_new(ctx, t, nd, shape);
+  t_write(ctx, x, xv);
+  t_poison(ctx, o);
+  if (logmode) T_OK(ctx, vncl_log_softmax(ctx, x, o));
+  else T_OK(ctx, vncl_softmax(ctx, x, o));
+  double *got = t_read(ctx, o), *ref = malloc(n * sizeof *ref),
+         *tol = malloc(n * sizeof *tol);
+  double e = acc_eps(t), se = t_eps(t);
+  /* Results near underflow: one step of f16's subnormals, or the smallest
+   * normal of the compute type (devices may flush subnormals to zero). */
+  double tiny = t == VNCL_F16 ? 0x1p-24 : t == VNCL_F64 ? 0x1p-1021 : 0x1p-125;
+  for (size_t r = 0; r < rows; r++) {
+    const double *xr = xv + r * N;
+    double m = -INFINITY;
+    int nan = 0;
+    for (size_t i = 0; i < N; i++) {
+      nan |= isnan(xr[i]);
+      if (xr[i] > m) m = xr[i];
+    }
+    double s = 0, amax = 0;
+    for (size_t i = 0; i < N; i++) {
+      s += exp(xr[i] - m);
+      if (fabs(xr[i] - m) > amax && isfinite(xr[i] - m)) amax = fabs(xr[i] - m);
+    }
+    for (size_t i = 0; i < N; i++) {
+      size_t k = r * N + i;
+      double d = xr[i] - m;
+      ref[k] = nan ? NAN : logmode ? d - log(s) : exp(d) / s;
+      /* exp of a difference rounded in the compute type: relative error
+       * about |x - m| * eps, plus a few ulp; log-softmax is absolute. */
+      if (logmode)
+        tol[k] = 64 * e * (amax + fabs(log(s)) + 1) + se * fabs(ref[k]);
+      else
+        tol[k] = (64 * e * (amax + 1) + se) * fabs(ref[k]) + tiny;
+    }
+  }
+  char what[96];
+  snprintf(what, sizeof what, "%s %s rows of %zu", logmode ? "log_softmax"
+                                                           : "softmax",
+           vncl_dtype_name(t), N);
+  t_check_each(what, n, got, ref, tol);
+  free(got), free(ref), free(tol);
+  vncl_tensor_destroy(x), vncl_tensor_destroy(o);
+}
+
+static void test_softmax(void **st) {
+  (void)st;
+  static const struct {
+    int nd;
+    int64_t s[3];
+  } cases[] = {{2, {1, 1}},      {2, {7, 13}},  {2, {33, 1000}},
+               {2, {3, 50001}},  {3, {2, 3, 257}}, {1, {64}}};
+  for (int ti = 0; ti < 4; ti++)
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+      for (int lg = 0; lg < 2; lg++) {
+        vncl_dtype t = t_float_types[ti];
+        size_t n = t_numel(cases[c].nd, cases[c].s);
+        double *xv = t_rand_vals(t, n, -6, 6);
+        run_softmax(t, lg, cases[c].nd, cases[c].s, xv);
+        free(xv);
+      }
+}
+
+/* -inf entries give 0 (log: -inf); rows all -inf, with +inf or with NaN
+ * give NaN; large values do not overflow. */
+static void test_softmax_special(void **st) {
+  (void)st;
+  enum { N = 40 };
+  int64_t shape[2] = {5, N};
+  double xv[5 * N];
+  for (int ti = 0; ti < 4; ti++) {
+    vncl_dtype t = t_float_types[ti];
+    for (int i = 0; i < 5 * N; i++) xv[i] = t_round(t, t_rand_uniform(-3, 3));
+    xv[0 * N + 3] = -INFINITY, xv[0 * N + 20] = -INFINITY;
+    for (int i = 0; i < N; i++) xv[1 * N + i] = -INFINITY;
+    xv[2 * N + 7] = INFINITY;
+    xv[3 * N + 9] = NAN;
+    for (int i = 0; i < N; i++)  /* large values: exp would overflow */
+      xv[4 * N + i] = t_round(t, t == VNCL_F16 ? 60000 - i * 32 : 1e4 + i);
+    for (int lg = 0; lg < 2; lg++) run_softmax(t, lg, 2, shape, xv);
+  }
+}
+
+/* ---- parameters ---------------------------------------------------------- */
+
+/* Other work-group sizes and vector widths give the same results (within
+ * the tolerance: the summation order changes). */
+static void test_params_independent(void **st) {
+  (void)st;
+  static const int red_sets[][VNCL__OPS_MAX_PARAMS] = {
+      {32, 1}, {256, 4}, {1024, 16}};
+  static const int sm_sets[][VNCL__OPS_MAX_PARAMS] = {
+      {32, 1}, {256, 16}, {128, 2}};
+  int64_t s2[2] = {5, 20001}, s3[2] = {1001, 7}, sm[2] = {9, 333};
+  for (size_t k = 0; k < 3; k++) {
+    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, red_sets[k]));
+    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, sm_sets[k]));
+    for (int ti = 0; ti < 4; ti += 2) { /* f32, f16 */
+      vncl_dtype t = t_float_types[ti];
+      for (int op = 0; op <= VNCL_REDUCE_NORM2; op++) {
+        run_reduce_random(t, op, 2, s2, 1, 0);
+        run_reduce_random(t, op, 2, s3, 0, 0);
+      }
+      double *xv = t_rand_vals(t, 9 * 333, -5, 5);
+      run_softmax(t, k % 2, 2, sm, xv);
+      free(xv);
+    }
+  }
+  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, NULL));
+  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, NULL));
+  int bad[VNCL__OPS_MAX_PARAMS] = {48, 4};
+  T_FAILS(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, bad),
+          VNCL_ERR_INVALID_ARG, "WG=48");
+}
+
+static void test_bad_inputs(void **st) {
+  (void)st;
+  int64_t s2[2] = {4, 5}, s4[1] = {4}, s5[1] = {5}, s3[1] = {3};
+  vncl_tensor *x = t_new(ctx, VNCL_F32, 2, s2), *o4 = t_new(ctx, VNCL_F32, 1, s4),
+              *o5 = t_new(ctx, VNCL_F32, 1, s5), *o3 = t_new(ctx, VNCL_F32, 1, s3),
+              *i4 = t_new(ctx, VNCL_I32, 1, s4), *h4 = t_new(ctx, VNCL_F16, 1, s4),
+              *xi = t_new(ctx, VNCL_I32, 2, s2), *sm = t_new(ctx, VNCL_F32, 2, s2),
+              *smh = t_new(ctx, VNCL_F16, 2, s2), *d = t_new(ctx, VNCL_F64, 2, s2),
+              *d4 = t_new(ctx, VNCL_F64, 1, s4);
+  vncl_context *other = t_context(NULL);
+  vncl_tensor *ox = t_new(other, VNCL_F32, 2, s2);
+  t_poison(ctx, o4);
+  t_poison(ctx, sm);
+
+  T_FAILS(NULL, vncl_reduce(NULL, VNCL_REDUCE_SUM, x, 1, o4),
+          VNCL_ERR_INVALID_ARG, "ctx is NULL");
+  T_FAILS(ctx, vncl_reduce(ctx, VNCL_REDUCE_SUM, NULL, 1, o4),
+          VNCL_ERR_INVALID_ARG, "x is NULL");
+  T_FAILS(ctx, vncl_reduce(ctx, VNCL_REDUCE_SUM, x, 1, NULL),
+          VNCL_ERR_INVALID_ARG, "out is NULL");
+  T_FAILS(ctx, vncl_reduce(ctx, VNCL_REDUCE_SUM, x, 2, o4),
+          VNCL_ERR_INVALID_ARG, "axis 2 out of range");
+  T_FAILS(ctx, vncl_reduce(ctx, VNCL_REDUCE_SUM, x, -3, o4),
+          VNCL_ERR_INVALID_ARG, "axis -3 out of range");
+  T_FAILS(ctx, vncl_reduce(ctx, VNCL_REDUCE_SUM, x, 1, o5),
+          VNCL_ERR_INVALID_ARG, "does not match reducing axis");
+  T_FAILS(ctx, vncl_reduce(ctx, VNCL_REDUCE_SUM, x, 0, o3),
+          VNCL_ERR_INVALID_ARG, "does not match reducing axis");
+  T_FAILS(ctx, vncl_reduce(ctx, VNCL_REDUCE_SUM, x, 1, h4),
+          VNCL_ERR_INVALID_ARG, "dtype mismatch");
+  T_FAILS(ctx, vncl_reduce(ctx, VNCL_REDUCE_ARGMAX, x, 1, o4),
+          VNCL_ERR_INVALID_ARG, "needs i32");
+  T_FAILS(ctx, vncl_reduce(ctx, VNCL_REDUCE_SUM, x, 1, i4),
+          VNCL_ERR_INVALID_ARG, "dtype mismatch");
+  T_FAILS(ctx, vncl_reduce(ctx, (vncl_reduce_op)6, x, 1, o4),
+          VNCL_ERR_INVALID_ARG, "unknown reduction");
+  T_FAILS(ctx, vncl_reduce(ctx, VNCL_REDUCE_SUM, xi, 1, i4),
+          VNCL_ERR_UNSUPPORTED, "i32");
+  T_FAILS(ctx, vncl_reduce(ctx, VNCL_REDUCE_SUM, ox, 1, o4),
+          VNCL_ERR_INVALID_ARG, "another context");
+  T_FAILS(ctx, vncl_reduce(ctx, VNCL_REDUCE_SUM, x, 1, x),
+          VNCL_ERR_INVALID_ARG, "in place");
+  T_FAILS(ctx, vncl_reduce_all(ctx, VNCL_REDUCE_SUM, x, o4),
+          VNCL_ERR_INVALID_ARG, "one element");
+  T_FAILS(ctx, vncl_softmax(ctx, x, smh), VNCL_ERR_INVALID_ARG,
+          "dtype mismatch");
+  T_FAILS(ctx, vncl_softmax(ctx, x, o4), VNCL_ERR_INVALID_ARG,
+          "shape mismatch");
+  T_FAILS(ctx, vncl_log_softmax(ctx, NULL, sm), VNCL_ERR_INVALID_ARG,
+          "x is NULL");
+  T_FAILS(ctx, vncl_softmax(ctx, xi, xi), VNCL_ERR_UNSUPPORTED, "i32");
+  T_FAILS(ctx, vncl_softmax(ctx, ox, sm), VNCL_ERR_INVALID_ARG,
+          "another context");
+  int fp64 = ctx->info.fp64;
+  ctx->info.fp64 = 0;
+  T_FAILS(ctx, vncl_reduce(ctx, VNCL_REDUCE_SUM, d, 1, d4),
+          VNCL_ERR_UNSUPPORTED, "fp64");
+  T_FAILS(ctx, vncl_softmax(ctx, d, d), VNCL_ERR_UNSUPPORTED, "fp64");
+  ctx->info.fp64 = fp64;
+  assert_true(t_still_poisoned(ctx, o4));
+  assert_true(t_still_poisoned(ctx, sm));
+  vncl_tensor_destroy(ox);
+  vncl_context_destroy(other);
+  vncl_tensor *all[] = {x, o4, o5, o3, i4, h4, xi, sm, smh, d, d4};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+    vncl_tensor_destroy(all[i]);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_reduce_axes),
+      cmocka_unit_test(test_reduce_all),
+      cmocka_unit_test(test_long_row_accuracy),
+      cmocka_unit_test(test_reduce_special),
+      cmocka_unit_test(test_reduce_empty),
+      cmocka_unit_test(test_softmax),
+      cmocka_unit_test(test_softmax_special),
+      cmocka_unit_test(test_params_independent),
+      cmocka_unit_test(test_bad_inputs),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,190 @@
+/* Transpose and permutations of axes: 2-D and batched transposes of odd
+ * sizes through the tiled kernel (edges of partial tiles) and the gather
+ * (short axes), every permutation of a 3-D tensor, random permutations up
+ * to 6-D with axes of size 1, every element size, other tile shapes, and
+ * bad inputs. Results are compared exactly. */
+#include "test_ops.h"
+
+#include "internal.h"
+#include "ops_common.h"
+
+static vncl_context *ctx;
+
+static int setup(void **st) {
+  (void)st;
+  ctx = t_context(NULL);
+  return 0;
+}
+static int teardown(void **st) {
+  (void)st;
+  vncl_context_destroy(ctx);
+  return 0;
+}
+
+static const vncl_dtype all_types[5] = {VNCL_F32, VNCL_F64, VNCL_F16,
+                                        VNCL_BF16, VNCL_I32};
+
+static void run_permute(vncl_dtype t, int nd, const int64_t *shape,
+                        const int *perm, int via_transpose) {
+  size_t n = t_numel(nd, shape);
+  int64_t oshape[VNCL_MAX_DIMS];
+  for (int j = 0; j < nd; j++) oshape[j] = shape[perm[j]];
+  double *in = malloc((n ? n : 1) * sizeof *in);
+  for (size_t i = 0; i < n; i++)
+    in[i] = t == VNCL_I32 ? (double)(int32_t)(t_rand_u64() >> 33)
+                          : t_round(t, t_rand_uniform(-100, 100));
+  vncl_tensor *x = t_new(ctx, t, nd, shape), *o = t_new(ctx, t, nd, oshape);
+  t_write(ctx, x, in);
+  t_poison(ctx, o);
+  if (via_transpose) T_OK(ctx, vncl_transpose(ctx, x, o));
+  else T_OK(ctx, vncl_permute(ctx, x, perm, o));
+  double *got = t_read(ctx, o), *ref = malloc((n ? n : 1) * sizeof *ref);
+  /* out[o] = in[sum of c_j * in_stride[perm[j]]] */
+  size_t istr[VNCL_MAX_DIMS], acc = 1;
+  for (int i = nd - 1; i >= 0; i--) istr[i] = acc, acc *= (size_t)shape[i];
+  for (size_t f = 0; f < n; f++) {
+    size_t r = f, ii = 0;
+    for (int j = nd - 1; j >= 0; j--) {
+      ii += (r % (size_t)oshape[j]) * istr[perm[j]];
+      r /= (size_t)oshape[j];
+    }
+    ref[f] = in[ii];
+  }
+  char what[128], sh[64];
+  int k = 0;
+  for (int j = 0; j < nd; j++)
+    k += snprintf(sh + k, sizeof sh - (size_t)k, "%s%lld/%d", j ? "," : "",
+                  (long long)shape[j], perm[j]);
+  snprintf(what, sizeof what, "permute %s [%s]", vncl_dtype_name(t), sh);
+  t_check(what, n, got, ref, 0, 0);
+  free(in), free(got), free(ref);
+  vncl_tensor_destroy(x), vncl_tensor_destroy(o);
+}
+
+static void test_transpose_2d(void **st) {
+  (void)st;
+  static const int64_t shapes[][2] = {{1, 1},   {3, 5},    {37, 53},
+                                      {64, 64}, {1000, 3}, {257, 129},
+                                      {2, 999}, {1, 77}};
+  int perm[2] = {1, 0};
+  for (int ti = 0; ti < 5; ti++)
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+      run_permute(all_types[ti], 2, shapes[s], perm, (int)(s % 2));
+}
+
+static void test_transpose_batched(void **st) {
+  (void)st;
+  int64_t s3[3] = {5, 33, 17}, s4[4] = {2, 3, 40, 9};
+  int p3[3] = {0, 2, 1}, p4[4] = {0, 1, 3, 2};
+  for (int ti = 0; ti < 5; ti++) {
+    run_permute(all_types[ti], 3, s3, p3, 1);
+    run_permute(all_types[ti], 4, s4, p4, 0);
+  }
+}
+
+static void test_permute_3d_all(void **st) {
+  (void)st;
+  static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+                                  {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  int64_t s[3] = {6, 35, 19};
+  for (int ti = 0; ti < 5; ti += 2) /* element sizes 4, 2, 4 */
+    for (int p = 0; p < 6; p++) run_permute(all_types[ti], 3, s, perms[p], 0);
+  for (int p = 0; p < 6; p++) run_permute(VNCL_F64, 3, s, perms[p], 0);
+}
+
+static void shuffle(int *p, int n) {
+  for (int i = n - 1; i > 0; i--) {
+    int j = (int)(t_rand_u64() % (uint64_t)(i + 1)), tmp = p[i];
+    p[i] = p[j], p[j] = tmp;
+  }
+}
+
+static void test_permute_random(void **st) {
+  (void)st;
+  for (int trial = 0; trial < 40; trial++) {
+    int nd = 2 + trial % 5; /* 2 .. 6 */
+    int64_t shape[VNCL_MAX_DIMS];
+    size_t n = 1;
+    for (int i = 0; i < nd; i++) {
+      int64_t d = (t_rand_u64() % 4 == 0) ? 1 : 2 + (int64_t)(t_rand_u64() % 9);
+      if (n * (size_t)d > 200000) d = 1;
+      shape[i] = d;
+      n *= (size_t)d;
+    }
+    int perm[VNCL_MAX_DIMS];
+    for (int i = 0; i < nd; i++) perm[i] = i;
+    shuffle(perm, nd);
+    run_permute(all_types[trial % 5], nd, shape, perm, 0);
+  }
+  /* 8-D, the most the tensors hold */
+  int64_t s8[8] = {2, 3, 2, 3, 2, 3, 2, 5};
+  int p8[8] = {7, 0, 6, 1, 5, 2, 4, 3};
+  run_permute(VNCL_F32, 8, s8, p8, 0);
+}
+
+/* Other tile shapes, through the parameter space. */
+static void test_tile_params(void **st) {
+  (void)st;
+  static const int sets[][VNCL__OPS_MAX_PARAMS] = {
+      {8, 1}, {16, 4}, {64, 16}, {32, 16}};
+  int64_t s2[2] = {131, 67}, s3[3] = {3, 70, 45};
+  int p2[2] = {1, 0}, p3[3] = {2, 1, 0};
+  for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
+    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, sets[k]));
+    run_permute(VNCL_F32, 2, s2, p2, 0);
+    run_permute(VNCL_F16, 3, s3, p3, 0);
+  }
+  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, NULL));
+}
+
+static void test_bad_inputs(void **st) {
+  (void)st;
+  int64_t s[2] = {3, 4}, sT[2] = {4, 3}, s1[1] = {12};
+  vncl_tensor *x = t_new(ctx, VNCL_F32, 2, s), *o = t_new(ctx, VNCL_F32, 2, sT),
+              *w = t_new(ctx, VNCL_F32, 2, s), *h = t_new(ctx, VNCL_F16, 2, sT),
+              *v = t_new(ctx, VNCL_F32, 1, s1);
+  vncl_context *other = t_context(NULL);
+  vncl_tensor *ox = t_new(other, VNCL_F32, 2, s);
+  int ok[2] = {1, 0}, dup[2] = {1, 1}, out_of_range[2] = {0, 2};
+  t_poison(ctx, o);
+  T_FAILS(NULL, vncl_permute(NULL, x, ok, o), VNCL_ERR_INVALID_ARG,
+          "ctx is NULL");
+  T_FAILS(ctx, vncl_permute(ctx, NULL, ok, o), VNCL_ERR_INVALID_ARG,
+          "x is NULL");
+  T_FAILS(ctx, vncl_permute(ctx, x, NULL, o), VNCL_ERR_INVALID_ARG,
+          "perm is NULL");
+  T_FAILS(ctx, vncl_permute(ctx, x, ok, NULL), VNCL_ERR_INVALID_ARG,
+          "out is NULL");
+  T_FAILS(ctx, vncl_permute(ctx, x, dup, o), VNCL_ERR_INVALID_ARG,
+          "each axis");
+  T_FAILS(ctx, vncl_permute(ctx, x, out_of_range, o), VNCL_ERR_INVALID_ARG,
+          "each axis");
+  T_FAILS(ctx, vncl_permute(ctx, x, ok, w), VNCL_ERR_INVALID_ARG,
+          "not the permuted shape");
+  T_FAILS(ctx, vncl_permute(ctx, x, ok, h), VNCL_ERR_INVALID_ARG,
+          "dtype mismatch");
+  T_FAILS(ctx, vncl_permute(ctx, ox, ok, o), VNCL_ERR_INVALID_ARG,
+          "another context");
+  T_FAILS(ctx, vncl_transpose(ctx, w, w), VNCL_ERR_INVALID_ARG, "in place");
+  T_FAILS(ctx, vncl_transpose(ctx, v, v), VNCL_ERR_INVALID_ARG,
+          "needs 2 or more");
+  T_FAILS(ctx, vncl_transpose(ctx, x, w), VNCL_ERR_INVALID_ARG,
+          "not the permuted shape");
+  assert_true(t_still_poisoned(ctx, o));
+  vncl_tensor_destroy(ox);
+  vncl_context_destroy(other);
+  vncl_tensor_destroy(x), vncl_tensor_destroy(o), vncl_tensor_destroy(w),
+      vncl_tensor_destroy(h), vncl_tensor_destroy(v);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_transpose_2d),
+      cmocka_unit_test(test_transpose_batched),
+      cmocka_unit_test(test_permute_3d_all),
+      cmocka_unit_test(test_permute_random),
+      cmocka_unit_test(test_tile_params),
+      cmocka_unit_test(test_bad_inputs),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
