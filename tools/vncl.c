@@ -42,6 +42,9 @@ int main(int argc, char **argv) {
     usage(stdout);
     return 0;
   }
+  /* Internal: a fresh process measured by `vncl bench --suite startup`. */
+  if (!strcmp(cmd, "__startup-child"))
+    return cmd_startup_child(argc - 1, argv + 1);
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
     if (!strcmp(cmd, commands[i].name))
       return commands[i].fn(argc - 1, argv + 1);
