@@ -31,7 +31,8 @@ LIBS = -lOpenCL -lclblast -lclFFT -lcjson -lpthread -lm
 TEST_LIBS = -lcmocka -lcjson -lopenblas -lfftw3 -lfftw3f $(LIBS)
 
 LIB_SRC := $(sort $(wildcard lib/*.c))
-LIB_OBJ := $(patsubst lib/%.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/kernels_gen.o
+LIB_OBJ := $(patsubst lib/%.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/kernels_gen.o \
+  $(B)/obj/tuning_defaults_gen.o
 CL_SRC := $(sort $(wildcard cl_kernels/*.cl))
 HDRS := $(wildcard include/*.h) lib/internal.h $(wildcard lib/*.h)
 TOOL_SRC := $(sort $(wildcard tools/*.c bench/*.c))
@@ -53,6 +54,15 @@ $(B)/kernels_gen.c: $(CL_SRC) scripts/embed-kernels.sh
 	sh scripts/embed-kernels.sh $@ $(CL_SRC)
 
 $(B)/obj/kernels_gen.o: $(B)/kernels_gen.c lib/internal.h
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+# The built-in tuning defaults (data) become a C array, as the kernels do.
+$(B)/tuning_defaults_gen.c: tuning/defaults.json scripts/embed-tuning.sh
+	@mkdir -p $(@D)
+	sh scripts/embed-tuning.sh $@ tuning/defaults.json
+
+$(B)/obj/tuning_defaults_gen.o: $(B)/tuning_defaults_gen.c
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 
@@ -167,6 +177,98 @@ fuzz:
 	    $$c > $(FUZZ_B)/$$t.log 2>&1 || { tail -n 40 $(FUZZ_B)/$$t.log; exit 1; }; \
 	  grep -E "^(Done|stat::number_of_executed_units)" $(FUZZ_B)/$$t.log; \
 	done
+
+# ---- MPI component (optional): mpi/ -> libvncl_mpi, its tests under mpirun
+# (test/mpi/), and examples/mpi_gemm.c. Built with `all` when mpicc and
+# mpirun are found (Debian's Open MPI: scripts/install-deps.sh installs it);
+# `make check` runs check-mpi, which says so and skips when they are not.
+MPICC ?= mpicc
+MPIRUN ?= mpirun
+MPI_NP ?= 2
+MPI_TIMEOUT ?= 240
+HAVE_MPI := $(shell command -v $(MPICC) >/dev/null 2>&1 && \
+  command -v $(MPIRUN) >/dev/null 2>&1 && echo yes)
+MPI_LIBS := $(B)/libvncl_mpi.a $(B)/libvncl_mpi.so
+MPI_TEST_BIN := $(patsubst test/mpi/%.c,$(B)/test/mpi/%,\
+  $(sort $(wildcard test/mpi/test_*.c)))
+# As root (CI), more ranks than cores, under a time limit: a rank that
+# hangs fails the test instead of stalling the suite.
+MPI_RUN = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+  timeout -k 10 $(MPI_TIMEOUT) $(MPIRUN) -np $(MPI_NP) --oversubscribe \
+  --tag-output
+
+$(B)/obj/mpi/%.o: mpi/%.c mpi/vncl_mpi.h $(HDRS)
+	@mkdir -p $(@D)
+	$(MPICC) $(LIB_CFLAGS) -Impi -c $< -o $@
+
+$(B)/libvncl_mpi.a: $(B)/obj/mpi/vncl_mpi.o
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/libvncl_mpi.so.$(VERSION): $(B)/obj/mpi/vncl_mpi.o $(B)/libvncl.so
+	$(MPICC) -shared -Wl,-soname,libvncl_mpi.so.$(VERSION_MAJOR) $(SAN) \
+	  -o $@ $< -L$(B) -lvncl $(LIBS)
+
+$(B)/libvncl_mpi.so: $(B)/libvncl_mpi.so.$(VERSION)
+	ln -sf libvncl_mpi.so.$(VERSION) $(B)/libvncl_mpi.so.$(VERSION_MAJOR)
+	ln -sf libvncl_mpi.so.$(VERSION_MAJOR) $@
+
+$(B)/test/mpi/%: test/mpi/%.c $(TEST_COMMON) test/common.h mpi/vncl_mpi.h \
+  $(B)/libvncl_mpi.a $(B)/libvncl.a $(HDRS)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS_BASE) -Itest -Impi -o $@ $< $(TEST_COMMON) \
+	  $(B)/libvncl_mpi.a $(B)/libvncl.a $(TEST_LIBS)
+
+$(B)/mpi_gemm: examples/mpi_gemm.c mpi/vncl_mpi.h $(B)/libvncl_mpi.a \
+  $(B)/libvncl.a $(HDRS)
+	$(MPICC) $(CFLAGS_BASE) -Impi -o $@ $< $(B)/libvncl_mpi.a \
+	  $(B)/libvncl.a $(LIBS)
+
+mpi: $(MPI_LIBS) $(B)/mpi_gemm
+
+ifeq ($(HAVE_MPI),yes)
+all: $(MPI_LIBS)
+endif
+
+# Each MPI test and the example, under mpirun -np $(MPI_NP) with two PoCL
+# devices per process (each rank takes its own).
+check-mpi: deps all
+	@if ! command -v $(MPICC) >/dev/null 2>&1 || \
+	    ! command -v $(MPIRUN) >/dev/null 2>&1; then \
+	  echo "check-mpi: skipped: $(MPICC) or $(MPIRUN) not found"; exit 0; fi; \
+	$(MAKE) --no-print-directory mpi $(MPI_TEST_BIN) >/dev/null || exit 1; \
+	fails=0; \
+	for t in $(MPI_TEST_BIN) "$(B)/mpi_gemm 300 200 400"; do \
+	  name=$$(basename $${t%% *}); log=$(B)/test/mpi/$$name.log; \
+	  mkdir -p $(B)/test/mpi; start=$$(date +%s); \
+	  POCL_DEVICES="pthread pthread" $(MPI_RUN) $$t >$$log 2>&1; rc=$$?; \
+	  secs=$$(( $$(date +%s) - start )); \
+	  np=$$(grep -o 'PASSED  \] [0-9]* test' $$log | \
+	    awk '{s+=$$3} END {print s+0}'); \
+	  what="$$np test(s) passed over the ranks"; \
+	  if [ $$name = mpi_gemm ]; then what="the example's check passed"; \
+	    grep -q 'mpi_gemm: ok' $$log || rc=1; fi; \
+	  if [ $$rc -eq 0 ]; then \
+	    echo "ok      $$name (mpirun -np $(MPI_NP)): $$what ($${secs}s)"; \
+	  else \
+	    [ $$rc -eq 124 ] && echo "TIMEOUT $$name after $(MPI_TIMEOUT)s" || \
+	      echo "FAIL    $$name: exit $$rc (log: $$log)"; \
+	    tail -n 40 $$log; fails=$$((fails + 1)); \
+	  fi; \
+	done; \
+	[ $$fails -eq 0 ] && echo "check-mpi: all passed" || \
+	  { echo "check-mpi: $$fails failed"; exit 1; }
+
+check: check-mpi
+
+install-mpi: mpi install
+	cp mpi/vncl_mpi.h $(DESTDIR)$(INCDIR)/
+	cp $(B)/libvncl_mpi.so.$(VERSION) $(B)/libvncl_mpi.a $(DESTDIR)$(LIBDIR)/
+	ln -sf libvncl_mpi.so.$(VERSION) \
+	  $(DESTDIR)$(LIBDIR)/libvncl_mpi.so.$(VERSION_MAJOR)
+	ln -sf libvncl_mpi.so.$(VERSION_MAJOR) $(DESTDIR)$(LIBDIR)/libvncl_mpi.so
+
+.PHONY: mpi check-mpi install-mpi
 
 demo: deps all
 	$(B)/vncl info

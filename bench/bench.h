@@ -56,5 +56,6 @@ int bench_suite_transfer(bench_ctx *b);
 int bench_suite_fft(bench_ctx *b);
 int bench_suite_ops(bench_ctx *b);
 int bench_suite_startup(bench_ctx *b);
+int bench_suite_multi(bench_ctx *b); /* needs 2+ devices (bench_multi.c) */
 
 #endif

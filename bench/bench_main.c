@@ -17,6 +17,7 @@
 #pragma weak bench_suite_fft
 #pragma weak bench_suite_ops
 #pragma weak bench_suite_startup
+#pragma weak bench_suite_multi
 
 static int gate_failures;
 static int table_header_done;
@@ -314,7 +315,7 @@ static int compare(const char *path, cJSON *cases) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: vncl bench [--device SEL] [--quick] "
-          "[--suite gemm,transfer,fft,ops,startup]\n"
+          "[--suite gemm,transfer,fft,ops,startup,multi]\n"
           "                  [--json FILE] [--plot FILE.svg] "
           "[--compare BASELINE.json] [--repeats N]\n"
           "Measures vncl and its peer (CLBlast, clFFT, OpenBLAS, FFTW, "
@@ -324,7 +325,7 @@ static void usage(FILE *f) {
 
 int cmd_bench(int argc, char **argv) {
   const char *dev = NULL, *json = NULL, *plot = NULL, *base = NULL, *v;
-  const char *suites = "gemm,transfer,fft,ops,startup";
+  const char *suites = "gemm,transfer,fft,ops,startup,multi";
   bool quick = false;
   int repeats = 0;
   for (int i = 1; i < argc; i++) {
@@ -359,7 +360,8 @@ int cmd_bench(int argc, char **argv) {
              {"transfer", bench_suite_transfer},
              {"fft", bench_suite_fft},
              {"ops", bench_suite_ops},
-             {"startup", bench_suite_startup}};
+             {"startup", bench_suite_startup},
+             {"multi", bench_suite_multi}};
   /* Validate the suite list before spending time. */
   char list[256];
   snprintf(list, sizeof list, "%s", suites);

@@ -4,6 +4,7 @@
  * lib/staging.c), pinned memory, a stream of batches overlapped against the
  * same work done serially, and tensor churn with the caching allocator
  * against raw clCreateBuffer. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,74 +143,53 @@ static void paths(xfer_bench *x, const size_t *sizes, int nsizes) {
   vncl_transfer_config_set(x->b->ctx, NULL);
 }
 
-/* ---- a stream of batches: upload, compute, download -------------------- */
+/* ---- a stream of batches: upload, GEMM, download ------------------------ */
 
-static const char *stream_src =
-    "__kernel void bench_poly(__global const float *x, __global float *y,\n"
-    "                         const uint n) {\n"
-    "  uint i = get_global_id(0);\n"
-    "  if (i >= n) return;\n"
-    "  float v = x[i], a = v;\n"
-    "  for (int k = 0; k < 24; k++) a = fma(a, 0.5f, v);\n"
-    "  y[i] = a;\n"
-    "}\n";
-
-static float poly_ref(float v) {
-  float a = v;
-  for (int k = 0; k < 24; k++) a = a * 0.5f + v;
-  return a;
-}
+/* The stream case runs where the GEMM is built in. */
+#pragma weak vncl_gemm
 
 typedef struct stream {
   bench_ctx *b;
-  cl_kernel k;
   int batches;
-  size_t n;        /* floats per batch */
-  float *in, *out; /* [batches][n] */
+  size_t m, k, n;  /* C[m,n] = A[m,k] * B[k,n] per batch, B shared */
+  float *in, *out; /* [batches][m*k], [batches][m*n] */
+  float *bm;       /* B */
   double sum;      /* what the host made of the results */
   uint64_t seed;
-  vncl_tensor *ti[2], *to[2];
+  vncl_tensor *ta[2], *tc[2], *tb;
 } stream;
 
 /* Host work per batch, as a data loader and a consumer do: make the
  * batch's input, and reduce its output. */
 static void prepare(stream *s, int i) {
-  float *x = s->in + (size_t)i * s->n;
+  float *x = s->in + (size_t)i * s->m * s->k;
   uint64_t z = s->seed + (uint64_t)i * 0x9e3779b97f4a7c15ULL;
-  for (size_t j = 0; j < s->n; j++) {
+  for (size_t j = 0; j < s->m * s->k; j++) {
     z = z * 6364136223846793005ULL + 1442695040888963407ULL;
     x[j] = (float)(z >> 40) * (1.0f / 16777216.0f) - 0.5f;
   }
 }
 
 static void consume(stream *s, int i) {
-  const float *y = s->out + (size_t)i * s->n;
+  const float *y = s->out + (size_t)i * s->m * s->n;
   double acc = 0;
-  for (size_t j = 0; j < s->n; j++) acc += y[j];
+  for (size_t j = 0; j < s->m * s->n; j++) acc += y[j];
   s->sum += acc;
 }
 
-static int launch(stream *s, int slot) {
-  cl_command_queue q;
-  vncl_context_cl(s->b->ctx, NULL, &q, NULL);
-  cl_mem a = vncl_tensor_cl_mem(s->ti[slot]), o = vncl_tensor_cl_mem(s->to[slot]);
-  cl_uint n = (cl_uint)s->n;
-  if (clSetKernelArg(s->k, 0, sizeof a, &a) || clSetKernelArg(s->k, 1, sizeof o, &o) ||
-      clSetKernelArg(s->k, 2, sizeof n, &n))
-    return -1;
-  size_t g = (s->n + 63) / 64 * 64, l = 64;
-  if (clEnqueueNDRangeKernel(q, s->k, 1, NULL, &g, &l, 0, NULL, NULL)) return -1;
-  return clFlush(q) ? -1 : 0;
+static int compute(stream *s, int slot) {
+  return vncl_gemm(s->b->ctx, VNCL_NO_TRANS, VNCL_NO_TRANS, 1.0, s->ta[slot],
+                   s->tb, 0.0, s->tc[slot]) ? -1 : 0;
 }
 
-/* Each batch in turn: make it, upload, compute, download, reduce. */
+/* Each batch in turn: make it, upload, multiply, download, reduce. */
 static int stream_serial(stream *s) {
-  size_t bytes = s->n * sizeof(float);
+  size_t ab = s->m * s->k * sizeof(float), cb = s->m * s->n * sizeof(float);
   for (int i = 0; i < s->batches; i++) {
     prepare(s, i);
-    if (vncl_tensor_write(s->ti[0], s->in + i * s->n, bytes) ||
-        launch(s, 0) ||
-        vncl_tensor_read(s->to[0], s->out + i * s->n, bytes))
+    if (vncl_tensor_write(s->ta[0], s->in + i * s->m * s->k, ab) ||
+        compute(s, 0) ||
+        vncl_tensor_read(s->tc[0], s->out + i * s->m * s->n, cb))
       return -1;
     consume(s, i);
   }
@@ -217,25 +197,26 @@ static int stream_serial(stream *s) {
 }
 
 /* The same work pipelined with the async transfers, double-buffered on the
- * device: while batch i computes, the host makes batch i+1 and reduces
- * batch i-1, and their transfers are queued around the kernel. */
+ * device: while batch i multiplies, the host makes batch i+1 and reduces
+ * batch i-1, and their transfers are queued around the product. */
 static int stream_overlapped(stream *s) {
-  size_t bytes = s->n * sizeof(float);
+  size_t ab = s->m * s->k * sizeof(float), cb = s->m * s->n * sizeof(float);
   vncl_event *down[2] = {NULL, NULL};
   int rc = 0;
   prepare(s, 0);
-  if (vncl_tensor_write_async(s->ti[0], s->in, bytes, 0, NULL, NULL)) return -1;
+  if (vncl_tensor_write_async(s->ta[0], s->in, ab, 0, NULL, NULL)) return -1;
   for (int i = 0; i < s->batches && !rc; i++) {
     int slot = i % 2;
-    rc = launch(s, slot);
+    rc = compute(s, slot);
     if (!rc)
-      rc = vncl_tensor_read_async(s->to[slot], s->out + i * s->n, bytes, 0,
-                                  NULL, &down[slot]) ? -1 : 0;
+      rc = vncl_tensor_read_async(s->tc[slot], s->out + i * s->m * s->n, cb,
+                                  0, NULL, &down[slot]) ? -1 : 0;
     if (!rc && i + 1 < s->batches) {
       prepare(s, i + 1);
-      /* ti[1-slot] was last read by kernel i-1, enqueued before. */
-      rc = vncl_tensor_write_async(s->ti[1 - slot], s->in + (i + 1) * s->n,
-                                   bytes, 0, NULL, NULL) ? -1 : 0;
+      /* ta[1-slot] was last read by product i-1, enqueued before. */
+      rc = vncl_tensor_write_async(s->ta[1 - slot],
+                                   s->in + (i + 1) * s->m * s->k, ab, 0, NULL,
+                                   NULL) ? -1 : 0;
     }
     if (!rc && i > 0) {
       rc = vncl_event_wait(down[1 - slot]) ? -1 : 0;
@@ -253,52 +234,68 @@ static int stream_overlapped(stream *s) {
   return rc;
 }
 
+/* 64 entries of each batch's C against a double-precision product. */
 static bool stream_check(stream *s) {
-  for (size_t i = 0; i < (size_t)s->batches * s->n; i++) {
-    float r = poly_ref(s->in[i]);
-    float d = s->out[i] - r;
-    if (d < 0) d = -d;
-    if (d > 1e-4f * (r < 0 ? -r : r) + 1e-5f) return false;
+  uint64_t z = s->seed;
+  for (int i = 0; i < s->batches; i++) {
+    const float *a = s->in + (size_t)i * s->m * s->k;
+    const float *c = s->out + (size_t)i * s->m * s->n;
+    for (int t = 0; t < 64; t++) {
+      z = z * 6364136223846793005ULL + 1442695040888963407ULL;
+      size_t r = (size_t)(z >> 33) % s->m, q = (size_t)(z >> 13) % s->n;
+      double ref = 0, mag = 0;
+      for (size_t p = 0; p < s->k; p++) {
+        ref += (double)a[r * s->k + p] * s->bm[p * s->n + q];
+        mag += fabs((double)a[r * s->k + p] * s->bm[p * s->n + q]);
+      }
+      if (fabs(c[r * s->n + q] - ref) > 1e-5 * mag + 1e-6) return false;
+    }
   }
   return true;
 }
 
 static void stream_case(bench_ctx *b) {
+  if (!vncl_gemm) {
+    printf("%-9s stream case skipped: vncl_gemm is not built in\n", "transfer");
+    return;
+  }
   stream s = {0};
   s.b = b;
   s.batches = b->quick ? 8 : 16;
-  s.n = (b->quick ? 2 * MIB : 8 * MIB) / sizeof(float);
+  s.m = b->quick ? 512 : 2048;
+  s.k = b->quick ? 512 : 1024;
+  s.n = 256;
   s.seed = (uint64_t)(bench_now() * 1e6);
-  cl_context clc;
-  cl_device_id dev;
-  vncl_context_cl(b->ctx, &clc, NULL, &dev);
-  cl_int err;
-  cl_program p = clCreateProgramWithSource(clc, 1, &stream_src, NULL, &err);
-  if (!p || clBuildProgram(p, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
-    fprintf(stderr, "bench transfer: cannot build the stream kernel\n");
-    if (p) clReleaseProgram(p);
-    return;
-  }
-  s.k = clCreateKernel(p, "bench_poly", &err);
-  size_t total = (size_t)s.batches * s.n;
-  s.in = malloc(total * sizeof(float));
-  s.out = malloc(total * sizeof(float));
-  int64_t shape[1] = {(int64_t)s.n};
-  bool ok = s.k && s.in && s.out;
+  size_t na = (size_t)s.batches * s.m * s.k, nc = (size_t)s.batches * s.m * s.n;
+  s.in = malloc(na * sizeof(float));
+  s.out = malloc(nc * sizeof(float));
+  s.bm = malloc(s.k * s.n * sizeof(float));
+  int64_t sa[2] = {(int64_t)s.m, (int64_t)s.k}, sb[2] = {(int64_t)s.k, (int64_t)s.n},
+          sc[2] = {(int64_t)s.m, (int64_t)s.n};
+  bool ok = s.in && s.out && s.bm &&
+            !vncl_tensor_create(b->ctx, VNCL_F32, 2, sb, &s.tb);
   for (int j = 0; j < 2 && ok; j++)
-    ok = !vncl_tensor_create(b->ctx, VNCL_F32, 1, shape, &s.ti[j]) &&
-         !vncl_tensor_create(b->ctx, VNCL_F32, 1, shape, &s.to[j]);
+    ok = !vncl_tensor_create(b->ctx, VNCL_F32, 2, sa, &s.ta[j]) &&
+         !vncl_tensor_create(b->ctx, VNCL_F32, 2, sc, &s.tc[j]);
+  if (ok) {
+    uint64_t z = s.seed ^ 0xabcdef;
+    for (size_t j = 0; j < s.k * s.n; j++) {
+      z = z * 6364136223846793005ULL + 1442695040888963407ULL;
+      s.bm[j] = (float)(z >> 40) * (1.0f / 16777216.0f) - 0.5f;
+    }
+    ok = !vncl_tensor_write(s.tb, s.bm, s.k * s.n * sizeof(float));
+  }
   if (ok) ok = stream_serial(&s) == 0 && stream_overlapped(&s) == 0; /* warm-up */
   int reps = b->repeats;
   double *tv = calloc((size_t)reps, sizeof *tv), *tp = calloc((size_t)reps, sizeof *tp);
   bool correct = ok;
   for (int r = 0; r < reps && ok; r++) {
-    memset(s.out, 0, total * sizeof(float));
+    memset(s.out, 0, nc * sizeof(float));
     double t0 = bench_now();
     ok = stream_serial(&s) == 0;
     tp[r] = bench_now() - t0;
     correct = correct && ok && stream_check(&s);
-    memset(s.out, 0, total * sizeof(float));
+    memset(s.out, 0, nc * sizeof(float));
     t0 = bench_now();
     ok = ok && stream_overlapped(&s) == 0;
     tv[r] = bench_now() - t0;
@@ -306,8 +303,8 @@ static void stream_case(bench_ctx *b) {
   }
   double sv, sp, mv = bench_median(tv, reps, &sv), mp = bench_median(tp, reps, &sp);
   char name[96];
-  snprintf(name, sizeof name, "stream %dx%zu MiB overlapped", s.batches,
-           s.n * sizeof(float) / MIB);
+  snprintf(name, sizeof name, "stream %dx gemm %zux%zux%zu overlapped",
+           s.batches, s.m, s.n, s.k);
   bench_case c = {0};
   c.suite = "transfer";
   c.name = name;
@@ -319,19 +316,23 @@ static void stream_case(bench_ctx *b) {
   c.peer = "serial";
   c.peer_value = mp * 1e3;
   c.peer_spread = sp;
-  c.bytes = 2.0 * (double)total * sizeof(float);
+  c.flops = 2.0 * s.batches * s.m * s.n * s.k;
+  c.bytes = (double)(na + nc) * sizeof(float);
   c.correct = correct;
+  c.m = (int)s.m;
+  c.n = (int)s.n;
+  c.k = (int)s.k;
   bench_record(b, &c);
   free(tv);
   free(tp);
   for (int j = 0; j < 2; j++) {
-    vncl_tensor_destroy(s.ti[j]);
-    vncl_tensor_destroy(s.to[j]);
+    vncl_tensor_destroy(s.ta[j]);
+    vncl_tensor_destroy(s.tc[j]);
   }
+  vncl_tensor_destroy(s.tb);
   free(s.in);
   free(s.out);
-  if (s.k) clReleaseKernel(s.k);
-  clReleaseProgram(p);
+  free(s.bm);
 }
 
 /* ---- tensor churn: caching allocator against raw clCreateBuffer --------- */
@@ -375,8 +376,10 @@ static void churn_one(bench_ctx *b, const char *label, const size_t *sizes,
   vncl_context *c2 = NULL;
   if (peer == PEER_UNCACHED) {
     vncl_options o;
+    char sel[16];
+    snprintf(sel, sizeof sel, "%d", b->dev.index);
     vncl_options_init(&o);
-    o.device = b->dev.name;
+    o.device = sel;
     o.cache_dir = "off";
     if (vncl_context_create(&c2, &o)) return;
   }

@@ -22,12 +22,15 @@
  *   r >= rows or p >= depth.
  *
  * Two kernels do the same copy with different work-item shapes:
- *   gemm_pack       one work-item per (p, panel) writes the pw values of one
- *                   p: global size at least (depth_p, panels, batch), where
+ *   gemm_pack       one work-item per (PACK_K = 16 depths, panel): global
+ *                   size at least (ceil(depth_p / 16), panels, batch), where
  *                   panels = rows_p / pw; work-items outside do nothing, so
- *                   the host may round up to a 2-D work-group (a square one
- *                   keeps the strided reads and the panel writes in cache).
- *                   For CPUs: few, long work-items.
+ *                   the host may round up to a 2-D work-group. When the
+ *                   source is contiguous in depth (cs == 1) each row's 16
+ *                   values come in one vector load (one widening for 16-bit
+ *                   types: scalar vload_half is a slow library call on PoCL);
+ *                   otherwise the loop runs along the rows (contiguous when
+ *                   rs == 1). For CPUs: few, long work-items.
  *   gemm_pack_elem  one work-item per element: global size (pw, depth_p,
  *                   panels * batch); neighbouring work-items write
  *                   neighbouring addresses (coalesced on GPUs).
@@ -62,35 +65,21 @@
 #else
 #error "DTYPE_AB must be 0, 1, 2 or 3"
 #endif
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
+/* gemm_pack: depths per work-item (fixed: the host sizes its launch by it),
+ * and PACK_K consecutive source elements as a vector of ACC. */
+#define PACK_K 16
+#if DTYPE_AB == 0 || DTYPE_AB == 1
+#define VLOAD_K(p) CAT(convert_, CAT(ACC, 16))(vload16(0, (p)))
+#elif DTYPE_AB == 2
+#define VLOAD_K(p) vload_half16(0, (p))
+#else
+#define VLOAD_K(p) as_float16(convert_uint16(vload16(0, (p))) << 16)
+#endif
 /* ------------------------------------------------------------------------- */
-
-__kernel void gemm_pack(const uint rows, const uint depth,
-                        const uint depth_p, const uint pw, const uint panels,
-                        __global const AB_T *x, const ulong off,
-                        const ulong rs, const ulong cs, const ulong bs,
-                        __global ACC *out, const ulong out_bs)
-{
-    const uint p = get_global_id(0);
-    const uint panel = get_global_id(1);
-    const ulong g = get_global_id(2);
-    if (p >= depth_p || panel >= panels)
-        return;
-
-    __global ACC *dst = out + g * out_bs + ((ulong)panel * depth_p + p) * pw;
-    const uint r0 = panel * pw;
-    if (p >= depth || r0 >= rows) {
-        for (uint r = 0; r < pw; ++r)
-            dst[r] = (ACC)0;
-        return;
-    }
-    const uint nr = min(pw, rows - r0);
-    const ulong src = off + g * bs + (ulong)r0 * rs + (ulong)p * cs;
-    uint r = 0;
-    for (; r < nr; ++r)
-        dst[r] = LOAD_AB(x, src + (ulong)r * rs);
-    for (; r < pw; ++r)
-        dst[r] = (ACC)0;
-}
 
 __kernel void gemm_pack_elem(const uint rows, const uint depth,
                              const uint depth_p, const uint pw,
@@ -109,4 +98,43 @@ __kernel void gemm_pack_elem(const uint rows, const uint depth,
     if (r < rows && p < depth)
         v = LOAD_AB(x, off + g * bs + (ulong)r * rs + (ulong)p * cs);
     out[g * out_bs + ((ulong)panel * depth_p + p) * pw + lane] = v;
+}
+
+__kernel void gemm_pack(const uint rows, const uint depth,
+                        const uint depth_p, const uint pw, const uint panels,
+                        __global const AB_T *x, const ulong off,
+                        const ulong rs, const ulong cs, const ulong bs,
+                        __global ACC *out, const ulong out_bs)
+{
+    const uint p0 = get_global_id(0) * PACK_K;
+    const uint panel = get_global_id(1);
+    const ulong g = get_global_id(2);
+    if (p0 >= depth_p || panel >= panels)
+        return;
+    __global ACC *dst = out + g * out_bs + ((ulong)panel * depth_p + p0) * pw;
+    const uint r0 = panel * pw;
+    const uint np = min((uint)PACK_K, depth_p - p0);
+    const ulong src0 = off + g * bs + (ulong)p0 * cs;
+    if (cs == 1) {
+        for (uint r = 0; r < pw; ++r) {
+            const uint row = r0 + r;
+            if (row < rows && p0 + PACK_K <= depth && np == PACK_K) {
+                ACC t[PACK_K];
+                vstore16(VLOAD_K(x + src0 + (ulong)row * rs), 0, t);
+                for (uint u = 0; u < PACK_K; ++u)
+                    dst[u * pw + r] = t[u];
+            } else {
+                for (uint u = 0; u < np; ++u)
+                    dst[u * pw + r] = (row < rows && p0 + u < depth)
+                        ? LOAD_AB(x, src0 + (ulong)row * rs + u) : (ACC)0;
+            }
+        }
+    } else {
+        for (uint u = 0; u < np; ++u)
+            for (uint r = 0; r < pw; ++r) {
+                const uint row = r0 + r;
+                dst[u * pw + r] = (row < rows && p0 + u < depth)
+                    ? LOAD_AB(x, src0 + (ulong)row * rs + (ulong)u * cs) : (ACC)0;
+            }
+    }
 }

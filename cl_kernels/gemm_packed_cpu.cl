@@ -11,6 +11,12 @@
  * whole number of blocks (MB rows, NB columns), so no load is bounds-checked.
  * Only the stores to C test i < m and j < n.
  *
+ * A_PACKED == 0 reads A where the caller keeps it instead (A(i,p) =
+ * a[a_off + g*a_bs + i*a_rs + p*a_cs], rows past m clamped to m-1, exactly k
+ * depths), which saves packing A when it is large next to the product (few
+ * columns of C). Where a_cs == 1, each row's next KU values come in one
+ * vector load (one widening for 16-bit storage) and are broadcast in turn.
+ *
  * Work-item (x, y) = get_global_id(0..1) owns the MB x NB block of C at
  * rows y*MB, columns x*NB, and walks it in MR x NR micro-tiles:
  *
@@ -34,10 +40,10 @@
 
 /* ---- tunables ----------------------------------------------------------- */
 #ifndef MR
-#define MR 12          /* micro-tile rows = panel width of packed A */
+#define MR 6           /* micro-tile rows = panel width of packed A */
 #endif
 #ifndef NR
-#define NR 32          /* micro-tile columns = sliver width of packed B */
+#define NR 64          /* micro-tile columns = sliver width of packed B */
 #endif
 #ifndef VW
 #define VW 16          /* vector width of B loads and accumulators (1,2,4,8,16) */

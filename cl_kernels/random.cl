@@ -22,8 +22,8 @@
  *        (words 0-1, words 2-3) in f64.
  * 16-bit storage computes the f32 value and rounds it to nearest even.
  *
- * Layout: work-item l of group g makes blocks g*WG*BPI + k*WG + l, k < BPI
- * (or, with ITEM_CONTIG, the BPI blocks from (g*WG + l)*BPI).
+ * Layout: work-item q makes blocks q*BPI .. q*BPI+BPI-1, one per vector
+ * lane.
  */
 
 /* Storage type: 0 f32, 1 f64, 2 f16, 3 bf16 (vncl_dtype values). */
@@ -34,15 +34,10 @@
 #ifndef WG
 #define WG 256
 #endif
-/* Philox blocks per work-item. */
+/* Philox blocks per work-item, made side by side in vector lanes: 1, 2, 4,
+ * 8, 16. */
 #ifndef BPI
 #define BPI 1
-#endif
-/* 1: each work-item makes BPI consecutive blocks (CPUs); 0: they are WG
- * apart (GPUs: neighbouring work-items write neighbouring blocks). The
- * numbers do not depend on it. */
-#ifndef ITEM_CONTIG
-#define ITEM_CONTIG 0
 #endif
 /* Index width: 32 or 64 bits. */
 #ifndef IDX_BITS
@@ -98,25 +93,58 @@ inline ushort bf16_round(float f) {
 #define PHILOX_W0 0x9E3779B9u
 #define PHILOX_W1 0xBB67AE85u
 
-/* Philox4x32 with 10 rounds. */
-inline uint4 philox4x32_10(uint4 c, uint2 k) {
+/* Lanes: work-item q makes the BPI consecutive blocks q*BPI .. q*BPI+BPI-1,
+ * one per vector lane, so that the ten dependent rounds of different blocks
+ * run side by side in vector instructions (a block alone is a chain of
+ * multiplies). */
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#if BPI == 1
+#define BSUF
+#define LANE_IDS ((ulong)0)
+#elif BPI == 2
+#define BSUF 2
+#define LANE_IDS ((ulong2)(0, 1))
+#elif BPI == 4
+#define BSUF 4
+#define LANE_IDS ((ulong4)(0, 1, 2, 3))
+#elif BPI == 8
+#define BSUF 8
+#define LANE_IDS ((ulong8)(0, 1, 2, 3, 4, 5, 6, 7))
+#else
+#define BSUF 16
+#define LANE_IDS ((ulong16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+#endif
+typedef CAT(uint, BSUF) uintB;
+typedef CAT(ulong, BSUF) ulongB;
+typedef CAT(REAL, BSUF) realB;
+#define CVT(T, x) CAT(convert_, CAT(T, BSUF))(x)
+
+/* Philox4x32 with 10 rounds on every lane. The 32 x 32 -> 64-bit products
+ * are plain 64-bit multiplies (mul_hi may be a call). */
+inline void philox4x32_10(uintB *c0, uintB *c1, uintB *c2, uintB *c3,
+                          uint k0, uint k1) {
   for (int r = 0; r < 10; r++) {
     if (r) {
-      k.x += PHILOX_W0;
-      k.y += PHILOX_W1;
+      k0 += PHILOX_W0;
+      k1 += PHILOX_W1;
     }
-    /* 32 x 32 -> 64-bit products (one multiply each; mul_hi may be a
-     * call) */
-    const ulong p0 = (ulong)PHILOX_M0 * c.x, p1 = (ulong)PHILOX_M1 * c.z;
-    c = (uint4)((uint)(p1 >> 32) ^ c.y ^ k.x, (uint)p1,
-                (uint)(p0 >> 32) ^ c.w ^ k.y, (uint)p0);
+    const ulongB p0 = CVT(ulong, *c0) * (ulong)PHILOX_M0;
+    const ulongB p1 = CVT(ulong, *c2) * (ulong)PHILOX_M1;
+    const uintB n0 = CVT(uint, p1 >> 32) ^ *c1 ^ k0;
+    const uintB n2 = CVT(uint, p0 >> 32) ^ *c3 ^ k1;
+    *c1 = CVT(uint, p1);
+    *c3 = CVT(uint, p0);
+    *c0 = n0;
+    *c2 = n2;
   }
-  return c;
 }
 
 #if DTYPE == 1
-inline double u53(uint a, uint b) {
-  return (double)(((ulong)(a >> 5) << 26) | (ulong)(b >> 6)) * 0x1p-53;
+/* A double in [0, 1) from 53 bits of a pair of words. */
+inline realB u53(uintB hi, uintB lo) {
+  return CVT(double, (CVT(ulong, hi >> 5) << 26) | CVT(ulong, lo >> 6)) *
+         0x1p-53;
 }
 #endif
 
@@ -125,57 +153,62 @@ philox_fill(const IDX n, const int normal, __global STORE *out,
             const IDX ooff, const ulong seed, const ulong subsequence,
             const ulong offset, const real a, const real b) {
   out += ooff;
-  const uint2 key = (uint2)((uint)seed, (uint)(seed >> 32));
-#if ITEM_CONTIG
-  const IDX first = (IDX)get_global_id(0) * BPI, step = 1;
-#else
-  const IDX first = (IDX)get_group_id(0) * (WG * BPI) + (IDX)get_local_id(0),
-            step = WG;
-#endif
-  for (int j = 0; j < BPI; j++) {
-    const IDX blk = first + (IDX)j * step;
-    const IDX e = blk * K;
-    if (e >= n) break;
-    const ulong c = offset + blk;
-    const uint4 w = philox4x32_10(
-        (uint4)((uint)c, (uint)(c >> 32), (uint)subsequence,
-                (uint)(subsequence >> 32)),
-        key);
-    real v[K];
+  const IDX blk0 = (IDX)get_global_id(0) * BPI, e0 = blk0 * K;
+  if (e0 >= n) return;
+  const ulongB cnt = (ulongB)(offset + blk0) + LANE_IDS;
+  uintB w0 = CVT(uint, cnt), w1 = CVT(uint, cnt >> 32);
+  uintB w2 = (uintB)((uint)subsequence), w3 = (uintB)((uint)(subsequence >> 32));
+  philox4x32_10(&w0, &w1, &w2, &w3, (uint)seed, (uint)(seed >> 32));
+  const realB va = (realB)a, vb = (realB)b;
+  realB v[K]; /* v[h], lane j: element (blk0 + j) * K + h */
 #if DTYPE == 1
-    if (normal) {
-      const double u1 = (double)((((ulong)(w.x >> 5) << 26) |
-                                  (ulong)(w.y >> 6)) + 1) * 0x1p-53;
-      const double u2 = u53(w.z, w.w);
-      const double rad = sqrt(-2.0 * log(u1));
-      double cs;
-      const double sn = sincos(2.0 * M_PI * u2, &cs);
-      v[0] = fma(b, rad * cs, a);
-      v[1] = fma(b, rad * sn, a);
-    } else {
-      v[0] = fma(b, u53(w.x, w.y), a);
-      v[1] = fma(b, u53(w.z, w.w), a);
-    }
+  if (normal) {
+    const realB u1 =
+        CVT(double, ((CVT(ulong, w0 >> 5) << 26) | CVT(ulong, w1 >> 6)) + 1) *
+        0x1p-53;
+    const realB u2 = u53(w2, w3);
+    const realB rad = sqrt(-2.0 * log(u1));
+    realB cs;
+    const realB sn = sincos(2.0 * M_PI * u2, &cs);
+    v[0] = fma(vb, rad * cs, va);
+    v[1] = fma(vb, rad * sn, va);
+  } else {
+    v[0] = fma(vb, u53(w0, w1), va);
+    v[1] = fma(vb, u53(w2, w3), va);
+  }
 #else
-    if (normal) {
-      const uint ws[4] = {w.x, w.y, w.z, w.w};
-      for (int h = 0; h < 2; h++) {
-        const float u1 = (float)((ws[2 * h] >> 8) + 1) * 0x1p-24f;
-        const float u2 = (float)(ws[2 * h + 1] >> 8) * 0x1p-24f;
-        const float rad = sqrt(-2.0f * log(u1));
-        float cs;
-        const float sn = sincos(2.0f * M_PI_F * u2, &cs);
-        v[2 * h] = fma(b, rad * cs, a);
-        v[2 * h + 1] = fma(b, rad * sn, a);
-      }
-    } else {
-      v[0] = fma(b, (float)(w.x >> 8) * 0x1p-24f, a);
-      v[1] = fma(b, (float)(w.y >> 8) * 0x1p-24f, a);
-      v[2] = fma(b, (float)(w.z >> 8) * 0x1p-24f, a);
-      v[3] = fma(b, (float)(w.w >> 8) * 0x1p-24f, a);
+  if (normal) {
+    for (int h = 0; h < 2; h++) {
+      const uintB x1 = h ? w2 : w0, x2 = h ? w3 : w1;
+      const realB u1 = CVT(float, (x1 >> 8) + 1) * 0x1p-24f;
+      const realB u2 = CVT(float, x2 >> 8) * 0x1p-24f;
+      const realB rad = sqrt(-2.0f * log(u1));
+      realB cs;
+      const realB sn = sincos(2.0f * M_PI_F * u2, &cs);
+      v[2 * h] = fma(vb, rad * cs, va);
+      v[2 * h + 1] = fma(vb, rad * sn, va);
     }
+  } else {
+    v[0] = fma(vb, CVT(float, w0 >> 8) * 0x1p-24f, va);
+    v[1] = fma(vb, CVT(float, w1 >> 8) * 0x1p-24f, va);
+    v[2] = fma(vb, CVT(float, w2 >> 8) * 0x1p-24f, va);
+    v[3] = fma(vb, CVT(float, w3 >> 8) * 0x1p-24f, va);
+  }
 #endif
-    for (int h = 0; h < K; h++)
-      if (e + h < n) ST(out, e + h, v[h]);
+  real t[K][BPI];
+  for (int h = 0; h < K; h++) {
+#if BPI == 1
+    t[h][0] = v[h];
+#else
+    CAT(vstore, BPI)(v[h], 0, t[h]);
+#endif
+  }
+  if (e0 + BPI * K <= n) {
+    for (int j = 0; j < BPI; j++)
+      for (int h = 0; h < K; h++) ST(out, e0 + j * K + h, t[h][j]);
+  } else {
+    for (int j = 0; j < BPI; j++)
+      for (int h = 0; h < K; h++)
+        if (e0 + j * K + h < n) ST(out, e0 + j * K + h, t[h][j]);
   }
 }

@@ -14,16 +14,18 @@
  *                    then a tree over the work-group in local memory.
  *   reduce_rows_item inner == 1, rows no longer than ROWS_ITEM (a host
  *                    parameter): one work-item reduces a whole row.
- *   reduce_cols      inner > 1: work-item (xi, o*S + s) runs down columns
- *                    xi*VW .. xi*VW+VW-1 of row block o over chunk s of the
- *                    axis, with vector loads; reads are coalesced along xi.
+ *   reduce_cols      inner > 1: work-item (xi, o*S + s) runs down the CB*VW
+ *                    columns from xi*CB*VW of row block o over chunk s of
+ *                    the axis, with vector loads; reads are coalesced along
+ *                    xi.
  *   reduce_partials  combines the S partial results of each output when the
  *                    axis was split over several groups (S > 1).
  *
  * Accuracy: sums (sum, mean, L2 norm) add blocks of 8 vectors pairwise, then
  * the blocks with compensation (Kahan) along each work-item's elements and
  * across the partials, and pairwise (a tree) within a work-group, so that a
- * row of 10^6 values loses a few units in the last place, not 10^6 * eps. 16-bit storage is accumulated in f32, f64 in f64.
+ * row of 10^6 values loses a few units in the last place, not 10^6 * eps.
+ * 16-bit storage is accumulated in f32, f64 in f64.
  * max and min return NaN when the row holds one; argmax returns the first
  * index of the maximum, a NaN counting as the maximum (NumPy's rule).
  */
@@ -40,6 +42,10 @@
  * 1, 2, 4, 8, 16. */
 #ifndef VW
 #define VW 4
+#endif
+/* Vectors of columns per work-item in reduce_cols: 1, 2, 4, 8. */
+#ifndef CB
+#define CB 1
 #endif
 /* Longest row that reduce_rows_item takes (one work-item per row); the
  * host chooses the kernel with it. */
@@ -416,50 +422,63 @@ inline void col_scalar(const int op, __global const STORE *p, const IDX inner,
   }
 }
 
-/* Work-item (xi, o*S + s) reduces columns xi*VW .. xi*VW+VW-1 of row block
- * o over chunk s of the axis: vector loads along the columns (sum, norm,
- * max, min), one column at a time for argmax and for the last, partial
- * vector of columns. */
+/* Work-item (xi, o*S + s) reduces the CB*VW columns from xi*CB*VW of row
+ * block o over chunk s of the axis: row by row, CB vector loads per row
+ * into CB independent accumulators (sum, norm, max, min); one column at a
+ * time for argmax and for the last, partial block of columns. */
 __kernel void reduce_cols(const int op, const IDX R, const IDX inner,
                           const IDX chunk, const IDX S,
                           __global const STORE *x, const IDX xoff,
                           __global STORE *out, __global int *outi,
                           const IDX ooff, __global acc *pv, __global IDX *pi) {
-  const IDX xi = get_global_id(0), c0 = xi * VW;
+  const IDX xi = get_global_id(0), c0 = xi * (VW * CB);
   if (c0 >= inner) return;
   const IDX os = get_global_id(1), o = os / S, s = os - o * S;
   const IDX r0 = s * chunk, r1 = min(r0 + chunk, R);
   __global const STORE *p = x + xoff + o * R * inner + c0;
   const int partial = S > 1;
   const IDX at = partial ? os * inner + c0 : ooff + o * inner + c0;
-  if (c0 + VW <= inner && op != R_ARGMAX) {
+  if (c0 + VW * CB <= inner && op != R_ARGMAX) {
     acc lanes[VW];
     if (op == R_SUM || op == R_MEAN || op == R_NORM2) {
-      accv sv = 0, cv = 0;
-#define LOAD_COL(r) LDV_AT(p, (r) * inner)
-      if (op == R_NORM2)
-        SUM_VECTORS(SQ, LOAD_COL, r0, r1, 1, sv, cv);
-      else
-        SUM_VECTORS(ID, LOAD_COL, r0, r1, 1, sv, cv);
-      LANES(KAHAN_VALUE(sv, cv), lanes);
+      accv sv[CB], cv[CB];
+      for (int q = 0; q < CB; q++) sv[q] = cv[q] = 0;
+      for (IDX r = r0; r < r1; r++)
+        for (int q = 0; q < CB; q++) {
+          const accv e = LDV_AT(p, r * inner + q * VW);
+          KAHAN(sv[q], cv[q], op == R_NORM2 ? e * e : e);
+        }
+      for (int q = 0; q < CB; q++) {
+        LANES(KAHAN_VALUE(sv[q], cv[q]), lanes);
+        for (int j = 0; j < VW; j++)
+          put(op, at + q * VW + j, lanes[j], IDX_NONE, R, partial, out, outi,
+              pv, pi);
+      }
     } else {
-      accv m = op == R_MAX ? (accv)(-INFINITY) : (accv)(INFINITY);
+      accv m[CB];
+      for (int q = 0; q < CB; q++)
+        m[q] = op == R_MAX ? (accv)(-INFINITY) : (accv)(INFINITY);
       if (op == R_MAX)
-        for (IDX r = r0; r < r1; r++) {
-          const accv e = LDV_AT(p, r * inner);
-          m = NMAX(m, e);
-        }
+        for (IDX r = r0; r < r1; r++)
+          for (int q = 0; q < CB; q++) {
+            const accv e = LDV_AT(p, r * inner + q * VW);
+            m[q] = NMAX(m[q], e);
+          }
       else
-        for (IDX r = r0; r < r1; r++) {
-          const accv e = LDV_AT(p, r * inner);
-          m = NMIN(m, e);
-        }
-      LANES(m, lanes);
+        for (IDX r = r0; r < r1; r++)
+          for (int q = 0; q < CB; q++) {
+            const accv e = LDV_AT(p, r * inner + q * VW);
+            m[q] = NMIN(m[q], e);
+          }
+      for (int q = 0; q < CB; q++) {
+        LANES(m[q], lanes);
+        for (int j = 0; j < VW; j++)
+          put(op, at + q * VW + j, lanes[j], IDX_NONE, R, partial, out, outi,
+              pv, pi);
+      }
     }
-    for (int j = 0; j < VW; j++)
-      put(op, at + j, lanes[j], IDX_NONE, R, partial, out, outi, pv, pi);
   } else {
-    const IDX nc = min((IDX)VW, inner - c0);
+    const IDX nc = min((IDX)(VW * CB), inner - c0);
     for (IDX j = 0; j < nc; j++) {
       acc val;
       IDX idx;

@@ -13,7 +13,7 @@
  *                         +------------+                    +------------+
  *
  *                   Work-group TILE x WGY: each work-item moves TILE/WGY
- *                   elements each way. The third dimension runs over the
+ *                   elements each way (or, with ROW_ITEMS, whole tile rows). The third dimension runs over the
  *                   other axes (the batch), whose strides come from the host.
  *                   The tile row is padded by one element against bank
  *                   conflicts.
@@ -34,6 +34,13 @@
 /* Work-group height: rows of the tile moved at once (divides TILE). */
 #ifndef WGY
 #define WGY 8
+#endif
+/* 1: each work-item of permute_tiled reads and writes whole tile rows
+ * (contiguous runs: CPUs, which run a group's work-items one after the
+ * other); 0: the work-items of a tile row move it together (coalesced:
+ * GPUs). */
+#ifndef ROW_ITEMS
+#define ROW_ITEMS 0
 #endif
 /* Index width: 32 or 64 bits. */
 #ifndef IDX_BITS
@@ -80,6 +87,24 @@ permute_tiled(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
   DECOMP(0) DECOMP(1) DECOMP(2) DECOMP(3) DECOMP(4) DECOMP(5)
   in += ioff + ib;
   out += ooff + ob;
+#if ROW_ITEMS
+  /* Each work-item moves whole tile rows: reads one input row segment and
+   * writes one output row segment, both contiguous. */
+  const int t = ly * TILE + lx;
+  for (int j = t; j < TILE; j += TILE * WGY) {
+    const IDX r = r0 + j;
+    if (r < nr)
+      for (int i = 0; i < TILE; i++)
+        if (a0 + i < na) tile[j][i] = in[r * in_sr + a0 + i];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int j = t; j < TILE; j += TILE * WGY) {
+    const IDX a = a0 + j;
+    if (a < na)
+      for (int i = 0; i < TILE; i++)
+        if (r0 + i < nr) out[a * out_sa + r0 + i] = tile[i][j];
+  }
+#else
   for (int j = ly; j < TILE; j += WGY) {
     const IDX r = r0 + j, a = a0 + lx;
     if (r < nr && a < na) tile[j][lx] = in[r * in_sr + a];
@@ -89,6 +114,7 @@ permute_tiled(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
     const IDX a = a0 + j, r = r0 + lx;
     if (a < na && r < nr) out[a * out_sa + r] = tile[lx][j];
   }
+#endif
 }
 
 /* Output dimension nd-1-C is component C of shape (its size) and istr (the

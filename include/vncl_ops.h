@@ -179,8 +179,10 @@ VNCL_API vncl_status vncl_log_softmax(vncl_context *ctx,
 /* ------------------------------------------------------------------ */
 
 /* Philox4x32-10, counter based: element e of out is a function of (seed,
- * subsequence, offset, e) only, identical on every device and work-group
- * size. Element e uses Philox block offset + e / K, where K = 4 values per
+ * subsequence, offset, e) only, not of the device's work-group layout:
+ * uniform numbers are bit-identical on every device and work-group size;
+ * normal ones go through log, sin and cos and agree to those functions'
+ * accuracy. Element e uses Philox block offset + e / K, where K = 4 values per
  * block for f32, f16 and bf16 and K = 2 for f64; a tensor of n elements
  * uses ceil(n / K) blocks, so pass offset + ceil(n / K) to continue a
  * stream, or another subsequence for an independent one. docs/ops.md gives

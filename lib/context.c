@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "tuning_internal.h"
 
 void vncl_options_init(vncl_options *opts) {
   if (!opts) return;
@@ -102,6 +103,7 @@ static vncl_status context_init(vncl_context **out, cl_platform_id plat,
   }
   pthread_mutex_init(&ctx->lock, NULL);
   pthread_mutex_init(&ctx->prog_lock, NULL);
+  vncl__tuning_apply(ctx); /* tuned parameters; a bad database only warns */
   vncl__clear_error(ctx);
   vncl__log(VNCL_LOG_INFO, "context on '%s' (%s), cache '%s'", ctx->info.name,
             ctx->info.platform, ctx->bincache.dir);

@@ -7,6 +7,7 @@
 struct vncl_event {
   vncl_context *ctx;
   cl_event ev; /* NULL only between vncl__event_alloc and _fill */
+  vncl__xstatus *status; /* outcome kept by the transfer thread, or NULL */
 };
 
 vncl_event *vncl__event_alloc(vncl_context *ctx) {
@@ -20,11 +21,15 @@ vncl_event *vncl__event_alloc(vncl_context *ctx) {
   return e;
 }
 
-void vncl__event_fill(vncl_event *e, cl_event ev) { e->ev = ev; }
+void vncl__event_fill(vncl_event *e, cl_event ev, vncl__xstatus *status) {
+  e->ev = ev;
+  e->status = status;
+}
 
 void vncl_event_release(vncl_event *e) {
   if (!e) return;
   if (e->ev) clReleaseEvent(e->ev);
+  vncl__xstatus_release(e->status);
   vncl_context *ctx = e->ctx;
   free(e);
   vncl__context_release(ctx);
@@ -45,6 +50,8 @@ vncl_status vncl_event_wait(vncl_event *e) {
   if (st < 0) return failed(e, st);
   if (err != CL_SUCCESS) return vncl__cl_fail(e->ctx, err, "clWaitForEvents");
   vncl__transfer_sync(e->ctx);
+  if (e->status && atomic_load(&e->status->err))
+    return failed(e, atomic_load(&e->status->err));
   return VNCL_OK;
 }
 
@@ -58,7 +65,11 @@ vncl_status vncl_event_status(const vncl_event *e, int *complete) {
   if (err != CL_SUCCESS)
     return vncl__cl_fail(e->ctx, err, "clGetEventInfo(event status)");
   *complete = st == CL_COMPLETE || st < 0;
-  if (st == CL_COMPLETE) vncl__transfer_sync(e->ctx);
+  if (st == CL_COMPLETE) {
+    vncl__transfer_sync(e->ctx);
+    if (e->status && atomic_load(&e->status->err))
+      st = atomic_load(&e->status->err);
+  }
   return st < 0 ? failed(e, st) : VNCL_OK;
 }
 

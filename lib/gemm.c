@@ -12,7 +12,8 @@
  *                            and of B into scratch from the device allocator,
  *                            then gemm_packed_cpu or gemm_packed_local
  * A kernel that cannot be built or launched with its parameters on this
- * device falls back (fast -> direct -> reference), with a warning in the log.
+ * device falls back (fast -> direct -> reference), with a warning in the log;
+ * so does the packed path when its scratch cannot be allocated.
  *
  * Column-major products are turned into row-major ones (C^T = B^T A^T)
  * before dispatch, so every kernel sees C(i,j) at c[i*ldc + j].
@@ -194,9 +195,10 @@ static vncl_status enqueue_pack(vncl_context *ctx, gemm_kernel *pk,
     return vncl__launch_work(ctx, "gemm_pack", pk->k, 3, global, NULL,
                              num_wait, wait, ev, 0, bytes);
   }
+  /* gemm_pack: one work-item per 16 depths (PACK_K) of one panel. */
   size_t l0 = (size_t)p->pack_wg0, l1 = (size_t)p->pack_wg1;
-  size_t global[3] = {round_up(kp, l0),
-                      round_up(panels, l1), batch};
+  size_t global[3] = {round_up((kp + 15) / 16, l0), round_up(panels, l1),
+                      batch};
   size_t local[3] = {l0, l1, 1};
   return vncl__launch_work(ctx, "gemm_pack", pk->k, 3, global, local,
                            num_wait, wait, ev, 0, bytes);
@@ -327,7 +329,11 @@ static vncl_status run_own(vncl_context *ctx, const vncl__gemm_problem *pr,
   double mnk = (double)pr->m * (double)pr->n * (double)pr->k;
   if (mnk >= (pr->b_cs == 1 ? p->switch_mnk : p->switch_mnk_bt)) {
     s = run_packed(ctx, p, pr, num_wait, wait, event);
-    if (s != VNCL_ERR_BUILD && s != VNCL_ERR_UNSUPPORTED) return s;
+    /* No scratch (out of memory) or no packed kernel on this device: the
+     * direct kernel needs neither. */
+    if (s != VNCL_ERR_BUILD && s != VNCL_ERR_UNSUPPORTED &&
+        s != VNCL_ERR_OUT_OF_MEMORY)
+      return s;
     vncl__log(VNCL_LOG_WARN, "gemm: packed path unavailable (%s); using the "
               "direct kernel", vncl_errmsg(ctx));
   }

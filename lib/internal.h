@@ -168,6 +168,12 @@ struct vncl_context {
    * family (vncl__ops_family, ops_common.c); a row of zeros means the
    * built-in defaults. Guarded by `lock`. */
   int ops_params[8][6];
+  /* The tuning database read at creation (tuning_db.c), for doctor and
+   * `vncl autotune --show`: state 0 none, 1 read, -1 invalid (reason in
+   * tuning_why); entries that matched this device. */
+  int tuning_state;
+  int tuning_entries;
+  char tuning_why[256];
   /* FFT plan cache and scratch (fft_cache.c), made on the first FFT; has
    * its own locks. */
   struct vncl__fft_state *fft;

@@ -29,21 +29,25 @@ static const vncl__tune_space spaces[VNCL__OPS_FAMILIES] = {
            "0: WG apart (GPUs)", 2, {0, 1}}},
          0, -1},
     [VNCL__OPS_TRANSPOSE] =
-        {"transpose", "transpose.cl", 2,
+        {"transpose", "transpose.cl", 3,
          {{"TILE", "tile edge in elements (work-group width)", 4,
            {8, 16, 32, 64}},
           {"WGY", "work-group height (tile rows moved at once)", 5,
-           {1, 2, 4, 8, 16}}},
+           {1, 2, 4, 8, 16}},
+          {"ROW_ITEMS", "1: a work-item moves whole tile rows (CPUs); 0: a "
+           "tile row is moved by a row of work-items (GPUs)", 2, {0, 1}}},
          0, 1},
     [VNCL__OPS_REDUCE] =
-        {"reduce", "reduce.cl", 4,
+        {"reduce", "reduce.cl", 5,
          {{"WG", "work-items per work-group (power of two)", 8,
            {8, 16, 32, 64, 128, 256, 512, 1024}},
           {"VW", "elements per vector load", 5, {1, 2, 4, 8, 16}},
           {"ITEM_CONTIG", "1: a work-item's part of a row is contiguous "
            "(CPUs); 0: interleaved (GPUs)", 2, {0, 1}},
           {"ROWS_ITEM", "longest row reduced by one work-item (else a "
-           "work-group per row)", 6, {0, 16, 64, 1024, 16384, 65536}}},
+           "work-group per row)", 6, {0, 16, 64, 1024, 16384, 65536}},
+          {"CB", "vectors of columns per work-item (column reductions)", 4,
+           {1, 2, 4, 8}}},
          0, -1},
     [VNCL__OPS_SOFTMAX] =
         {"softmax", "softmax.cl", 3,
@@ -54,11 +58,10 @@ static const vncl__tune_space spaces[VNCL__OPS_FAMILIES] = {
            "(CPUs); 0: interleaved (GPUs)", 2, {0, 1}}},
          0, -1},
     [VNCL__OPS_RANDOM] =
-        {"random", "random.cl", 3,
+        {"random", "random.cl", 2,
          {{"WG", "work-items per work-group", 8, WG_VALUES},
-          {"BPI", "Philox blocks per work-item", 5, {1, 2, 4, 8, 16}},
-          {"ITEM_CONTIG", "1: a work-item's blocks are consecutive (CPUs); "
-           "0: WG apart (GPUs)", 2, {0, 1}}},
+          {"BPI", "Philox blocks per work-item, one per vector lane", 5,
+           {1, 2, 4, 8, 16}}},
          0, -1},
 };
 
@@ -73,7 +76,7 @@ const vncl__tune_space *vncl__ops_space(int f) {
 
 /* Built-in defaults, looked up vendor + type, then type, then global. The
  * global rows are GPU-shaped (many work-items, coalesced steps); the CPU
- * rows were measured on PoCL 3.1 (2 cores, AVX2; docs/ops.md). */
+ * rows were measured on PoCL 3.1 (2 cores of an AVX-512 guest; docs/ops.md). */
 static const struct ops_default {
   const char *vendor;    /* part of the vendor name; "" for any */
   vncl_device_type type; /* 0 for any */
@@ -82,16 +85,16 @@ static const struct ops_default {
 } defaults[] = {
     {"", VNCL_DEVICE_CPU, VNCL__OPS_ELEMENTWISE, {16, 16, 64, 1, 1}},
     {"", VNCL_DEVICE_CPU, VNCL__OPS_CAST, {16, 64, 1}},
-    {"", VNCL_DEVICE_CPU, VNCL__OPS_TRANSPOSE, {32, 8}},
-    {"", VNCL_DEVICE_CPU, VNCL__OPS_REDUCE, {16, 16, 1, 65536}},
-    {"", VNCL_DEVICE_CPU, VNCL__OPS_SOFTMAX, {16, 16, 1}},
-    {"", VNCL_DEVICE_CPU, VNCL__OPS_RANDOM, {16, 16, 1}},
+    {"", VNCL_DEVICE_CPU, VNCL__OPS_TRANSPOSE, {64, 1, 1}},
+    {"", VNCL_DEVICE_CPU, VNCL__OPS_REDUCE, {16, 16, 1, 65536, 4}},
+    {"", VNCL_DEVICE_CPU, VNCL__OPS_SOFTMAX, {64, 16, 1}},
+    {"", VNCL_DEVICE_CPU, VNCL__OPS_RANDOM, {16, 16}},
     {"", 0, VNCL__OPS_ELEMENTWISE, {256, 4, 1, 0, 0}},
     {"", 0, VNCL__OPS_CAST, {256, 4, 0}},
-    {"", 0, VNCL__OPS_TRANSPOSE, {32, 8}},
-    {"", 0, VNCL__OPS_REDUCE, {256, 4, 0, 16}},
+    {"", 0, VNCL__OPS_TRANSPOSE, {32, 8, 0}},
+    {"", 0, VNCL__OPS_REDUCE, {256, 4, 0, 16, 1}},
     {"", 0, VNCL__OPS_SOFTMAX, {256, 4, 0}},
-    {"", 0, VNCL__OPS_RANDOM, {256, 1, 0}},
+    {"", 0, VNCL__OPS_RANDOM, {256, 1}},
 };
 
 static const int *default_values(const vncl_device_info *info,

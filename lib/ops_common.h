@@ -8,11 +8,15 @@
  *
  *   family       source            parameters
  *   elementwise  elementwise.cl    WG, VW, IPT, ITEM_CONTIG, NT_STORE
- *   cast         cast.cl           WG, IPT       (casts, fill, copy)
- *   transpose    transpose.cl      TILE, WGY
- *   reduce       reduce.cl         WG, VW
- *   softmax      softmax.cl        WG, VW
+ *   cast         cast.cl           WG, IPT, ITEM_CONTIG   (casts, fill, copy)
+ *   transpose    transpose.cl      TILE, WGY, ROW_ITEMS
+ *   reduce       reduce.cl         WG, VW, ITEM_CONTIG, ROWS_ITEM, CB
+ *   softmax      softmax.cl        WG, VW, ITEM_CONTIG
  *   random       random.cl         WG, BPI
+ *
+ * Every parameter reaches the compiler as -DNAME=value through
+ * vncl__ops_options, so the full set is part of the program-cache key.
+ * ROWS_ITEM is also read by the host (which reduction kernel to run).
  */
 #ifndef VNCL_OPS_COMMON_H
 #define VNCL_OPS_COMMON_H

@@ -74,8 +74,8 @@ static vncl_status reduce_run(vncl_context *ctx, int op, const vncl_tensor *x,
     }
     chunk = vncl__round_up((R + S - 1) / S, vw);
   } else {
-    /* a work-item per vector of VW columns */
-    size_t ncv = (inner + vw - 1) / vw;
+    /* a work-item per CB vectors of VW columns */
+    size_t cols = vw * (size_t)p[4], ncv = (inner + cols - 1) / cols;
     size_t pref = ctx->info.preferred_work_group_multiple;
     if (pref < 1) pref = 1;
     lx = vncl__round_up(ncv, pref);

@@ -107,14 +107,14 @@ vncl_status vncl_tensor_write(vncl_tensor *t, const void *src, size_t bytes) {
   vncl_status s = check_io(t, src, bytes, "vncl_tensor_write");
   if (s || bytes == 0) return s;
   return vncl__transfer(t->ctx, VNCL__WRITE, t->mem, t->offset, (void *)src,
-                        bytes, false, 0, NULL, NULL);
+                        bytes, false, 0, NULL, NULL, NULL);
 }
 
 vncl_status vncl_tensor_read(const vncl_tensor *t, void *dst, size_t bytes) {
   vncl_status s = check_io(t, dst, bytes, "vncl_tensor_read");
   if (s || bytes == 0) return s;
   return vncl__transfer(t->ctx, VNCL__READ, t->mem, t->offset, dst, bytes,
-                        false, 0, NULL, NULL);
+                        false, 0, NULL, NULL, NULL);
 }
 
 static vncl_status transfer_async(const vncl_tensor *t, int dir, void *host,
@@ -130,14 +130,15 @@ static vncl_status transfer_async(const vncl_tensor *t, int dir, void *host,
   vncl_event *e = NULL;
   if (event && !(e = vncl__event_alloc(t->ctx))) return VNCL_ERR_OUT_OF_MEMORY;
   cl_event ev = NULL;
+  vncl__xstatus *xs = NULL;
   s = vncl__transfer(t->ctx, dir, t->mem, t->offset, host, bytes, true,
-                     num_wait, wait_list, e ? &ev : NULL);
+                     num_wait, wait_list, e ? &ev : NULL, e ? &xs : NULL);
   if (s) {
     vncl_event_release(e);
     return s;
   }
   if (e) {
-    vncl__event_fill(e, ev);
+    vncl__event_fill(e, ev, xs);
     *event = e;
   }
   return VNCL_OK;

@@ -17,6 +17,7 @@
  * Deadlock freedom: a gate only ever holds back pieces of its own job, and
  * the transfer thread serves jobs in queue order, because an async job's
  * pieces and its place in the thread's list are enqueued under one lock. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,7 @@ struct vncl__job {
   unsigned k;
   vncl__chunk *c[VNCL__MAX_DEPTH];
   cl_event done;  /* user event, async only: all pieces copied out */
+  vncl__xstatus *status; /* where a failure goes (async, with an event) */
   cl_event *dev;  /* [n] the device reads */
   cl_event *gate; /* [n] gate[i] lets piece i + k reuse piece i's chunk */
 };
@@ -40,6 +42,18 @@ static cl_int wait_ok(cl_event ev) {
   cl_int st = CL_COMPLETE;
   clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
   return st < 0 ? st : err;
+}
+
+/* After a wait on ev failed, the command may still be running: it becomes
+ * the chunk's pending command, so that the chunk's next user waits for it
+ * again instead of racing it. Takes over the reference to ev. */
+static void keep_pending(vncl__chunk *ch, cl_event ev) {
+  if (ch->busy && ch->busy != ev) clReleaseEvent(ch->busy);
+  ch->busy = ev;
+}
+
+void vncl__xstatus_release(vncl__xstatus *s) {
+  if (s && atomic_fetch_sub(&s->refs, 1) == 1) free(s);
 }
 
 /* Pieces: about 8 per transfer, so that the pipeline fills quickly, but at
@@ -84,7 +98,8 @@ static vncl_status direct(vncl_context *ctx, int dir, cl_mem mem,
                           size_t offset, void *host, size_t bytes, bool async,
                           cl_uint nwait, const cl_event *wait, cl_event *done) {
   cl_event ev = NULL;
-  cl_event *evp = async && done ? &ev : NULL;
+  /* The profiler times every transfer, so ask for an event when it runs. */
+  cl_event *evp = (async && done) || ctx->profiler ? &ev : NULL;
   cl_bool block = async ? CL_FALSE : CL_TRUE;
   cl_int err =
       dir == VNCL__WRITE
@@ -95,10 +110,17 @@ static vncl_status direct(vncl_context *ctx, int dir, cl_mem mem,
   if (err)
     return vncl__cl_fail(ctx, err, dir == VNCL__WRITE ? "clEnqueueWriteBuffer"
                                                       : "clEnqueueReadBuffer");
+  if (ev)
+    vncl__profile_event(ctx, dir == VNCL__WRITE ? "write" : "read", ev,
+                        (double)bytes, 0, true);
   if (async) {
     clFlush(ctx->queue);
-    if (done) *done = ev;
+    if (done) {
+      *done = ev;
+      ev = NULL;
+    }
   }
+  if (ev) clReleaseEvent(ev);
   return VNCL_OK;
 }
 
@@ -155,12 +177,12 @@ static vncl_status staged_write(vncl_context *ctx, struct vncl__xfer *x,
     vncl__chunk *ch = c[i % k];
     if (ch->busy) { /* the chunk's previous piece must have left it */
       err = wait_ok(ch->busy);
-      clReleaseEvent(ch->busy);
-      ch->busy = NULL;
-      if (err) {
+      if (err) { /* the chunk keeps its pending command */
         what = "an earlier transfer through a staging chunk";
         break;
       }
+      clReleaseEvent(ch->busy);
+      ch->busy = NULL;
     }
     size_t off = i * piece, len = bytes - off < piece ? bytes - off : piece;
     memcpy(ch->ptr, src + off, len);
@@ -171,15 +193,19 @@ static vncl_status staged_write(vncl_context *ctx, struct vncl__xfer *x,
       ch->busy = NULL;
       break;
     }
+    vncl__profile_event(ctx, "write", ch->busy, (double)len, 0, true);
     clFlush(ctx->queue);
   }
   if (!err && !async) {
     for (unsigned j = 0; j < k; j++) {
       if (!c[j]->busy) continue;
       cl_int e = wait_ok(c[j]->busy);
+      if (e) { /* kept as the chunk's pending command */
+        if (!err) err = e;
+        continue;
+      }
       clReleaseEvent(c[j]->busy);
       c[j]->busy = NULL;
-      if (e && !err) err = e;
     }
   } else if (!err && done) {
     cl_event evs[VNCL__MAX_DEPTH];
@@ -202,29 +228,36 @@ static void job_free(vncl__job *j) {
   for (size_t i = 0; i < j->n; i++)
     if (j->gate[i]) clReleaseEvent(j->gate[i]);
   if (j->done) clReleaseEvent(j->done);
+  vncl__xstatus_release(j->status);
   free(j);
 }
 
 /* The host side of a staged read: copies each piece out as it arrives and
- * opens the gate of the piece that reuses its chunk. Gates are opened even
- * after a failure (a negative user event would fail every later command
- * on some drivers); the failure goes to the caller, or to `done`. */
+ * opens the gate of the piece that reuses its chunk. User events are always
+ * completed with CL_COMPLETE, even after a failure (see vncl__xstatus): the
+ * failure goes to the caller, or to the event's status. */
 static vncl_status run_job(vncl_context *ctx, vncl__job *j) {
   struct vncl__xfer *x = j->x;
   cl_int err = CL_SUCCESS;
   for (size_t i = 0; i < j->n; i++) {
+    vncl__chunk *ch = j->c[i % j->k];
     cl_int e = wait_ok(j->dev[i]);
-    clReleaseEvent(j->dev[i]);
-    if (e && !err) err = e;
-    if (!err) {
-      size_t off = i * j->piece;
-      size_t len = j->bytes - off < j->piece ? j->bytes - off : j->piece;
-      memcpy(j->dst + off, j->c[i % j->k]->ptr, len);
+    if (e) {
+      if (!err) err = e;
+      keep_pending(ch, j->dev[i]);
+    } else {
+      clReleaseEvent(j->dev[i]);
+      if (!err) {
+        size_t off = i * j->piece;
+        size_t len = j->bytes - off < j->piece ? j->bytes - off : j->piece;
+        memcpy(j->dst + off, ch->ptr, len);
+      }
     }
     if (j->gate[i]) clSetUserEventStatus(j->gate[i], CL_COMPLETE);
   }
-  vncl__chunks_release(x, j->c, j->k); /* no command left on them */
-  if (j->done) clSetUserEventStatus(j->done, err ? err : CL_COMPLETE);
+  if (err && j->status) atomic_store(&j->status->err, err);
+  vncl__chunks_release(x, j->c, j->k);
+  if (j->done) clSetUserEventStatus(j->done, CL_COMPLETE);
   job_free(j);
   if (err) return vncl__cl_fail(ctx, err, "staged read from the device");
   return VNCL_OK;
@@ -240,7 +273,7 @@ static void *worker_main(void *arg) {
     x->head = j->next;
     if (!x->head) x->tail = NULL;
     pthread_mutex_unlock(&x->lock);
-    run_job(x->ctx, j); /* failures reach the caller through `done` */
+    run_job(x->ctx, j); /* a failure goes to the event's status */
     pthread_mutex_lock(&x->lock);
   }
   pthread_mutex_unlock(&x->lock);
@@ -250,7 +283,8 @@ static void *worker_main(void *arg) {
 static vncl_status staged_read(vncl_context *ctx, struct vncl__xfer *x,
                                cl_mem mem, size_t offset, unsigned char *dst,
                                size_t bytes, bool async, cl_event pre,
-                               cl_event *done, vncl__chunk **c, unsigned k) {
+                               cl_event *done, vncl__xstatus **status,
+                               vncl__chunk **c, unsigned k) {
   size_t piece = piece_size(bytes, min_chunk(c, k));
   size_t n = (bytes + piece - 1) / piece;
   if (n < k) {
@@ -272,6 +306,17 @@ static vncl_status staged_read(vncl_context *ctx, struct vncl__xfer *x,
   memcpy(j->c, c, k * sizeof *c);
   j->dev = (cl_event *)(j + 1);
   j->gate = j->dev + n;
+  if (async && status) {
+    j->status = calloc(1, sizeof *j->status);
+    if (!j->status) {
+      vncl__chunks_release(x, c, k);
+      job_free(j);
+      return vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY,
+                        "out of host memory for a staged read");
+    }
+    atomic_init(&j->status->refs, 1);
+    atomic_init(&j->status->err, CL_SUCCESS);
+  }
   cl_int err = CL_SUCCESS;
   for (size_t i = 0; i + k < n && !err; i++)
     j->gate[i] = clCreateUserEvent(ctx->cl_ctx, &err);
@@ -296,6 +341,7 @@ static vncl_status staged_read(vncl_context *ctx, struct vncl__xfer *x,
     err = clEnqueueReadBuffer(ctx->queue, mem, CL_FALSE, offset + off, len,
                               ch->ptr, nw, nw ? wl : NULL, &j->dev[enq]);
     if (err) break;
+    vncl__profile_event(ctx, "read", j->dev[enq], (double)len, 0, true);
   }
   /* The first reads wait for the chunks' old commands: drop those. A chunk
    * whose first read was not enqueued keeps its event. */
@@ -310,8 +356,10 @@ static vncl_status staged_read(vncl_context *ctx, struct vncl__xfer *x,
     for (size_t i = 0; i + k < n; i++)
       clSetUserEventStatus(j->gate[i], CL_COMPLETE);
     for (size_t i = 0; i < enq; i++) {
-      clWaitForEvents(1, &j->dev[i]);
-      clReleaseEvent(j->dev[i]);
+      if (wait_ok(j->dev[i]))
+        keep_pending(c[i % k], j->dev[i]);
+      else
+        clReleaseEvent(j->dev[i]);
     }
     if (j->done) clSetUserEventStatus(j->done, CL_COMPLETE);
     vncl__chunks_release(x, c, k);
@@ -322,6 +370,8 @@ static vncl_status staged_read(vncl_context *ctx, struct vncl__xfer *x,
 
   cl_event marker = NULL;
   err = clEnqueueMarkerWithWaitList(ctx->queue, 1, &j->done, &marker);
+  vncl__xstatus *xs = j->status; /* the job may be gone once handed over */
+  if (xs) atomic_fetch_add(&xs->refs, 1);
   bool threaded = false;
   if (!err) {
     pthread_mutex_lock(&x->lock);
@@ -347,15 +397,20 @@ static vncl_status staged_read(vncl_context *ctx, struct vncl__xfer *x,
     vncl__log(VNCL_LOG_WARN, "staged read finished in the calling thread");
     s = run_job(ctx, j);
   }
-  if (err) {
+  if (err || s) {
     if (marker) clReleaseEvent(marker);
-    return vncl__cl_fail(ctx, err, "clEnqueueMarkerWithWaitList");
+    vncl__xstatus_release(xs);
+    return err ? vncl__cl_fail(ctx, err, "clEnqueueMarkerWithWaitList") : s;
   }
   if (done)
     *done = marker;
   else
     clReleaseEvent(marker);
-  return s;
+  if (status)
+    *status = xs;
+  else
+    vncl__xstatus_release(xs);
+  return VNCL_OK;
 }
 
 /* ---- dispatch ---------------------------------------------------------- */
@@ -363,7 +418,8 @@ static vncl_status staged_read(vncl_context *ctx, struct vncl__xfer *x,
 vncl_status vncl__transfer(vncl_context *ctx, int dir, cl_mem mem,
                            size_t offset, void *host, size_t bytes, bool async,
                            cl_uint nwait, const cl_event *wait,
-                           cl_event *done) {
+                           cl_event *done, vncl__xstatus **status) {
+  if (status) *status = NULL;
   if (bytes == 0) {
     if (async && done) {
       cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nwait,
@@ -414,7 +470,7 @@ vncl_status vncl__transfer(vncl_context *ctx, int dir, cl_mem mem,
               ? staged_write(ctx, x, mem, offset, host, bytes, async, pre,
                              done, c, k)
               : staged_read(ctx, x, mem, offset, host, bytes, async, pre,
-                            done, c, k);
+                            done, status, c, k);
       if (pre) clReleaseEvent(pre);
       if (!s) count(x, path, false, bytes);
       return s;

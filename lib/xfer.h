@@ -4,6 +4,8 @@
 #ifndef VNCL_XFER_H
 #define VNCL_XFER_H
 
+#include <stdatomic.h>
+
 #include "internal.h"
 
 /* Most chunks one transfer pipelines through (vncl_transfer_config.depth). */
@@ -30,6 +32,17 @@ typedef struct vncl__pinned {
 } vncl__pinned;
 
 typedef struct vncl__job vncl__job; /* an asynchronous staged read */
+
+/* The outcome of an asynchronous staged read, shared by the transfer
+ * thread and the caller's event. The thread records a failure here and
+ * still completes its user events with CL_COMPLETE: a user event set to an
+ * error fails every later command of the queue on PoCL, and at times
+ * aborts PoCL itself. */
+typedef struct vncl__xstatus {
+  _Atomic int refs;
+  _Atomic cl_int err;
+} vncl__xstatus;
+void vncl__xstatus_release(vncl__xstatus *s);
 
 struct vncl__xfer {
   vncl_context *ctx;
@@ -97,11 +110,13 @@ enum { VNCL__WRITE = 0, VNCL__READ = 1 };
 /* Moves `bytes` between host memory and [offset, offset + bytes) of mem,
  * arguments already checked. async: returns once enqueued and, when done
  * is not NULL, gives an event that completes with the transfer (the caller
- * owns it); the wait list applies. Blocking: returns when complete. */
+ * owns it) and, when the transfer thread finishes it, the status it
+ * records (*status, owned by the caller; NULL otherwise); the wait list
+ * applies. Blocking: returns when complete. */
 vncl_status vncl__transfer(vncl_context *ctx, int dir, cl_mem mem,
                            size_t offset, void *host, size_t bytes, bool async,
                            cl_uint num_wait, const cl_event *wait,
-                           cl_event *done);
+                           cl_event *done, vncl__xstatus **status);
 
 /* Called once an event is seen complete: takes and drops the lock that the
  * transfer thread releases after its last copy, so that the caller's view
@@ -115,7 +130,8 @@ void vncl__transfer_sync(vncl_context *ctx);
  * anything is enqueued so that a failure here enqueues nothing. NULL when
  * out of host memory (error recorded). Release it with vncl_event_release. */
 vncl_event *vncl__event_alloc(vncl_context *ctx);
-/* Ties e to ev, taking over the caller's reference. */
-void vncl__event_fill(vncl_event *e, cl_event ev);
+/* Ties e to ev and status (NULL or from vncl__transfer), taking over the
+ * caller's references. */
+void vncl__event_fill(vncl_event *e, cl_event ev, vncl__xstatus *status);
 
 #endif

@@ -353,6 +353,20 @@ static void test_default_large(void **st) {
   gcase sq = {VNCL_F32, VNCL_COL_MAJOR, VNCL_NO_TRANS, VNCL_TRANS, 390, 401,
               420, 1, -1.0, 0.0, 0, 5, 0, 2, false, false};
   run_case(&sq);
+
+  /* No room for packing scratch under the context's memory limit: the
+   * direct kernel, which needs none, computes it. */
+  vncl_options o;
+  vncl_options_init(&o);
+  o.memory_limit = 4096;
+  vncl_context *small = NULL, *saved = ctx;
+  T_OK(NULL, vncl_context_create(&small, &o));
+  ctx = small;
+  vncl_context_cl(ctx, &clctx, &clq, NULL);
+  run_case(&sq);
+  ctx = saved;
+  vncl_context_cl(ctx, &clctx, &clq, NULL);
+  vncl_context_destroy(small);
 }
 
 /* ---- tensors: 2-D, 3-D, C in f32 for 16-bit inputs ------------------------ */

@@ -356,8 +356,9 @@ static void test_params_independent(void **st) {
   (void)st;
   /* The GPU default in every dtype, extremes in f32 (each new set is a
    * program build per dtype, slow on PoCL). */
+  /* WG, VW, IPT, ITEM_CONTIG, NT_STORE */
   static const int sets[][VNCL__OPS_MAX_PARAMS] = {
-      {256, 4, 1}, {64, 1, 1}, {128, 16, 2}};
+      {256, 4, 1, 0, 0}, {64, 1, 1, 0, 0}, {128, 16, 2, 1, 1}};
   int64_t n1[1] = {100003}, sa[2] = {37, 53}, sb[2] = {37, 1};
   for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_ELEMENTWISE, sets[k]));

@@ -89,6 +89,34 @@ static void test_figures_add_up(void **st) {
   vncl_context_destroy(ctx);
 }
 
+/* Transfers are timed too, as transfers, with their bytes. */
+static void test_transfers(void **st) {
+  (void)st;
+  vncl_context *ctx = t_context(NULL);
+  vecs v = make_vecs(ctx);
+  static float host[N];
+  t_fill_random_f32(host, N);
+  T_OK(ctx, vncl_profile_reset(ctx));
+  T_OK(ctx, vncl_tensor_write(v.x, host, sizeof host));
+  T_OK(ctx, vncl_tensor_write(v.y, host, sizeof host));
+  axpy(ctx, &v, "axpy");
+  T_OK(ctx, vncl_tensor_read(v.y, host, sizeof host));
+  vncl_profile pr;
+  T_OK(ctx, vncl_profile_get(ctx, &pr));
+  const vncl_profile_op *w = find(&pr, "write"), *r = find(&pr, "read");
+  assert_non_null(w);
+  assert_non_null(r);
+  assert_true(w->is_transfer && r->is_transfer);
+  assert_true(w->bytes == 2.0 * sizeof host);
+  assert_true(r->bytes == 1.0 * sizeof host);
+  assert_true(pr.transfer_seconds > 0);
+  assert_true(pr.compute_seconds > 0);
+  assert_false(find(&pr, "axpy")->is_transfer);
+  vncl_tensor_destroy(v.x);
+  vncl_tensor_destroy(v.y);
+  vncl_context_destroy(ctx);
+}
+
 /* Many commands between two reads: the pending list is harvested as it
  * grows, and nothing is lost. */
 static void test_many_commands(void **st) {
@@ -185,6 +213,7 @@ int main(int argc, char **argv) {
   self_path[n] = '\0';
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_figures_add_up),
+      cmocka_unit_test(test_transfers),
       cmocka_unit_test(test_many_commands),
       cmocka_unit_test(test_untimed_queue),
       cmocka_unit_test(test_summary),

@@ -13,6 +13,7 @@ int cmd_doctor(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_startup_child(int argc, char **argv); /* bench/bench_startup.c */
 int cmd_monitor(int argc, char **argv);
+int cmd_autotune(int argc, char **argv);
 
 /* Exit code for usage errors. */
 #define CLI_USAGE 2

@@ -14,6 +14,7 @@ static const struct {
     {"info", cmd_info, "device report, memory, and a verified matrix product"},
     {"doctor", cmd_doctor, "deployment checklist with a fix for each failure"},
     {"monitor", cmd_monitor, "live memory, utilization, temperature, power per device"},
+    {"autotune", cmd_autotune, "tune kernels for a device; --show: parameters in use"},
     {"bench", cmd_bench, "benchmarks against CLBlast, clFFT, OpenBLAS, FFTW, memcpy"},
 };
 

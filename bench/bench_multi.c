@@ -1,0 +1,259 @@
+/* The multi-device suite of `vncl bench`: the same work on a group of every
+ * device against a group of one device (the peer, "1-device"), through the
+ * same API (vncl_group_gemm on host memory, transfers included), measured
+ * in the same run and interleaved round by round. The ratio is the scaling.
+ * Where the rest is lost comes from each context's profile, taken over one
+ * extra run of each: device time in transfers and in computation, and the
+ * host time of each device's part (imbalance), recorded as "ms" cases
+ * beside the rate and printed as a line under it.
+ *
+ * Needs two devices or more. With PoCL, start the command with them:
+ *   POCL_DEVICES="pthread pthread" vncl bench --suite multi
+ * (a process cannot add devices once OpenCL has started).
+ *
+ * Cases: f32 GEMM 2048^3 (1024^3 with --quick) split by row panels, a batch
+ * of 64 (16) products of 256^3 split by batch, and a 64 MiB (16 MiB) copy
+ * between two devices against memcpy. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+typedef struct multi {
+  bench_ctx *b;
+  vncl_group *g1, *gn;
+  int n;
+} multi;
+
+static void fill(float *x, size_t n, unsigned *seed) {
+  for (size_t i = 0; i < n; i++) {
+    *seed = *seed * 1664525u + 1013904223u;
+    x[i] = (float)((*seed >> 8) * (2.0 / 16777216.0) - 1.0);
+  }
+}
+
+static int run_gemm(vncl_group *g, size_t m, size_t n, size_t k,
+                    size_t batch, const float *a, const float *b, float *c,
+                    double *secs) {
+  double t0 = bench_now();
+  vncl_status s =
+      batch == 1
+          ? vncl_group_gemm(g, VNCL_F32, VNCL_ROW_MAJOR, VNCL_NO_TRANS,
+                            VNCL_NO_TRANS, m, n, k, 1.0, a, k, b, n, 0.0, c, n)
+          : vncl_group_gemm_batched(g, VNCL_F32, VNCL_ROW_MAJOR, VNCL_NO_TRANS,
+                                    VNCL_NO_TRANS, m, n, k, 1.0, a, k, m * k,
+                                    b, n, k * n, 0.0, c, n, m * n, batch);
+  *secs = bench_now() - t0;
+  if (s) fprintf(stderr, "multi: %s\n", vncl_errmsg(NULL));
+  return s ? -1 : 0;
+}
+
+/* Device times of one run on every context of g (profiles reset first). */
+typedef struct where {
+  double compute[VNCL_GROUP_MAX_DEVICES], transfer[VNCL_GROUP_MAX_DEVICES];
+  double max_compute, max_transfer, max_part, mean_part;
+  vncl_group_run run;
+} where;
+
+static int profile_run(vncl_group *g, size_t m, size_t n, size_t k,
+                       size_t batch, const float *a, const float *b, float *c,
+                       where *w) {
+  memset(w, 0, sizeof *w);
+  int nd = vncl_group_size(g);
+  for (int i = 0; i < nd; i++) vncl_profile_reset(vncl_group_context(g, i));
+  double secs;
+  if (run_gemm(g, m, n, k, batch, a, b, c, &secs)) return -1;
+  vncl_group_last_run(g, &w->run);
+  int parts = 0;
+  for (int i = 0; i < nd; i++) {
+    vncl_profile p;
+    if (vncl_profile_get(vncl_group_context(g, i), &p)) return -1;
+    w->compute[i] = p.compute_seconds;
+    w->transfer[i] = p.transfer_seconds;
+    if (p.compute_seconds > w->max_compute) w->max_compute = p.compute_seconds;
+    if (p.transfer_seconds > w->max_transfer)
+      w->max_transfer = p.transfer_seconds;
+    if (w->run.share[i]) {
+      parts++;
+      w->mean_part += w->run.seconds[i];
+      if (w->run.seconds[i] > w->max_part) w->max_part = w->run.seconds[i];
+    }
+  }
+  if (parts) w->mean_part /= parts;
+  return 0;
+}
+
+static void gemm_case(multi *mu, const char *label, size_t m, size_t n,
+                      size_t k, size_t batch) {
+  bench_ctx *b = mu->b;
+  size_t na = batch * m * k, nb = batch * k * n, nc = batch * m * n;
+  float *a = malloc(na * sizeof *a), *bm = malloc(nb * sizeof *bm);
+  float *c1 = malloc(nc * sizeof *c1), *cn = malloc(nc * sizeof *cn);
+  if (!a || !bm || !c1 || !cn) {
+    free(a);
+    free(bm);
+    free(c1);
+    free(cn);
+    return;
+  }
+  unsigned seed = 12345;
+  fill(a, na, &seed);
+  fill(bm, nb, &seed);
+  int reps = b->repeats;
+  double *t1 = calloc((size_t)reps, sizeof *t1),
+         *tn = calloc((size_t)reps, sizeof *tn);
+  double s;
+  /* Warm-up: builds the programs and runs each group's speed probe. */
+  bool ok = t1 && tn && !run_gemm(mu->g1, m, n, k, batch, a, bm, c1, &s) &&
+            !run_gemm(mu->gn, m, n, k, batch, a, bm, cn, &s);
+  for (int r = 0; r < reps && ok; r++)
+    ok = !run_gemm(mu->g1, m, n, k, batch, a, bm, c1, &t1[r]) &&
+         !run_gemm(mu->gn, m, n, k, batch, a, bm, cn, &tn[r]);
+  /* Verify: the split result against the one-device result, every element,
+   * and 64 elements of it against a dot product in double. */
+  bool correct = ok;
+  for (size_t i = 0; i < nc && correct; i++)
+    correct = fabsf(c1[i] - cn[i]) <= 1e-5f * (float)k;
+  for (int t = 0; t < 64 && correct; t++) {
+    size_t g0 = (size_t)t % batch, i = (size_t)t * 37 % m,
+           j = (size_t)t * 101 % n;
+    double ref = 0;
+    for (size_t p = 0; p < k; p++)
+      ref += (double)a[g0 * m * k + i * k + p] * bm[g0 * k * n + p * n + j];
+    correct = fabs(cn[g0 * m * n + i * n + j] - ref) <= 1e-5 * (double)k;
+  }
+  where w1, wn;
+  if (ok)
+    ok = !profile_run(mu->g1, m, n, k, batch, a, bm, c1, &w1) &&
+         !profile_run(mu->gn, m, n, k, batch, a, bm, cn, &wn);
+  if (ok) {
+    double sp1, spn;
+    double m1 = bench_median(t1, reps, &sp1), mn = bench_median(tn, reps, &spn);
+    double flops = 2.0 * (double)m * n * k * batch;
+    char name[64];
+    snprintf(name, sizeof name, "%s (%d dev)", label, mu->n);
+    bench_case bc = {"multi", name, "f32", "GFLOP/s", flops / mn * 1e-9, spn,
+                     wn.max_compute, mn, "1-device", flops / m1 * 1e-9, sp1,
+                     flops, 4.0 * (double)(na + nb + nc), correct, false,
+                     (int)m, (int)n, (int)k};
+    bench_record(b, &bc);
+    /* Where the time goes: the slowest device's compute and transfer time
+     * against the one device's, and the slowest part against the mean. */
+    char nm[64];
+    snprintf(nm, sizeof nm, "%s compute (%d dev)", label, mu->n);
+    bench_case cc = {"multi", nm, "f32", "ms", 1e3 * wn.max_compute, 0,
+                     wn.max_compute, wn.run.wall_seconds, "1-device",
+                     1e3 * w1.max_compute, 0, 0, 0, correct, false,
+                     (int)m, (int)n, (int)k};
+    bench_record(b, &cc);
+    snprintf(nm, sizeof nm, "%s transfer (%d dev)", label, mu->n);
+    bench_case tc = {"multi", nm, "f32", "ms", 1e3 * wn.max_transfer, 0,
+                     wn.max_transfer, wn.run.wall_seconds, "1-device",
+                     1e3 * w1.max_transfer, 0, 0, 0, correct, false,
+                     (int)m, (int)n, (int)k};
+    bench_record(b, &tc);
+    printf("          %s: 1 device %.1f ms (compute %.1f, transfer %.1f ms "
+           "device time); %d devices %.1f ms, ideal %.1f:",
+           label, 1e3 * w1.run.wall_seconds, 1e3 * w1.compute[0],
+           1e3 * w1.transfer[0], mu->n, 1e3 * wn.run.wall_seconds,
+           1e3 * w1.run.wall_seconds / mu->n);
+    for (int i = 0; i < mu->n; i++)
+      printf(" [dev %d: %zu %s, %.0f GFLOP/s probe, part %.1f ms, compute "
+             "%.1f, transfer %.1f]",
+             i, wn.run.share[i],
+             wn.run.split == VNCL_GROUP_SPLIT_BATCH  ? "products"
+             : wn.run.split == VNCL_GROUP_SPLIT_COLS ? "cols"
+                                                     : "rows",
+             wn.run.speeds[i], 1e3 * wn.run.seconds[i], 1e3 * wn.compute[i],
+             1e3 * wn.transfer[i]);
+    double sum_c = 0;
+    for (int i = 0; i < mu->n; i++) sum_c += wn.compute[i];
+    printf("; compute summed over devices %.2fx the one device's, slowest "
+           "part %.2fx the mean\n",
+           w1.compute[0] > 0 ? sum_c / w1.compute[0] : 0,
+           wn.mean_part > 0 ? wn.max_part / wn.mean_part : 0);
+  }
+  free(t1);
+  free(tn);
+  free(a);
+  free(bm);
+  free(c1);
+  free(cn);
+}
+
+static void copy_case(multi *mu, size_t bytes) {
+  bench_ctx *b = mu->b;
+  vncl_context *c0 = vncl_group_context(mu->gn, 0),
+               *c1 = vncl_group_context(mu->gn, 1);
+  int64_t n = (int64_t)(bytes / 4);
+  vncl_tensor *s = NULL, *d = NULL;
+  float *x = malloc(bytes), *y = malloc(bytes), *z = malloc(bytes);
+  bool ok = x && y && z && !vncl_tensor_create(c0, VNCL_F32, 1, &n, &s) &&
+            !vncl_tensor_create(c1, VNCL_F32, 1, &n, &d);
+  unsigned seed = 7;
+  if (ok) {
+    fill(x, (size_t)n, &seed);
+    ok = !vncl_tensor_write(s, x, bytes) && !vncl_group_copy(mu->gn, d, s);
+  }
+  int reps = b->repeats;
+  double tv[64], tp[64];
+  if (reps > 64) reps = 64;
+  for (int r = 0; r < reps && ok; r++) {
+    double t0 = bench_now();
+    memcpy(z, x, bytes);
+    tp[r] = bench_now() - t0;
+    t0 = bench_now();
+    ok = !vncl_group_copy(mu->gn, d, s);
+    tv[r] = bench_now() - t0;
+  }
+  bool correct = ok && !vncl_tensor_read(d, y, bytes) && !memcmp(x, y, bytes);
+  if (ok) {
+    double sv, sp, mv = bench_median(tv, reps, &sv),
+                   mp = bench_median(tp, reps, &sp);
+    char name[64];
+    snprintf(name, sizeof name, "group copy %zu MiB dev0->dev1", bytes >> 20);
+    bench_case bc = {"multi", name, "f32", "GB/s", bytes / mv * 1e-9, sv, 0,
+                     mv, "memcpy", bytes / mp * 1e-9, sp, 0, (double)bytes,
+                     correct, false, 0, 0, 0};
+    bench_record(b, &bc);
+  } else {
+    fprintf(stderr, "multi: copy: %s\n", vncl_errmsg(NULL));
+  }
+  vncl_tensor_destroy(s);
+  vncl_tensor_destroy(d);
+  free(x);
+  free(y);
+  free(z);
+}
+
+int bench_suite_multi(bench_ctx *b) {
+  int count = 0;
+  if (vncl_device_count(&count) || count < 2) {
+    printf("%-9s needs two devices or more (found %d); with PoCL run: "
+           "POCL_DEVICES=\"pthread pthread\" vncl bench --suite multi\n",
+           "multi", count);
+    return 0;
+  }
+  multi mu = {b, NULL, NULL, 0};
+  if (vncl_group_create(&mu.g1, "0", NULL) ||
+      vncl_group_create(&mu.gn, "all", NULL)) {
+    fprintf(stderr, "multi: %s\n", vncl_errmsg(NULL));
+    vncl_group_destroy(mu.g1);
+    return -1;
+  }
+  mu.n = vncl_group_size(mu.gn);
+  if (b->quick) {
+    gemm_case(&mu, "group sgemm 1024^3", 1024, 1024, 1024, 1);
+    gemm_case(&mu, "group sgemm 16x256^3", 256, 256, 256, 16);
+    copy_case(&mu, (size_t)16 << 20);
+  } else {
+    gemm_case(&mu, "group sgemm 2048^3", 2048, 2048, 2048, 1);
+    gemm_case(&mu, "group sgemm 64x256^3", 256, 256, 256, 64);
+    copy_case(&mu, (size_t)64 << 20);
+  }
+  vncl_group_destroy(mu.g1);
+  vncl_group_destroy(mu.gn);
+  return 0;
+}
