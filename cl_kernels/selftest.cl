@@ -23,13 +23,3 @@ __kernel void selftest_axpy(const uint n, const SELFTEST_REAL a,
 __kernel void selftest_fail(__global float *y) { y[0] = this_is_not_defined; }
 #endif
 
-/* C = A * B for row-major n x n matrices, one work-item per element of C:
- * the plain product `vncl info` and `vncl doctor` verify a device with. */
-__kernel void selftest_matmul(const uint n, __global const float *a,
-                              __global const float *b, __global float *c) {
-  const uint i = get_global_id(1), j = get_global_id(0);
-  if (i >= n || j >= n) return;
-  float acc = 0.0f;
-  for (uint p = 0; p < n; p++) acc = fma(a[i * n + p], b[p * n + j], acc);
-  c[i * n + j] = acc;
-}

@@ -199,7 +199,20 @@ static void count_alloc(vncl_context *ctx, size_t bytes) {
   ctx->live_count++;
 }
 
+static vncl_status buffer_alloc(vncl_context *ctx, size_t bytes, bool zero,
+                                cl_mem *out);
+
 vncl_status vncl__buffer_alloc(vncl_context *ctx, size_t bytes, cl_mem *out) {
+  return buffer_alloc(ctx, bytes, true, out);
+}
+
+vncl_status vncl__buffer_alloc_scratch(vncl_context *ctx, size_t bytes,
+                                       cl_mem *out) {
+  return buffer_alloc(ctx, bytes, false, out);
+}
+
+static vncl_status buffer_alloc(vncl_context *ctx, size_t bytes, bool zero,
+                                cl_mem *out) {
   uint64_t max_alloc = ctx->info.max_alloc_bytes;
   if (max_alloc && bytes > max_alloc)
     return oom(ctx, bytes, "larger than the device's maximum allocation");
@@ -216,7 +229,7 @@ vncl_status vncl__buffer_alloc(vncl_context *ctx, size_t bytes, cl_mem *out) {
       c->hits++;
       count_alloc(ctx, bytes);
       pthread_mutex_unlock(&ctx->lock);
-      err = zero_fill(ctx, m, bytes, false);
+      err = zero ? zero_fill(ctx, m, bytes, false) : CL_SUCCESS;
       if (err != CL_SUCCESS) {
         vncl__buffer_free(ctx, m, bytes);
         return vncl__cl_fail(ctx, err, "zero-filling a reused buffer");

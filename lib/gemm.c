@@ -251,8 +251,8 @@ static vncl_status run_packed(vncl_context *ctx, const vncl__gemm_params *p,
     return s;
   }
   cl_mem sa = NULL, sb = NULL;
-  if (pack_a) s = vncl__buffer_alloc(ctx, a_bytes, &sa);
-  if (!s) s = vncl__buffer_alloc(ctx, b_bytes, &sb);
+  if (pack_a) s = vncl__buffer_alloc_scratch(ctx, a_bytes, &sa);
+  if (!s) s = vncl__buffer_alloc_scratch(ctx, b_bytes, &sb);
 
   cl_event deps[2] = {NULL, NULL};
   cl_uint ndeps = 0;

@@ -207,6 +207,11 @@ vncl_status vncl__settings_resolve(const vncl_options *opts,
  * bytes == 0 allocates a 1-byte placeholder that is counted as 0. Errors:
  * VNCL_ERR_OUT_OF_MEMORY with requested/allocated/limit in the message. */
 vncl_status vncl__buffer_alloc(vncl_context *ctx, size_t bytes, cl_mem *out);
+/* The same for scratch that the caller overwrites whole before reading it
+ * (GEMM packing): a buffer reused from the cache is not zero-filled again.
+ * New buffers are still touched, so a device OOM still surfaces here. */
+vncl_status vncl__buffer_alloc_scratch(vncl_context *ctx, size_t bytes,
+                                       cl_mem *out);
 /* Releases a buffer from vncl__buffer_alloc (bytes as requested): it goes
  * to the context's cache for reuse (see docs/transfers.md). */
 void vncl__buffer_free(vncl_context *ctx, cl_mem m, size_t bytes);
