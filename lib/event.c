@@ -47,6 +47,19 @@ vncl_status vncl_event_wait(vncl_event *e) {
   cl_int st = CL_COMPLETE;
   clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
                  NULL);
+  if (err != CL_SUCCESS) {
+    /* The wait itself failed, but the caller must be able to free its
+     * buffer once this returns: poll until the transfer has really ended
+     * (completed or failed), and let the transfer thread finish with it. */
+    while (st > CL_COMPLETE &&
+           clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                          sizeof st, &st, NULL) == CL_SUCCESS &&
+           st > CL_COMPLETE) {
+      struct timespec ts = {0, 200000};
+      nanosleep(&ts, NULL);
+    }
+    vncl__transfer_sync(e->ctx);
+  }
   if (st < 0) return failed(e, st);
   if (err != CL_SUCCESS) return vncl__cl_fail(e->ctx, err, "clWaitForEvents");
   vncl__transfer_sync(e->ctx);

@@ -35,7 +35,8 @@ void vncl__fault_reset(void);
 int vncl__fault_fired(void);
 const char *vncl__fault_kind_name(vncl__fault_kind kind);
 
-#if defined(VNCL_FAULT_INJECTION) && !defined(VNCL_FAULT_IMPL)
+#if defined(VNCL_FAULT_INJECTION) && !defined(VNCL_FAULT_IMPL) && \
+    !defined(VNCL_FAULT_CLIENT)
 #include <stdio.h>
 #include <stdlib.h>
 void *vncl__fi_malloc(size_t n);

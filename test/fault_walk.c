@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "common.h"
+/* The test itself calls the real functions; only the library is faulted. */
+#define VNCL_FAULT_CLIENT
 #include "internal.h"
 
 static char cache_dir[256];
@@ -82,6 +84,116 @@ static vncl_status program_in(const char *dir) {
   vncl_tensor_destroy(x);
   vncl_tensor_destroy(y);
   vncl_context_destroy(c);
+  return s;
+}
+
+/* Tensors of random data on the shared context; NULL on failure. */
+static vncl_tensor *tensor_of(vncl_dtype dt, int ndim, const int64_t *shape,
+                              vncl_status *s) {
+  vncl_tensor *t = NULL;
+  if (*s) return NULL;
+  *s = keep(vncl_tensor_create(shared_ctx, dt, ndim, shape, &t), shared_ctx);
+  if (*s) return NULL;
+  size_t n = vncl_tensor_numel(t);
+  float *h = malloc(n * sizeof *h);
+  for (size_t i = 0; i < n; i++) h[i] = (float)((i * 37) % 101) / 101.0f;
+  if (dt == VNCL_F32)
+    *s = keep(vncl_tensor_write(t, h, n * sizeof *h), shared_ctx);
+  free(h);
+  return t;
+}
+
+/* GEMM through the packed path (above the switch point) and the direct
+ * one, on the shared context. */
+static vncl_status flow_gemm(void) {
+  vncl_status s = VNCL_OK;
+  int64_t big[2] = {400, 400}, small[2] = {33, 17}, sq[2] = {33, 33};
+  vncl_tensor *a = tensor_of(VNCL_F32, 2, big, &s);
+  vncl_tensor *b = tensor_of(VNCL_F32, 2, big, &s);
+  vncl_tensor *c = tensor_of(VNCL_F32, 2, big, &s);
+  vncl_tensor *x = tensor_of(VNCL_F32, 2, small, &s);
+  vncl_tensor *y = tensor_of(VNCL_F32, 2, sq, &s);
+  if (!s)
+    s = keep(vncl_gemm(shared_ctx, VNCL_NO_TRANS, VNCL_TRANS, 1.0, a, b, 0.5,
+                       c), shared_ctx);
+  if (!s)
+    s = keep(vncl_gemm(shared_ctx, VNCL_NO_TRANS, VNCL_TRANS, 2.0, x, x, 0.0,
+                       y), shared_ctx);
+  if (!s) s = keep(vncl_finish(shared_ctx), shared_ctx);
+  vncl_tensor_destroy(a);
+  vncl_tensor_destroy(b);
+  vncl_tensor_destroy(c);
+  vncl_tensor_destroy(x);
+  vncl_tensor_destroy(y);
+  return s;
+}
+
+/* Tensor operations: broadcast add, a row reduction, softmax, a cast. */
+static vncl_status flow_ops(void) {
+  vncl_status s = VNCL_OK;
+  int64_t m[2] = {37, 129}, row[1] = {129}, col[1] = {37};
+  vncl_tensor *a = tensor_of(VNCL_F32, 2, m, &s);
+  vncl_tensor *r = tensor_of(VNCL_F32, 1, row, &s);
+  vncl_tensor *o = tensor_of(VNCL_F32, 2, m, &s);
+  vncl_tensor *sum = tensor_of(VNCL_F32, 1, col, &s);
+  vncl_tensor *h = tensor_of(VNCL_BF16, 2, m, &s);
+  if (!s) s = keep(vncl_binary(shared_ctx, VNCL_ADD, a, r, o), shared_ctx);
+  if (!s)
+    s = keep(vncl_reduce(shared_ctx, VNCL_REDUCE_SUM, o, 1, sum), shared_ctx);
+  if (!s) s = keep(vncl_softmax(shared_ctx, a, o), shared_ctx);
+  if (!s) s = keep(vncl_cast(shared_ctx, o, h), shared_ctx);
+  if (!s) s = keep(vncl_finish(shared_ctx), shared_ctx);
+  vncl_tensor_destroy(a);
+  vncl_tensor_destroy(r);
+  vncl_tensor_destroy(o);
+  vncl_tensor_destroy(sum);
+  vncl_tensor_destroy(h);
+  return s;
+}
+
+/* A 1-D complex FFT, forward and inverse, through a fresh plan. */
+static vncl_status flow_fft(void) {
+  vncl_status s = VNCL_OK;
+  int64_t shape[2] = {1024, 2};
+  vncl_tensor *x = tensor_of(VNCL_F32, 2, shape, &s);
+  vncl_tensor *y = tensor_of(VNCL_F32, 2, shape, &s);
+  vncl_fft_desc d;
+  vncl_fft_desc_init(&d);
+  d.n[0] = 1024;
+  vncl_fft_plan *p = NULL;
+  if (!s) s = keep(vncl_fft_plan_create(shared_ctx, &d, &p), shared_ctx);
+  if (!s)
+    s = keep(vncl_fft_execute(p, VNCL_FFT_FORWARD, x, y), shared_ctx);
+  if (!s)
+    s = keep(vncl_fft_execute(p, VNCL_FFT_INVERSE, y, x), shared_ctx);
+  if (!s) s = keep(vncl_finish(shared_ctx), shared_ctx);
+  vncl_fft_plan_destroy(p);
+  vncl_tensor_destroy(x);
+  vncl_tensor_destroy(y);
+  return s;
+}
+
+/* Staged (pinned pool) and asynchronous transfers. */
+static vncl_status flow_staged(void) {
+  vncl_status s = VNCL_OK;
+  enum { N = 300000 };
+  int64_t shape[1] = {N};
+  vncl_tensor *t = tensor_of(VNCL_F32, 1, shape, &s);
+  float *in = malloc(N * sizeof *in), *out = malloc(N * sizeof *out);
+  for (int i = 0; i < N; i++) in[i] = (float)i;
+  if (!s) s = keep(vncl_tensor_write(t, in, N * sizeof *in), shared_ctx);
+  if (!s) s = keep(vncl_tensor_read(t, out, N * sizeof *out), shared_ctx);
+  if (!s && memcmp(in, out, N * sizeof *in)) s = VNCL_ERR_INTERNAL;
+  vncl_event *ev = NULL;
+  if (!s)
+    s = keep(vncl_tensor_read_async(t, out, N * sizeof *out, 0, NULL, &ev),
+             shared_ctx);
+  if (!s) s = keep(vncl_event_wait(ev), shared_ctx);
+  vncl_event_release(ev);
+  if (!s && memcmp(in, out, N * sizeof *in)) s = VNCL_ERR_INTERNAL;
+  free(in);
+  free(out);
+  vncl_tensor_destroy(t);
   return s;
 }
 
@@ -162,13 +274,52 @@ static void test_walk_source(void **st) {
   walk(&f);
 }
 
+/* Flows on one live context, which must keep working after each fault. */
+static void walk_shared(const char *name, vncl_status (*fn)(void),
+                        bool staged) {
+  vncl_options o;
+  vncl_options_init(&o);
+  o.cache_dir = cache_dir;
+  T_OK(NULL, vncl_context_create(&shared_ctx, &o));
+  if (staged) {
+    vncl_transfer_config cfg;
+    T_OK(shared_ctx, vncl_transfer_config_get(shared_ctx, &cfg));
+    cfg.chunk_bytes = 256 << 10;
+    cfg.pool_bytes = 1 << 20;
+    cfg.write_small = cfg.write_large = VNCL_TRANSFER_STAGED;
+    cfg.read_small = cfg.read_large = VNCL_TRANSFER_STAGED;
+    T_OK(shared_ctx, vncl_transfer_config_set(shared_ctx, &cfg));
+  }
+  flow f = {name, fn};
+  walk(&f);
+  vncl_context_destroy(shared_ctx);
+  shared_ctx = NULL;
+}
+
+static void test_walk_gemm(void **st) {
+  (void)st;
+  walk_shared("gemm", flow_gemm, false);
+}
+static void test_walk_ops(void **st) {
+  (void)st;
+  walk_shared("ops", flow_ops, false);
+}
+static void test_walk_fft(void **st) {
+  (void)st;
+  walk_shared("fft", flow_fft, false);
+}
+static void test_walk_staged(void **st) {
+  (void)st;
+  walk_shared("staged", flow_staged, true);
+}
+
 static void test_summary(void **st) {
   (void)st;
   fprintf(stderr,
           "fault walk: %lu faults injected, %lu failed cleanly, %lu absorbed "
           "(harmless: e.g. a cache file not written)\n",
           injected, failed_clean, absorbed);
-  assert_true(injected > 20);
+  assert_true(injected > 100);
   assert_true(failed_clean > 0);
 }
 
@@ -179,6 +330,10 @@ int main(void) {
       cmocka_unit_test(test_walk_tensor),
       cmocka_unit_test(test_walk_program),
       cmocka_unit_test(test_walk_source),
+      cmocka_unit_test(test_walk_gemm),
+      cmocka_unit_test(test_walk_ops),
+      cmocka_unit_test(test_walk_fft),
+      cmocka_unit_test(test_walk_staged),
       cmocka_unit_test(test_summary),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
