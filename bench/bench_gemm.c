@@ -6,7 +6,7 @@
  * time, end to end (argument checks, packing, every kernel), and the vncl
  * device time (all its kernels, from profiling events) is recorded beside.
  *
- * Cases: f32 64^3, 1000^3, 2047^3, 2048^3 and 4096x64x4096 against CLBlast
+ * Cases: f32 64^3 to 2048^3, 1000^3, 2047^3 and 4096x64x4096 against CLBlast
  * and OpenBLAS; f16 and bf16 storage (f32 accumulation, C in the input type)
  * on the same shapes against vncl's own f32 rate, the goal being >= 0.9x.
  * --quick runs small sizes only. */
@@ -270,9 +270,10 @@ static void record(bench_ctx *bc, const gemm_bufs *g, const char *name,
 }
 
 int bench_suite_gemm(bench_ctx *bc) {
-  static const size_t full[][3] = {{64, 64, 64},       {1000, 1000, 1000},
-                                   {2047, 2047, 2047}, {2048, 2048, 2048},
-                                   {4096, 64, 4096}};
+  static const size_t full[][3] = {
+      {64, 64, 64},       {128, 128, 128},    {256, 256, 256},
+      {512, 512, 512},    {1000, 1000, 1000}, {1024, 1024, 1024},
+      {2047, 2047, 2047}, {2048, 2048, 2048}, {4096, 64, 4096}};
   static const size_t quick[][3] = {
       {64, 64, 64}, {256, 256, 256}, {255, 257, 129}, {512, 64, 512}};
   const size_t(*shapes)[3] = bc->quick ? quick : full;
