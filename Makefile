@@ -268,7 +268,13 @@ install-mpi: mpi install
 	  $(DESTDIR)$(LIBDIR)/libvncl_mpi.so.$(VERSION_MAJOR)
 	ln -sf libvncl_mpi.so.$(VERSION_MAJOR) $(DESTDIR)$(LIBDIR)/libvncl_mpi.so
 
-.PHONY: mpi check-mpi install-mpi
+uninstall-mpi:
+	rm -f $(DESTDIR)$(INCDIR)/vncl_mpi.h $(DESTDIR)$(LIBDIR)/libvncl_mpi.a \
+	  $(DESTDIR)$(LIBDIR)/libvncl_mpi.so.$(VERSION) \
+	  $(DESTDIR)$(LIBDIR)/libvncl_mpi.so.$(VERSION_MAJOR) \
+	  $(DESTDIR)$(LIBDIR)/libvncl_mpi.so
+
+.PHONY: mpi check-mpi install-mpi uninstall-mpi
 
 demo: deps all
 	$(B)/vncl info

@@ -59,10 +59,14 @@ VNCL_API int vncl_group_size(const vncl_group *g);
  * is NULL or i out of range. */
 VNCL_API vncl_context *vncl_group_context(const vncl_group *g, int i);
 
-/* The relative speed of each device, in GFLOP/s of an f32 GEMM: measured by
- * a short probe on each device in turn (a product that grows from 256^3 until
- * one run lasts 5 ms, best of three) the first time the group needs it, then
- * kept. out receives n = vncl_group_size(g) values. Errors:
+/* The relative speed of each device, in GFLOP/s of an f32 GEMM, found the
+ * first time the group needs it and then kept: the rate the tuning database
+ * (vncl autotune, docs/tuning.md) measured for the square f32 class on each
+ * device's model, when it has one for every device; else a short probe on
+ * each device in turn (a product that grows from 256^3 until one run lasts
+ * 5 ms, best of three), after which devices of one model (same name,
+ * vendor, driver, compute units, clock and memory) get the mean of their
+ * probes, since what tells them apart is noise. out receives n = vncl_group_size(g) values. Errors:
  * VNCL_ERR_INVALID_ARG (NULL, n different from the size). A device whose
  * probe fails is given the mean of the others (logged as a warning). */
 VNCL_API vncl_status vncl_group_speeds(vncl_group *g, double *out, int n);
@@ -82,9 +86,10 @@ VNCL_API vncl_status vncl_group_set_speeds(vncl_group *g, const double *speeds,
  * wider than tall) in proportion to the devices' speeds, every device
  * computing its block with vncl_gemm_cl on its own queue while the next
  * panel of A (or B) is written and the last panel of C read on two transfer
- * queues of its own. Each element of C is computed by one device, with the
- * same kernels as a single-device run, so the result equals a single-device
- * result within rounding. The call blocks until C is written.
+ * queues of its own. Each element of C is summed over all of k by one
+ * device, through the path of a single-device call, so the result equals a
+ * single-device result within rounding. The call blocks until C is written;
+ * A, B and C must not change meanwhile (other threads included).
  * beta == 0: C is not read. m, n or batch 0: nothing to do. C must not
  * overlap A or B. Errors (nothing written): VNCL_ERR_INVALID_ARG (NULL
  * pointers, a layout or transpose that is not one, m, n or k of 2^31 or more,

@@ -50,7 +50,9 @@ static bool start(vncl__tune_runner *r) {
     return false;
   }
   if (pid == 0) {
-    /* Only async-signal-safe calls from here to exec. */
+    /* Only async-signal-safe calls from here to exec. Its own process
+     * group: Ctrl-C reaches the parent, which ends the worker itself. */
+    setpgid(0, 0);
     dup2(sv[1], 0);
     dup2(sv[1], 1);
     if (!getenv("VNCL_TUNE_WORKER_STDERR")) {
@@ -150,7 +152,10 @@ cJSON *vncl__tune_runner_eval(vncl__tune_runner *r, const cJSON *request) {
     }
     struct pollfd pf = {r->fd, POLLIN, 0};
     int pr = poll(&pf, 1, (int)(left * 1000) + 1);
-    if (pr < 0 && errno == EINTR) continue;
+    if (pr < 0 && errno == EINTR) { /* SIGINT: the run is stopping */
+      stop(r);
+      return fail("interrupted%s", "");
+    }
     if (pr <= 0) continue;
     ssize_t got = read(r->fd, r->buf + r->have, sizeof r->buf - r->have);
     if (got < 0 && errno == EINTR) continue;

@@ -82,8 +82,14 @@ vncl_status vncl__fft_state_get(vncl_context *ctx, vncl__fft_state **out) {
                       "out of host memory for the FFT state");
   }
   if (lib_users == 0) {
+    /* What clfftInitSetupData does; that header function is a C99 inline
+     * with no external definition, so an unoptimised build cannot link
+     * a call to it. */
     clfftSetupData sd;
-    clfftInitSetupData(&sd);
+    memset(&sd, 0, sizeof sd);
+    sd.major = clfftVersionMajor;
+    sd.minor = clfftVersionMinor;
+    sd.patch = clfftVersionPatch;
     clfftStatus cs = clfftSetup(&sd);
     if (cs != CLFFT_SUCCESS) {
       pthread_mutex_unlock(&lib_lock);

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "group_internal.h"
+#include "tuning_internal.h"
 
 /* ---- selector ----------------------------------------------------------- */
 
@@ -214,8 +215,41 @@ static double probe(vncl_context *ctx) {
   }
 }
 
+static bool same_model(const vncl_device_info *a, const vncl_device_info *b) {
+  return !strcmp(a->name, b->name) && !strcmp(a->vendor, b->vendor) &&
+         !strcmp(a->driver_version, b->driver_version) &&
+         !strcmp(a->amd_board_name, b->amd_board_name) &&
+         a->compute_units == b->compute_units &&
+         a->max_clock_mhz == b->max_clock_mhz &&
+         a->global_mem_bytes == b->global_mem_bytes;
+}
+
+/* The f32 square-GEMM rate the tuning database measured on each device
+ * (its own row: this device model, any driver); true only when every
+ * device has one, since measured and probed rates do not mix. */
+static bool speeds_from_db(vncl_group *g, double *out) {
+  for (int i = 0; i < g->n; i++) {
+    vncl_context *ctx = g->dev[i].ctx;
+    char path[1024], why[256];
+    vncl__tuning_path(ctx, path, sizeof path);
+    vncl__tuning_db db = {0};
+    if (!vncl__tuning_db_load(path, &db, why, sizeof why)) return false;
+    vncl__tune_level level = VNCL__TUNE_BUILTIN_TABLE;
+    const vncl__tune_entry *e =
+        vncl__tuning_find(&db, &ctx->info, "gemm", "f32", "square", &level);
+    out[i] = e && level <= VNCL__TUNE_DEVICE ? e->gflops : 0;
+    vncl__tuning_db_free(&db);
+    if (!(out[i] > 0)) return false;
+  }
+  return true;
+}
+
 void vncl__group_speeds_get(vncl_group *g, double *out) {
   pthread_mutex_lock(&g->lock);
+  if (!g->have_speeds && g->n > 1 && speeds_from_db(g, g->speeds)) {
+    vncl__log(VNCL_LOG_INFO, "group: speeds from the tuning database");
+    g->have_speeds = true;
+  }
   if (!g->have_speeds) {
     double sum = 0;
     int ok = 0;
@@ -226,11 +260,27 @@ void vncl__group_speeds_get(vncl_group *g, double *out) {
         ok++;
       }
     }
-    for (int i = 0; i < g->n; i++) {
+    for (int i = 0; i < g->n; i++)
       if (g->speeds[i] <= 0) {
         g->speeds[i] = ok ? sum / ok : 1.0;
         vncl__log(VNCL_LOG_WARN, "group: device %d gets the mean speed", i);
       }
+    /* Devices of one model run at one speed: what tells their probes apart
+     * is noise (other work on the machine), so each gets the mean of its
+     * model's probes. */
+    double model[VNCL_GROUP_MAX_DEVICES];
+    for (int i = 0; i < g->n; i++) {
+      double msum = 0;
+      int mn = 0;
+      for (int j = 0; j < g->n; j++)
+        if (same_model(&g->dev[i].ctx->info, &g->dev[j].ctx->info)) {
+          msum += g->speeds[j];
+          mn++;
+        }
+      model[i] = msum / mn;
+    }
+    for (int i = 0; i < g->n; i++) {
+      g->speeds[i] = model[i];
       vncl__log(VNCL_LOG_INFO, "group: device %d (%s): %.1f GFLOP/s", i,
                 g->dev[i].ctx->info.name, g->speeds[i]);
     }

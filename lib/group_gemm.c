@@ -224,20 +224,22 @@ static vncl_status run_part(part *pt) {
   vncl_status s = VNCL_OK;
   cl_mem abuf[SLOTS] = {NULL}, bbuf[SLOTS] = {NULL}, cbuf[SLOTS] = {NULL};
   size_t na = a_fixed ? 1 : nslots, nb = b_fixed ? 1 : nslots;
+  /* Every buffer is written whole before a kernel reads it (A and B are
+   * not read when k or alpha is 0, C not when beta is 0): scratch. */
   for (size_t i = 0; i < na && !s; i++)
-    s = vncl__buffer_alloc(ctx, a_bytes, &abuf[i]);
+    s = vncl__buffer_alloc_scratch(ctx, a_bytes, &abuf[i]);
   for (size_t i = 0; i < nb && !s; i++)
-    s = vncl__buffer_alloc(ctx, b_bytes, &bbuf[i]);
+    s = vncl__buffer_alloc_scratch(ctx, b_bytes, &bbuf[i]);
   for (size_t i = 0; i < nslots && !s; i++)
-    s = vncl__buffer_alloc(ctx, c_bytes, &cbuf[i]);
+    s = vncl__buffer_alloc_scratch(ctx, c_bytes, &cbuf[i]);
 
   events all = {0};
   cl_event gev[MAX_STEPS] = {NULL}, rev[MAX_STEPS] = {NULL};
   cl_event ready = NULL, afix = NULL, bfix = NULL;
   cl_int err = CL_SUCCESS;
   const char *what = "";
-  /* The allocator zero-fills on ctx's queue: the transfer queues start
-   * after that. */
+  /* The allocator touches new buffers on ctx's queue: the transfer queues
+   * start after that. */
   if (!s) {
     err = clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &ready);
     what = "clEnqueueMarkerWithWaitList";

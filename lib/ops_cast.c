@@ -23,7 +23,7 @@ static vncl_status cast_kernel(vncl_context *ctx, size_t maxel,
 
 static vncl_status cast_enqueue(vncl_context *ctx, cast_launch *l, size_t n,
                                 const char *op, double bytes) {
-  size_t wg = (size_t)l->p[0], per = wg * (size_t)l->p[1];
+  size_t wg = (size_t)l->p[CAST_WG], per = wg * (size_t)l->p[CAST_IPT];
   size_t global = (n + per - 1) / per * wg, local = wg;
   return vncl__launch_work(ctx, op, l->k.k, 1, &global, &local, 0, NULL, NULL,
                            0, bytes);

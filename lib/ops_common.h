@@ -34,6 +34,15 @@ typedef enum vncl__ops_family {
 } vncl__ops_family;
 
 #define VNCL__OPS_MAX_PARAMS 6 /* matches vncl_context.ops_params */
+
+/* Each family's parameter set is a small array of ints in the order of its
+ * space (vncl__ops_space); these name the positions. */
+enum { EW_WG, EW_VW, EW_IPT, EW_ITEM_CONTIG, EW_NT_STORE };
+enum { CAST_WG, CAST_IPT, CAST_ITEM_CONTIG };
+enum { TR_TILE, TR_WGY, TR_ROW_ITEMS };
+enum { RED_WG, RED_VW, RED_ITEM_CONTIG, RED_ROWS_ITEM, RED_CB };
+enum { SM_WG, SM_VW, SM_ITEM_CONTIG };
+enum { RND_WG, RND_BPI };
 #define VNCL__OPS_MAX_VALUES 8
 
 /* One tunable: the macro that reaches the compiler, what it means, and the

@@ -32,9 +32,9 @@ static vncl_status ew_kernel(vncl_context *ctx, vncl_dtype dt, size_t maxel,
                              const vncl_tensor *out, const char *name,
                              ew_launch *l) {
   vncl__ops_params(ctx, VNCL__OPS_ELEMENTWISE, l->p);
-  size_t vbytes = (size_t)l->p[1] * vncl_dtype_size(dt);
-  if (dt == VNCL_F16 || l->p[1] == 1 || out->offset % vbytes != 0)
-    l->p[4] = 0; /* no non-temporal stores there: one program less */
+  size_t vbytes = (size_t)l->p[EW_VW] * vncl_dtype_size(dt);
+  if (dt == VNCL_F16 || l->p[EW_VW] == 1 || out->offset % vbytes != 0)
+    l->p[EW_NT_STORE] = 0; /* no non-temporal stores there: one program less */
   l->bits = vncl__ops_idx_bits(maxel);
   char extra[64];
   snprintf(extra, sizeof extra, "-DDTYPE=%d -DIDX_BITS=%d", (int)dt, l->bits);
@@ -46,7 +46,7 @@ static vncl_status ew_kernel(vncl_context *ctx, vncl_dtype dt, size_t maxel,
  * elements for the broadcast one), WG*IPT per group. */
 static vncl_status ew_enqueue(vncl_context *ctx, ew_launch *l, size_t units,
                               const char *op, double bytes, double flops) {
-  size_t wg = (size_t)l->p[0], per = wg * (size_t)l->p[2];
+  size_t wg = (size_t)l->p[EW_WG], per = wg * (size_t)l->p[EW_IPT];
   size_t global = (units + per - 1) / per * wg, local = wg;
   return vncl__launch_work(ctx, op, l->k.k, 1, &global, &local, 0, NULL, NULL,
                            flops, bytes);
@@ -74,7 +74,7 @@ static vncl_status ew_run(vncl_context *ctx, int op, const vncl_tensor *a,
   int pv[VNCL__OPS_MAX_PARAMS];
   vncl__ops_params(ctx, VNCL__OPS_ELEMENTWISE, pv);
   size_t inner = lay->shape[lay->nd - 1];
-  bool rows = b && !contig && inner >= (size_t)pv[1];
+  bool rows = b && !contig && inner >= (size_t)pv[EW_VW];
   const char *kname = !b       ? "ew_binary_scalar"
                       : contig ? "ew_binary_contig"
                       : rows   ? "ew_binary_rows"
@@ -95,7 +95,7 @@ static vncl_status ew_run(vncl_context *ctx, int op, const vncl_tensor *a,
                         VNCL_ARG(a->mem), VNCL_OPS_ARG(aoff), VNCL_OPS_ARG(sv),
                         VNCL_ARG(out->mem), VNCL_OPS_ARG(ooff),
                         VNCL_OPS_ARG(al), VNCL_OPS_ARG(be));
-    units = (n + (size_t)l.p[1] - 1) / (size_t)l.p[1];
+    units = (n + (size_t)l.p[EW_VW] - 1) / (size_t)l.p[EW_VW];
   } else if (contig) {
     vncl__ops_arg boff = vncl__ops_idx(l.bits, vncl__ops_elem_offset(b));
     st = vncl__set_args(ctx, l.k.k, 10, VNCL_OPS_ARG(an), VNCL_ARG(cop),
@@ -103,7 +103,7 @@ static vncl_status ew_run(vncl_context *ctx, int op, const vncl_tensor *a,
                         VNCL_OPS_ARG(boff), VNCL_ARG(out->mem),
                         VNCL_OPS_ARG(ooff), VNCL_OPS_ARG(al),
                         VNCL_OPS_ARG(be));
-    units = (n + (size_t)l.p[1] - 1) / (size_t)l.p[1];
+    units = (n + (size_t)l.p[EW_VW] - 1) / (size_t)l.p[EW_VW];
   } else if (rows) {
     /* Component j of the vectors is dimension nd-2-j; the last dimension
      * is the row. */
@@ -130,10 +130,10 @@ static vncl_status ew_run(vncl_context *ctx, int op, const vncl_tensor *a,
                         VNCL_OPS_ARG(ooff), VNCL_OPS_ARG(al), VNCL_OPS_ARG(be));
     /* work-items: runs of IPT vectors per row (one more vector slot for
      * the row's element tail) */
-    size_t nv = inner / (size_t)l.p[1], ipt = (size_t)l.p[2];
+    size_t nv = inner / (size_t)l.p[EW_VW], ipt = (size_t)l.p[EW_IPT];
     size_t items = nrows * ((nv + 1 + ipt - 1) / ipt);
     if (!st) {
-      size_t wg = (size_t)l.p[0], global = vncl__round_up(items, wg);
+      size_t wg = (size_t)l.p[EW_WG], global = vncl__round_up(items, wg);
       st = vncl__launch_work(ctx, ew_names[op], l.k.k, 1, &global, &wg, 0,
                              NULL, NULL, (double)n, bytes);
     }
@@ -354,7 +354,7 @@ vncl_status vncl_unary(vncl_context *ctx, vncl_unary_op op,
                      VNCL_ARG(x->mem), VNCL_OPS_ARG(xoff), VNCL_ARG(out->mem),
                      VNCL_OPS_ARG(ooff));
   if (!s)
-    s = ew_enqueue(ctx, &l, (n + (size_t)l.p[1] - 1) / (size_t)l.p[1],
+    s = ew_enqueue(ctx, &l, (n + (size_t)l.p[EW_VW] - 1) / (size_t)l.p[EW_VW],
                    unary_names[op],
                    2.0 * (double)n * (double)vncl_dtype_size(x->dtype),
                    (double)n);

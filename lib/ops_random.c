@@ -51,7 +51,7 @@ static vncl_status random_run(vncl_context *ctx, const char *fn, int normal,
                      VNCL_ARG(out->mem), VNCL_OPS_ARG(aoo), VNCL_ARG(sd),
                      VNCL_ARG(sb), VNCL_ARG(of), VNCL_OPS_ARG(ra),
                      VNCL_OPS_ARG(rb));
-  size_t wg = (size_t)p[0], bpi = (size_t)p[1];
+  size_t wg = (size_t)p[RND_WG], bpi = (size_t)p[RND_BPI];
   size_t global = vncl__round_up((blocks + bpi - 1) / bpi, wg);
   if (!s)
     s = vncl__launch_work(ctx, normal ? "random_normal" : "random_uniform",

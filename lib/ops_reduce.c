@@ -37,7 +37,7 @@ static vncl_status rows_item_run(vncl_context *ctx, int op,
   s = vncl__set_args(ctx, k.k, 8, VNCL_ARG(cop), VNCL_OPS_ARG(aR),
                      VNCL_OPS_ARG(an), VNCL_ARG(x->mem), VNCL_OPS_ARG(axo),
                      VNCL_ARG(out->mem), VNCL_ARG(out->mem), VNCL_OPS_ARG(aoo));
-  size_t wg = (size_t)p[0], global = vncl__round_up(outer, wg);
+  size_t wg = (size_t)p[RED_WG], global = vncl__round_up(outer, wg);
   if (!s)
     s = vncl__launch_work(ctx, reduce_names[op], k.k, 1, &global, &wg, 0,
                           NULL, NULL, (double)x->numel,
@@ -51,7 +51,7 @@ static vncl_status reduce_run(vncl_context *ctx, int op, const vncl_tensor *x,
                               vncl_tensor *out) {
   int p[VNCL__OPS_MAX_PARAMS];
   vncl__ops_params(ctx, VNCL__OPS_REDUCE, p);
-  size_t wg = (size_t)p[0], vw = (size_t)p[1];
+  size_t wg = (size_t)p[RED_WG], vw = (size_t)p[RED_VW];
   size_t xo = vncl__ops_elem_offset(x), oo = vncl__ops_elem_offset(out);
   size_t maxel = x->numel + xo;
   if (out->numel + oo > maxel) maxel = out->numel + oo;
@@ -60,7 +60,7 @@ static vncl_status reduce_run(vncl_context *ctx, int op, const vncl_tensor *x,
   bool rows = inner == 1;
   size_t G = target_groups(ctx);
   /* Short rows, enough of them to fill the device: a work-item per row. */
-  if (rows && R <= (size_t)p[3] && (outer >= G * wg || R <= 16))
+  if (rows && R <= (size_t)p[RED_ROWS_ITEM] && (outer >= G * wg || R <= 16))
     return rows_item_run(ctx, op, x, outer, R, out, p, bits);
 
   /* Split of the axis. */
@@ -75,7 +75,7 @@ static vncl_status reduce_run(vncl_context *ctx, int op, const vncl_tensor *x,
     chunk = vncl__round_up((R + S - 1) / S, vw);
   } else {
     /* a work-item per CB vectors of VW columns */
-    size_t cols = vw * (size_t)p[4], ncv = (inner + cols - 1) / cols;
+    size_t cols = vw * (size_t)p[RED_CB], ncv = (inner + cols - 1) / cols;
     size_t pref = ctx->info.preferred_work_group_multiple;
     if (pref < 1) pref = 1;
     lx = vncl__round_up(ncv, pref);
@@ -101,7 +101,7 @@ static vncl_status reduce_run(vncl_context *ctx, int op, const vncl_tensor *x,
                                        rows ? "reduce_rows" : "reduce_cols",
                                        &k);
   if (s) return s;
-  wg = (size_t)p[0]; /* the kernel may have asked for a smaller group */
+  wg = (size_t)p[RED_WG]; /* the kernel may have asked for a smaller group */
   if (lx > wg) lx = wg;
 
   cl_mem pv = NULL, pi = NULL;
@@ -152,7 +152,7 @@ static vncl_status reduce_run(vncl_context *ctx, int op, const vncl_tensor *x,
                      VNCL_OPS_ARG(aS), VNCL_OPS_ARG(ain), VNCL_OPS_ARG(aR),
                      VNCL_ARG(pv), VNCL_ARG(pi), VNCL_ARG(out->mem),
                      VNCL_ARG(out->mem), VNCL_OPS_ARG(aoo));
-  size_t pwg = (size_t)p[0], pglobal = vncl__round_up(nout, pwg);
+  size_t pwg = (size_t)p[RED_WG], pglobal = vncl__round_up(nout, pwg);
   if (!s)
     s = vncl__launch_work(ctx, name, k.k, 1, &pglobal, &pwg, 0, NULL, NULL,
                           (double)npart,

@@ -32,7 +32,7 @@ static vncl_status softmax_run(vncl_context *ctx, const char *fn, int logmode,
   s = vncl__set_args(ctx, k.k, 6, VNCL_OPS_ARG(an), VNCL_ARG(lm),
                      VNCL_ARG(x->mem), VNCL_OPS_ARG(axo), VNCL_ARG(out->mem),
                      VNCL_OPS_ARG(aoo));
-  size_t wg = (size_t)p[0], global = rows * wg;
+  size_t wg = (size_t)p[SM_WG], global = rows * wg;
   if (!s)
     s = vncl__launch_work(ctx, logmode ? "log_softmax" : "softmax", k.k, 1,
                           &global, &wg, 0, NULL, NULL, 4.0 * (double)x->numel,

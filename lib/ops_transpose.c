@@ -130,7 +130,7 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
   if (s) return s;
   vncl__ops_arg ioff = vncl__ops_idx(bits, xo), ooff = vncl__ops_idx(bits, oo);
   double bytes = 2.0 * (double)x->bytes;
-  size_t tile = (size_t)p[0], wgy = (size_t)p[1];
+  size_t tile = (size_t)p[TR_TILE], wgy = (size_t)p[TR_WGY];
   if (tiled) {
     int q = 0; /* output position of input axis A */
     while (pl.perm[q] != A) q++;

@@ -76,6 +76,8 @@ bool vncl__gemm_param_set_named(vncl__gemm_params *p, const char *name,
   for (size_t i = 0; i < NFIELDS; i++)
     if (!strcmp(gemm_fields[i].name, name)) {
       char *b = (char *)p + gemm_fields[i].off;
+      if (!(v >= -1e9 && v <= 1e18) || (!gemm_fields[i].dbl && v > 1e9))
+        return false; /* out of range (and NaN) */
       if (gemm_fields[i].dbl)
         *(double *)(void *)b = v;
       else
@@ -99,7 +101,8 @@ bool vncl__gemm_params_from_json(const cJSON *obj, vncl__gemm_params *p,
       return false;
     }
     if (!vncl__gemm_param_set_named(p, it->string, it->valuedouble)) {
-      snprintf(why, cap, "unknown GEMM parameter '%s'", it->string);
+      snprintf(why, cap, "unknown GEMM parameter '%s' or value out of range",
+               it->string);
       return false;
     }
   }
@@ -165,6 +168,7 @@ void vncl__tuning_db_free(vncl__tuning_db *db) {
 static bool same_key(const vncl__tune_entry *a, const vncl__tune_entry *b) {
   return !strcmp(a->vendor, b->vendor) && !strcmp(a->device, b->device) &&
          !strcmp(a->driver, b->driver) && !strcmp(a->library, b->library) &&
+         !strcmp(a->type, b->type) &&
          !strcmp(a->kernel, b->kernel) && !strcmp(a->dtype, b->dtype) &&
          !strcmp(a->shape, b->shape);
 }

@@ -4,10 +4,10 @@
  *
  * Every collective starts with the same two steps, so that bad input on
  * one rank becomes an error on all of them rather than a hang: the global
- * arguments are compared across ranks (one MPI_Allreduce of the values and
- * their negations under MPI_MAX gives the largest and smallest of each), and
- * the ranks' own verdicts are combined (MPI_MINLOC finds the lowest failing
- * rank, which then broadcasts its status and message). Device errors met
+ * arguments are compared across ranks (MPI_Allreduce under MPI_MAX and
+ * MPI_MIN gives the largest and smallest of each), and the ranks' own
+ * verdicts are combined (MPI_MINLOC finds the lowest failing rank, which
+ * then broadcasts its status and message). Device errors met
  * later are kept while the rank goes on taking part in every collective,
  * and agreed on the same way at the end. */
 #include <limits.h>
@@ -89,17 +89,14 @@ static vncl_status agree(MPI_Comm comm, vncl_status local, const char *fn) {
  * first index that differs, lo/hi its smallest and largest values. */
 static bool same_everywhere(MPI_Comm comm, const long long *v, int n,
                             int *which, long long *lo, long long *hi) {
-  long long in[16], out[16];
-  for (int i = 0; i < n; i++) {
-    in[i] = v[i];
-    in[n + i] = v[i] == LLONG_MIN ? LLONG_MAX : -v[i];
-  }
-  MPI_Allreduce(in, out, 2 * n, MPI_LONG_LONG, MPI_MAX, comm);
+  long long mx[8] = {0}, mn[8] = {0};
+  MPI_Allreduce(v, mx, n, MPI_LONG_LONG, MPI_MAX, comm);
+  MPI_Allreduce(v, mn, n, MPI_LONG_LONG, MPI_MIN, comm);
   for (int i = 0; i < n; i++)
-    if (out[i] != -out[n + i]) {
+    if (mx[i] != mn[i]) {
       *which = i;
-      *hi = out[i];
-      *lo = -out[n + i];
+      *hi = mx[i];
+      *lo = mn[i];
       return false;
     }
   return true;
@@ -290,14 +287,20 @@ static cl_int ev_wait(cl_event ev) {
   return st < 0 ? st : err;
 }
 
-/* A device failure: keeps the first, with the OpenCL or vncl message. */
-static void dev_fail(vncl_status *s, vncl_context *ctx, cl_int err,
-                     const char *what) {
+/* A device failure: keeps the first, with the OpenCL error (err != 0) or
+ * the status and message of the vncl call that failed. */
+static void dev_fail(vncl_status *s, vncl_status st, vncl_context *ctx,
+                     cl_int err, const char *what) {
   if (*s) return;
   if (err)
-    *s = fail(VNCL_ERR_OPENCL, "%s: OpenCL error %d", what, (int)err);
+    *s = fail(err == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+                      err == CL_OUT_OF_RESOURCES ||
+                      err == CL_OUT_OF_HOST_MEMORY
+                  ? VNCL_ERR_OUT_OF_MEMORY
+                  : VNCL_ERR_OPENCL,
+              "%s: OpenCL error %d", what, (int)err);
   else
-    *s = fail(VNCL_ERR_OPENCL, "%s: %s", what, vncl_errmsg(ctx));
+    *s = fail(st ? st : VNCL_ERR_INTERNAL, "%s: %s", what, vncl_errmsg(ctx));
 }
 
 /* ---- SUMMA ------------------------------------------------------------------ */
@@ -360,6 +363,49 @@ static vncl_status gemm_checks(vncl_mpi_grid *g, vncl_context *ctx,
   return VNCL_OK;
 }
 
+/* The state of the walk over k. */
+typedef struct summa {
+  vncl_mpi_grid *g;
+  const unsigned char *a, *b;
+  size_t lda, ldb, es, k;
+  size_t mr, nc;     /* this rank's rows of C (and A), columns of C (and B) */
+  size_t aoff, boff; /* the first k index of its block of A, of B */
+  size_t wmax;       /* widest panel */
+  size_t next;       /* the first k index not posted yet */
+  MPI_Request req[2][2];
+  size_t k0[2], w[2]; /* the segment in each slot */
+} summa;
+
+static void pack(unsigned char *dst, const unsigned char *src, size_t rows,
+                 size_t cols, size_t ld, size_t es);
+
+/* Posts the broadcasts of the next segment of k into slot: a segment lies
+ * within one block of A's columns and one block of B's rows, and is at most
+ * wmax wide. The owner of its columns of A (in this process row) packs and
+ * broadcasts them along the row; the owner of its rows of B (in this
+ * process column) along the column. */
+static void post_segment(summa *sm, hostbuf *ha, hostbuf *hb, size_t slot) {
+  vncl_mpi_grid *g = sm->g;
+  size_t aend, bend, k0 = sm->next;
+  int ac = (int)owner_of(sm->k, g->pcol, k0, &aend);
+  int br = (int)owner_of(sm->k, g->prow, k0, &bend);
+  size_t k1 = aend < bend ? aend : bend;
+  if (k1 > k0 + sm->wmax) k1 = k0 + sm->wmax;
+  size_t w = k1 - k0, es = sm->es;
+  sm->k0[slot] = k0;
+  sm->w[slot] = w;
+  if (g->mycol == ac && sm->mr)
+    pack(ha[slot].p, sm->a + (k0 - sm->aoff) * es, sm->mr, w, sm->lda, es);
+  if (g->myrow == br && sm->nc)
+    pack(hb[slot].p, sm->b + (k0 - sm->boff) * sm->ldb * es, w, sm->nc,
+         sm->ldb, es);
+  MPI_Ibcast(ha[slot].p, (int)(sm->mr * w * es), MPI_BYTE, ac, g->row,
+             &sm->req[slot][0]);
+  MPI_Ibcast(hb[slot].p, (int)(w * sm->nc * es), MPI_BYTE, br, g->col,
+             &sm->req[slot][1]);
+  sm->next = k1;
+}
+
 /* Copies rows x cols (ld apart) into a dense array. */
 static void pack(unsigned char *dst, const unsigned char *src, size_t rows,
                  size_t cols, size_t ld, size_t es) {
@@ -412,88 +458,66 @@ vncl_status vncl_mpi_gemm(vncl_mpi_grid *g, vncl_context *ctx,
   if (mine) {
     int64_t sc = (int64_t)(mr * nc), sa = (int64_t)(mr * wmax),
             sb = (int64_t)(wmax * nc);
-    if (vncl_tensor_create(ctx, dtype, 1, &sc, &dc))
-      dev_fail(&ds, ctx, 0, "C on the device");
+    vncl_status st = vncl_tensor_create(ctx, dtype, 1, &sc, &dc);
+    if (st) dev_fail(&ds, st, ctx, 0, "C on the device");
     for (int i = 0; i < 2 && walk && !ds; i++)
-      if (vncl_tensor_create(ctx, dtype, 1, &sa, &da[i]) ||
-          vncl_tensor_create(ctx, dtype, 1, &sb, &db[i]))
-        dev_fail(&ds, ctx, 0, "panels on the device");
+      if ((st = vncl_tensor_create(ctx, dtype, 1, &sa, &da[i])) ||
+          (st = vncl_tensor_create(ctx, dtype, 1, &sb, &db[i])))
+        dev_fail(&ds, st, ctx, 0, "panels on the device");
   }
   for (int i = 0; i < 2 && walk; i++)
     if (!hostbuf_alloc(&ha[i], ctx, mr * wmax * es) ||
         !hostbuf_alloc(&hb[i], ctx, wmax * nc * es))
       ds = ds ? ds : fail(VNCL_ERR_OUT_OF_MEMORY, "out of host memory for "
                           "the panels");
-  /* Host staging cannot fail silently on one rank: agree before the walk. */
-  vncl_status hs = agree(g->comm, ds == VNCL_ERR_OUT_OF_MEMORY ? ds : VNCL_OK,
-                         fn);
+  /* A rank that could not set up stops every rank before the walk. */
+  vncl_status hs = agree(g->comm, ds, fn);
   if (hs) ds = hs;
-  if (!hs && mine && !ds && beta != 0) {
+  if (!hs && mine && beta != 0) {
     size_t borg[3] = {0, 0, 0}, horg[3] = {0, 0, 0}, reg[3] = {nc * es, mr, 1};
     cl_int err = clEnqueueWriteBufferRect(
         q, vncl_tensor_cl_mem(dc), CL_TRUE, borg, horg, reg, nc * es, 0,
         ldc * es, 0, c, 0, NULL, NULL);
-    if (err) dev_fail(&ds, ctx, err, "writing C to the device");
+    if (err) dev_fail(&ds, VNCL_OK, ctx, err, "writing C to the device");
   }
-  if (!hs && mine && !ds && !walk &&
-      vncl_gemm_cl(ctx, dtype, VNCL_ROW_MAJOR, VNCL_NO_TRANS, VNCL_NO_TRANS,
-                   mr, nc, 0, 0.0, vncl_tensor_cl_mem(dc), 0, 1,
-                   vncl_tensor_cl_mem(dc), 0, nc, beta, vncl_tensor_cl_mem(dc),
-                   0, nc))
-    dev_fail(&ds, ctx, 0, "C = beta*C");
+  if (!hs && mine && !ds && !walk) {
+    vncl_status st = vncl_gemm_cl(
+        ctx, dtype, VNCL_ROW_MAJOR, VNCL_NO_TRANS, VNCL_NO_TRANS, mr, nc, 0,
+        0.0, vncl_tensor_cl_mem(dc), 0, 1, vncl_tensor_cl_mem(dc), 0, nc, beta,
+        vncl_tensor_cl_mem(dc), 0, nc);
+    if (st) dev_fail(&ds, st, ctx, 0, "C = beta*C");
+  }
 
-  /* The walk over k: segments within one block of A's columns, one of B's
-   * rows, and PANEL wide; the broadcasts of segment s + 1 go while the
-   * device computes segment s. */
-  MPI_Request req[2][2] = {{MPI_REQUEST_NULL, MPI_REQUEST_NULL},
-                           {MPI_REQUEST_NULL, MPI_REQUEST_NULL}};
-  size_t seg_k0[2] = {0, 0}, seg_w[2] = {0, 0};
-  size_t next = 0, seg = 0;
+  /* The walk over k (see post_segment): the broadcasts of segment s + 1
+   * go while the device computes segment s. */
+  summa sm = {g, a, b, lda, ldb, es, k, mr, nc, aoff, boff, wmax, 0,
+              {{MPI_REQUEST_NULL, MPI_REQUEST_NULL},
+               {MPI_REQUEST_NULL, MPI_REQUEST_NULL}},
+              {0, 0}, {0, 0}};
+  size_t seg = 0;
   bool posted = false;
-#define POST(slot)                                                            \
-  do {                                                                        \
-    size_t aend, bend;                                                        \
-    int ac = (int)owner_of(k, g->pcol, next, &aend);                          \
-    int br = (int)owner_of(k, g->prow, next, &bend);                          \
-    size_t k1 = aend < bend ? aend : bend;                                    \
-    if (k1 > next + wmax) k1 = next + wmax;                                   \
-    size_t w = k1 - next;                                                     \
-    seg_k0[slot] = next;                                                      \
-    seg_w[slot] = w;                                                          \
-    if (g->mycol == ac && mr)                                                 \
-      pack(ha[slot].p, (const unsigned char *)a + (next - aoff) * es, mr, w,  \
-           lda, es);                                                          \
-    if (g->myrow == br && nc)                                                 \
-      pack(hb[slot].p, (const unsigned char *)b + (next - boff) * ldb * es,   \
-           w, nc, ldb, es);                                                   \
-    MPI_Ibcast(ha[slot].p, (int)(mr * w * es), MPI_BYTE, ac, g->row,          \
-               &req[slot][0]);                                                \
-    MPI_Ibcast(hb[slot].p, (int)(w * nc * es), MPI_BYTE, br, g->col,          \
-               &req[slot][1]);                                                \
-    next = k1;                                                                \
-  } while (0)
   if (!hs && walk) {
-    POST(0);
+    post_segment(&sm, ha, hb, 0);
     posted = true;
   }
   while (posted) {
     size_t slot = seg % 2;
-    MPI_Waitall(2, req[slot], MPI_STATUSES_IGNORE);
+    MPI_Waitall(2, sm.req[slot], MPI_STATUSES_IGNORE);
     posted = false;
-    if (next < k) {
+    if (sm.next < k) {
       size_t ns = (seg + 1) % 2;
       /* The slot's last device writes must be done with its host panels. */
       if (wev[ns]) {
         cl_int err = ev_wait(wev[ns]);
-        if (err) dev_fail(&ds, ctx, err, "writing a panel");
+        if (err) dev_fail(&ds, VNCL_OK, ctx, err, "writing a panel");
         clReleaseEvent(wev[ns]);
         wev[ns] = NULL;
       }
-      POST(ns);
+      post_segment(&sm, ha, hb, ns);
       posted = true;
     }
     if (mine && !ds) {
-      size_t w = seg_w[slot];
+      size_t w = sm.w[slot];
       cl_int err = clEnqueueWriteBuffer(q, vncl_tensor_cl_mem(da[slot]),
                                         CL_FALSE, 0, mr * w * es, ha[slot].p,
                                         0, NULL, NULL);
@@ -501,27 +525,26 @@ vncl_status vncl_mpi_gemm(vncl_mpi_grid *g, vncl_context *ctx,
         err = clEnqueueWriteBuffer(q, vncl_tensor_cl_mem(db[slot]), CL_FALSE,
                                    0, w * nc * es, hb[slot].p, 0, NULL,
                                    &wev[slot]);
-      if (err) {
-        dev_fail(&ds, ctx, err, "writing a panel");
-      } else if (vncl_gemm_cl(ctx, dtype, VNCL_ROW_MAJOR, VNCL_NO_TRANS,
-                              VNCL_NO_TRANS, mr, nc, w, alpha,
-                              vncl_tensor_cl_mem(da[slot]), 0, w,
-                              vncl_tensor_cl_mem(db[slot]), 0, nc,
-                              seg_k0[slot] == 0 ? beta : 1.0,
-                              vncl_tensor_cl_mem(dc), 0, nc)) {
-        dev_fail(&ds, ctx, 0, "the local product");
-      }
+      vncl_status st = VNCL_OK;
+      if (err)
+        dev_fail(&ds, VNCL_OK, ctx, err, "writing a panel");
+      else if ((st = vncl_gemm_cl(ctx, dtype, VNCL_ROW_MAJOR, VNCL_NO_TRANS,
+                                  VNCL_NO_TRANS, mr, nc, w, alpha,
+                                  vncl_tensor_cl_mem(da[slot]), 0, w,
+                                  vncl_tensor_cl_mem(db[slot]), 0, nc,
+                                  sm.k0[slot] == 0 ? beta : 1.0,
+                                  vncl_tensor_cl_mem(dc), 0, nc)))
+        dev_fail(&ds, st, ctx, 0, "the local product");
       clFlush(q);
     }
     seg++;
   }
-#undef POST
   if (mine && !ds) {
     size_t borg[3] = {0, 0, 0}, horg[3] = {0, 0, 0}, reg[3] = {nc * es, mr, 1};
     cl_int err = clEnqueueReadBufferRect(q, vncl_tensor_cl_mem(dc), CL_TRUE,
                                          borg, horg, reg, nc * es, 0, ldc * es,
                                          0, c, 0, NULL, NULL);
-    if (err) dev_fail(&ds, ctx, err, "reading C from the device");
+    if (err) dev_fail(&ds, VNCL_OK, ctx, err, "reading C from the device");
   }
   if (q) clFinish(q);
   for (int i = 0; i < 2; i++) {
@@ -597,7 +620,7 @@ vncl_status vncl_mpi_allreduce(MPI_Comm comm, vncl_tensor *t, vncl_mpi_op op) {
     size_t len = i + 1 < nch ? CHUNK : bytes - i * CHUNK;
     cl_int err = clEnqueueReadBuffer(q, mem, CL_FALSE, base + i * CHUNK, len,
                                      h.p + i * CHUNK, 0, NULL, &rd[i]);
-    if (err) dev_fail(&ds, ctx, err, "reading the tensor");
+    if (err) dev_fail(&ds, VNCL_OK, ctx, err, "reading the tensor");
   }
   if (q) clFlush(q);
   for (size_t i = 0; i < nch; i++) {
@@ -605,7 +628,7 @@ vncl_status vncl_mpi_allreduce(MPI_Comm comm, vncl_tensor *t, vncl_mpi_op op) {
     unsigned char *p = h.p + i * CHUNK;
     if (!ds && rd[i]) {
       cl_int err = ev_wait(rd[i]);
-      if (err) dev_fail(&ds, ctx, err, "reading the tensor");
+      if (err) dev_fail(&ds, VNCL_OK, ctx, err, "reading the tensor");
     }
     /* Every rank takes part, whatever its device did. */
     MPI_Allreduce(MPI_IN_PLACE, p, (int)(len / es), type, mop, comm);
@@ -618,13 +641,13 @@ vncl_status vncl_mpi_allreduce(MPI_Comm comm, vncl_tensor *t, vncl_mpi_op op) {
     if (!ds) {
       cl_int err = clEnqueueWriteBuffer(q, mem, CL_FALSE, base + i * CHUNK,
                                         len, p, 0, NULL, NULL);
-      if (err) dev_fail(&ds, ctx, err, "writing the tensor");
+      if (err) dev_fail(&ds, VNCL_OK, ctx, err, "writing the tensor");
       clFlush(q);
     }
   }
   if (q) {
     cl_int err = clFinish(q);
-    if (err) dev_fail(&ds, ctx, err, "clFinish");
+    if (err) dev_fail(&ds, VNCL_OK, ctx, err, "clFinish");
   }
   for (size_t i = 0; rd && i < nch; i++)
     if (rd[i]) clReleaseEvent(rd[i]);

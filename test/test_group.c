@@ -477,6 +477,18 @@ static void test_gemm_bad_input(void **st) {
           VNCL_ERR_INVALID_ARG, "overlap");
   for (int i = 0; i < 256; i++) assert_true(c[i] == 5); /* nothing written */
   vncl_group_destroy(g);
+  /* A device error names the device: no room under a 1 KiB limit (the
+   * speeds are given, so no probe runs into the limit first). */
+  vncl_options o;
+  vncl_options_init(&o);
+  o.memory_limit = 1024;
+  g = make("all", &o);
+  double sp[2] = {1, 1};
+  T_OK(NULL, vncl_group_set_speeds(g, sp, 2));
+  T_FAILS(NULL, vncl_group_gemm(g, F, R, N, N, 16, 16, 16, 1, a, 16, b, 16,
+                                0, c, 16),
+          VNCL_ERR_OUT_OF_MEMORY, "device 0");
+  vncl_group_destroy(g);
 }
 
 /* ---- copies ------------------------------------------------------------------ */
@@ -573,6 +585,36 @@ static void test_profile(void **st) {
   vncl_group_destroy(g);
 }
 
+/* Speeds come from the tuning database when it has a measured rate for
+ * every device (here both devices are one model: one row serves both). */
+static void test_speeds_from_db(void **st) {
+  (void)st;
+  vncl_device_info d;
+  T_OK(NULL, vncl_device_get_info(0, &d));
+  char dir[256], path[300];
+  t_tmpdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/tuning.json", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fprintf(f,
+          "{\"schema\": \"vncl-tuning\", \"version\": 1, \"entries\": [{"
+          "\"vendor\": \"%s\", \"device\": \"%s\", \"driver\": \"elsewhere\", "
+          "\"library\": \"0\", \"device_type\": \"cpu\", \"kernel\": \"gemm\", "
+          "\"dtype\": \"f32\", \"class\": \"square\", \"backend\": \"own\", "
+          "\"gflops\": 123.5, \"params\": {}}]}\n",
+          d.vendor, d.name);
+  fclose(f);
+  vncl_options o;
+  vncl_options_init(&o);
+  o.tuning_db = path;
+  vncl_group *g = make("all", &o);
+  double sp[2];
+  T_OK(NULL, vncl_group_speeds(g, sp, 2));
+  assert_true(sp[0] == 123.5 && sp[1] == 123.5);
+  vncl_group_destroy(g);
+  t_rmtree(dir);
+}
+
 int main(void) {
   setenv("POCL_DEVICES", "pthread pthread", 1);
   unsetenv("VNCL_DEVICE");
@@ -589,6 +631,7 @@ int main(void) {
       cmocka_unit_test(test_gemm_bad_input),
       cmocka_unit_test(test_copy),
       cmocka_unit_test(test_profile),
+      cmocka_unit_test(test_speeds_from_db),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

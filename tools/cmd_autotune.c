@@ -11,7 +11,31 @@
 
 #include "cli.h"
 #include "internal.h"
+#include "ops_common.h"
 #include "tuning_internal.h"
+
+/* Every item of a comma list is one of the names in ok (NULL-ended) or,
+ * when families is set, a tensor-op family. */
+static bool list_ok(const char *list, const char *const *ok, bool families,
+                    char *bad, size_t cap) {
+  for (const char *p = list; *p;) {
+    const char *e = strchr(p, ',');
+    size_t l = e ? (size_t)(e - p) : strlen(p);
+    bool found = false;
+    for (int i = 0; ok[i] && !found; i++)
+      found = strlen(ok[i]) == l && !strncmp(ok[i], p, l);
+    for (int f = 0; families && f < VNCL__OPS_FAMILIES && !found; f++) {
+      const char *n = vncl__ops_space(f)->family;
+      found = strlen(n) == l && !strncmp(n, p, l);
+    }
+    if (!found) {
+      snprintf(bad, cap, "%.*s", (int)l, p);
+      return false;
+    }
+    p += l + (e ? 1 : 0);
+  }
+  return true;
+}
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -48,14 +72,20 @@ int cmd_autotune(int argc, char **argv) {
       o.quick = true;
     } else if (!strcmp(argv[i], "--show")) {
       show = true;
-    } else if (cli_opt_value(argc, argv, &i, "--device", &v)) {
-      o.device = v;
-    } else if (cli_opt_value(argc, argv, &i, "--out", &v)) {
-      o.out = v;
-    } else if (cli_opt_value(argc, argv, &i, "--kernel", &v)) {
-      o.kernels = v;
-    } else if (cli_opt_value(argc, argv, &i, "--dtype", &v)) {
-      o.dtypes = v;
+    } else if (cli_opt_value(argc, argv, &i, "--device", &v) ||
+               cli_opt_value(argc, argv, &i, "--out", &v) ||
+               cli_opt_value(argc, argv, &i, "--kernel", &v) ||
+               cli_opt_value(argc, argv, &i, "--dtype", &v)) {
+      /* i now points at the value (or past the option when it has none). */
+      const char *opt = v && argv[i] == v ? argv[i - 1] : argv[i];
+      if (!v || !*v) {
+        fprintf(stderr, "vncl autotune: %s needs a value\n", opt);
+        return CLI_USAGE;
+      }
+      if (!strncmp(opt, "--device", 8)) o.device = v;
+      else if (!strncmp(opt, "--out", 5)) o.out = v;
+      else if (!strncmp(opt, "--kernel", 8)) o.kernels = v;
+      else o.dtypes = v;
     } else if (!strncmp(argv[i], "--budget", 8) ||
                !strncmp(argv[i], "--timeout", 9)) {
       bool budget = argv[i][2] == 'b';
@@ -78,6 +108,21 @@ int cmd_autotune(int argc, char **argv) {
       usage(stderr);
       return CLI_USAGE;
     }
+  }
+  static const char *const kernels[] = {"gemm", "ops", NULL};
+  static const char *const dtypes[] = {"f32", "f64", "f16", "bf16", NULL};
+  char bad[64];
+  if ((o.kernels && !list_ok(o.kernels, kernels, true, bad, sizeof bad)) ||
+      (o.dtypes && !list_ok(o.dtypes, dtypes, false, bad, sizeof bad))) {
+    fprintf(stderr, "vncl autotune: unknown kernel or dtype '%s' (kernels: "
+            "gemm, ops, elementwise, cast, transpose, reduce, softmax, "
+            "random; dtypes: f32, f64, f16, bf16)\n", bad);
+    return CLI_USAGE;
+  }
+  if ((o.kernels && !*o.kernels) || (o.dtypes && !*o.dtypes) ||
+      (o.device && !*o.device)) {
+    fprintf(stderr, "vncl autotune: empty option value\n");
+    return CLI_USAGE;
   }
   if (show) {
     vncl_options opts;

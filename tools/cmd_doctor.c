@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "cli_matmul.h"
 #include "internal.h"
+#include "tuning_internal.h"
 
 static int failures;
 
@@ -197,6 +198,20 @@ int cmd_doctor(int argc, char **argv) {
   check(writable || !dir[0], false, line,
         "set VNCL_CACHE_DIR to a writable folder so kernels compile once, "
         "not in every process");
+  /* The tuning database (lib/tuning_db.c); a bad one only warns. */
+  char tpath[1024];
+  vncl__tuning_path(ctx, tpath, sizeof tpath);
+  if (ctx->tuning_state == 1)
+    snprintf(line, sizeof line, "tuning database: %s (%d entries for this "
+             "device)", tpath, ctx->tuning_entries);
+  else if (ctx->tuning_state < 0)
+    snprintf(line, sizeof line, "tuning database: %s invalid: %s", tpath,
+             ctx->tuning_why);
+  else
+    snprintf(line, sizeof line, "tuning database: none (built-in defaults)");
+  check(ctx->tuning_state >= 0, false, line,
+        "run `vncl autotune` to write a new one (the built-in defaults are "
+        "used meanwhile)");
   telemetry_line(ctx, &d);
   vncl_context_destroy(ctx);
 out:

@@ -141,6 +141,7 @@ static void test_grids(void **st) {
       {VNCL_F32, 64, 48, 0, 1.0, 2.0},   /* k = 0: C = beta*C */
       {VNCL_F32, 150, 131, 1100, 1.0, 0.0}, /* several panels per block */
       {VNCL_F64, 45, 38, 77, 1.5, -1.0},
+      {VNCL_F32, 33, 29, 41, -0.0, 1.0}, /* -0.0: the same bits everywhere */
   };
   int grids = 0;
   for (int p = 1; p <= size; p++) {
@@ -225,6 +226,16 @@ static void test_bad_input(void **st) {
   expect_all(vncl_mpi_gemm(g, ctx, VNCL_I32, m, n, k, 1, a, kc, b, nc, 0, c,
                            nc),
              VNCL_ERR_UNSUPPORTED, "rank 0", "i32");
+  /* rank 1's device cannot hold its blocks (a 4 KiB memory limit): a device
+   * error, agreed on before anything moves */
+  vncl_options o;
+  vncl_options_init(&o);
+  o.memory_limit = rank == 1 ? 4096 : 0;
+  vncl_context *small = NULL;
+  T_OK(NULL, vncl_mpi_context_create(&small, MPI_COMM_WORLD, &o));
+  expect_all(vncl_mpi_gemm(g, small, F, m, n, k, 1, a, kc, b, nc, 0, c, nc),
+             VNCL_ERR_OUT_OF_MEMORY, "rank 1", "limit");
+  vncl_context_destroy(small);
   for (size_t i = 0; i < 20 * 8; i++) assert_true(c[i] == 5);
   /* and the grid still works afterwards */
   T_OK(NULL, vncl_mpi_gemm(g, ctx, F, m, n, k, 1, a, kc, b, nc, 0, c, nc));

@@ -1,0 +1,477 @@
+/* The tuning database and the autotuner: constraint filtering against
+ * device limits, database round trip, every level of the lookup, corrupt
+ * and older-schema files, installing entries at context creation and
+ * --show, crash isolation (a candidate that aborts, one that hangs), and
+ * resuming an interrupted run. This binary is also the autotuner's worker
+ * when run as `test_tuning autotune --worker`. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+#include "autotune_internal.h"
+#include "ops_common.h"
+
+static const char *const worker_argv[] = {"/proc/self/exe", "autotune",
+                                          "--worker", NULL};
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static vncl__tune_device small_gpu(void) {
+  vncl__tune_device d;
+  memset(&d, 0, sizeof d);
+  d.info.type = VNCL_DEVICE_GPU;
+  d.info.max_work_group_size = 64;
+  d.info.preferred_work_group_multiple = 32;
+  d.info.local_mem_bytes = 4096;
+  d.native_float_width = 1;
+  return d;
+}
+
+static int idx_of(const vncl__tspace *s, const char *name, int value) {
+  for (int i = 0; i < s->np; i++)
+    if (!strcmp(s->p[i].name, name))
+      for (int k = 0; k < s->p[i].n; k++)
+        if (s->p[i].v[k] == value) return k;
+  fail_msg("%s=%d is not in space %s", name, value, s->name);
+  return -1;
+}
+
+static void set_idx(const vncl__tspace *s, int *idx, const char *name,
+                    int value) {
+  for (int i = 0; i < s->np; i++)
+    if (!strcmp(s->p[i].name, name)) idx[i] = idx_of(s, name, value);
+}
+
+static void test_constraints(void **state) {
+  (void)state;
+  vncl__tune_device d = small_gpu();
+  char why[256];
+  const vncl__tspace *sp = vncl__tspace_gemm_fast(&d.info, 0);
+  assert_string_equal(sp->name, "gemm_packed_local");
+  vncl__gemm_params base;
+  memset(&base, 0, sizeof base);
+  base.fast = VNCL__GEMM_PACKED_LOCAL;
+  int idx[VNCL__TS_MAX_PARAMS] = {0};
+  /* 32 x 32 tile, 8 x 8 = 64 items, 4-wide: 8 KiB of local memory with
+   * KWG 32: over the fake device's 4 KiB. */
+  set_idx(sp, idx, "MWG", 32);
+  set_idx(sp, idx, "NWG", 32);
+  set_idx(sp, idx, "KWG", 32);
+  set_idx(sp, idx, "MDIMC", 8);
+  set_idx(sp, idx, "NDIMC", 8);
+  set_idx(sp, idx, "VWM", 4);
+  set_idx(sp, idx, "VWN", 4);
+  set_idx(sp, idx, "KWI", 2);
+  set_idx(sp, idx, "SA", 1);
+  set_idx(sp, idx, "SB", 1);
+  assert_false(vncl__tspace_valid(&d, sp, idx, &base, 0, why, sizeof why));
+  assert_non_null(strstr(why, "local memory"));
+  set_idx(sp, idx, "KWG", 8); /* 2 KiB: fits */
+  assert_true(vncl__tspace_valid(&d, sp, idx, &base, 0, why, sizeof why));
+  set_idx(sp, idx, "MDIMC", 16); /* 128 items: above the maximum 64 */
+  set_idx(sp, idx, "VWM", 2);
+  assert_false(vncl__tspace_valid(&d, sp, idx, &base, 0, why, sizeof why));
+  assert_non_null(strstr(why, "work-items"));
+  d.info.max_work_group_size = 1024;
+  d.info.preferred_work_group_multiple = 48; /* 128 is not a multiple */
+  assert_false(vncl__tspace_valid(&d, sp, idx, &base, 0, why, sizeof why));
+  assert_non_null(strstr(why, "multiple"));
+  d.info.preferred_work_group_multiple = 32;
+  assert_true(vncl__tspace_valid(&d, sp, idx, &base, 0, why, sizeof why));
+  set_idx(sp, idx, "MWG", 64); /* 64 % (16 * 8) != 0 */
+  set_idx(sp, idx, "VWM", 8);
+  assert_false(vncl__tspace_valid(&d, sp, idx, &base, 0, why, sizeof why));
+
+  /* CPU: the register-pressure heuristic (16 ymm registers of 8 floats). */
+  vncl__tune_device c;
+  memset(&c, 0, sizeof c);
+  c.info.type = VNCL_DEVICE_CPU;
+  c.info.max_work_group_size = 4096;
+  c.info.local_mem_bytes = 512 * 1024;
+  c.native_float_width = 8;
+  const vncl__tspace *cs = vncl__tspace_gemm_fast(&c.info, 0);
+  vncl__gemm_params cb;
+  memset(&cb, 0, sizeof cb);
+  cb.fast = VNCL__GEMM_PACKED_CPU;
+  cb.cpu.a_packed = 1;
+  int ci[VNCL__TS_MAX_PARAMS] = {0};
+  set_idx(cs, ci, "MR", 6);
+  set_idx(cs, ci, "NR", 16);
+  set_idx(cs, ci, "VW", 8);
+  set_idx(cs, ci, "MB", 48);
+  set_idx(cs, ci, "NB", 64);
+  set_idx(cs, ci, "KU", 4);
+  assert_true(vncl__tspace_valid(&c, cs, ci, &cb, 0, why, sizeof why));
+  set_idx(cs, ci, "NR", 64); /* 6 x 64 / 8 = 48 accumulators > 16 */
+  assert_false(vncl__tspace_valid(&c, cs, ci, &cb, 0, why, sizeof why));
+  assert_non_null(strstr(why, "registers"));
+  c.native_float_width = 16; /* AVX-512: 6 x 64 fits 32 zmm */
+  assert_true(vncl__tspace_valid(&c, cs, ci, &cb, 0, why, sizeof why));
+  set_idx(cs, ci, "MB", 28); /* MB % MR */
+  assert_false(vncl__tspace_valid(&c, cs, ci, &cb, 0, why, sizeof why));
+
+  /* Ops: a 64 x 64 transpose tile needs 33 KiB of local memory. */
+  vncl__tspace ts;
+  vncl__tspace_from_ops(VNCL__OPS_TRANSPOSE, &ts);
+  int ti[VNCL__TS_MAX_PARAMS] = {0};
+  set_idx(&ts, ti, "TILE", 64);
+  set_idx(&ts, ti, "WGY", 1);
+  d = small_gpu();
+  assert_false(vncl__tspace_valid(&d, &ts, ti, NULL, 0, why, sizeof why));
+  set_idx(&ts, ti, "TILE", 16);
+  set_idx(&ts, ti, "WGY", 2); /* 32 items: fits */
+  assert_true(vncl__tspace_valid(&d, &ts, ti, NULL, 0, why, sizeof why));
+  set_idx(&ts, ti, "WGY", 16); /* 256 items */
+  assert_false(vncl__tspace_valid(&d, &ts, ti, NULL, 0, why, sizeof why));
+}
+
+static void fill_entry(vncl__tune_entry *e, const char *vendor,
+                       const char *device, const char *driver,
+                       const char *type, int mr) {
+  memset(e, 0, sizeof *e);
+  vncl__strlcpy(e->vendor, vendor, sizeof e->vendor);
+  vncl__strlcpy(e->device, device, sizeof e->device);
+  vncl__strlcpy(e->driver, driver, sizeof e->driver);
+  vncl__strlcpy(e->library, vncl_version_string(), sizeof e->library);
+  vncl__strlcpy(e->type, type, sizeof e->type);
+  vncl__strlcpy(e->kernel, "gemm", sizeof e->kernel);
+  vncl__strlcpy(e->dtype, "f32", sizeof e->dtype);
+  vncl__strlcpy(e->shape, "square", sizeof e->shape);
+  vncl__strlcpy(e->backend, "own", sizeof e->backend);
+  vncl__strlcpy(e->date, "2026-01-01T00:00:00Z", sizeof e->date);
+  e->gflops = 100 + mr;
+  e->params = cJSON_CreateObject();
+  cJSON_AddNumberToObject(e->params, "MR", mr);
+}
+
+static int mr_of(const vncl__tune_entry *e) {
+  return cJSON_GetObjectItem(e->params, "MR")->valueint;
+}
+
+static void test_round_trip_and_lookup(void **state) {
+  (void)state;
+  char dir[512], path[600], why[256];
+  t_tmpdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/sub/tuning.json", dir);
+  vncl__tuning_db db;
+  memset(&db, 0, sizeof db);
+  vncl__tune_entry e;
+  fill_entry(&e, "Acme", "Acme X1", "2.0", "gpu", 1); /* exact */
+  assert_true(vncl__tuning_db_put(&db, &e));
+  fill_entry(&e, "Acme", "Acme X1", "1.0", "gpu", 2); /* other driver */
+  assert_true(vncl__tuning_db_put(&db, &e));
+  fill_entry(&e, "Acme", "", "", "gpu", 3); /* vendor and type */
+  assert_true(vncl__tuning_db_put(&db, &e));
+  fill_entry(&e, "", "", "", "gpu", 4); /* type */
+  assert_true(vncl__tuning_db_put(&db, &e));
+  fill_entry(&e, "", "", "", "cpu", 5); /* another type */
+  assert_true(vncl__tuning_db_put(&db, &e));
+  fill_entry(&e, "Acme", "Acme X1", "2.0", "gpu", 6); /* replaces #1 */
+  assert_true(vncl__tuning_db_put(&db, &e));
+  assert_int_equal(db.n, 5);
+  assert_true(vncl__tuning_db_save(path, &db, why, sizeof why));
+  vncl__tuning_db_free(&db);
+
+  vncl__tuning_db rd;
+  assert_true(vncl__tuning_db_load(path, &rd, why, sizeof why));
+  assert_int_equal(rd.n, 5);
+  assert_string_equal(rd.e[0].device, "Acme X1");
+  assert_string_equal(rd.e[0].driver, "2.0");
+  assert_string_equal(rd.e[0].backend, "own");
+  assert_string_equal(rd.e[0].date, "2026-01-01T00:00:00Z");
+  assert_string_equal(rd.e[0].library, vncl_version_string());
+  assert_true(rd.e[0].gflops == 106);
+  assert_int_equal(mr_of(&rd.e[0]), 6);
+
+  vncl_device_info info;
+  memset(&info, 0, sizeof info);
+  vncl__strlcpy(info.vendor, "Acme Corporation", sizeof info.vendor);
+  vncl__strlcpy(info.name, "Acme X1", sizeof info.name);
+  vncl__strlcpy(info.driver_version, "2.0", sizeof info.driver_version);
+  info.type = VNCL_DEVICE_GPU;
+  /* Vendor names differ ("Acme" vs "Acme Corporation"): the device rows
+   * need the exact vendor string. */
+  vncl__strlcpy(rd.e[0].vendor, "Acme Corporation", sizeof rd.e[0].vendor);
+  vncl__strlcpy(rd.e[1].vendor, "Acme Corporation", sizeof rd.e[1].vendor);
+  vncl__tune_level lvl;
+  const vncl__tune_entry *f =
+      vncl__tuning_find(&rd, &info, "gemm", "f32", "square", &lvl);
+  assert_non_null(f);
+  assert_int_equal(lvl, VNCL__TUNE_EXACT);
+  assert_int_equal(mr_of(f), 6);
+  vncl__strlcpy(info.driver_version, "3.0", sizeof info.driver_version);
+  f = vncl__tuning_find(&rd, &info, "gemm", "f32", "square", &lvl);
+  assert_int_equal(lvl, VNCL__TUNE_DEVICE);
+  vncl__strlcpy(info.name, "Acme X2", sizeof info.name);
+  f = vncl__tuning_find(&rd, &info, "gemm", "f32", "square", &lvl);
+  assert_int_equal(lvl, VNCL__TUNE_VENDOR_TYPE);
+  assert_int_equal(mr_of(f), 3);
+  vncl__strlcpy(info.vendor, "Other", sizeof info.vendor);
+  f = vncl__tuning_find(&rd, &info, "gemm", "f32", "square", &lvl);
+  assert_int_equal(lvl, VNCL__TUNE_TYPE);
+  assert_int_equal(mr_of(f), 4);
+  info.type = VNCL_DEVICE_ACCELERATOR;
+  f = vncl__tuning_find(&rd, &info, "gemm", "f32", "square", &lvl);
+  assert_null(f);
+  assert_int_equal(lvl, VNCL__TUNE_BUILTIN_TABLE);
+  /* Other dtype or class: nothing. */
+  info.type = VNCL_DEVICE_GPU;
+  assert_null(vncl__tuning_find(&rd, &info, "gemm", "f64", "square", &lvl));
+  assert_null(vncl__tuning_find(&rd, &info, "gemm", "f32", "flat", &lvl));
+  vncl__tuning_db_free(&rd);
+  /* The built-in defaults parse. */
+  assert_non_null(vncl__tuning_builtin());
+  t_rmtree(dir);
+}
+
+static vncl_context *ctx_with_db(const char *path) {
+  vncl_options o;
+  vncl_options_init(&o);
+  o.tuning_db = path;
+  vncl_context *ctx = NULL;
+  T_OK(NULL, vncl_context_create(&ctx, &o));
+  return ctx;
+}
+
+/* A bad file: a warning on the context, the defaults, and calls work. */
+static void test_corrupt_and_old(void **state) {
+  (void)state;
+  char dir[512], path[600];
+  t_tmpdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/tuning.json", dir);
+  vncl_context *ref = ctx_with_db("/nonexistent/none.json");
+  assert_int_equal(ref->tuning_state, 0);
+  vncl__gemm_params want, got;
+  vncl__gemm_params_get(ref, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &want);
+  vncl_context_destroy(ref);
+
+  static const char *const bad[] = {
+      "{\"schema\": \"vncl-tuning\", \"version\": 1, \"entries\": [",
+      "\x01\x02 not json",
+      "{\"schema\": \"other\", \"version\": 1, \"entries\": []}",
+      "{\"schema\": \"vncl-tuning\", \"version\": 0, \"entries\": []}",
+      "{\"schema\": \"vncl-tuning\", \"version\": 1, \"entries\": [{\"kernel\":"
+      " \"gemm\", \"device_type\": \"cpu\", \"params\": 3}]}",
+  };
+  static const char *const reason[] = {"JSON", "JSON", "schema",
+                                       "schema version 0", "params"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    write_file(path, bad[i]);
+    vncl_context *ctx = ctx_with_db(path);
+    assert_int_equal(ctx->tuning_state, -1);
+    if (!strstr(ctx->tuning_why, reason[i]))
+      fail_msg("file %zu: '%s' does not mention '%s'", i, ctx->tuning_why,
+               reason[i]);
+    vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE,
+                          &got);
+    assert_memory_equal(&want, &got, sizeof got);
+    vncl_context_destroy(ctx);
+  }
+  /* An entry whose parameters break the kernel's rules is skipped. */
+  vncl_context *c0 = ctx_with_db("/nonexistent/none.json");
+  char text[2048];
+  snprintf(text, sizeof text,
+           "{\"schema\": \"vncl-tuning\", \"version\": 1, \"entries\": [{"
+           "\"vendor\": \"%s\", \"device\": \"%s\", \"driver\": \"%s\", "
+           "\"device_type\": \"%s\", \"kernel\": \"gemm\", \"dtype\": \"f32\","
+           " \"class\": \"square\", \"backend\": \"own\", \"params\": "
+           "{\"MR\": 5, \"NR\": 64, \"MB\": 48}}]}",
+           c0->info.vendor, c0->info.name, c0->info.driver_version,
+           c0->info.type == VNCL_DEVICE_CPU ? "cpu" : "gpu");
+  vncl_context_destroy(c0);
+  write_file(path, text);
+  vncl_context *ctx = ctx_with_db(path);
+  assert_int_equal(ctx->tuning_state, 1);
+  vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &got);
+  assert_memory_equal(&want, &got, sizeof got);
+  /* And a product still runs (the direct kernel, small). */
+  int64_t sh[2] = {8, 8};
+  vncl_tensor *a, *c;
+  T_OK(ctx, vncl_tensor_create(ctx, VNCL_F32, 2, sh, &a));
+  T_OK(ctx, vncl_tensor_create(ctx, VNCL_F32, 2, sh, &c));
+  T_OK(ctx, vncl_fill(ctx, a, 1.0));
+  T_OK(ctx, vncl_gemm(ctx, VNCL_NO_TRANS, VNCL_NO_TRANS, 1.0, a, a, 0.0, c));
+  float out[64];
+  T_OK(ctx, vncl_tensor_read(c, out, sizeof out));
+  assert_true(out[0] == 8.0f && out[63] == 8.0f);
+  vncl_tensor_destroy(a);
+  vncl_tensor_destroy(c);
+  vncl_context_destroy(ctx);
+  t_rmtree(dir);
+}
+
+/* A valid entry for this device is installed at context creation, --show
+ * names it, and a context without the file restores the defaults. */
+static void test_apply_and_show(void **state) {
+  (void)state;
+  char dir[512], path[600], text[4096];
+  t_tmpdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/tuning.json", dir);
+  vncl_context *c0 = ctx_with_db("/nonexistent/none.json");
+  vncl__gemm_params def;
+  vncl__gemm_params_get(c0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_FLAT, &def);
+  int ops_def[VNCL__OPS_MAX_PARAMS];
+  vncl__ops_params(c0, VNCL__OPS_TRANSPOSE, ops_def);
+  const char *type = c0->info.type == VNCL_DEVICE_CPU ? "cpu" : "gpu";
+  int nr = def.cpu.nr, vw = def.cpu.vw;
+  snprintf(text, sizeof text,
+           "{\"schema\": \"vncl-tuning\", \"version\": 1, \"entries\": ["
+           "{\"vendor\": \"%s\", \"device\": \"%s\", \"driver\": \"%s\", "
+           "\"library\": \"%s\", \"device_type\": \"%s\", \"kernel\": "
+           "\"gemm\", \"dtype\": \"f32\", \"class\": \"flat\", \"backend\": "
+           "\"own\", \"gflops\": 12.5, \"date\": \"2026-11-29\", \"params\": "
+           "{\"MR\": 4, \"NR\": %d, \"VW\": %d, \"MB\": 8, \"NB\": %d}},"
+           "{\"vendor\": \"\", \"device\": \"\", \"driver\": \"\", "
+           "\"device_type\": \"%s\", \"kernel\": \"transpose\", \"dtype\": "
+           "\"any\", \"class\": \"default\", \"params\": {\"TILE\": 16, "
+           "\"WGY\": 2, \"ROW_ITEMS\": 1}}]}",
+           c0->info.vendor, c0->info.name, c0->info.driver_version,
+           vncl_version_string(), type, nr, vw, nr, type);
+  vncl_context_destroy(c0);
+  write_file(path, text);
+  vncl_context *ctx = ctx_with_db(path);
+  assert_int_equal(ctx->tuning_state, 1);
+  assert_int_equal(ctx->tuning_entries, 1);
+  vncl__gemm_params got;
+  vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_FLAT, &got);
+  assert_int_equal(got.cpu.mr, 4);
+  assert_int_equal(got.cpu.mb, 8);
+  assert_int_equal(got.direct.wgd_m, def.direct.wgd_m);
+  int ov[VNCL__OPS_MAX_PARAMS];
+  vncl__ops_params(ctx, VNCL__OPS_TRANSPOSE, ov);
+  assert_int_equal(ov[0], 16);
+  assert_int_equal(ov[1], 2);
+
+  char showp[700];
+  snprintf(showp, sizeof showp, "%s/show.txt", dir);
+  FILE *f = fopen(showp, "w+");
+  assert_non_null(f);
+  vncl__tuning_show(ctx, f);
+  rewind(f);
+  static char buf[65536];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  assert_non_null(strstr(buf, "(1 entries for this device)"));
+  char want[800];
+  snprintf(want, sizeof want, "from: %s entry 0 (exact device and driver)",
+           path);
+  if (!strstr(buf, want)) fail_msg("--show lacks '%s':\n%s", want, buf);
+  snprintf(want, sizeof want, "from: %s entry 1 (same device type)", path);
+  if (!strstr(buf, want)) fail_msg("--show lacks '%s':\n%s", want, buf);
+  assert_non_null(strstr(buf, "-DMR=4"));
+  assert_non_null(strstr(buf, "transpose: TILE=16 WGY=2 ROW_ITEMS=1"));
+  assert_non_null(strstr(buf, "from: built-in table (lib/gemm_params.c)"));
+  vncl_context_destroy(ctx);
+
+  /* No file: the entry the database installed is withdrawn. */
+  ctx = ctx_with_db("/nonexistent/none.json");
+  vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_FLAT, &got);
+  assert_memory_equal(&def, &got, sizeof got);
+  vncl_context_destroy(ctx);
+  t_rmtree(dir);
+}
+
+/* A candidate that aborts and one that hangs come back as failures; the
+ * next candidate runs in a fresh worker. */
+static void test_crash_isolation(void **state) {
+  (void)state;
+  setenv("VNCL_TUNE_TEST_FAULTS", "1", 1);
+  setenv("VNCL_TUNING_DB", "/nonexistent/none.json", 1);
+  vncl__tune_runner *r = vncl__tune_runner_new(worker_argv, 4);
+  assert_non_null(r);
+  cJSON *req = cJSON_Parse("{\"kind\":\"ops\",\"test\":\"abort\"}");
+  cJSON *ans = vncl__tune_runner_eval(r, req);
+  assert_false(cJSON_IsTrue(cJSON_GetObjectItem(ans, "ok")));
+  assert_non_null(strstr(cJSON_GetObjectItem(ans, "why")->valuestring,
+                         "crashed (signal 6)"));
+  cJSON_Delete(ans);
+  cJSON_Delete(req);
+  double t0 = vncl__now();
+  req = cJSON_Parse("{\"kind\":\"ops\",\"test\":\"hang\"}");
+  ans = vncl__tune_runner_eval(r, req);
+  assert_false(cJSON_IsTrue(cJSON_GetObjectItem(ans, "ok")));
+  assert_non_null(strstr(cJSON_GetObjectItem(ans, "why")->valuestring,
+                         "timed out"));
+  assert_true(vncl__now() - t0 < 20);
+  cJSON_Delete(ans);
+  cJSON_Delete(req);
+  /* A wrong request is rejected by the worker, which lives on. */
+  req = cJSON_Parse("{\"kind\":\"ops\",\"family\":99,\"values\":[]}");
+  ans = vncl__tune_runner_eval(r, req);
+  assert_false(cJSON_IsTrue(cJSON_GetObjectItem(ans, "ok")));
+  assert_null(cJSON_GetObjectItem(ans, "isolated"));
+  cJSON_Delete(ans);
+  cJSON_Delete(req);
+  vncl__tune_runner_free(r);
+  unsetenv("VNCL_TUNE_TEST_FAULTS");
+  unsetenv("VNCL_TUNING_DB");
+}
+
+/* A run stopped after two answers keeps them in OUT.partial; the next run
+ * takes them from there, measures the rest and writes the database. The
+ * test-only candidates that abort and hang are among them: the run goes
+ * on past both. */
+static void test_resume(void **state) {
+  (void)state;
+  char dir[512], out[600], part[700];
+  t_tmpdir(dir, sizeof dir);
+  snprintf(out, sizeof out, "%s/db/tuning.json", dir);
+  snprintf(part, sizeof part, "%s.partial", out);
+  setenv("VNCL_TUNE_TEST_FAULTS", "1", 1);
+  vncl__autotune_opts o;
+  memset(&o, 0, sizeof o);
+  o.out = out;
+  o.quick = true;
+  o.kernels = "transpose";
+  o.budget = 60;
+  o.timeout = 8;
+  o.worker_argv = worker_argv;
+  o.max_candidates = 1;
+  o.stop_after = 2;
+  assert_int_equal(vncl__autotune_run(&o), 3);
+  assert_int_equal(o.evaluated, 2);
+  assert_int_equal(o.failed, 2); /* abort and hang */
+  assert_int_equal(access(part, R_OK), 0);
+  assert_int_not_equal(access(out, R_OK), 0);
+
+  o.stop_after = 0;
+  assert_int_equal(vncl__autotune_run(&o), 0);
+  assert_int_equal(o.reused, 2);
+  assert_true(o.evaluated >= 1); /* the defaults, then one candidate */
+  assert_int_not_equal(access(part, R_OK), 0);
+  vncl__tuning_db db;
+  char why[256];
+  assert_true(vncl__tuning_db_load(out, &db, why, sizeof why));
+  assert_int_equal(db.n, 1);
+  assert_string_equal(db.e[0].kernel, "transpose");
+  assert_true(db.e[0].gflops > 0);
+  assert_non_null(cJSON_GetObjectItem(db.e[0].params, "TILE"));
+  vncl__tuning_db_free(&db);
+  unsetenv("VNCL_TUNE_TEST_FAULTS");
+  t_rmtree(dir);
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 3 && !strcmp(argv[1], "autotune") &&
+      !strcmp(argv[2], "--worker"))
+    return vncl__autotune_worker_main();
+  t_seed();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_constraints),
+      cmocka_unit_test(test_round_trip_and_lookup),
+      cmocka_unit_test(test_corrupt_and_old),
+      cmocka_unit_test(test_apply_and_show),
+      cmocka_unit_test(test_crash_isolation),
+      cmocka_unit_test(test_resume),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
