@@ -10,6 +10,7 @@
 
 #include "bench.h"
 #include "cli.h"
+#include "cli_matmul.h" /* cli_now */
 
 /* Suites link in as they exist; a missing one is reported, not fatal. */
 #pragma weak bench_suite_gemm
@@ -116,11 +117,7 @@ double bench_event_seconds(cl_event ev) {
   return (double)(t1 - t0) * 1e-9;
 }
 
-double bench_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+double bench_now(void) { return cli_now(); }
 
 /* ---- plot: GEMM rate against size, one line per implementation --------- */
 

@@ -46,25 +46,10 @@ void vncl__bincache_default_dir(char *out, size_t cap) {
     vncl__strlcpy(out, "", cap);
 }
 
-/* mkdir -p; true when the folder exists afterwards. */
-static bool make_dirs(const char *path) {
-  char tmp[1024];
-  vncl__strlcpy(tmp, path, sizeof tmp);
-  for (char *p = tmp + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = '\0';
-    if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return false;
-    *p = '/';
-  }
-  if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return false;
-  struct stat st;
-  return stat(tmp, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 void vncl__bincache_init(vncl__bincache *bc, const char *dir_opt) {
   bc->dir[0] = '\0';
   if (!dir_opt || !*dir_opt || !strcmp(dir_opt, "off")) return;
-  if (!make_dirs(dir_opt) || access(dir_opt, W_OK | X_OK) != 0) {
+  if (!vncl__make_dirs(dir_opt) || access(dir_opt, W_OK | X_OK) != 0) {
     vncl__log(VNCL_LOG_WARN,
               "binary cache '%s' is not a writable folder: caching is off",
               dir_opt);

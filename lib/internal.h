@@ -57,6 +57,9 @@ uint64_t vncl__hash(const void *data, size_t len, uint64_t h);
 bool vncl__parse_bytes(const char *s, uint64_t *out);
 /* a*b into *out; false on overflow. */
 bool vncl__mul_overflow(size_t a, size_t b, size_t *out);
+/* mkdir -p: creates `path` and its missing parents (0755); true when the
+ * folder exists afterwards. */
+bool vncl__make_dirs(const char *path);
 /* Case-insensitive substring test. */
 bool vncl__contains_nocase(const char *hay, const char *needle);
 /* strncpy that always terminates. */

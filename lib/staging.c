@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "xfer.h"
@@ -50,7 +51,7 @@ static const struct policy {
 static bool parse_path(const char *s, vncl_transfer_path *out) {
   static const char *names[] = {"auto", "direct", "staged", "map"};
   for (int i = 0; i < 4; i++)
-    if (vncl__contains_nocase(s, names[i]) && strlen(s) == strlen(names[i])) {
+    if (!strcasecmp(s, names[i])) {
       *out = (vncl_transfer_path)i;
       return true;
     }

@@ -319,17 +319,6 @@ static cJSON *entry_json(const vncl__tune_entry *e) {
   return o;
 }
 
-static bool mkdirs(char *path) {
-  for (char *p = path + 1; *p; p++)
-    if (*p == '/') {
-      *p = '\0';
-      int r = mkdir(path, 0755);
-      *p = '/';
-      if (r && errno != EEXIST) return false;
-    }
-  return true;
-}
-
 bool vncl__tuning_db_save(const char *path, const vncl__tuning_db *db,
                           char *why, size_t cap) {
   cJSON *root = cJSON_CreateObject();
@@ -352,7 +341,11 @@ bool vncl__tuning_db_save(const char *path, const vncl__tuning_db *db,
   }
   char dir[1024], tmp[1100];
   vncl__strlcpy(dir, path, sizeof dir);
-  mkdirs(dir);
+  char *slash = strrchr(dir, '/'); /* the file's folder */
+  if (slash && slash != dir) {
+    *slash = '\0';
+    vncl__make_dirs(dir); /* a failure shows at the fopen below */
+  }
   snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
   FILE *f = fopen(tmp, "wb");
   bool ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;

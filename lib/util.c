@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "internal.h"
@@ -47,6 +48,20 @@ bool vncl__mul_overflow(size_t a, size_t b, size_t *out) {
   if (a != 0 && b > SIZE_MAX / a) return false;
   *out = a * b;
   return true;
+}
+
+bool vncl__make_dirs(const char *path) {
+  char tmp[1024];
+  vncl__strlcpy(tmp, path, sizeof tmp);
+  for (char *p = tmp + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return false;
+    *p = '/';
+  }
+  if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return false;
+  struct stat st;
+  return stat(tmp, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 bool vncl__contains_nocase(const char *hay, const char *needle) {

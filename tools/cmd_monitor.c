@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "internal.h"
 
 static volatile sig_atomic_t g_stop;
 
@@ -38,21 +39,9 @@ static void usage(FILE *f) {
 
 /* ---- shared with `info` and `doctor` (declared in cli.h) ---------------- */
 
-static bool contains_nocase(const char *hay, const char *needle) {
-  size_t n = strlen(needle);
-  for (; *hay; hay++) {
-    size_t k = 0;
-    while (k < n && hay[k] &&
-           tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k]))
-      k++;
-    if (k == n) return true;
-  }
-  return false;
-}
-
 const char *cli_platform_short(const vncl_device_info *d) {
-  if (contains_nocase(d->platform, "portable computing language") ||
-      contains_nocase(d->platform, "pocl"))
+  if (vncl__contains_nocase(d->platform, "portable computing language") ||
+      vncl__contains_nocase(d->platform, "pocl"))
     return "PoCL";
   return d->platform[0] ? d->platform : d->name;
 }
