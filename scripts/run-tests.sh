@@ -8,6 +8,7 @@ shift
 limit=${VNCL_TEST_TIMEOUT:-600}
 passed=0
 failed=0
+skipped=0
 failed_bins=""
 mkdir -p "$logdir"
 for t in "$@"; do
@@ -20,6 +21,7 @@ for t in "$@"; do
   # cmocka prints "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)..."
   np=$(grep -o '\[  PASSED  \] [0-9]* test' "$log" | awk '{s+=$4} END {print s+0}')
   nf=$(grep -o '\[  FAILED  \] [0-9]* test' "$log" | awk '{s+=$4} END {print s+0}')
+  ns=$(grep -c '^\[  SKIPPED \] [a-z]' "$log")
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
     echo "TIMEOUT $name after ${limit}s (log: $log)"
     tail -n 20 "$log"
@@ -32,11 +34,21 @@ for t in "$@"; do
     echo "FAIL    $name: $np passed, $nf failed (${secs}s)"
     grep -E '^\[  (ERROR|FAILED)|error|Error|FAIL' "$log" | head -n 40
   else
-    echo "ok      $name: $np passed (${secs}s)"
+    if [ "$ns" -ne 0 ]; then
+      echo "ok      $name: $np passed, $ns skipped (${secs}s)"
+      grep -h '^skipped: ' "$log" | sort | uniq -c | sed 's/^ */          /'
+    else
+      echo "ok      $name: $np passed (${secs}s)"
+    fi
   fi
   passed=$((passed + np))
   failed=$((failed + nf))
+  skipped=$((skipped + ns))
   [ "$nf" -ne 0 ] && failed_bins="$failed_bins $name"
 done
-echo "$passed passed, $failed failed"
+if [ "$skipped" -ne 0 ]; then
+  echo "$passed passed, $failed failed, $skipped skipped"
+else
+  echo "$passed passed, $failed failed"
+fi
 [ "$failed" -eq 0 ] || { echo "failing:$failed_bins"; exit 1; }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,4 +79,51 @@ vncl_context *t_context(const char *cache_dir) {
   vncl_status s = vncl_context_create(&ctx, &o);
   if (s) fail_msg("vncl_context_create: %s", vncl_errmsg(NULL));
   return ctx;
+}
+
+/* ---- devices and the selector oracle ------------------------------------ */
+
+static int dev_n = -1;
+static vncl_device_info dev_list[T_MAX_DEVICES];
+
+void t_devices_load(int *n, vncl_device_info *out) {
+  vncl_status s = vncl_device_count(&dev_n);
+  if (s) fail_msg("vncl_device_count: %s", vncl_errmsg(NULL));
+  if (dev_n < 1 || dev_n > T_MAX_DEVICES) fail_msg("%d devices", dev_n);
+  for (int i = 0; i < dev_n; i++)
+    if (vncl_device_get_info(i, &dev_list[i]))
+      fail_msg("vncl_device_get_info(%d): %s", i, vncl_errmsg(NULL));
+  if (n) *n = dev_n;
+  if (out) memcpy(out, dev_list, (size_t)dev_n * sizeof *out);
+}
+
+static int has_nocase(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  for (; *hay; hay++)
+    if (!strncasecmp(hay, needle, n)) return 1;
+  return 0;
+}
+
+int t_expected_select(const char *sel) {
+  if (dev_n < 0) t_devices_load(NULL, NULL);
+  vncl_device_type want = 0;
+  if (!strcasecmp(sel, "gpu")) want = VNCL_DEVICE_GPU;
+  else if (!strcasecmp(sel, "cpu")) want = VNCL_DEVICE_CPU;
+  else if (!strcasecmp(sel, "accelerator")) want = VNCL_DEVICE_ACCELERATOR;
+  for (int i = 0; i < dev_n; i++) {
+    const vncl_device_info *d = &dev_list[i];
+    if (want ? d->type == want
+             : (has_nocase(d->vendor, sel) || has_nocase(d->name, sel) ||
+                has_nocase(d->platform, sel) ||
+                has_nocase(d->platform_version, sel)))
+      return i;
+  }
+  return -1;
+}
+
+void t_absent_name(char *out, size_t cap) {
+  do
+    snprintf(out, cap, "no-such-device-%08llx",
+             (unsigned long long)(t_rand_u64() & 0xffffffffu));
+  while (t_expected_select(out) >= 0);
 }

@@ -26,6 +26,18 @@ void t_rmtree(const char *path);
  * caller's environment), failing the test on error. */
 vncl_context *t_context(const char *cache_dir);
 
+/* The devices this machine has, and what the documented selector rules
+ * (README, "Selecting a device") pick among them: expectations come from the
+ * devices found, never from the machine a test was written on. */
+#define T_MAX_DEVICES 64
+void t_devices_load(int *n, vncl_device_info *out); /* out[T_MAX_DEVICES] */
+/* The first device that a type word (gpu, cpu, accelerator) or a name
+ * substring (vendor, device, platform, platform version; any case)
+ * selects, -1 for none. */
+int t_expected_select(const char *sel);
+/* A device name that no device found mentions. */
+void t_absent_name(char *out, size_t cap);
+
 /* Asserts a vncl call succeeded, printing the message otherwise. */
 #define T_OK(ctx, call)                                                    \
   do {                                                                     \

@@ -140,6 +140,7 @@ static int threads_scenario(void) {
 /* ---- the parent --------------------------------------------------------- */
 
 /* Runs `cmd` through the shell; returns the exit code, output in *out. */
+static char *g_out;
 static int sh(const char *cmd, char **out) {
   FILE *f = popen(cmd, "r");
   assert_non_null(f);
@@ -155,6 +156,11 @@ static int sh(const char *cmd, char **out) {
   }
   buf[len] = '\0';
   int st = pclose(f);
+  /* The output belongs to this file, not the caller: a failing assertion
+   * leaves its test by longjmp, and the buffer it was reading is freed here,
+   * by the next command, or at exit. */
+  free(g_out);
+  g_out = buf;
   *out = buf;
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -315,7 +321,6 @@ static void test_fake_nvml(void **st) {
   FIELD_EQ(out, "ctx.source", "nvml");
   FIELD_EQ(out, "ctx.index", "0");
   FIELD_EQ(out, "ctx.utilization", "37");
-  free(out);
 
   /* A reading the device does not support is absent; the rest stay. */
   env_nvml(env, sizeof env, "FAKE_NVML_NO_POWER=1");
@@ -324,7 +329,6 @@ static void test_fake_nvml(void **st) {
   FIELD_EQ(out, "1.power", "absent");
   FIELD_EQ(out, "1.utilization", "37");
   FIELD_EQ(out, "1.temperature", "55");
-  free(out);
 
   /* A library whose devices are not ours: loaded, but nothing matches. */
   snprintf(env, sizeof env,
@@ -336,7 +340,6 @@ static void test_fake_nvml(void **st) {
   FIELD_EQ(out, "1.source", "none");
   FIELD_EQ(out, "1.matched_by", "");
   FIELD_EQ(out, "1.utilization", "absent");
-  free(out);
 }
 
 static void test_threads(void **st) {
@@ -347,12 +350,10 @@ static void test_threads(void **st) {
   int rc = sh(cmd, &out);
   if (rc != 0) fail_msg("threads scenario exited %d: %s", rc, out);
   FIELD_EQ(out, "threads", "nvml 37 0");
-  free(out);
   snprintf(cmd, sizeof cmd, "'%s' --threads 2>&1", self_exe);
   rc = sh(cmd, &out);
   if (rc != 0) fail_msg("threads scenario exited %d: %s", rc, out);
   FIELD_EQ(out, "threads", "none absent 0");
-  free(out);
 }
 
 static void test_fake_nvml_init_fails(void **st) {
@@ -368,7 +369,6 @@ static void test_fake_nvml_init_fails(void **st) {
   FIELD_EQ(out, "1.utilization", "absent");
   FIELD_EQ(out, "1.temperature", "absent");
   assert_string_not_equal(field(out, "1.memory_total"), "absent");
-  free(out);
 
   /* A file that is not an NVML library at all (the ROCm fake). */
   char e2[2048];
@@ -379,7 +379,6 @@ static void test_fake_nvml_init_fails(void **st) {
   FIELD_EQ(out, "lib.nvml.loaded", "0");
   assert_non_null(strstr(field(out, "lib.nvml.detail"), "not an NVML"));
   FIELD_EQ(out, "1.source", "none");
-  free(out);
 }
 
 static void test_fake_rocm_smi(void **st) {
@@ -406,7 +405,6 @@ static void test_fake_rocm_smi(void **st) {
     /* Both rsmi_frequencies_t layouts (ROCm 5 and 6) read right. */
     FIELD_EQ(out, "1.sm_clock", "1700");
     FIELD_EQ(out, "1.memory_clock", "1600");
-    free(out);
   }
   /* Devices without an edge sensor report the junction temperature. */
   snprintf(env, sizeof env,
@@ -415,7 +413,6 @@ static void test_fake_rocm_smi(void **st) {
            "FAKE_RSMI_NO_EDGE=1", rocm_lib, dev_name);
   char *out = run_scenario(env, 1);
   FIELD_EQ(out, "1.temperature", "61");
-  free(out);
   snprintf(env, sizeof env,
            "VNCL_NVML_LIBRARY=off VNCL_ROCM_SMI_LIBRARY='%s' "
            "FAKE_RSMI_NAME='%s' VNCL_LEVEL_ZERO_LIBRARY=off "
@@ -425,7 +422,6 @@ static void test_fake_rocm_smi(void **st) {
   assert_non_null(strstr(field(out, "lib.rocm-smi.detail"),
                          "rsmi_init failed"));
   FIELD_EQ(out, "1.source", "none");
-  free(out);
 }
 
 static void test_fake_level_zero(void **st) {
@@ -453,7 +449,6 @@ static void test_fake_level_zero(void **st) {
   FIELD_EQ(out, "1.power", "absent");
   FIELD_EQ(out, "2.utilization", "25");
   FIELD_EQ(out, "2.power", "90");
-  free(out);
   snprintf(env, sizeof env,
            "VNCL_NVML_LIBRARY=off VNCL_ROCM_SMI_LIBRARY=off "
            "VNCL_LEVEL_ZERO_LIBRARY='%s' FAKE_ZE_FAIL_INIT=1", l0_lib);
@@ -462,7 +457,6 @@ static void test_fake_level_zero(void **st) {
   assert_non_null(strstr(field(out, "lib.level-zero.detail"),
                          "zesInit failed"));
   FIELD_EQ(out, "1.source", "none");
-  free(out);
 }
 
 /* ---- the command ----------------------------------------------------------- */
@@ -493,7 +487,6 @@ static void test_monitor_json(void **st) {
                         &out), 0);
   cJSON *j[4];
   int n = json_lines(out, j, 4);
-  free(out);
   assert_int_equal(n, 2);
   for (int i = 0; i < 2; i++) {
     assert_int_equal(cJSON_GetObjectItem(j[i], "sample")->valueint, i + 1);
@@ -530,7 +523,6 @@ static void test_monitor_json(void **st) {
   assert_non_null(strstr(out, "[0] 0:0"));
   assert_non_null(strstr(out, "n/a (no vendor telemetry for "));
   assert_non_null(strstr(out, "memory   total "));
-  free(out);
 }
 
 static void test_monitor_usage(void **st) {
@@ -545,23 +537,18 @@ static void test_monitor_usage(void **st) {
     int rc = vncl("", bad[i], true, &out);
     if (rc != 2) fail_msg("'%s' exited %d, not 2: %s", bad[i], rc, out);
     assert_non_null(strstr(out, "vncl monitor"));
-    free(out);
   }
   assert_int_equal(vncl("", "monitor --bogus", true, &out), 2);
   assert_non_null(strstr(out, "--bogus"));
   assert_non_null(strstr(out, "usage: vncl monitor"));
-  free(out);
   assert_int_equal(vncl("", "monitor --help", false, &out), 0);
   assert_non_null(strstr(out, "usage: vncl monitor"));
-  free(out);
   assert_int_equal(vncl("", "help", false, &out), 0);
   assert_non_null(strstr(out, "monitor"));
-  free(out);
   /* A selector that matches nothing: exit 1 with the device list. */
   assert_int_equal(vncl("", "monitor --device no-such-gpu --count 1", true,
                         &out), 1);
   assert_non_null(strstr(out, "no device matches selector 'no-such-gpu'"));
-  free(out);
 }
 
 static void test_monitor_fake_nvml(void **st) {
@@ -572,7 +559,6 @@ static void test_monitor_fake_nvml(void **st) {
                         &out), 0);
   cJSON *j[2];
   assert_int_equal(json_lines(out, j, 2), 1);
-  free(out);
   cJSON *t = cJSON_GetObjectItem(
       cJSON_GetArrayItem(cJSON_GetObjectItem(j[0], "devices"), 0),
       "telemetry");
@@ -598,7 +584,6 @@ static void test_monitor_fake_nvml(void **st) {
   assert_non_null(strstr(out, "123.5 W"));
   assert_non_null(strstr(out, "core 1410 MHz, memory 1215 MHz"));
   assert_non_null(strstr(out, "nvml: 2 device(s), driver 999.99.fake"));
-  free(out);
 }
 
 /* Until interrupted: Ctrl-C ends it cleanly with exit 0. */
@@ -656,7 +641,6 @@ static void test_info_doctor(void **st) {
                         &out), 0);
   cJSON *j = cJSON_Parse(out);
   if (!j) fail_msg("not JSON: %s", out);
-  free(out);
   cJSON *t = cJSON_GetObjectItem(j, "telemetry");
   assert_non_null(t);
   assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(t, "source")),
@@ -666,18 +650,15 @@ static void test_info_doctor(void **st) {
   assert_int_equal(vncl("VNCL_CACHE_DIR=off", "info --size 16", false, &out),
                    0);
   assert_non_null(strstr(out, "telemetry:  none: n/a (no vendor telemetry"));
-  free(out);
   assert_int_equal(vncl("VNCL_CACHE_DIR=off", "doctor", false, &out), 0);
   assert_non_null(strstr(out, "vendor telemetry: none (fields absent; fine "
                               "for CPU devices"));
   assert_non_null(strstr(out, "healthy"));
-  free(out);
 
   env_nvml(env, sizeof env, "VNCL_CACHE_DIR=off");
   assert_int_equal(vncl(env, "info --json --size 16", false, &out), 0);
   j = cJSON_Parse(out);
   if (!j) fail_msg("not JSON: %s", out);
-  free(out);
   t = cJSON_GetObjectItem(j, "telemetry");
   assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(t, "source")),
                       "nvml");
@@ -688,7 +669,6 @@ static void test_info_doctor(void **st) {
   assert_non_null(strstr(out, "[ ok ] vendor telemetry: nvml ("));
   assert_non_null(strstr(out, "driver 999.99.fake"));
   assert_non_null(strstr(out, "matched by name"));
-  free(out);
 }
 
 int main(int argc, char **argv) {
@@ -734,5 +714,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_monitor_sigint),
       cmocka_unit_test(test_info_doctor),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  int failed = cmocka_run_group_tests(tests, NULL, NULL);
+  free(g_out);
+  return failed;
 }
