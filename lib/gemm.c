@@ -64,9 +64,58 @@ typedef struct gemm_kernel {
 
 /* Validates the parameters kern uses, builds (or finds) its program and
  * checks the compiled kernel takes the work-group size they ask for. */
+/* What decides a GEMM kernel's program and its checks: the kernel, its
+ * name, the storage types and the parameters its options are made of. */
+static void variant_key(vncl__gemm_kernel kern, const char *name,
+                        const vncl__gemm_params *p,
+                        const vncl__gemm_problem *pr, vncl__variant_key *key) {
+  memset(key, 0, sizeof *key);
+  int *v = key->v, n = 0;
+  v[n++] = (int)kern + 1;
+  v[n++] = (int)pr->ab;
+  v[n++] = (int)pr->c;
+  switch (kern) {
+    case VNCL__GEMM_PACK:
+      v[n++] = !strcmp(name, "gemm_pack_elem");
+      v[n++] = p->pack_wg0;
+      v[n++] = p->pack_wg1;
+      break;
+    case VNCL__GEMM_DIRECT: {
+      const vncl__gemm_direct_params *d = &p->direct;
+      int x[] = {d->wgd_m, d->wgd_n, d->ldm, d->ldn, d->kwgd, d->vwd, d->local};
+      memcpy(v + n, x, sizeof x);
+      break;
+    }
+    case VNCL__GEMM_PACKED_CPU: {
+      const vncl__gemm_cpu_params *q = &p->cpu;
+      int x[] = {q->mr, q->nr, q->vw, q->mb, q->nb, q->kc, q->ku, q->order,
+                 q->a_packed};
+      memcpy(v + n, x, sizeof x);
+      break;
+    }
+    case VNCL__GEMM_PACKED_LOCAL: {
+      const vncl__gemm_local_params *l = &p->local;
+      int x[] = {l->mwg, l->nwg, l->kwg, l->mdimc, l->ndimc,
+                 l->vwm, l->vwn, l->kwi, l->sa,    l->sb};
+      memcpy(v + n, x, sizeof x);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+/* The kernel for (kern, parameters, types), checked against the device
+ * once: a variant already built and checked on this context is found by
+ * its key without formatting options or asking the driver again. */
 static vncl_status kernel_get(vncl_context *ctx, vncl__gemm_kernel kern,
                               const char *name, const vncl__gemm_params *p,
                               const vncl__gemm_problem *pr, gemm_kernel *out) {
+  vncl__variant_key key;
+  variant_key(kern, name, p, pr, &key);
+  out->name = name;
+  out->prog = vncl__program_find_variant(ctx, kernel_source[kern], &key);
+  if (out->prog) return vncl__kernel_acquire(ctx, out->prog, name, &out->k);
   char why[192];
   if (!vncl__gemm_params_valid(&ctx->info, kern, vncl__gemm_acc_of(pr->ab), p,
                                why, sizeof why))
@@ -90,6 +139,7 @@ static vncl_status kernel_get(vncl_context *ctx, vncl__gemm_kernel kern,
                       "the parameters need %zu",
                       name, opts, kwg, ctx->info.name, want);
   }
+  vncl__program_add_variant(ctx, out->prog, &key);
   return VNCL_OK;
 }
 

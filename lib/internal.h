@@ -112,6 +112,21 @@ vncl_status vncl__kernel_acquire(vncl_context *ctx, vncl__program *p,
                                  const char *name, cl_kernel *out);
 void vncl__kernel_release(vncl_context *ctx, vncl__program *p,
                           const char *name, cl_kernel k);
+/* Variants: a caller's compact key (a few ints it derives from its
+ * parameters) for a (source, options) pair it has built and checked before,
+ * so that a hot path finds the program without formatting the options
+ * string or repeating its checks. Keys are compared whole; unused ints must
+ * be zero. A program holds a few keys; a key that finds no room is simply
+ * not remembered (the caller takes its slow path again). Thread-safe. */
+#define VNCL__VARIANT_INTS 16
+typedef struct vncl__variant_key {
+  int v[VNCL__VARIANT_INTS];
+} vncl__variant_key;
+vncl__program *vncl__program_find_variant(vncl_context *ctx,
+                                          const char *source,
+                                          const vncl__variant_key *key);
+void vncl__program_add_variant(vncl_context *ctx, vncl__program *p,
+                               const vncl__variant_key *key);
 /* Convenience: program_get + kernel_acquire. *prog receives the program for
  * the matching release. */
 vncl_status vncl__kernel_get(vncl_context *ctx, const char *source,

@@ -24,6 +24,8 @@ struct vncl__program {
   uint64_t src_hash;
   cl_program prog;
   pooled_kernel *kernels;
+  vncl__variant_key variants[4]; /* keys callers found this program by */
+  int nvariants;
 };
 
 /* Returns the source text (malloc'd when read from disk, *owned set). */
@@ -266,6 +268,33 @@ void vncl__kernel_release(vncl_context *ctx, vncl__program *p,
       pk->busy = false;
       break;
     }
+  pthread_mutex_unlock(&ctx->prog_lock);
+}
+
+vncl__program *vncl__program_find_variant(vncl_context *ctx,
+                                          const char *source,
+                                          const vncl__variant_key *key) {
+  vncl__program *found = NULL;
+  pthread_mutex_lock(&ctx->prog_lock);
+  for (vncl__program *p = ctx->programs; p && !found; p = p->next)
+    for (int i = 0; i < p->nvariants; i++)
+      if (!memcmp(&p->variants[i], key, sizeof *key) &&
+          !strcmp(p->source, source)) {
+        found = p;
+        break;
+      }
+  pthread_mutex_unlock(&ctx->prog_lock);
+  return found;
+}
+
+void vncl__program_add_variant(vncl_context *ctx, vncl__program *p,
+                               const vncl__variant_key *key) {
+  pthread_mutex_lock(&ctx->prog_lock);
+  int have = 0;
+  for (int i = 0; i < p->nvariants && !have; i++)
+    have = !memcmp(&p->variants[i], key, sizeof *key);
+  if (!have && p->nvariants < (int)(sizeof p->variants / sizeof *p->variants))
+    p->variants[p->nvariants++] = *key;
   pthread_mutex_unlock(&ctx->prog_lock);
 }
 
