@@ -710,22 +710,27 @@ static void tune_ops(session *s, vncl__tuning_db *db, int fam, int nfam) {
   save_db(s, db);
 }
 
-/* OUT.partial for appending: 0600, created in the open folder, not
- * through a link (one planted under the name is replaced first). */
+/* OUT.partial for appending: 0600, in the open folder, never through a
+ * link; a file there that is not trusted (so not resumed from) is replaced
+ * by a new one. */
 static FILE *open_partial(session *s) {
-  int fd = openat(s->dirfd, s->partial_name,
-                  O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-                  0600);
-  if (fd < 0 && errno == ELOOP && unlinkat(s->dirfd, s->partial_name, 0) == 0)
-    fd = openat(s->dirfd, s->partial_name,
-                O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return NULL;
-  struct stat st;
-  FILE *f = NULL;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fchmod(fd, 0600) == 0)
-    f = fdopen(fd, "a");
-  if (!f) close(fd);
-  return f;
+  const int flags = O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
+  for (int attempt = 0; attempt < 2; attempt++) {
+    int fd = openat(s->dirfd, s->partial_name, flags | (attempt ? O_EXCL : 0),
+                    0600);
+    if (fd < 0 && errno != ELOOP) return NULL;
+    struct stat st;
+    vncl__trust t;
+    if (fd >= 0 && fstat(fd, &st) == 0 &&
+        vncl__trust_stat(&st, false, s->partial_path, &t) &&
+        fchmod(fd, 0600) == 0) {
+      FILE *f = fdopen(fd, "a");
+      if (f) return f;
+    }
+    if (fd >= 0) close(fd);
+    if (attempt || unlinkat(s->dirfd, s->partial_name, 0) != 0) return NULL;
+  }
+  return NULL;
 }
 
 /* OUT's folder: made (0700) when missing, then used only when trusted. */
@@ -743,10 +748,8 @@ static bool open_out_dir(session *s) {
                         : s->partial_path;
   vncl__trust t;
   s->dirfd = -1;
-  if (vncl__trust_links(dir, &t)) {
-    vncl__make_dirs(dir);
-    s->dirfd = vncl__trust_open_dir(dir, s->dir, sizeof s->dir, &t);
-  }
+  if (vncl__trust_make_dirs(dir, &t))
+    s->dirfd = vncl__trust_open_dir(dir, true, s->dir, sizeof s->dir, &t);
   if (s->dirfd >= 0) return true;
   if (t.state == VNCL__TRUST_BROKEN)
     fprintf(stderr, "autotune: the database folder is not trusted: %s\n"

@@ -59,15 +59,11 @@ void vncl__bincache_init(vncl__bincache *bc, const char *dir_opt) {
   if (!dir_opt || !*dir_opt || !strcmp(dir_opt, "off")) return;
   vncl__trust t;
   char canon[sizeof bc->dir];
-  /* Links planted in a shared folder are refused before mkdir follows
-   * them; what the folder turns out to be is checked after. */
+  /* Nothing is made where others could take it over, and what the folder
+   * turns out to be is checked once it exists. */
   int fd = -1;
-  if (vncl__trust_links(dir_opt, &t)) {
-    if (vncl__make_dirs(dir_opt))
-      fd = vncl__trust_open_dir(dir_opt, canon, sizeof canon, &t);
-    else
-      snprintf(t.why, sizeof t.why, "cannot create it: %s", strerror(errno));
-  }
+  if (vncl__trust_make_dirs(dir_opt, &t))
+    fd = vncl__trust_open_dir(dir_opt, false, canon, sizeof canon, &t);
   if (fd < 0 && t.state == VNCL__TRUST_BROKEN) {
     bc->untrusted = t;
     vncl__log(VNCL_LOG_WARN,

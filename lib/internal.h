@@ -93,13 +93,22 @@ bool vncl__trust_stat(const struct stat *st, bool want_dir, const char *path,
 /* False when a component of `path` that exists is a symbolic link owned by
  * another user (one planted in a shared folder such as /tmp). */
 bool vncl__trust_links(const char *path, vncl__trust *t);
+/* mkdir -p (vncl__make_dirs, 0700) after checking the path for links
+ * others own and, when something is missing, the first folder that exists
+ * (it and those above it: open_dir's rule for a holder), so that nothing
+ * is made where another account could take it over. False with t set. */
+bool vncl__trust_make_dirs(const char *path, vncl__trust *t);
 /* Opens the folder `path` for use when it is trusted: resolves it, checks
  * it and every folder above it up to a root-owned one that no one else may
  * write or a sticky one, and opens it (O_DIRECTORY | O_NOFOLLOW, close on
- * exec). Returns the descriptor and the resolved path in canon, or -1 with
- * t->why set (errno ENOENT when the folder does not exist). */
-int vncl__trust_open_dir(const char *path, char *canon, size_t cap,
-                         vncl__trust *t);
+ * exec). A folder vncl keeps as its own (the binary cache) must itself be
+ * closed to others; a `holder` of files that are checked one by one (the
+ * tuning database's folder) may also be a sticky one such as /tmp, where
+ * others cannot rename or remove what they do not own. Returns the
+ * descriptor and the resolved path in canon, or -1 with t set (errno
+ * ENOENT when the folder does not exist). */
+int vncl__trust_open_dir(const char *path, bool holder, char *canon,
+                         size_t cap, vncl__trust *t);
 /* Opens `name` in the trusted folder dirfd (path `dir`, for messages) for
  * reading, without following a symbolic link, and checks the file. Returns
  * the descriptor, or -1: errno ENOENT (none; t->state OK), ELOOP (a link)

@@ -75,32 +75,26 @@ bool vncl__trust_stat(const struct stat *st, bool want_dir, const char *path,
   return true;
 }
 
-/* The folders above the canonical path `canon`, bottom up, until one is
+/* The folder `dir` (canonical) and those above it, bottom up, until one is
  * owned by root and closed to others, or is sticky (its other users cannot
  * rename or remove what they do not own), or "/" has been checked. */
-static bool parents_ok(const char *canon, vncl__trust *t) {
+static bool walk_up(const char *dir, bool above, vncl__trust *t) {
   char p[PATH_MAX];
-  vncl__strlcpy(p, canon, sizeof p);
+  vncl__strlcpy(p, dir, sizeof p);
   for (;;) {
-    char *slash = strrchr(p, '/');
-    if (!slash) return true; /* canon is absolute: not reached */
-    if (slash == p)
-      slash[1] = '\0'; /* the root folder */
-    else
-      *slash = '\0';
     struct stat st;
     if (lstat(p, &st) != 0) {
       set(t, NULL, "cannot examine '%s': %s", p, strerror(errno));
       return false;
     }
+    const char *rel = above ? " (a folder above it)" : "";
     if (!S_ISDIR(st.st_mode)) {
       set(t, "", "'%s' changed while it was checked", p);
       return false;
     }
     if (!owner_ok(st.st_uid)) {
-      set(t, "", "'%s' (a folder above it) is owned by uid %u, not by you (uid %u) "
-          "or root",
-          p, (unsigned)st.st_uid, (unsigned)geteuid());
+      set(t, "", "'%s'%s is owned by uid %u, not by you (uid %u) or root", p,
+          rel, (unsigned)st.st_uid, (unsigned)geteuid());
       return false;
     }
     if (st.st_mode & (S_IWGRP | S_IWOTH)) {
@@ -108,14 +102,34 @@ static bool parents_ok(const char *canon, vncl__trust *t) {
       char fix[sizeof t->fix];
       fmt(fix, sizeof fix, "chmod go-w '%s'", p);
       set(t, fix,
-          "'%s' (a folder above it) is writable by %s and not sticky (mode "
-          "%04o): others could replace what lies below it",
-          p, (st.st_mode & S_IWOTH) ? "others" : "its group",
+          "'%s'%s is writable by %s and not sticky (mode %04o): others could "
+          "replace what lies in it",
+          p, rel, (st.st_mode & S_IWOTH) ? "others" : "its group",
           (unsigned)(st.st_mode & 07777));
       return false;
     }
     if (st.st_uid == 0 || !strcmp(p, "/")) return true;
+    char *slash = strrchr(p, '/');
+    if (!slash) return true; /* canonical paths are absolute */
+    if (slash == p)
+      slash[1] = '\0'; /* the root folder */
+    else
+      *slash = '\0';
+    above = true;
   }
+}
+
+/* walk_up from the folder that holds `canon`. */
+static bool parents_ok(const char *canon, vncl__trust *t) {
+  char p[PATH_MAX];
+  vncl__strlcpy(p, canon, sizeof p);
+  char *slash = strrchr(p, '/');
+  if (!slash || !strcmp(p, "/")) return true;
+  if (slash == p)
+    slash[1] = '\0';
+  else
+    *slash = '\0';
+  return walk_up(p, true, t);
 }
 
 bool vncl__trust_links(const char *path, vncl__trust *t) {
@@ -144,8 +158,37 @@ bool vncl__trust_links(const char *path, vncl__trust *t) {
   return true;
 }
 
-int vncl__trust_open_dir(const char *path, char *canon, size_t cap,
-                         vncl__trust *t) {
+bool vncl__trust_make_dirs(const char *path, vncl__trust *t) {
+  if (!vncl__trust_links(path, t)) return false;
+  char p[PATH_MAX], real[PATH_MAX];
+  vncl__strlcpy(p, path, sizeof p);
+  struct stat st;
+  bool missing = false;
+  while (lstat(p, &st) != 0 && errno == ENOENT) {
+    missing = true;
+    char *slash = strrchr(p, '/');
+    if (!slash) {
+      vncl__strlcpy(p, ".", sizeof p);
+      break;
+    }
+    if (slash == p) {
+      p[1] = '\0';
+      break;
+    }
+    *slash = '\0';
+  }
+  /* What is made goes into the first folder that exists: it must be one
+   * where no one else can take it over. */
+  if (missing && realpath(p, real) && !walk_up(real, true, t)) return false;
+  if (!vncl__make_dirs(path)) {
+    set(t, NULL, "cannot create '%s': %s", path, strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+int vncl__trust_open_dir(const char *path, bool holder, char *canon,
+                         size_t cap, vncl__trust *t) {
   clear(t);
   char real[PATH_MAX];
   if (!vncl__trust_links(path, t)) return -1;
@@ -164,7 +207,8 @@ int vncl__trust_open_dir(const char *path, char *canon, size_t cap,
     set(t, NULL, "cannot examine '%s': %s", real, strerror(errno));
     return -1;
   }
-  if (!vncl__trust_stat(&st, true, real, t) || !parents_ok(real, t))
+  if (holder ? !walk_up(real, false, t)
+             : !vncl__trust_stat(&st, true, real, t) || !parents_ok(real, t))
     return -1;
   int fd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
@@ -173,7 +217,8 @@ int vncl__trust_open_dir(const char *path, char *canon, size_t cap,
   }
   /* The folder opened is the one checked, not one put there since. */
   if (fstat(fd, &fst) != 0 || fst.st_dev != st.st_dev ||
-      fst.st_ino != st.st_ino || !vncl__trust_stat(&fst, true, real, t)) {
+      fst.st_ino != st.st_ino || fst.st_uid != st.st_uid ||
+      fst.st_mode != st.st_mode) {
     if (!t->why[0])
       set(t, "", "'%s' changed while it was checked", real);
     close(fd);
@@ -195,7 +240,8 @@ int vncl__trust_openat(int dirfd, const char *dir, const char *name,
     if (e == ELOOP) {
       char fix[sizeof t->fix];
       fmt(fix, sizeof fix, "rm '%s/%s'", dir, name);
-      set(t, fix, "'%s/%s' is a symbolic link: not followed", dir, name);
+      set(t, fix, "'%s/%s' is a symbolic link, which vncl does not follow",
+          dir, name);
     }
     errno = e;
     return -1;
@@ -239,7 +285,7 @@ int vncl__trust_open_file(const char *path, vncl__trust *t, int *dirfd_out,
   else
     fmt(dir, sizeof dir, "%.*s", (int)(slash - path), path);
   char canon[PATH_MAX];
-  int dfd = vncl__trust_open_dir(dir, canon, sizeof canon, t);
+  int dfd = vncl__trust_open_dir(dir, true, canon, sizeof canon, t);
   if (dfd < 0) {
     /* No file there, so nothing is ignored: not worth a warning (the
      * writers check the folder again before they put anything in it). */

@@ -390,10 +390,8 @@ bool vncl__tuning_db_save(const char *path, const vncl__tuning_db *db,
     snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
   vncl__trust t;
   int dfd = -1;
-  if (vncl__trust_links(dir, &t)) {
-    vncl__make_dirs(dir); /* a failure shows when it is opened below */
-    dfd = vncl__trust_open_dir(dir, canon, sizeof canon, &t);
-  }
+  if (vncl__trust_make_dirs(dir, &t))
+    dfd = vncl__trust_open_dir(dir, true, canon, sizeof canon, &t);
   if (dfd < 0) {
     if (t.state == VNCL__TRUST_BROKEN)
       snprintf(why, cap, "cannot write %s: its folder is not trusted: %s%s%s%s",
