@@ -111,12 +111,12 @@ static bool nobody_ids(uid_t *u, gid_t *g) {
   return *u != 0;
 }
 
-/* Skips unless root, which chown needs for a second owner. */
-#define NEED_ROOT()                                                        \
+/* Skips unless root (`what` needs it), saying why. */
+#define NEED_ROOT(what)                                                    \
   do {                                                                     \
     if (geteuid() != 0) {                                                  \
-      fprintf(stderr, "skipped: needs root to chown a file to another "    \
-              "user (running as uid %u)\n", (unsigned)geteuid());          \
+      fprintf(stderr, "skipped: needs root to %s (running as uid %u)\n",   \
+              (what), (unsigned)geteuid());                                \
       skip();                                                              \
     }                                                                      \
   } while (0)
@@ -298,7 +298,7 @@ static void test_loose_cache_folder(void **st) {
 
 static void test_cache_other_owner(void **st) {
   (void)st;
-  NEED_ROOT();
+  NEED_ROOT("chown a folder to another user");
   uid_t nu;
   gid_t ng;
   if (!nobody_ids(&nu, &ng)) {
@@ -605,6 +605,33 @@ static void test_untrusted_tuning_db(void **st) {
   t_rmtree(dir);
 }
 
+/* `vncl autotune` refuses a database folder others may write before it
+ * measures anything, and writes nothing there. */
+static void test_autotune_untrusted_folder(void **st) {
+  (void)st;
+  char dir[256], loose[400], out[500];
+  t_tmpdir(dir, sizeof dir);
+  fmt(loose, sizeof loose, "%s/shared", dir);
+  mkdir_mode(loose, 0777);
+  fmt(out, sizeof out, "%s/tuning.json", loose);
+  vncl__autotune_opts o;
+  memset(&o, 0, sizeof o);
+  o.out = out;
+  o.quick = true;
+  o.kernels = "transpose";
+  cap_begin(loose);
+  int rc = vncl__autotune_run(&o);
+  char *log = cap_end();
+  assert_int_equal(rc, 1);
+  expect_in(log, "autotune: the database folder is not trusted");
+  expect_in(log, "is writable by others and not sticky");
+  fmt(out, sizeof out, "chmod go-w '%s'", loose);
+  expect_in(log, out);
+  assert_int_equal(o.evaluated, 0);
+  assert_int_equal(entries(loose), 0);
+  t_rmtree(dir);
+}
+
 /* ---- the environment in a set-user-ID process ------------------------------- */
 
 /* Child mode: what the library makes of its environment. */
@@ -656,7 +683,7 @@ static void run_helper(const char *helper, uid_t u, gid_t g, char *out,
 
 static void test_setuid_environment(void **st) {
   (void)st;
-  NEED_ROOT();
+  NEED_ROOT("make a set-user-ID root program for another user to start");
   uid_t nu;
   gid_t ng;
   if (!nobody_ids(&nu, &ng)) {
@@ -704,6 +731,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_cache_other_owner),
       cmocka_unit_test(test_cache_file_link_and_mode),
       cmocka_unit_test(test_untrusted_tuning_db),
+      cmocka_unit_test(test_autotune_untrusted_folder),
       cmocka_unit_test(test_setuid_environment),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
