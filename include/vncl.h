@@ -37,6 +37,17 @@
  *   VNCL_LOG           error | warn | info | debug: log to stderr
  *   VNCL_GEMM_BACKEND  own | clblast | auto (default auto)
  *   VNCL_TUNING_DB     tuning database file (see docs/tuning.md)
+ * Every variable is read with secure_getenv: a set-user-ID or set-group-ID
+ * process sees none of them. Variables that name a library to load
+ * (VNCL_NVML_LIBRARY, ...) and VNCL_KERNEL_DIR load code by design.
+ *
+ * Trust on disk (docs/security.md): the binary cache folder and the tuning
+ * database, whether named here, in vncl_options or by default, are used only
+ * when owned by the effective user or root and writable by no one else, nor
+ * any folder above them up to a root-owned or sticky one; files are opened
+ * without following symbolic links; folders vncl makes are 0700 and files
+ * 0600. A cache or database that fails is not used (a warning under
+ * VNCL_LOG=warn): never an error, only slower or untuned.
  */
 #ifndef VNCL_H
 #define VNCL_H
@@ -201,9 +212,10 @@ typedef struct vncl_options {
   size_t struct_size;       /* set by vncl_options_init */
   const char *device;       /* VNCL_DEVICE */
   uint64_t memory_limit;    /* VNCL_MEMORY_LIMIT; 0: none */
-  const char *cache_dir;    /* VNCL_CACHE_DIR; "off" disables */
+  const char *cache_dir;    /* VNCL_CACHE_DIR; "off" disables; used only
+                               when trusted (docs/security.md) */
   const char *kernel_dir;   /* VNCL_KERNEL_DIR */
-  const char *tuning_db;    /* VNCL_TUNING_DB */
+  const char *tuning_db;    /* VNCL_TUNING_DB; read only when trusted */
   uint64_t staging_bytes;   /* VNCL_STAGING_BYTES; 0: default */
 } vncl_options;
 

@@ -8,11 +8,14 @@
  * appended to OUT.partial at once, so an interrupted run resumes from it.
  * The winners (ours or CLBlast per class) go into the database at OUT.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "autotune_internal.h"
@@ -38,6 +41,9 @@ typedef struct session {
   cJSON *done;      /* key -> answer, from OUT.partial and this run */
   FILE *partial;
   char out[1024], partial_path[1100];
+  int dirfd;             /* OUT's folder, checked as trusted (trust.c) */
+  char dir[1024];        /* its resolved path */
+  const char *partial_name; /* OUT.partial's name in it */
   double t_start, budget;
   int runs;
   /* progress of the current job */
@@ -442,9 +448,22 @@ static void eval_test_faults(session *s, const job *j) {
 
 /* ---- session --------------------------------------------------------------- */
 
+/* Resumed answers choose what the database will hold, so the file is read
+ * like the database: only when no other account could have written it. */
 static void load_partial(session *s) {
-  FILE *f = fopen(s->partial_path, "r");
-  if (!f) return;
+  vncl__trust t;
+  int fd = vncl__trust_openat(s->dirfd, s->dir, s->partial_name, &t);
+  if (fd < 0) {
+    if (t.state == VNCL__TRUST_BROKEN)
+      fprintf(stderr, "autotune: %s: not trusted, not resumed from: %s\n",
+              s->partial_path, t.why);
+    return;
+  }
+  FILE *f = fdopen(fd, "r");
+  if (!f) {
+    close(fd);
+    return;
+  }
   char *line = NULL;
   size_t cap = 0;
   ssize_t len;
@@ -691,25 +710,64 @@ static void tune_ops(session *s, vncl__tuning_db *db, int fam, int nfam) {
   save_db(s, db);
 }
 
+/* OUT.partial for appending: 0600, in the open folder, never through a
+ * link; a file there that is not trusted (so not resumed from) is replaced
+ * by a new one. */
+static FILE *open_partial(session *s) {
+  const int flags = O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
+  for (int attempt = 0; attempt < 2; attempt++) {
+    int fd = openat(s->dirfd, s->partial_name, flags | (attempt ? O_EXCL : 0),
+                    0600);
+    if (fd < 0 && errno != ELOOP) return NULL;
+    struct stat st;
+    vncl__trust t;
+    if (fd >= 0 && fstat(fd, &st) == 0 &&
+        vncl__trust_stat(&st, false, s->partial_path, &t) &&
+        fchmod(fd, 0600) == 0) {
+      FILE *f = fdopen(fd, "a");
+      if (f) return f;
+    }
+    if (fd >= 0) close(fd);
+    if (attempt || unlinkat(s->dirfd, s->partial_name, 0) != 0) return NULL;
+  }
+  return NULL;
+}
+
+/* OUT's folder: made (0700) when missing, then used only when trusted. */
+static bool open_out_dir(session *s) {
+  char dir[1024];
+  const char *slash = strrchr(s->out, '/');
+  if (!slash)
+    vncl__strlcpy(dir, ".", sizeof dir);
+  else if (slash == s->out)
+    vncl__strlcpy(dir, "/", sizeof dir);
+  else
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - s->out), s->out);
+  s->partial_name = strrchr(s->partial_path, '/')
+                        ? strrchr(s->partial_path, '/') + 1
+                        : s->partial_path;
+  vncl__trust t;
+  s->dirfd = -1;
+  if (vncl__trust_make_dirs(dir, &t))
+    s->dirfd = vncl__trust_open_dir(dir, true, s->dir, sizeof s->dir, &t);
+  if (s->dirfd >= 0) return true;
+  if (t.state == VNCL__TRUST_BROKEN)
+    fprintf(stderr, "autotune: the database folder is not trusted: %s\n"
+            "autotune: fix: %s%swrite the database to a folder of your own "
+            "(--out FILE)\n", t.why, t.fix, t.fix[0] ? ", or " : "");
+  else
+    fprintf(stderr, "autotune: cannot use the folder of %s: %s\n", s->out,
+            t.why);
+  return false;
+}
+
 int vncl__autotune_run(vncl__autotune_opts *o) {
   session s;
   memset(&s, 0, sizeof s);
   s.o = o;
+  s.dirfd = -1;
   o->evaluated = o->reused = o->failed = 0;
   interrupted = 0;
-  vncl_options opts;
-  vncl_options_init(&opts);
-  opts.device = o->device;
-  opts.tuning_db = "/nonexistent/vncl-autotune"; /* measure the built-ins */
-  if (vncl_context_create(&s.ctx, &opts)) {
-    fprintf(stderr, "autotune: %s\n", vncl_errmsg(NULL));
-    return 1;
-  }
-  s.dev.info = s.ctx->info;
-  cl_uint w = 0;
-  clGetDeviceInfo(s.ctx->device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof w,
-                  &w, NULL);
-  s.dev.native_float_width = (int)w;
   const char *envdb = vncl__getenv("VNCL_TUNING_DB");
   if (o->out && *o->out)
     vncl__strlcpy(s.out, o->out, sizeof s.out);
@@ -717,14 +775,34 @@ int vncl__autotune_run(vncl__autotune_opts *o) {
     vncl__strlcpy(s.out, envdb, sizeof s.out);
   else
     vncl__tuning_default_path(s.out, sizeof s.out);
+  if (!s.out[0]) {
+    fprintf(stderr, "autotune: nowhere to write the database: give --out "
+            "FILE, or set VNCL_TUNING_DB or HOME\n");
+    return 1;
+  }
   snprintf(s.partial_path, sizeof s.partial_path, "%s.partial", s.out);
+  if (!open_out_dir(&s)) return 1;
+  vncl_options opts;
+  vncl_options_init(&opts);
+  opts.device = o->device;
+  opts.tuning_db = "/nonexistent/vncl-autotune"; /* measure the built-ins */
+  if (vncl_context_create(&s.ctx, &opts)) {
+    fprintf(stderr, "autotune: %s\n", vncl_errmsg(NULL));
+    close(s.dirfd);
+    return 1;
+  }
+  s.dev.info = s.ctx->info;
+  cl_uint w = 0;
+  clGetDeviceInfo(s.ctx->device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof w,
+                  &w, NULL);
+  s.dev.native_float_width = (int)w;
   s.budget = o->budget > 0 ? o->budget : o->quick ? 75 : 780;
   s.runs = o->quick ? 3 : 5;
   s.t_start = vncl__now();
 
   /* Workers select the same device and read no database. */
-  char *old_dev = vncl__getenv("VNCL_DEVICE") ? strdup(getenv("VNCL_DEVICE"))
-                                               : NULL;
+  const char *cur_dev = vncl__getenv("VNCL_DEVICE");
+  char *old_dev = cur_dev ? strdup(cur_dev) : NULL;
   char *old_db = envdb ? strdup(envdb) : NULL;
   char sel[32];
   snprintf(sel, sizeof sel, "%d", s.ctx->info.index >= 0 ? s.ctx->info.index
@@ -736,18 +814,12 @@ int vncl__autotune_run(vncl__autotune_opts *o) {
   s.done = cJSON_CreateObject();
   load_partial(&s);
   int resumed = cJSON_GetArraySize(s.done);
-  s.partial = fopen(s.partial_path, "a");
-  if (!s.partial) {
-    /* The folder may not exist yet. */
-    vncl__tuning_db empty;
-    char why[256];
-    memset(&empty, 0, sizeof empty);
-    if (vncl__tuning_db_save(s.out, &empty, why, sizeof why))
-      unlink(s.out);
-    s.partial = fopen(s.partial_path, "a");
-  }
+  s.partial = open_partial(&s);
+  if (!s.partial)
+    fprintf(stderr, "autotune: cannot write %s: %s; an interrupted run will "
+            "not resume\n", s.partial_path, strerror(errno));
   vncl__tuning_db db;
-  char why[256];
+  char why[512];
   if (!vncl__tuning_db_load(s.out, &db, why, sizeof why) && why[0])
     fprintf(stderr, "autotune: %s: %s; starting a new database\n", s.out, why);
   fprintf(stderr, "autotune: %s (%s), budget %.0f s, database %s%s\n",
@@ -788,7 +860,7 @@ int vncl__autotune_run(vncl__autotune_opts *o) {
     rc = 3;
   } else {
     if (db.n == 0) save_db(&s, &db);
-    unlink(s.partial_path);
+    unlinkat(s.dirfd, s.partial_name, 0);
     fprintf(stderr, "autotune: done in %.0f s: %d measured, %d reused, %d "
             "failed; %d entries in %s\n", vncl__now() - s.t_start,
             o->evaluated, o->reused, o->failed, db.n, s.out);
@@ -798,6 +870,7 @@ int vncl__autotune_run(vncl__autotune_opts *o) {
   cJSON_Delete(s.done);
   vncl__tune_runner_free(s.runner);
   vncl_context_destroy(s.ctx);
+  close(s.dirfd);
   if (old_dev) setenv("VNCL_DEVICE", old_dev, 1);
   else unsetenv("VNCL_DEVICE");
   if (old_db) setenv("VNCL_TUNING_DB", old_db, 1);

@@ -7,7 +7,13 @@
  * foreign file (a hash collision, another library version) is ignored and
  * overwritten by the next store. Stores write a temporary file in the same
  * folder and rename it over the final name, so readers in other processes
- * see either the old file or the new one, never half of one. */
+ * see either the old file or the new one, never half of one.
+ *
+ * The checksum finds damage, not tampering: a binary is code the driver
+ * runs, so the folder is used only when no other account could have
+ * written it (trust.c), files are opened relative to the open folder
+ * without following links, and made 0600 in a folder made 0700
+ * (docs/security.md). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -48,20 +54,44 @@ void vncl__bincache_default_dir(char *out, size_t cap) {
 
 void vncl__bincache_init(vncl__bincache *bc, const char *dir_opt) {
   bc->dir[0] = '\0';
+  bc->dirfd = -1;
+  memset(&bc->untrusted, 0, sizeof bc->untrusted);
   if (!dir_opt || !*dir_opt || !strcmp(dir_opt, "off")) return;
-  if (!vncl__make_dirs(dir_opt) || access(dir_opt, W_OK | X_OK) != 0) {
+  vncl__trust t;
+  char canon[sizeof bc->dir];
+  /* Nothing is made where others could take it over, and what the folder
+   * turns out to be is checked once it exists. */
+  int fd = -1;
+  if (vncl__trust_make_dirs(dir_opt, &t))
+    fd = vncl__trust_open_dir(dir_opt, false, canon, sizeof canon, &t);
+  if (fd < 0 && t.state == VNCL__TRUST_BROKEN) {
+    bc->untrusted = t;
     vncl__log(VNCL_LOG_WARN,
-              "binary cache '%s' is not a writable folder: caching is off",
-              dir_opt);
+              "binary cache '%s' is not trusted: %s; caching is off for this "
+              "context (fix: %s%sset VNCL_CACHE_DIR to a private folder)",
+              dir_opt, t.why, t.fix, t.fix[0] ? ", or " : "");
     return;
   }
-  vncl__strlcpy(bc->dir, dir_opt, sizeof bc->dir);
+  if (fd < 0 || faccessat(fd, ".", W_OK | X_OK, 0) != 0) {
+    vncl__log(VNCL_LOG_WARN,
+              "binary cache '%s' is not a writable folder%s%s: caching is off",
+              dir_opt, fd < 0 ? ": " : "", fd < 0 ? t.why : "");
+    if (fd >= 0) close(fd);
+    return;
+  }
+  vncl__strlcpy(bc->dir, canon, sizeof bc->dir);
+  bc->dirfd = fd;
 }
 
-static void file_for(const vncl__bincache *bc, const char *key, char *out,
-                     size_t cap) {
+void vncl__bincache_close(vncl__bincache *bc) {
+  if (bc->dirfd >= 0) close(bc->dirfd);
+  bc->dirfd = -1;
+  bc->dir[0] = '\0';
+}
+
+static void file_for(const char *key, char *out, size_t cap) {
   uint64_t h = vncl__hash(key, strlen(key), VNCL_FNV_SEED);
-  snprintf(out, cap, "%s/%016llx.bin", bc->dir, (unsigned long long)h);
+  snprintf(out, cap, "%016llx.bin", (unsigned long long)h);
 }
 
 static uint64_t checksum(const char *key, size_t klen, const void *bin,
@@ -71,11 +101,27 @@ static uint64_t checksum(const char *key, size_t klen, const void *bin,
 
 unsigned char *vncl__bincache_load(const vncl__bincache *bc, const char *key,
                                    size_t *len) {
-  if (!bc->dir[0]) return NULL;
-  char path[1200];
-  file_for(bc, key, path, sizeof path);
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
+  if (bc->dirfd < 0) return NULL;
+  char name[64];
+  file_for(key, name, sizeof name);
+  vncl__trust t;
+  int fd = vncl__trust_openat(bc->dirfd, bc->dir, name, &t);
+  if (fd < 0) {
+    /* Not there is the usual miss; a link, a file someone else owns or may
+     * write is never read: the program is compiled, and the store that
+     * follows replaces the entry (rename replaces a link, not its target). */
+    if (t.state == VNCL__TRUST_BROKEN)
+      vncl__log(VNCL_LOG_WARN,
+                "binary cache: %s: not used; the program is compiled and the "
+                "entry replaced",
+                t.why);
+    return NULL;
+  }
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    return NULL;
+  }
   unsigned char *bin = NULL;
   char *fkey = NULL;
   bc_header h;
@@ -95,7 +141,8 @@ unsigned char *vncl__bincache_load(const vncl__bincache *bc, const char *key,
   fclose(f);
   free(fkey);
   if (!ok) {
-    vncl__log(VNCL_LOG_WARN, "ignoring invalid cache file %s", path);
+    vncl__log(VNCL_LOG_WARN, "ignoring invalid cache file %s/%s", bc->dir,
+              name);
     free(bin);
     return NULL;
   }
@@ -105,21 +152,25 @@ unsigned char *vncl__bincache_load(const vncl__bincache *bc, const char *key,
 
 bool vncl__bincache_store(const vncl__bincache *bc, const char *key,
                           const unsigned char *bin, size_t len) {
-  if (!bc->dir[0] || len == 0) return false;
-  char path[1200], tmp[1300];
-  file_for(bc, key, path, sizeof path);
-  snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+  if (bc->dirfd < 0 || len == 0) return false;
+  char name[64], tmp[1300];
+  file_for(key, name, sizeof name);
+  /* The temporary file is made in the (trusted, resolved) folder by path,
+   * since there is no mkstemp relative to a descriptor; the rename is
+   * relative to the open folder. */
+  int w = snprintf(tmp, sizeof tmp, "%s/%s.tmp.XXXXXX", bc->dir, name);
+  if (w < 0 || (size_t)w >= sizeof tmp) return false;
   int fd = mkstemp(tmp);
   if (fd < 0) {
     vncl__log(VNCL_LOG_WARN, "cannot write to the binary cache %s: %s",
               bc->dir, strerror(errno));
     return false;
   }
-  fchmod(fd, 0644);
-  FILE *f = fdopen(fd, "wb");
+  const char *tmpname = strrchr(tmp, '/') + 1;
+  FILE *f = fchmod(fd, 0600) == 0 ? fdopen(fd, "wb") : NULL;
   if (!f) {
     close(fd);
-    unlink(tmp);
+    unlinkat(bc->dirfd, tmpname, 0);
     return false;
   }
   size_t klen = strlen(key);
@@ -132,10 +183,11 @@ bool vncl__bincache_store(const vncl__bincache *bc, const char *key,
   bool ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(key, 1, klen, f) == klen &&
             fwrite(bin, 1, len, f) == len;
   ok = (fclose(f) == 0) && ok;
-  if (ok) ok = rename(tmp, path) == 0;
+  if (ok) ok = renameat(bc->dirfd, tmpname, bc->dirfd, name) == 0;
   if (!ok) {
-    unlink(tmp);
-    vncl__log(VNCL_LOG_WARN, "cannot store %s in the binary cache", path);
+    unlinkat(bc->dirfd, tmpname, 0);
+    vncl__log(VNCL_LOG_WARN, "cannot store %s/%s in the binary cache",
+              bc->dir, name);
   }
   return ok;
 }

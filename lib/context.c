@@ -96,6 +96,7 @@ static vncl_status context_init(vncl_context **out, cl_platform_id plat,
   ctx->staging_bytes = st->staging_bytes;
   atomic_init(&ctx->refs, 1);
   if (vncl__profiler_create(ctx) != VNCL_OK) {
+    vncl__bincache_close(&ctx->bincache);
     clReleaseCommandQueue(q);
     clReleaseContext(clc);
     free(ctx);
@@ -181,6 +182,7 @@ void vncl__context_release(vncl_context *ctx) {
   vncl__fft_release(ctx); /* FFT plans and scratch, before the queue goes */
   vncl__profiler_destroy(ctx);
   vncl__programs_free(ctx);
+  vncl__bincache_close(&ctx->bincache);
   clReleaseCommandQueue(ctx->queue);
   clReleaseContext(ctx->cl_ctx);
   pthread_mutex_destroy(&ctx->lock);

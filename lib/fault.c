@@ -5,6 +5,8 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +86,27 @@ int vncl__fi_rename(const char *a, const char *b) {
     return -1;
   }
   return rename(a, b);
+}
+int vncl__fi_renameat(int da, const char *a, int db, const char *b) {
+  if (hit(VNCL_FAULT_FILE)) {
+    errno = EIO;
+    return -1;
+  }
+  return renameat(da, a, db, b);
+}
+int vncl__fi_openat(int dfd, const char *path, int flags, ...) {
+  int mode = 0;
+  if (flags & O_CREAT) {
+    va_list ap;
+    va_start(ap, flags);
+    mode = va_arg(ap, int);
+    va_end(ap);
+  }
+  if ((flags & (O_WRONLY | O_RDWR)) && hit(VNCL_FAULT_FILE)) {
+    errno = ENOSPC;
+    return -1;
+  }
+  return openat(dfd, path, flags, mode);
 }
 cl_mem vncl__fi_clCreateBuffer(cl_context c, cl_mem_flags f, size_t n, void *h,
                                cl_int *errcode_ret) {

@@ -20,7 +20,7 @@ typedef enum vncl__fault_kind {
   VNCL_FAULT_ENQUEUE,        /* clEnqueue{NDRangeKernel,Read,Write,Fill,Copy}* */
   VNCL_FAULT_MAP,            /* clEnqueueMapBuffer */
   VNCL_FAULT_WAIT,           /* clWaitForEvents, clFinish */
-  VNCL_FAULT_FILE,           /* mkstemp, fopen for writing, rename */
+  VNCL_FAULT_FILE,           /* mkstemp, fopen/openat for writing, rename(at) */
   VNCL_FAULT_SETUP,          /* clCreateContext, clCreateCommandQueue */
   VNCL_FAULT_KINDS
 } vncl__fault_kind;
@@ -37,6 +37,7 @@ const char *vncl__fault_kind_name(vncl__fault_kind kind);
 
 #if defined(VNCL_FAULT_INJECTION) && !defined(VNCL_FAULT_IMPL) && \
     !defined(VNCL_FAULT_CLIENT)
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 void *vncl__fi_malloc(size_t n);
@@ -45,6 +46,8 @@ void *vncl__fi_realloc(void *p, size_t n);
 int vncl__fi_mkstemp(char *tmpl);
 FILE *vncl__fi_fopen(const char *path, const char *mode);
 int vncl__fi_rename(const char *a, const char *b);
+int vncl__fi_renameat(int da, const char *a, int db, const char *b);
+int vncl__fi_openat(int dfd, const char *path, int flags, ...);
 cl_mem vncl__fi_clCreateBuffer(cl_context, cl_mem_flags, size_t, void *,
                                cl_int *);
 cl_program vncl__fi_clCreateProgramWithSource(cl_context, cl_uint,
@@ -96,6 +99,8 @@ cl_command_queue vncl__fi_clCreateCommandQueue(cl_context, cl_device_id,
 #define mkstemp vncl__fi_mkstemp
 #define fopen vncl__fi_fopen
 #define rename vncl__fi_rename
+#define renameat vncl__fi_renameat
+#define openat vncl__fi_openat
 #define clCreateBuffer vncl__fi_clCreateBuffer
 #define clCreateProgramWithSource vncl__fi_clCreateProgramWithSource
 #define clCreateProgramWithBinary vncl__fi_clCreateProgramWithBinary

@@ -57,17 +57,72 @@ uint64_t vncl__hash(const void *data, size_t len, uint64_t h);
 bool vncl__parse_bytes(const char *s, uint64_t *out);
 /* a*b into *out; false on overflow. */
 bool vncl__mul_overflow(size_t a, size_t b, size_t *out);
-/* mkdir -p: creates `path` and its missing parents (0755); true when the
- * folder exists afterwards. */
+/* mkdir -p: creates `path` and its missing parents, each 0700 whatever the
+ * umask (folders that exist keep their modes); true when the folder exists
+ * afterwards. */
 bool vncl__make_dirs(const char *path);
 /* Case-insensitive substring test. */
 bool vncl__contains_nocase(const char *hay, const char *needle);
 /* strncpy that always terminates. */
 void vncl__strlcpy(char *dst, const char *src, size_t cap);
-/* Environment lookup that treats "" as unset. */
+/* Environment lookup that treats "" as unset, through secure_getenv: in a
+ * set-user-ID or set-group-ID process (or one that gained capabilities)
+ * every variable reads as unset, so no caller can point the library at
+ * files or code of their choosing (docs/security.md). */
 const char *vncl__getenv(const char *name);
 /* Monotonic seconds. */
 double vncl__now(void);
+
+/* ---- trust on disk (trust.c, docs/security.md) -------------------------- */
+
+/* Why a folder or file is not trusted, naming it, and the command or
+ * setting that mends it; both "" when it is trusted. state tells a broken
+ * rule (someone else could have written it) from a plain error (a path
+ * that cannot be resolved or opened: why set, fix ""). */
+enum { VNCL__TRUST_OK = 0, VNCL__TRUST_BROKEN, VNCL__TRUST_ERROR };
+typedef struct vncl__trust {
+  int state;
+  char why[512];
+  char fix[512];
+} vncl__trust;
+struct stat;
+/* The rule for one object: a folder (want_dir) or regular file, owned by
+ * the effective user or root, writable by neither group nor others. */
+bool vncl__trust_stat(const struct stat *st, bool want_dir, const char *path,
+                      vncl__trust *t);
+/* False when a component of `path` that exists is a symbolic link owned by
+ * another user (one planted in a shared folder such as /tmp). */
+bool vncl__trust_links(const char *path, vncl__trust *t);
+/* mkdir -p (vncl__make_dirs, 0700) after checking the path for links
+ * others own and, when something is missing, the first folder that exists
+ * (it and those above it: open_dir's rule for a holder), so that nothing
+ * is made where another account could take it over. False with t set. */
+bool vncl__trust_make_dirs(const char *path, vncl__trust *t);
+/* Opens the folder `path` for use when it is trusted: resolves it, checks
+ * it and every folder above it up to a root-owned one that no one else may
+ * write or a sticky one, and opens it (O_DIRECTORY | O_NOFOLLOW, close on
+ * exec). A folder vncl keeps as its own (the binary cache) must itself be
+ * closed to others; a `holder` of files that are checked one by one (the
+ * tuning database's folder) may also be a sticky one such as /tmp, where
+ * others cannot rename or remove what they do not own. Returns the
+ * descriptor and the resolved path in canon, or -1 with t set (errno
+ * ENOENT when the folder does not exist). */
+int vncl__trust_open_dir(const char *path, bool holder, char *canon,
+                         size_t cap, vncl__trust *t);
+/* Opens `name` in the trusted folder dirfd (path `dir`, for messages) for
+ * reading, without following a symbolic link, and checks the file. Returns
+ * the descriptor, or -1: errno ENOENT (none; t->state OK), ELOOP (a link)
+ * or EACCES (not trusted; both with state BROKEN), or another open error
+ * (state OK: the caller treats it as absent). */
+int vncl__trust_openat(int dirfd, const char *dir, const char *name,
+                       vncl__trust *t);
+/* Opens the file at `path` for reading when it and its folder are trusted
+ * (open_dir on its folder, then openat). -1 with t->why "" and errno ENOENT
+ * when there is no such file; with why set when one is there but not
+ * trusted. With dirfd_out, the folder stays open for the caller (who
+ * closes it) and dir_out receives its resolved path. */
+int vncl__trust_open_file(const char *path, vncl__trust *t, int *dirfd_out,
+                          char *dir_out, size_t dir_cap);
 
 /* ---- devices (device.c) ------------------------------------------------ */
 
@@ -136,11 +191,16 @@ vncl_status vncl__kernel_get(vncl_context *ctx, const char *source,
 /* Binary cache (binary_cache.c). Keys are full strings; files carry a
  * header with magic, key, length and checksum, and anything that does not
  * match is ignored. All failures are silent (logged): the cache only ever
- * saves time. */
+ * saves time. The folder is used only when trusted (trust.c), and files
+ * are opened relative to it without following links. */
 typedef struct vncl__bincache {
-  char dir[1024]; /* "" when disabled */
+  char dir[1024]; /* resolved path; "" when disabled */
+  int dirfd;      /* the open folder; -1 when disabled */
+  vncl__trust untrusted; /* why it was disabled as untrusted ("" if not) */
 } vncl__bincache;
 void vncl__bincache_init(vncl__bincache *bc, const char *dir_opt);
+/* Closes the folder (the context's last reference). */
+void vncl__bincache_close(vncl__bincache *bc);
 /* Loads a binary for `key`; returns malloc'd bytes or NULL. */
 unsigned char *vncl__bincache_load(const vncl__bincache *bc, const char *key,
                                    size_t *len);
@@ -188,10 +248,12 @@ struct vncl_context {
   int ops_params[8][6];
   /* The tuning database read at creation (tuning_db.c), for doctor and
    * `vncl autotune --show`: state 0 none, 1 read, -1 invalid (reason in
-   * tuning_why); entries that matched this device. */
+   * tuning_why), -2 not trusted and ignored (reason in tuning_why, the
+   * remedy in tuning_fix); entries that matched this device. */
   int tuning_state;
   int tuning_entries;
-  char tuning_why[256];
+  char tuning_why[512];
+  char tuning_fix[512];
   /* FFT plan cache and scratch (fft_cache.c), made on the first FFT; has
    * its own locks. */
   struct vncl__fft_state *fft;

@@ -6,6 +6,7 @@
  * when a context is created. A bad file is a warning, never an error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,15 +261,35 @@ out:
   return ok;
 }
 
-bool vncl__tuning_db_load(const char *path, vncl__tuning_db *db, char *why,
-                          size_t cap) {
+int vncl__tuning_db_read(const char *path, vncl__tuning_db *db, char *why,
+                         size_t cap, char *fix, size_t fix_cap) {
   memset(db, 0, sizeof *db);
   why[0] = '\0';
-  FILE *f = fopen(path, "rb");
+  if (fix && fix_cap) fix[0] = '\0';
+  if (!path || !*path) return 0;
+  /* Its parameters become build options and work-group shapes: a file
+   * another account could have written is not read (trust.c). */
+  vncl__trust t;
+  int fd = vncl__trust_open_file(path, &t, NULL, NULL, 0);
+  if (fd < 0) {
+    int e = errno;
+    if (t.state == VNCL__TRUST_BROKEN) {
+      vncl__strlcpy(why, t.why, cap);
+      if (fix && fix_cap) vncl__strlcpy(fix, t.fix, fix_cap);
+      return -2;
+    }
+    if (t.state == VNCL__TRUST_OK && e == ENOENT) return 0;
+    if (t.why[0])
+      vncl__strlcpy(why, t.why, cap);
+    else
+      snprintf(why, cap, "cannot read: %s", strerror(e));
+    return -1;
+  }
+  FILE *f = fdopen(fd, "rb");
   if (!f) {
-    if (errno != ENOENT)
-      snprintf(why, cap, "cannot read: %s", strerror(errno));
-    return false;
+    snprintf(why, cap, "cannot read: %s", strerror(errno));
+    close(fd);
+    return -1;
   }
   size_t n = 0, sz = 0;
   char *buf = NULL;
@@ -278,7 +299,7 @@ bool vncl__tuning_db_load(const char *path, vncl__tuning_db *db, char *why,
         snprintf(why, cap, "larger than 64 MiB");
         free(buf);
         fclose(f);
-        return false;
+        return -1;
       }
       sz = sz ? sz * 2 : 65536;
       char *nb = realloc(buf, sz);
@@ -286,7 +307,7 @@ bool vncl__tuning_db_load(const char *path, vncl__tuning_db *db, char *why,
         free(buf);
         fclose(f);
         snprintf(why, cap, "out of memory");
-        return false;
+        return -1;
       }
       buf = nb;
     }
@@ -294,10 +315,21 @@ bool vncl__tuning_db_load(const char *path, vncl__tuning_db *db, char *why,
     n += r;
     if (r == 0) break;
   }
+  bool err = ferror(f);
   fclose(f);
+  if (err) {
+    free(buf);
+    snprintf(why, cap, "cannot read: %s", strerror(EIO));
+    return -1;
+  }
   bool ok = vncl__tuning_db_parse(buf, n, db, why, cap);
   free(buf);
-  return ok;
+  return ok ? 1 : -1;
+}
+
+bool vncl__tuning_db_load(const char *path, vncl__tuning_db *db, char *why,
+                          size_t cap) {
+  return vncl__tuning_db_read(path, db, why, cap, NULL, 0) == 1;
 }
 
 static cJSON *entry_json(const vncl__tune_entry *e) {
@@ -339,23 +371,55 @@ bool vncl__tuning_db_save(const char *path, const vncl__tuning_db *db,
     snprintf(why, cap, "out of memory");
     return false;
   }
-  char dir[1024], tmp[1100];
-  vncl__strlcpy(dir, path, sizeof dir);
-  char *slash = strrchr(dir, '/'); /* the file's folder */
-  if (slash && slash != dir) {
-    *slash = '\0';
-    vncl__make_dirs(dir); /* a failure shows at the fopen below */
+  /* Written only into a trusted folder (one vncl would read back from),
+   * 0600 through a temporary file of the same folder renamed over the
+   * name: a link under the name is replaced, never written through. */
+  char dir[1024], canon[1024], tmp[1200];
+  const char *slash = strrchr(path, '/');
+  const char *name = slash ? slash + 1 : path;
+  if (!*name || strlen(path) >= sizeof dir) {
+    snprintf(why, cap, "cannot write '%s': not a file name", path);
+    free(text);
+    return false;
   }
-  snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-  FILE *f = fopen(tmp, "wb");
+  if (!slash)
+    vncl__strlcpy(dir, ".", sizeof dir);
+  else if (slash == path)
+    vncl__strlcpy(dir, "/", sizeof dir);
+  else
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  vncl__trust t;
+  int dfd = -1;
+  if (vncl__trust_make_dirs(dir, &t))
+    dfd = vncl__trust_open_dir(dir, true, canon, sizeof canon, &t);
+  if (dfd < 0) {
+    if (t.state == VNCL__TRUST_BROKEN)
+      snprintf(why, cap, "cannot write %s: its folder is not trusted: %s%s%s%s",
+               path, t.why, t.fix[0] ? " (fix: " : "", t.fix,
+               t.fix[0] ? ")" : "");
+    else
+      snprintf(why, cap, "cannot write %s: %s", path, t.why);
+    free(text);
+    return false;
+  }
+  int w = snprintf(tmp, sizeof tmp, "%s/%s.tmp.XXXXXX", canon, name);
+  int fd = w > 0 && (size_t)w < sizeof tmp ? mkstemp(tmp) : -1;
+  const char *tmpname = strrchr(tmp, '/') + 1;
+  FILE *f = NULL;
+  if (fd >= 0) {
+    f = fchmod(fd, 0600) == 0 ? fdopen(fd, "wb") : NULL;
+    if (!f) close(fd);
+  }
   bool ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
   if (f && fclose(f)) ok = false;
   free(text);
-  if (!ok || rename(tmp, path)) {
+  if (!ok || renameat(dfd, tmpname, dfd, name)) {
     snprintf(why, cap, "cannot write %s: %s", path, strerror(errno));
-    unlink(tmp);
+    if (fd >= 0) unlinkat(dfd, tmpname, 0);
+    close(dfd);
     return false;
   }
+  close(dfd);
   return true;
 }
 
@@ -367,7 +431,7 @@ void vncl__tuning_default_path(char *out, size_t cap) {
   else if (h)
     snprintf(out, cap, "%s/.local/share/vncl/tuning.json", h);
   else
-    snprintf(out, cap, "vncl-tuning.json");
+    vncl__strlcpy(out, "", cap); /* no home: the built-in defaults only */
 }
 
 void vncl__tuning_path(const vncl_context *ctx, char *out, size_t cap) {
@@ -535,18 +599,27 @@ static bool ops_from_entry(const vncl__tune_entry *e, int f, int *v,
 }
 
 void vncl__tuning_apply(vncl_context *ctx) {
-  char path[1024], why[256];
+  char path[1024], why[512];
   vncl__tuning_path(ctx, path, sizeof path);
   vncl__tuning_db file;
-  bool have = vncl__tuning_db_load(path, &file, why, sizeof why);
-  ctx->tuning_state = have ? 1 : why[0] ? -1 : 0;
-  vncl__strlcpy(ctx->tuning_why, why, sizeof ctx->tuning_why);
+  int state = vncl__tuning_db_read(path, &file, ctx->tuning_why,
+                                   sizeof ctx->tuning_why, ctx->tuning_fix,
+                                   sizeof ctx->tuning_fix);
+  bool have = state == 1;
+  ctx->tuning_state = state;
   ctx->tuning_entries = 0;
-  if (!have && why[0])
+  if (state == -1)
     vncl__log(VNCL_LOG_WARN,
               "tuning database %s is invalid (%s): using the built-in "
               "defaults",
-              path, why);
+              path, ctx->tuning_why);
+  else if (state == -2)
+    vncl__log(VNCL_LOG_WARN,
+              "tuning database %s is not trusted: %s; ignored, using the "
+              "built-in defaults (fix: %s%sset VNCL_TUNING_DB to a file of "
+              "your own)",
+              path, ctx->tuning_why, ctx->tuning_fix,
+              ctx->tuning_fix[0] ? ", or " : "");
   for (int i = 0; have && i < file.n; i++)
     if (!strcmp(file.e[i].device, ctx->info.name) &&
         !strcmp(file.e[i].vendor, ctx->info.vendor))
@@ -571,6 +644,7 @@ void vncl__tuning_apply(vncl_context *ctx) {
         continue;
       }
       vncl__gemm_params p;
+      why[0] = '\0';
       bool ok = gemm_from_entry(ctx, acc, sh, e, &p, why, sizeof why) &&
                 vncl__gemm_params_set(ctx, (vncl__gemm_acc)acc,
                                       (vncl__gemm_shape)sh, &p) == VNCL_OK;
@@ -597,6 +671,7 @@ void vncl__tuning_apply(vncl_context *ctx) {
                                         &from_file, &lvl);
     if (!e) continue;
     int v[VNCL__OPS_MAX_PARAMS];
+    why[0] = '\0';
     if (!ops_from_entry(e, f, v, why, sizeof why) ||
         vncl__ops_params_set(ctx, (vncl__ops_family)f, v) != VNCL_OK) {
       vncl__log(VNCL_LOG_WARN, "tuning database %s: %s entry not used (%s)",
@@ -627,15 +702,22 @@ static void print_source(FILE *f, bool from_file, const char *path,
 }
 
 void vncl__tuning_show(vncl_context *ctx, FILE *f) {
-  char path[1024], why[256];
+  char path[1024], why[512];
   vncl__tuning_path(ctx, path, sizeof path);
   vncl__tuning_db file;
-  bool have = vncl__tuning_db_load(path, &file, why, sizeof why);
+  int state = vncl__tuning_db_read(path, &file, why, sizeof why, NULL, 0);
+  bool have = state == 1;
   fprintf(f, "device: %s (%s, driver %s)\n", ctx->info.name, ctx->info.vendor,
           ctx->info.driver_version);
   if (have)
     fprintf(f, "tuning database: %s (%d entries for this device)\n", path,
             ctx->tuning_entries);
+  else if (state == -2)
+    fprintf(f, "tuning database: %s not trusted, ignored: %s (built-in "
+            "defaults)\n", path, why);
+  else if (!path[0])
+    fprintf(f, "tuning database: none (no home folder; built-in "
+            "defaults)\n");
   else if (why[0])
     fprintf(f, "tuning database: %s invalid: %s (built-in defaults)\n", path,
             why);

@@ -49,10 +49,18 @@ const char *vncl__tune_level_name(vncl__tune_level l);
  * entry) in why; db is then empty. Never reads past len. */
 bool vncl__tuning_db_parse(const char *text, size_t len, vncl__tuning_db *db,
                            char *why, size_t cap);
-/* Reads and parses path. A missing file: false with why "" (no database). */
+/* Reads and parses path when it is trusted (trust.c: the file and the
+ * folders above it owned by the user or root and writable by no one else;
+ * a symbolic link as the file itself is not followed). Returns 1 (read),
+ * 0 (no such file, or path ""; why ""), -1 (unreadable or invalid: why)
+ * or -2 (not trusted, not read: why, and the remedy in fix when given). */
+int vncl__tuning_db_read(const char *path, vncl__tuning_db *db, char *why,
+                         size_t cap, char *fix, size_t fix_cap);
+/* vncl__tuning_db_read() == 1: false with why "" when there is no file. */
 bool vncl__tuning_db_load(const char *path, vncl__tuning_db *db, char *why,
                           size_t cap);
-/* Writes db atomically (temp file + rename), making the folder. */
+/* Writes db atomically (a 0600 temporary file renamed over the name),
+ * making the folder (0700); refuses a folder that is not trusted. */
 bool vncl__tuning_db_save(const char *path, const vncl__tuning_db *db,
                           char *why, size_t cap);
 void vncl__tuning_db_free(vncl__tuning_db *db);
@@ -60,7 +68,8 @@ void vncl__tuning_db_free(vncl__tuning_db *db);
 bool vncl__tuning_db_put(vncl__tuning_db *db, vncl__tune_entry *e);
 /* The built-in defaults (tuning/defaults.json, embedded); parsed once. */
 const vncl__tuning_db *vncl__tuning_builtin(void);
-/* $XDG_DATA_HOME/vncl/tuning.json or ~/.local/share/vncl/tuning.json. */
+/* $XDG_DATA_HOME/vncl/tuning.json or ~/.local/share/vncl/tuning.json;
+ * "" when neither variable is set (or the process is set-user-ID). */
 void vncl__tuning_default_path(char *out, size_t cap);
 /* The database path a context uses: its tuning_db setting, else default. */
 void vncl__tuning_path(const vncl_context *ctx, char *out, size_t cap);

@@ -1,11 +1,14 @@
 /* Small helpers: hashing, number parsing, strings, time. */
+#define _GNU_SOURCE /* secure_getenv */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -50,16 +53,29 @@ bool vncl__mul_overflow(size_t a, size_t b, size_t *out) {
   return true;
 }
 
+/* One folder, 0700. mkdir's mode passes through the umask, which may only
+ * take bits away (a umask of 0777 would leave 000), so the mode is set again
+ * on the folder just made, through a descriptor that follows no link. */
+static bool make_dir(const char *p) {
+  if (mkdir(p, 0700) != 0) return errno == EEXIST;
+  int fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool ok = fchmod(fd, 0700) == 0;
+  close(fd);
+  return ok;
+}
+
 bool vncl__make_dirs(const char *path) {
   char tmp[1024];
+  if (!path || !*path || strlen(path) >= sizeof tmp) return false;
   vncl__strlcpy(tmp, path, sizeof tmp);
   for (char *p = tmp + 1; *p; p++) {
     if (*p != '/') continue;
     *p = '\0';
-    if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return false;
+    if (!make_dir(tmp)) return false;
     *p = '/';
   }
-  if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return false;
+  if (!make_dir(tmp)) return false;
   struct stat st;
   return stat(tmp, &st) == 0 && S_ISDIR(st.st_mode);
 }
@@ -86,7 +102,14 @@ void vncl__strlcpy(char *dst, const char *src, size_t cap) {
 }
 
 const char *vncl__getenv(const char *name) {
-  const char *v = getenv(name);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 17)
+  const char *v = secure_getenv(name);
+#else
+  /* Without secure_getenv: the same rule for set-ID programs. */
+  const char *v = (getuid() != geteuid() || getgid() != getegid())
+                      ? NULL
+                      : getenv(name);
+#endif
   return (v && *v) ? v : NULL;
 }
 

@@ -10,6 +10,7 @@
  * then broadcasts its status and message). Device errors met
  * later are kept while the rank goes on taking part in every collective,
  * and agreed on the same way at the end. */
+#define _GNU_SOURCE /* secure_getenv, as the library reads its variables */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -141,7 +142,7 @@ vncl_status vncl_mpi_context_create(vncl_context **out, MPI_Comm comm,
   }
   char sel[256] = "";
   if (!s) {
-    const char *v = o.device ? o.device : getenv("VNCL_DEVICE");
+    const char *v = o.device ? o.device : secure_getenv("VNCL_DEVICE");
     int count = 0;
     if (v && strchr(v, ',')) {
       /* element (local rank mod length) of the list */

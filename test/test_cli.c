@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -144,8 +145,14 @@ static void test_selection_errors(void **st) {
 
 static void test_doctor(void **st) {
   (void)st;
-  char *out;
+  char *out, dir[256];
+  /* A private cache folder of its own: healthy does not depend on the
+   * folders of whoever runs the test. */
+  t_tmpdir(dir, sizeof dir);
+  setenv("VNCL_CACHE_DIR", dir, 1);
   assert_int_equal(run("doctor", false, &out), 0);
+  unsetenv("VNCL_CACHE_DIR");
+  t_rmtree(dir);
   assert_non_null(strstr(out, "[ ok ] ICD loader"));
   assert_non_null(strstr(out, "test kernel runs and verifies"));
   assert_non_null(strstr(out, "healthy: 0 required"));
@@ -158,6 +165,53 @@ static void test_doctor(void **st) {
   assert_non_null(strstr(out, "fix: install an OpenCL driver"));
   assert_non_null(strstr(out, "FAILED"));
   free(out);
+}
+
+/* A cache folder or tuning database others could have written: a failed
+ * check with the fix, exit 1; the product still verifies, nothing is
+ * written into the folder. */
+static void test_doctor_untrusted(void **st) {
+  (void)st;
+  char dir[256], loose[400], cache[500], db[500], want[700], *out;
+  t_tmpdir(dir, sizeof dir);
+  snprintf(loose, sizeof loose, "%s/shared", dir);
+  assert_int_equal(mkdir(loose, 0700), 0);
+  assert_int_equal(chmod(loose, 0777), 0);
+  snprintf(cache, sizeof cache, "%s/vnclcache", loose);
+  setenv("VNCL_CACHE_DIR", cache, 1);
+  assert_int_equal(run("doctor", false, &out), 1);
+  snprintf(want, sizeof want, "[FAIL] binary cache: %s not trusted, so off",
+           cache);
+  if (!strstr(out, want)) fail_msg("no '%s' in:\n%s", want, out);
+  snprintf(want, sizeof want, "fix: chmod go-w '%s', or set VNCL_CACHE_DIR "
+           "to a private folder", loose);
+  if (!strstr(out, want)) fail_msg("no '%s' in:\n%s", want, out);
+  assert_non_null(strstr(out, "[ ok ] test kernel runs and verifies"));
+  free(out);
+  assert_int_not_equal(access(cache, F_OK), 0); /* not even made */
+
+  snprintf(cache, sizeof cache, "%s/private", dir);
+  setenv("VNCL_CACHE_DIR", cache, 1);
+  snprintf(db, sizeof db, "%s/tuning.json", dir);
+  FILE *f = fopen(db, "w");
+  assert_non_null(f);
+  fputs("{\"schema\": \"vncl-tuning\", \"version\": 1, \"entries\": []}", f);
+  fclose(f);
+  assert_int_equal(chmod(db, 0666), 0);
+  setenv("VNCL_TUNING_DB", db, 1);
+  assert_int_equal(run("doctor", false, &out), 1);
+  unsetenv("VNCL_TUNING_DB");
+  unsetenv("VNCL_CACHE_DIR");
+  snprintf(want, sizeof want, "[FAIL] tuning database: %s not trusted, "
+           "ignored", db);
+  if (!strstr(out, want)) fail_msg("no '%s' in:\n%s", want, out);
+  snprintf(want, sizeof want, "fix: chmod 600 '%s', or set VNCL_TUNING_DB",
+           db);
+  if (!strstr(out, want)) fail_msg("no '%s' in:\n%s", want, out);
+  assert_non_null(strstr(out, "[ ok ] binary cache"));
+  assert_non_null(strstr(out, "FAILED: 1 required check(s) failed"));
+  free(out);
+  t_rmtree(dir);
 }
 
 int main(void) {
@@ -174,6 +228,7 @@ int main(void) {
       cmocka_unit_test(test_info_json),
       cmocka_unit_test(test_selection_errors),
       cmocka_unit_test(test_doctor),
+      cmocka_unit_test(test_doctor_untrusted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

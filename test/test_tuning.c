@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -416,10 +417,29 @@ static void test_crash_isolation(void **state) {
   unsetenv("VNCL_TUNING_DB");
 }
 
+static unsigned mode_of(const char *path) {
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  return (unsigned)(st.st_mode & 07777);
+}
+
+static char *slurp(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  static char buf[1 << 16];
+  *n = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  char *copy = malloc(*n + 1);
+  assert_non_null(copy);
+  memcpy(copy, buf, *n);
+  return copy;
+}
+
 /* A run stopped after two answers keeps them in OUT.partial; the next run
  * takes them from there, measures the rest and writes the database. The
  * test-only candidates that abort and hang are among them: the run goes
- * on past both. */
+ * on past both. Under umask 0 the folder is made 0700 and the files 0600;
+ * a partial file others may write is not resumed from, but replaced. */
 static void test_resume(void **state) {
   (void)state;
   char dir[512], out[600], part[700];
@@ -437,17 +457,39 @@ static void test_resume(void **state) {
   o.worker_argv = worker_argv;
   o.max_candidates = 1;
   o.stop_after = 2;
+  mode_t old_mask = umask(0);
   assert_int_equal(vncl__autotune_run(&o), 3);
   assert_int_equal(o.evaluated, 2);
   assert_int_equal(o.failed, 2); /* abort and hang */
   assert_int_equal(access(part, R_OK), 0);
   assert_int_not_equal(access(out, R_OK), 0);
+  char sub[700];
+  snprintf(sub, sizeof sub, "%s/db", dir);
+  assert_int_equal(mode_of(sub), 0700);
+  assert_int_equal(mode_of(part), 0600);
+
+  /* Loosened, the partial file is not trusted: nothing resumed from it. */
+  size_t plen;
+  char *saved = slurp(part, &plen);
+  assert_int_equal(chmod(part, 0666), 0);
+  o.stop_after = 1;
+  assert_int_equal(vncl__autotune_run(&o), 3);
+  assert_int_equal(o.reused, 0);
+  assert_int_equal(o.evaluated, 1);
+  assert_int_equal(mode_of(part), 0600); /* a new file in its place */
+  FILE *pf = fopen(part, "wb"); /* the two answers back, for the resume */
+  assert_non_null(pf);
+  assert_int_equal(fwrite(saved, 1, plen, pf), plen);
+  fclose(pf);
+  free(saved);
 
   o.stop_after = 0;
   assert_int_equal(vncl__autotune_run(&o), 0);
   assert_int_equal(o.reused, 2);
   assert_true(o.evaluated >= 1); /* the defaults, then one candidate */
   assert_int_not_equal(access(part, R_OK), 0);
+  assert_int_equal(mode_of(out), 0600);
+  umask(old_mask);
   vncl__tuning_db db;
   char why[256];
   assert_true(vncl__tuning_db_load(out, &db, why, sizeof why));

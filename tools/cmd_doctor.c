@@ -190,28 +190,54 @@ int cmd_doctor(int argc, char **argv) {
   char dir[1024];
   vncl__bincache_default_dir(dir, sizeof dir);
   bool cache_on = ctx->bincache.dir[0] != '\0';
-  bool writable = cache_on && access(ctx->bincache.dir, W_OK) == 0;
-  snprintf(line, sizeof line, "binary cache: %s",
-           cache_on ? ctx->bincache.dir
-           : dir[0] ? "not writable, so off"
-                    : "off (VNCL_CACHE_DIR=off)");
-  check(writable || !dir[0], false, line,
-        "set VNCL_CACHE_DIR to a writable folder so kernels compile once, "
-        "not in every process");
-  /* The tuning database (lib/tuning_db.c); a bad one only warns. */
+  if (ctx->bincache.untrusted.why[0]) {
+    /* Someone else could have written it: a required check, since a
+     * cached binary is code this process runs. */
+    snprintf(line, sizeof line, "binary cache: %s not trusted, so off: %s",
+             dir, ctx->bincache.untrusted.why);
+    char fix[1400];
+    snprintf(fix, sizeof fix,
+             "%s%sset VNCL_CACHE_DIR to a private folder (kernels compile "
+             "in every process meanwhile)",
+             ctx->bincache.untrusted.fix,
+             ctx->bincache.untrusted.fix[0] ? ", or " : "");
+    check(false, true, line, fix);
+  } else {
+    bool writable = cache_on && access(ctx->bincache.dir, W_OK) == 0;
+    snprintf(line, sizeof line, "binary cache: %s",
+             cache_on ? ctx->bincache.dir
+             : dir[0] ? "not writable, so off"
+                      : "off (VNCL_CACHE_DIR=off)");
+    check(writable || !dir[0], false, line,
+          "set VNCL_CACHE_DIR to a writable folder so kernels compile once, "
+          "not in every process");
+  }
+  /* The tuning database (lib/tuning_db.c); a bad one only warns, one that
+   * is not trusted fails, as the cache does. */
   char tpath[1024];
   vncl__tuning_path(ctx, tpath, sizeof tpath);
-  if (ctx->tuning_state == 1)
-    snprintf(line, sizeof line, "tuning database: %s (%d entries for this "
-             "device)", tpath, ctx->tuning_entries);
-  else if (ctx->tuning_state < 0)
-    snprintf(line, sizeof line, "tuning database: %s invalid: %s", tpath,
-             ctx->tuning_why);
-  else
-    snprintf(line, sizeof line, "tuning database: none (built-in defaults)");
-  check(ctx->tuning_state >= 0, false, line,
-        "run `vncl autotune` to write a new one (the built-in defaults are "
-        "used meanwhile)");
+  if (ctx->tuning_state == -2) {
+    snprintf(line, sizeof line, "tuning database: %s not trusted, ignored: %s",
+             tpath, ctx->tuning_why);
+    char fix[1400];
+    snprintf(fix, sizeof fix,
+             "%s%sset VNCL_TUNING_DB to a file of your own (the built-in "
+             "defaults are used meanwhile)",
+             ctx->tuning_fix, ctx->tuning_fix[0] ? ", or " : "");
+    check(false, true, line, fix);
+  } else {
+    if (ctx->tuning_state == 1)
+      snprintf(line, sizeof line, "tuning database: %s (%d entries for this "
+               "device)", tpath, ctx->tuning_entries);
+    else if (ctx->tuning_state < 0)
+      snprintf(line, sizeof line, "tuning database: %s invalid: %s", tpath,
+               ctx->tuning_why);
+    else
+      snprintf(line, sizeof line, "tuning database: none (built-in defaults)");
+    check(ctx->tuning_state >= 0, false, line,
+          "run `vncl autotune` to write a new one (the built-in defaults are "
+          "used meanwhile)");
+  }
   telemetry_line(ctx, &d);
   vncl_context_destroy(ctx);
 out:

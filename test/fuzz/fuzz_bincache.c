@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -28,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!path[0]) setup();
   FILE *f = fopen(path, "wb");
   if (!f) abort();
+  fchmod(fileno(f), 0600); /* a file others may write is never read */
   if (size) fwrite(data, 1, size, f);
   fclose(f);
   size_t len = 0;
