@@ -137,6 +137,13 @@ $(B)/blas/libblas.so.3: $(BLAS_OBJ) $(BLAS_GEN)/blas.map $(B)/libvncl.a
 
 blas: $(B)/blas/libblas.so.3
 
+# A test program linked against the drop-in as an application is.
+$(B)/test/blas/test_dropin: test/blas/test_dropin.c $(B)/blas/libblas.so.3
+	@mkdir -p $(@D)
+	$(CC) -std=c11 $(OPT) -Wall -Wextra $(WERROR) $(SAN) -o $@ $< \
+	  -L$(B)/blas -l:libblas.so.3 -Wl,-rpath,'$$ORIGIN/../../blas' \
+	  -lcmocka -lpthread -lm
+
 # Every exported name of libblas.so.3 is one of the reference libblas3's,
 # and none of those is missing.
 BLAS_REF ?= /usr/lib/$(MULTIARCH)/blas/libblas.so.3
@@ -145,7 +152,7 @@ checksymbols-blas: $(B)/blas/libblas.so.3
 
 # The netlib testers of Debian's libblas-test and the NumPy test, against
 # build/blas/libblas.so.3 with every Level-3 call on the device.
-check-blas: $(B)/blas/libblas.so.3 checksymbols-blas
+check-blas: $(B)/blas/libblas.so.3 $(B)/test/blas/test_dropin checksymbols-blas
 	sh scripts/check-blas.sh $(B)
 
 # Registers the installed library as a libblas.so.3 alternative (priority
@@ -159,6 +166,8 @@ install-blas-alternative:
 
 uninstall-blas-alternative:
 	update-alternatives --remove $(ALT_NAME) $(LIBDIR)/vncl-blas/libblas.so.3
+
+check: check-blas
 
 .PHONY: blas checksymbols-blas check-blas install-blas-alternative \
   uninstall-blas-alternative
