@@ -8,6 +8,7 @@ LIBDIR ?= $(PREFIX)/lib
 INCDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
 PCDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR ?= $(LIBDIR)/cmake/vncl
 
 VERSION_MAJOR := $(shell sed -n 's/^\#define VNCL_VERSION_MAJOR \([0-9]*\).*/\1/p' include/vncl_version.h)
 VERSION_MINOR := $(shell sed -n 's/^\#define VNCL_VERSION_MINOR \([0-9]*\).*/\1/p' include/vncl_version.h)
@@ -348,9 +349,13 @@ uninstall-mpi:
 demo: deps all
 	$(B)/vncl info
 
+SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+  -e 's|@INCDIR@|$(INCDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+  -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g'
+
 install: all
 	mkdir -p $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) \
-	  $(DESTDIR)$(PCDIR)
+	  $(DESTDIR)$(PCDIR) $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(LIBDIR)/vncl-blas
 	cp include/*.h $(DESTDIR)$(INCDIR)/
 	cp $(B)/libvncl.so.$(VERSION) $(B)/libvncl.a $(DESTDIR)$(LIBDIR)/
 	ln -sf libvncl.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
@@ -359,13 +364,20 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 	  -e 's|@INCDIR@|$(INCDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	  vncl.pc.in > $(DESTDIR)$(PCDIR)/vncl.pc
+	$(SUBST) cmake/vnclConfig.cmake.in > $(DESTDIR)$(CMAKEDIR)/vnclConfig.cmake
+	$(SUBST) cmake/vnclConfigVersion.cmake.in \
+	  > $(DESTDIR)$(CMAKEDIR)/vnclConfigVersion.cmake
+	cp $(B)/blas/libblas.so.3 $(DESTDIR)$(LIBDIR)/vncl-blas/libblas.so.3
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(INCDIR)/,$(notdir $(wildcard include/*.h))) \
 	  $(DESTDIR)$(LIBDIR)/libvncl.so.$(VERSION) \
 	  $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libvncl.so \
 	  $(DESTDIR)$(LIBDIR)/libvncl.a $(DESTDIR)$(BINDIR)/vncl \
-	  $(DESTDIR)$(PCDIR)/vncl.pc
+	  $(DESTDIR)$(PCDIR)/vncl.pc \
+	  $(DESTDIR)$(CMAKEDIR)/vnclConfig.cmake \
+	  $(DESTDIR)$(CMAKEDIR)/vnclConfigVersion.cmake \
+	  $(DESTDIR)$(LIBDIR)/vncl-blas/libblas.so.3
 
 clean:
 	rm -rf $(B) build-asan build-fault build-tsan build-fuzz
