@@ -114,7 +114,7 @@ static void read_config(const char *path, int from_file[NKEYS],
     return;
   }
   snprintf(settings.config_file, sizeof settings.config_file, "%s", path);
-  char line[1200];
+  char line[1024];
   int lineno = 0;
   while (fgets(line, sizeof line, f)) {
     lineno++;
