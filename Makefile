@@ -8,6 +8,7 @@ LIBDIR ?= $(PREFIX)/lib
 INCDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
 PCDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR ?= $(LIBDIR)/cmake/vncl
 
 VERSION_MAJOR := $(shell sed -n 's/^\#define VNCL_VERSION_MAJOR \([0-9]*\).*/\1/p' include/vncl_version.h)
 VERSION_MINOR := $(shell sed -n 's/^\#define VNCL_VERSION_MINOR \([0-9]*\).*/\1/p' include/vncl_version.h)
@@ -43,7 +44,7 @@ BENCH_SRC := $(sort $(wildcard bench/*.c))
 
 SONAME = libvncl.so.$(VERSION_MAJOR)
 
-all: $(B)/libvncl.so $(B)/libvncl.a $(B)/vncl $(B)/vncl.pc
+all: $(B)/libvncl.so $(B)/libvncl.a $(B)/vncl $(B)/vncl.pc $(B)/blas/libblas.so.3
 
 $(B)/obj/%.o: lib/%.c $(HDRS)
 	@mkdir -p $(@D)
@@ -102,6 +103,75 @@ $(B)/test/libfake_%.so: test/fake_%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -fPIC -shared -o $@ $<
 $(B)/test/test_telemetry: $(FAKE_LIBS)
+
+# ---- The drop-in BLAS (blas/): build/blas/libblas.so.3, soname
+# libblas.so.3, a client of the public API linked with libvncl.a, exporting
+# only the reference BLAS and CBLAS names (the version script generated
+# with the forwarding layer from blas/blas.sigs). docs/blas.md.
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null || \
+  dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
+BLAS_GEN = $(B)/obj/blas-gen
+BLAS_SRC := $(sort $(wildcard blas/*.c))
+BLAS_OBJ := $(patsubst blas/%.c,$(B)/obj/blas/%.o,$(BLAS_SRC)) \
+  $(B)/obj/blas/blas_gen.o
+BLAS_HDRS := $(wildcard blas/*.h) $(BLAS_GEN)/blas_gen.h
+BLAS_CFLAGS = $(LIB_CFLAGS) -D_GNU_SOURCE -Iblas -I$(BLAS_GEN) \
+  -DVB_MULTIARCH='"$(MULTIARCH)"'
+
+$(BLAS_GEN)/blas_gen.h $(BLAS_GEN)/blas_gen.c $(BLAS_GEN)/blas.map: \
+  blas/blas.sigs scripts/gen-blas.sh
+	sh scripts/gen-blas.sh blas/blas.sigs $(BLAS_GEN)
+
+$(B)/obj/blas/%.o: blas/%.c $(BLAS_HDRS) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(BLAS_CFLAGS) -c $< -o $@
+
+$(B)/obj/blas/blas_gen.o: $(BLAS_GEN)/blas_gen.c $(BLAS_HDRS) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(BLAS_CFLAGS) -c $< -o $@
+
+$(B)/blas/libblas.so.3: $(BLAS_OBJ) $(BLAS_GEN)/blas.map $(B)/libvncl.a
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,libblas.so.3 -Wl,-z,defs \
+	  -Wl,--version-script=$(BLAS_GEN)/blas.map $(SAN) -o $@ $(BLAS_OBJ) \
+	  $(B)/libvncl.a $(LIBS) -ldl
+
+blas: $(B)/blas/libblas.so.3
+
+# A test program linked against the drop-in as an application is.
+$(B)/test/blas/test_dropin: test/blas/test_dropin.c $(B)/blas/libblas.so.3
+	@mkdir -p $(@D)
+	$(CC) -std=c11 $(OPT) -Wall -Wextra $(WERROR) $(SAN) -o $@ $< \
+	  -L$(B)/blas -l:libblas.so.3 -Wl,-rpath,'$$ORIGIN/../../blas' \
+	  -lcmocka -lpthread -lm
+
+# Every exported name of libblas.so.3 is one of the reference libblas3's,
+# and none of those is missing.
+BLAS_REF ?= /usr/lib/$(MULTIARCH)/blas/libblas.so.3
+checksymbols-blas: $(B)/blas/libblas.so.3
+	@sh scripts/check-blas-symbols.sh $(B)/blas/libblas.so.3 $(BLAS_REF)
+
+# The netlib testers of Debian's libblas-test and the NumPy test, against
+# build/blas/libblas.so.3 with every Level-3 call on the device.
+check-blas: $(B)/blas/libblas.so.3 $(B)/test/blas/test_dropin checksymbols-blas
+	sh scripts/check-blas.sh $(B)
+
+# Registers the installed library as a libblas.so.3 alternative (priority
+# 5: below OpenBLAS and the reference BLAS, so select it with
+# update-alternatives --set or --config).
+ALT_LINK = /usr/lib/$(MULTIARCH)/libblas.so.3
+ALT_NAME = libblas.so.3-$(MULTIARCH)
+install-blas-alternative:
+	update-alternatives --install $(ALT_LINK) $(ALT_NAME) \
+	  $(LIBDIR)/vncl-blas/libblas.so.3 5
+
+uninstall-blas-alternative:
+	update-alternatives --remove $(ALT_NAME) $(LIBDIR)/vncl-blas/libblas.so.3
+
+check: check-blas
+
+.PHONY: blas checksymbols-blas check-blas install-blas-alternative \
+  uninstall-blas-alternative
 
 tests: $(TEST_BIN)
 
@@ -288,9 +358,13 @@ uninstall-mpi:
 demo: deps all
 	$(B)/vncl info
 
+SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+  -e 's|@INCDIR@|$(INCDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+  -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g'
+
 install: all
 	mkdir -p $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) \
-	  $(DESTDIR)$(PCDIR)
+	  $(DESTDIR)$(PCDIR) $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(LIBDIR)/vncl-blas
 	cp include/*.h $(DESTDIR)$(INCDIR)/
 	cp $(B)/libvncl.so.$(VERSION) $(B)/libvncl.a $(DESTDIR)$(LIBDIR)/
 	ln -sf libvncl.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
@@ -299,13 +373,20 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 	  -e 's|@INCDIR@|$(INCDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	  vncl.pc.in > $(DESTDIR)$(PCDIR)/vncl.pc
+	$(SUBST) cmake/vnclConfig.cmake.in > $(DESTDIR)$(CMAKEDIR)/vnclConfig.cmake
+	$(SUBST) cmake/vnclConfigVersion.cmake.in \
+	  > $(DESTDIR)$(CMAKEDIR)/vnclConfigVersion.cmake
+	cp $(B)/blas/libblas.so.3 $(DESTDIR)$(LIBDIR)/vncl-blas/libblas.so.3
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(INCDIR)/,$(notdir $(wildcard include/*.h))) \
 	  $(DESTDIR)$(LIBDIR)/libvncl.so.$(VERSION) \
 	  $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libvncl.so \
 	  $(DESTDIR)$(LIBDIR)/libvncl.a $(DESTDIR)$(BINDIR)/vncl \
-	  $(DESTDIR)$(PCDIR)/vncl.pc
+	  $(DESTDIR)$(PCDIR)/vncl.pc \
+	  $(DESTDIR)$(CMAKEDIR)/vnclConfig.cmake \
+	  $(DESTDIR)$(CMAKEDIR)/vnclConfigVersion.cmake \
+	  $(DESTDIR)$(LIBDIR)/vncl-blas/libblas.so.3
 
 clean:
 	rm -rf $(B) build-asan build-fault build-tsan build-fuzz
