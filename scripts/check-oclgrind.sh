@@ -5,13 +5,16 @@
 # access, API error, a kernel it cannot build) as well as on wrong numbers.
 # docs/portability.md describes what runs and why.
 #
-#   sh scripts/check-oclgrind.sh [BUILD_DIR]
+#   sh scripts/check-oclgrind.sh [BUILD_DIR [RUN...]]
 #
+# With RUN names (nvidia, amd, ...: the first column below) only those run.
 # Each run writes BUILD_DIR/oclgrind/NAME.out (the program's output) and
-# NAME.log (Oclgrind's reports, --log); a run passes when the program exits
+# NAME.log (Oclgrind's reports); a run passes when the program exits
 # 0, the log is empty and the output holds no Oclgrind error.
 set -u
 B=${1:-build}
+[ $# -gt 0 ] && shift
+ONLY=" $* "
 BIN=$B/test/oclgrind_check
 OUT=$B/oclgrind
 TIMEOUT=${OCLGRIND_CHECK_TIMEOUT:-400}
@@ -26,7 +29,9 @@ fi
 mkdir -p "$OUT"
 # Programs built for Oclgrind are kept between runs (vncl's binary cache
 # keys on the platform and options; the simulator checks every run).
-export VNCL_CACHE_DIR="$OUT/cache"
+# Reports then say "(source not available)" for the kernel lines;
+# OCLGRIND_CHECK_CACHE=off builds from source and shows them.
+export VNCL_CACHE_DIR="${OCLGRIND_CHECK_CACHE:-$OUT/cache}"
 unset VNCL_DEVICE VNCL_GEMM_BACKEND VNCL_FFT_BACKEND VNCL_TUNING_DB
 
 # name  local-memory-bytes  max-work-group  oclgrind_check arguments
@@ -52,14 +57,20 @@ tab=$(printf '\t')
 # shellcheck disable=SC2086
 while read -r name lmem wg args; do
   [ -n "$name" ] || continue
+  [ "$ONLY" = "  " ] || case "$ONLY" in *" $name "*) ;; *) continue ;; esac
   log=$OUT/$name.log
   out=$OUT/$name.out
-  rm -f "$log"
+  rm -f "$log" "$out.rc"
   t0=$(date +%s)
-  OCLGRIND_LOCAL_MEM_SIZE=$lmem OCLGRIND_MAX_WGSIZE=$wg \
-    timeout -k 10 "$TIMEOUT" oclgrind --data-races --check-api --log "$log" \
-    "$BIN" $args >"$out" 2>&1
-  rc=$?
+  # Oclgrind opens its log anew, truncating it, for every OpenCL context
+  # the program creates, so a plain file would keep only the last
+  # context's reports. Its log is therefore a pipe (fd 3), which opening
+  # does not truncate, read into the file by cat.
+  ( OCLGRIND_LOCAL_MEM_SIZE=$lmem OCLGRIND_MAX_WGSIZE=$wg \
+      timeout -k 10 "$TIMEOUT" oclgrind --data-races --check-api \
+      --log /dev/fd/3 "$BIN" $args >"$out" 2>&1
+    echo $? >"$out.rc" ) 3>&1 | cat >"$log"
+  rc=$(cat "$out.rc" 2>/dev/null || echo 1)
   secs=$(( $(date +%s) - t0 ))
   n=$(grep -o 'PASSED  \] [0-9]* test' "$out" | awk '{s+=$3} END {print s+0}')
   reports=0
