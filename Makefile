@@ -1,5 +1,5 @@
 # vncl: plain Make. Targets: all (default), check, demo, deps, install,
-# uninstall, clean, checksymbols, check-asan, bench.
+# uninstall, clean, checksymbols, check-asan, check-oclgrind, bench.
 .SUFFIXES:
 
 PREFIX ?= /usr/local
@@ -228,6 +228,16 @@ check-fault:
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  sh scripts/run-tests.sh $(FAULT_B)/log $(FAULT_B)/fault_walk
 
+# Every kernel family under Oclgrind (a simulated GPU: work-items of a group
+# interleave, local memory is checked), with its data-race detector, under
+# the limits of each vendor's GPUs and with every built-in GPU parameter
+# set; fails on any Oclgrind report (scripts/check-oclgrind.sh,
+# docs/portability.md). test/oclgrind_check.c is not a test_* binary: the
+# normal suite does not run it.
+$(B)/test/oclgrind_check: test/oclgrind_check.c test/test_ops.h
+check-oclgrind: deps $(B)/libvncl.a $(B)/test/oclgrind_check
+	sh scripts/check-oclgrind.sh $(B)
+
 # The threading tests under ThreadSanitizer (suppressions: test/tsan.supp).
 check-tsan:
 	$(MAKE) B=build-tsan OPT="-O1 -g" SAN=-fsanitize=thread \
@@ -392,6 +402,7 @@ clean:
 	rm -rf $(B) build-asan build-fault build-tsan build-fuzz
 
 .PHONY: all tests deps checksymbols check check-asan check-fault check-tsan fuzz \
+  check-oclgrind \
   demo \
   install uninstall \
   clean

@@ -355,7 +355,11 @@ ew_binary_rows(const IDX rows, const IDX inner, const int op, const int nd,
   RDECOMP(6)
   __global const STORE *pa = a + aoff + ia, *pb = b + boff + ib;
   __global STORE *po = out + ooff + row * inner;
-  const real xa = LD(pa, 0), xb = LD(pb, 0);
+  /* The row's single value of an input broadcast along the row, read only
+   * for such an input: in place (out == a), another work-item of the row
+   * may be writing a's first element (a data race, even if unused). */
+  const real xa = ainner ? (real)0 : LD(pa, 0);
+  const real xb = binner ? (real)0 : LD(pb, 0);
   switch (op) { FOR_EACH_BINARY(BIN_ROWS_CASE) }
 }
 

@@ -238,7 +238,11 @@ reduce_rows(const int op, const IDX R, const IDX chunk, const IDX S,
   const int lid = get_local_id(0);
   const IDX g = get_group_id(0), row = g / S, s = g - row * S;
   const IDX c0 = s * chunk, c1 = min(c0 + chunk, R);
-  const IDX len = c1 > c0 ? c1 - c0 : 0;
+  /* c0 <= c1: the host makes no empty chunk (S = ceil(R / chunk); R = 0
+   * gives one chunk at c0 = 0). Written without a guard: the guarded form
+   * `c1 > c0 ? c1 - c0 : 0` becomes llvm.usub.sat, which Oclgrind 21.10's
+   * interpreter cannot run (docs/portability.md). */
+  const IDX len = c1 - c0;
   __global const STORE *p = x + xoff + row * R + c0;
   const IDX nv = len / VW, tail = nv * VW;
   acc val;

@@ -35,7 +35,8 @@
  *   VNCL_KERNEL_DIR    load kernel sources from this folder instead of the
  *                      copies embedded in the library (for kernel work)
  *   VNCL_LOG           error | warn | info | debug: log to stderr
- *   VNCL_GEMM_BACKEND  own | clblast | auto (default auto)
+ *   VNCL_GEMM_BACKEND  own | clblast | ref | auto (default auto; ref: the
+ *                      reference kernel only, for checks)
  *   VNCL_TUNING_DB     tuning database file (see docs/tuning.md)
  * Every variable is read with secure_getenv: a set-user-ID or set-group-ID
  * process sees none of them. Variables that name a library to load

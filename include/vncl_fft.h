@@ -2,7 +2,7 @@
  *
  * Fast Fourier transforms of 1, 2 or 3 dimensions on vncl tensors, through
  * clFFT or vncl's own Stockham kernels (lengths 2^a 3^b 5^c; the default on
- * CPU devices, see vncl_fft_backend), with a Bluestein (chirp-z) path of
+ * CPU and GPU devices, see vncl_fft_backend), with a Bluestein (chirp-z) path of
  * vncl's own for the lengths clFFT cannot do (prime factors above 13).
  * docs/fft.md has the details and the figures measured.
  *
@@ -63,7 +63,9 @@ typedef enum vncl_fft_norm {
 /* Which kernels run the transform. AUTO takes VNCL_FFT_BACKEND from the
  * environment ("auto", "clfft" or "vncl"), then the device's default: vncl's
  * own Stockham kernels on CPU devices, where they measured several times
- * faster than clFFT (docs/fft.md), clFFT elsewhere. VNCL runs lengths
+ * faster than clFFT, and on GPUs, where clFFT's in-place kernels have data
+ * races under the OpenCL memory model (docs/fft.md); clFFT elsewhere. VNCL
+ * runs lengths
  * 2^a 3^b 5^c on vncl's kernels and the others on clFFT (and the Bluestein
  * path); CLFFT runs everything clFFT can do on clFFT. */
 typedef enum vncl_fft_backend {

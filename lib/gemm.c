@@ -29,7 +29,7 @@ static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 
 /* ---- backend choice ----------------------------------------------------- */
 
-typedef enum { MODE_AUTO, MODE_OWN, MODE_CLBLAST } backend_mode;
+typedef enum { MODE_AUTO, MODE_OWN, MODE_CLBLAST, MODE_REF } backend_mode;
 
 static vncl_status backend_mode_get(vncl_context *ctx, const char *fn,
                                     backend_mode *out) {
@@ -40,9 +40,12 @@ static vncl_status backend_mode_get(vncl_context *ctx, const char *fn,
     *out = MODE_OWN;
   else if (!strcmp(v, "clblast"))
     *out = MODE_CLBLAST;
+  else if (!strcmp(v, "ref"))
+    *out = MODE_REF; /* the reference kernel only (checks, not speed) */
   else
     return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
-                      "%s: VNCL_GEMM_BACKEND='%s' is not own, clblast or auto",
+                      "%s: VNCL_GEMM_BACKEND='%s' is not own, clblast, ref or "
+                      "auto",
                       fn, v);
   return VNCL_OK;
 }
@@ -414,6 +417,10 @@ static vncl_status dispatch(vncl_context *ctx, const char *fn,
   vncl__gemm_params p;
   vncl__gemm_params_get(ctx, vncl__gemm_acc_of(pr->ab),
                         vncl__gemm_shape_of(pr->m, pr->n, pr->k), &p);
+  if (mode == MODE_REF)
+    return run_unpacked(ctx, VNCL__GEMM_REF, &p, pr,
+                        pr->alpha == 0 ? 0 : (cl_uint)pr->k,
+                        pr->k == 0 ? 0.0 : pr->alpha, num_wait, wait, event);
   bool clblast = mode == MODE_CLBLAST ||
                  (mode == MODE_AUTO && p.backend == VNCL__GEMM_CLBLAST);
   /* CLBlast does not take k == 0 (and would read A and B for alpha == 0). */

@@ -109,6 +109,14 @@ void vncl__gemm_params_get(vncl_context *ctx, vncl__gemm_acc acc,
  * restores the built-in defaults. The sets are per device and shared by
  * every context on it. Errors: VNCL_ERR_INVALID_ARG naming the rule that the
  * set breaks. Thread-safe. */
+/* The first built-in row that matches a device of info's vendor and type
+ * with native float width vec, without checking it against the device's
+ * limits (or the last-resort row); false when no row matches. For checks
+ * that run one vendor's set on another device (test/oclgrind_check.c). */
+bool vncl__gemm_params_builtin(const vncl_device_info *info, int vec,
+                               vncl__gemm_acc acc, vncl__gemm_shape shape,
+                               bool last_resort, vncl__gemm_params *out);
+
 vncl_status vncl__gemm_params_set(vncl_context *ctx, vncl__gemm_acc acc,
                                   vncl__gemm_shape shape,
                                   const vncl__gemm_params *p);

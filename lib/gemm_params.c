@@ -156,6 +156,22 @@ static bool row_matches(const struct gemm_default *d,
          (d->shape == ANY_SHAPE || d->shape == (int)shape);
 }
 
+bool vncl__gemm_params_builtin(const vncl_device_info *info, int vec,
+                               vncl__gemm_acc acc, vncl__gemm_shape shape,
+                               bool last_resort, vncl__gemm_params *out) {
+  size_t nrows = sizeof defaults / sizeof *defaults;
+  if (last_resort) {
+    *out = defaults[nrows - 1].p;
+    return true;
+  }
+  for (size_t i = 0; i < nrows; i++)
+    if (row_matches(&defaults[i], info, vec, acc, shape)) {
+      *out = defaults[i].p;
+      return true;
+    }
+  return false;
+}
+
 /* A set is usable when its direct kernel and its fast kernel are valid. */
 static bool set_valid(const vncl_device_info *info, vncl__gemm_acc acc,
                       const vncl__gemm_params *p, char *why, size_t cap) {

@@ -117,6 +117,11 @@ static const int *default_values(const vncl_device_info *info,
   return best;
 }
 
+const int *vncl__ops_defaults(const vncl_device_info *info,
+                              vncl__ops_family f) {
+  return f >= 0 && f < VNCL__OPS_FAMILIES ? default_values(info, f) : NULL;
+}
+
 /* Local memory the family's kernels declare, at most (8-byte elements). */
 static size_t local_bytes(vncl__ops_family f, const int *v) {
   switch (f) {

@@ -74,6 +74,12 @@ const vncl__tune_space *vncl__ops_space(int f);
  * the device's. values receives VNCL__OPS_MAX_PARAMS ints. */
 void vncl__ops_params(vncl_context *ctx, vncl__ops_family f, int *values);
 
+/* The defaults table's row for family f on a device like info, before any
+ * fitting to the device's limits (NULL when f is out of range). For checks
+ * that a row fits a vendor's real limits unchanged. */
+const int *vncl__ops_defaults(const vncl_device_info *info,
+                              vncl__ops_family f);
+
 /* Sets the parameters of family f on ctx (the autotuner's entry, also used
  * by tests to check that results do not depend on them). Every value must
  * be one of the space's candidates. values NULL restores the defaults.

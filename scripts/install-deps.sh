@@ -5,7 +5,7 @@ set -eu
 PKGS="build-essential pkg-config ocl-icd-opencl-dev opencl-headers clinfo
 pocl-opencl-icd libclblast-dev libclfft-dev libcjson-dev libcmocka-dev
 libopenblas-dev libfftw3-dev clang libclang-rt-14-dev libopenmpi-dev openmpi-bin
-libblas3 libblas-test python3-numpy cmake"
+libblas3 libblas-test python3-numpy cmake oclgrind"
 missing=""
 for p in $PKGS; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then

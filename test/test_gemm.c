@@ -559,6 +559,30 @@ static void test_clblast_backend(void **st) {
   unsetenv("VNCL_GEMM_BACKEND");
 }
 
+/* VNCL_GEMM_BACKEND=ref: the reference kernel alone, every case, k = 0 and
+ * alpha = 0 included, 16-bit and f64 storage, C in f32. */
+static void test_ref_backend(void **st) {
+  (void)st;
+  setenv("VNCL_GEMM_BACKEND", "ref", 1);
+  const vncl_dtype dts[4] = {VNCL_F32, VNCL_F64, VNCL_F16, VNCL_BF16};
+  for (int t = 0; t < 4; t++) {
+    gcase g = {dts[t], (vncl_layout)(t & 1), (vncl_trans)(t & 1),
+               (vncl_trans)(t >> 1), 37 + t, 21, 15 + 3 * t, 1 + (t == 2),
+               alphas[t], betas[t], (size_t)t, 2, 1, (size_t)(t & 1),
+               false, false};
+    run_case(&g);
+    g.nan_ab = true; /* neither case may read A or B */
+    g.k = 0;
+    run_case(&g);
+    g.k = 9;
+    g.alpha = 0;
+    run_case(&g);
+  }
+  tensor_case(VNCL_BF16, VNCL_F32, 2, VNCL_TRANS, VNCL_NO_TRANS, 19, 33, 21,
+              -1.0, 0.5);
+  unsetenv("VNCL_GEMM_BACKEND");
+}
+
 /* ---- bad input: an error naming the problem, and nothing written ------------- */
 
 static cl_mem buf_of(size_t floats, float fill) {
@@ -744,6 +768,7 @@ int main(void) {
       cmocka_unit_test(test_tensors),
       cmocka_unit_test(test_param_sets),
       cmocka_unit_test(test_clblast_backend),
+      cmocka_unit_test(test_ref_backend),
       cmocka_unit_test(test_bad_cl_args),
       cmocka_unit_test(test_bad_tensor_args),
   };

@@ -1,0 +1,106 @@
+#!/bin/sh
+# make check-oclgrind: runs build/test/oclgrind_check under Oclgrind with
+# its data-race detector, once per vendor limit profile and GEMM parameter
+# set, and fails on any Oclgrind report (race, invalid or out-of-bounds
+# access, API error, a kernel it cannot build) as well as on wrong numbers.
+# docs/portability.md describes what runs and why.
+#
+#   sh scripts/check-oclgrind.sh [BUILD_DIR [RUN...]]
+#
+# With RUN names (nvidia, amd, ...: the first column below) only those run.
+# Each run writes BUILD_DIR/oclgrind/NAME.out (the program's output) and
+# NAME.log (Oclgrind's reports); a run passes when the program exits
+# 0, the log is empty and the output holds no Oclgrind error.
+set -u
+B=${1:-build}
+[ $# -gt 0 ] && shift
+ONLY=" $* "
+BIN=$B/test/oclgrind_check
+OUT=$B/oclgrind
+TIMEOUT=${OCLGRIND_CHECK_TIMEOUT:-400}
+if ! command -v oclgrind >/dev/null 2>&1; then
+  echo "check-oclgrind: oclgrind not found (Debian package oclgrind; scripts/install-deps.sh installs it)"
+  exit 1
+fi
+if [ ! -x "$BIN" ]; then
+  echo "check-oclgrind: $BIN not built (make $BIN)"
+  exit 1
+fi
+mkdir -p "$OUT"
+# Programs built for Oclgrind are kept between runs (vncl's binary cache
+# keys on the platform and options; the simulator checks every run).
+# Reports then say "(source not available)" for the kernel lines;
+# OCLGRIND_CHECK_CACHE=off builds from source and shows them.
+export VNCL_CACHE_DIR="${OCLGRIND_CHECK_CACHE:-$OUT/cache}"
+unset VNCL_DEVICE VNCL_GEMM_BACKEND VNCL_FFT_BACKEND VNCL_TUNING_DB
+
+# name  local-memory-bytes  max-work-group  oclgrind_check arguments
+# Vendor profiles: the limits each vendor's GPUs really have (NVIDIA 48 KiB
+# of local memory per group and 1024 work-items; AMD 64 KiB and 256; Intel
+# 64 KiB and 256 or 512), each with its vendor's GEMM set and every other
+# family. Then Oclgrind's own limits (32 KiB, 1024) with the generic sets.
+RUNS="nvidia 49152 1024 --set nvidia
+amd 65536 256 --set amd
+intel-256 65536 256 --set intel
+intel-512 65536 512 --set intel --parts gemm
+generic-gpu 32768 1024 --set gpu
+any-device 32768 1024 --set any --parts gemm
+last-resort 32768 1024 --set last --parts gemm
+reference 32768 1024 --set ref --parts gemm"
+
+start=$(date +%s)
+passed=0
+failed=0
+tests=0
+failed_names=""
+tab=$(printf '\t')
+# shellcheck disable=SC2086
+while read -r name lmem wg args; do
+  [ -n "$name" ] || continue
+  [ "$ONLY" = "  " ] || case "$ONLY" in *" $name "*) ;; *) continue ;; esac
+  log=$OUT/$name.log
+  out=$OUT/$name.out
+  rm -f "$log" "$out.rc"
+  t0=$(date +%s)
+  # Oclgrind opens its log anew, truncating it, for every OpenCL context
+  # the program creates, so a plain file would keep only the last
+  # context's reports. Its log is therefore a pipe (fd 3), which opening
+  # does not truncate, read into the file by cat.
+  ( OCLGRIND_LOCAL_MEM_SIZE=$lmem OCLGRIND_MAX_WGSIZE=$wg \
+      timeout -k 10 "$TIMEOUT" oclgrind --data-races --check-api \
+      --log /dev/fd/3 "$BIN" $args >"$out" 2>&1
+    echo $? >"$out.rc" ) 3>&1 | cat >"$log"
+  rc=$(cat "$out.rc" 2>/dev/null || echo 1)
+  secs=$(( $(date +%s) - t0 ))
+  n=$(grep -o 'PASSED  \] [0-9]* test' "$out" | awk '{s+=$3} END {print s+0}')
+  reports=0
+  [ -s "$log" ] && reports=$(grep -cE '^(Read|Write|Invalid|Uninitialized|Work-group|Oclgrind)|error' "$log")
+  [ -s "$log" ] && [ "$reports" -eq 0 ] && reports=1
+  fatal=$(grep -cE 'OCLGRIND FATAL|Oclgrind - |Undefined external function' "$out")
+  what="$lmem bytes local, $wg work-items, $args"
+  if [ $rc -eq 0 ] && [ "$reports" -eq 0 ] && [ "$fatal" -eq 0 ]; then
+    echo "ok      $name ($what): $n tests, no Oclgrind report (${secs}s)"
+    passed=$((passed + 1))
+  else
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+      echo "TIMEOUT $name ($what) after ${TIMEOUT}s"
+    else
+      echo "FAIL    $name ($what): exit $rc, $reports Oclgrind report(s), $fatal fatal (${secs}s)"
+    fi
+    grep -E 'ERROR|FAIL|table bug|FATAL|Undefined|When creating' "$out" | head -n 20
+    if [ -s "$log" ]; then
+      echo "  first reports ($log):"
+      grep -E '^(Read|Write|Invalid|Uninitialized|Work-group)|Kernel:|At line|^'"$tab"'  ' "$log" | head -n 24 | sed 's/^/    /'
+      echo "  by kernel:"
+      grep -E 'Kernel:' "$log" | sort | uniq -c | sed 's/^/    /'
+    fi
+    failed=$((failed + 1))
+    failed_names="$failed_names $name"
+  fi
+  tests=$((tests + n))
+done <<EOF
+$RUNS
+EOF
+total=$(( $(date +%s) - start ))
+echo "check-oclgrind: $passed passed, $failed failed ($tests tests in all, ${total}s)"
+[ $failed -eq 0 ] || { echo "check-oclgrind: failed:$failed_names"; exit 1; }
