@@ -24,6 +24,7 @@
 static pthread_once_t dev_once = PTHREAD_ONCE_INIT;
 static vncl_context *dev_ctx;
 static int dev_fp64;
+static int dev_unified; /* the device shares host memory: nothing to overlap */
 static int dev_started; /* this process (or the parent it forked from) */
 static int dev_forked;  /* a fork() child of a process that started one */
 
@@ -51,7 +52,10 @@ static void dev_init(void) {
     return;
   }
   vncl_device_info info;
-  if (vncl_context_device_info(ctx, &info) == VNCL_OK) dev_fp64 = info.fp64;
+  if (vncl_context_device_info(ctx, &info) == VNCL_OK) {
+    dev_fp64 = info.fp64;
+    dev_unified = info.unified_memory;
+  }
   /* Kept to the end of the process: tearing down OpenCL in exit handlers
    * is not safe with every driver. */
   dev_ctx = ctx;
@@ -68,15 +72,112 @@ int vb_device_wanted(int routine, int type, double flops) {
   return 1;
 }
 
+/* Device blocks outlive the call that made them: programs that call BLAS
+ * in a loop (NumPy, an iterative solver) ask for the same sizes again, and
+ * a tensor of the size is then taken back instead of being allocated and
+ * zero-filled anew. Its old contents never matter: every block is written
+ * before it is read (beta == 0 never reads C). At most VB_KEEP blocks and
+ * VB_KEEP_BYTES are kept; the least recently used go first. */
+#define VB_KEEP 12
+#define VB_KEEP_BYTES ((size_t)512 << 20)
+
+static pthread_mutex_t keep_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+  vncl_tensor *t;
+  vncl_dtype dt;
+  int64_t numel;
+  uint64_t used; /* call counter when last handed back */
+} keep[VB_KEEP];
+static size_t keep_bytes;
+static uint64_t keep_clock;
+
+static vncl_status block_tensor(vncl_context *ctx, vncl_dtype dt,
+                                int64_t numel, vncl_tensor **out) {
+  pthread_mutex_lock(&keep_lock);
+  for (int i = 0; i < VB_KEEP; i++)
+    if (keep[i].t && keep[i].dt == dt && keep[i].numel == numel) {
+      *out = keep[i].t;
+      keep_bytes -= vncl_tensor_bytes(keep[i].t);
+      keep[i].t = NULL;
+      pthread_mutex_unlock(&keep_lock);
+      return VNCL_OK;
+    }
+  pthread_mutex_unlock(&keep_lock);
+  vncl_status st = vncl_tensor_create(ctx, dt, 1, &numel, out);
+  if (st == VNCL_ERR_OUT_OF_MEMORY) { /* the kept blocks go first */
+    vncl_tensor *drop[VB_KEEP];
+    int ndrop = 0;
+    pthread_mutex_lock(&keep_lock);
+    for (int i = 0; i < VB_KEEP; i++)
+      if (keep[i].t) {
+        drop[ndrop++] = keep[i].t;
+        keep[i].t = NULL;
+      }
+    keep_bytes = 0;
+    pthread_mutex_unlock(&keep_lock);
+    for (int i = 0; i < ndrop; i++) vncl_tensor_destroy(drop[i]);
+    if (ndrop) st = vncl_tensor_create(ctx, dt, 1, &numel, out);
+  }
+  return st;
+}
+
+/* Hands a block back for later calls (or destroys it). Call only once no
+ * command of this call uses it any more. */
+static void block_keep(vncl_tensor *t, vncl_dtype dt, int64_t numel) {
+  if (!t) return;
+  size_t bytes = vncl_tensor_bytes(t);
+  vncl_tensor *drop[VB_KEEP + 1];
+  int ndrop = 0;
+  pthread_mutex_lock(&keep_lock);
+  int slot = -1;
+  if (bytes <= VB_KEEP_BYTES) {
+    for (int i = 0; i < VB_KEEP && slot < 0; i++)
+      if (!keep[i].t) slot = i;
+    if (slot < 0) { /* evict the least recently used */
+      slot = 0;
+      for (int i = 1; i < VB_KEEP; i++)
+        if (keep[i].used < keep[slot].used) slot = i;
+      keep_bytes -= vncl_tensor_bytes(keep[slot].t);
+      drop[ndrop++] = keep[slot].t;
+      keep[slot].t = NULL;
+    }
+    while (keep_bytes + bytes > VB_KEEP_BYTES) { /* make room */
+      int old = -1;
+      for (int i = 0; i < VB_KEEP; i++)
+        if (keep[i].t && (old < 0 || keep[i].used < keep[old].used)) old = i;
+      if (old < 0) break;
+      keep_bytes -= vncl_tensor_bytes(keep[old].t);
+      drop[ndrop++] = keep[old].t;
+      keep[old].t = NULL;
+    }
+    keep[slot].t = t;
+    keep[slot].dt = dt;
+    keep[slot].numel = numel;
+    keep[slot].used = ++keep_clock;
+    keep_bytes += bytes;
+  } else {
+    drop[ndrop++] = t;
+  }
+  pthread_mutex_unlock(&keep_lock);
+  for (int i = 0; i < ndrop; i++) vncl_tensor_destroy(drop[i]);
+}
+
 /* One operand block on the device, and the packed host copy it was sent
  * from when the caller's leading dimension left gaps. */
 typedef struct vb_block {
   vncl_tensor *t;
+  vncl_dtype dt;
+  int64_t numel;
   void *host;
 } vb_block;
 
-static void block_free(vb_block *b) {
-  vncl_tensor_destroy(b->t);
+/* ok: the call's commands are all done, so the block may serve later
+ * calls; otherwise it is destroyed. */
+static void block_free(vb_block *b, int ok) {
+  if (ok)
+    block_keep(b->t, b->dt, b->numel);
+  else
+    vncl_tensor_destroy(b->t);
   free(b->host);
   b->t = NULL;
   b->host = NULL;
@@ -101,8 +202,10 @@ static vncl_status upload(vncl_context *ctx, vncl_dtype dt, size_t esz,
                           const void *src, int64_t rows, int64_t cols,
                           int64_t ld, vb_block *b) {
   int64_t numel = rows * cols;
-  vncl_status st = vncl_tensor_create(ctx, dt, 1, &numel, &b->t);
+  vncl_status st = block_tensor(ctx, dt, numel, &b->t);
   if (st != VNCL_OK) return st;
+  b->dt = dt;
+  b->numel = numel;
   const void *p = src;
   if (ld != rows && cols > 1) {
     b->host = malloc((size_t)numel * esz);
@@ -129,8 +232,11 @@ vncl_status vb_dev_gemm_real(int dbl, char ta, char tb, int64_t m, int64_t n,
   const int nota = vb_lsame(ta, 'N'), notb = vb_lsame(tb, 'N');
   const int64_t rows_a = nota ? m : k, cols_a = nota ? k : m;
 
+  /* Panels let transfers overlap the work of other panels; a device that
+   * shares host memory has nothing to overlap, and one product runs best. */
   int64_t panels = 1;
-  if (2.0 * (double)m * (double)n * (double)k >= VB_PANEL_MIN_FLOPS &&
+  if (!dev_unified &&
+      2.0 * (double)m * (double)n * (double)k >= VB_PANEL_MIN_FLOPS &&
       n >= 2 * VB_PANEL_MIN_COLS) {
     panels = n / VB_PANEL_MIN_COLS;
     if (panels > VB_PANELS) panels = VB_PANELS;
@@ -164,8 +270,9 @@ vncl_status vb_dev_gemm_real(int dbl, char ta, char tb, int64_t m, int64_t n,
     if (beta != 0) {
       st = upload(ctx, dt, esz, cdst, m, w, ldc, &cblk[p]);
     } else {
-      int64_t numel = m * w;
-      st = vncl_tensor_create(ctx, dt, 1, &numel, &cblk[p].t);
+      cblk[p].dt = dt;
+      cblk[p].numel = m * w;
+      st = block_tensor(ctx, dt, cblk[p].numel, &cblk[p].t);
     }
     if (st != VNCL_OK) break;
     st = vncl_gemm_cl(
@@ -208,10 +315,12 @@ vncl_status vb_dev_gemm_real(int dbl, char ta, char tb, int64_t m, int64_t n,
   } else if (backup) {
     unpack(c, backup, m, n, ldc, esz);
   }
-  block_free(&ablk);
+  /* After a failure the queue was drained (vncl_finish) but a block may
+   * still be in a state nobody checked: only clean calls keep theirs. */
+  block_free(&ablk, st == VNCL_OK);
   for (int64_t p = 0; p < panels; p++) {
-    block_free(&bblk[p]);
-    block_free(&cblk[p]);
+    block_free(&bblk[p], st == VNCL_OK);
+    block_free(&cblk[p], st == VNCL_OK);
     free(cpanel[p]);
   }
   free(backup);
