@@ -204,6 +204,16 @@ void vncl__gemm_params_get(vncl_context *ctx, vncl__gemm_acc acc,
   *out = defaults[nrows - 1].p;
 }
 
+bool vncl__gemm_params_installed(vncl_context *ctx, vncl__gemm_acc acc,
+                                 vncl__gemm_shape shape) {
+  bool found = false;
+  pthread_mutex_lock(&tuned_lock);
+  for (int i = 0; i < TUNED_DEVICES && !found; i++)
+    found = tuned[i].dev == ctx->device && tuned[i].set[acc][shape];
+  pthread_mutex_unlock(&tuned_lock);
+  return found;
+}
+
 vncl_status vncl__gemm_params_set(vncl_context *ctx, vncl__gemm_acc acc,
                                   vncl__gemm_shape shape,
                                   const vncl__gemm_params *p) {

@@ -177,6 +177,10 @@ struct vncl_context {
   int tuning_state;
   int tuning_entries;
   char tuning_why[256];
+  /* The untuned-device GEMM probe is on for this context (gemm_probe.c):
+   * VNCL_GEMM_PROBE is not 0, and the device is not a CPU or the probe is
+   * forced. Set at creation. */
+  bool gemm_probe;
   /* FFT plan cache and scratch (fft_cache.c), made on the first FFT; has
    * its own locks. */
   struct vncl__fft_state *fft;
@@ -199,6 +203,7 @@ typedef struct vncl__settings {
   char kernel_dir[1024];
   char tuning_db[1024];
   uint64_t staging_bytes;
+  int gemm_probe; /* VNCL_GEMM_PROBE: 0 off, 1 on, 2 force */
 } vncl__settings;
 vncl_status vncl__settings_resolve(const vncl_options *opts,
                                    vncl__settings *out);
@@ -249,6 +254,10 @@ void vncl__profiler_destroy(vncl_context *ctx);
  * the work it does; `op` must be a string literal or otherwise static. */
 void vncl__profile_event(vncl_context *ctx, const char *op, cl_event ev,
                          double bytes, double flops, bool is_transfer);
+/* Until called again with NULL, every command this thread hands the
+ * profiler is counted under `op` (static) instead of its own name: the
+ * GEMM probe's runs show as "gemm probe", not as the caller's GEMMs. */
+void vncl__profile_label(const char *op);
 
 /* ---- launching (launch.c) ---------------------------------------------------- */
 
