@@ -36,6 +36,13 @@
  *                      copies embedded in the library (for kernel work)
  *   VNCL_LOG           error | warn | info | debug: log to stderr
  *   VNCL_GEMM_BACKEND  own | clblast | auto (default auto)
+ *   VNCL_GEMM_PROBE    0 | off | 1 | on | force (default 1): under auto, a
+ *                      GEMM class without a tuning entry on a non-CPU
+ *                      device runs whichever of our built-in kernels and
+ *                      CLBlast a one-time probe found faster (kept beside
+ *                      the binary cache); force probes CPU devices too.
+ *                      Another value: vncl_context_create fails with
+ *                      VNCL_ERR_INVALID_ARG
  *   VNCL_TUNING_DB     tuning database file (see docs/tuning.md)
  */
 #ifndef VNCL_H

@@ -104,6 +104,10 @@ const char *vncl__gemm_shape_name(vncl__gemm_shape s);
 void vncl__gemm_params_get(vncl_context *ctx, vncl__gemm_acc acc,
                            vncl__gemm_shape shape, vncl__gemm_params *out);
 
+/* The i-th row of the built-in table (every vendor's, whatever the
+ * device), NULL past the last: for tests that build every set. */
+const vncl__gemm_params *vncl__gemm_builtin_set(size_t i);
+
 /* Whether a set was installed for (acc, shape) on ctx's device (by the
  * tuning database or a test): false means the built-in table. Thread-safe. */
 bool vncl__gemm_params_installed(vncl_context *ctx, vncl__gemm_acc acc,

@@ -139,6 +139,10 @@ static const struct gemm_default {
       {16, 16, 4, 4, 4, 1, 1, 1, 0, 0}}},
 };
 
+const vncl__gemm_params *vncl__gemm_builtin_set(size_t i) {
+  return i < sizeof defaults / sizeof *defaults ? &defaults[i].p : NULL;
+}
+
 static int native_float_width(const vncl_context *ctx) {
   cl_uint w = 0;
   if (clGetDeviceInfo(ctx->device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT,

@@ -105,6 +105,16 @@ typedef struct vncl__program vncl__program;
  * gives VNCL_ERR_BUILD with the build log in the message. Thread-safe. */
 vncl_status vncl__program_get(vncl_context *ctx, const char *source,
                               const char *options, vncl__program **out);
+/* The build log of prog on ctx's device (truncated to cap); false when
+ * the driver gives none. A program loaded from the binary cache has an
+ * empty log: a cache that is "off" forces real builds. */
+bool vncl__build_log(vncl_context *ctx, cl_program prog, char *out,
+                     size_t cap);
+/* The (source, options, program) of every program ctx holds, newest
+ * first: fills up to cap and returns how many there are. The strings stay
+ * valid while ctx lives. For tests and diagnostics. */
+int vncl__programs_list(vncl_context *ctx, const char **sources,
+                        const char **options, cl_program *progs, int cap);
 /* Takes a kernel object out of the program's pool (creating one if every
  * pooled one is in use), so that two threads never set arguments on the same
  * cl_kernel. Give it back with vncl__kernel_release. */
