@@ -8,10 +8,11 @@
  * programs (library version, platform, device, driver), so later processes
  * read it instead of probing again. docs/tuning.md describes it.
  *
- * Cost: the probe grows its product from 128 per side until one run of
+ * Cost: the probe grows its product from 64 per side until one run of
  * the slower backend takes a few milliseconds (or 1024 per side), then
  * times three interleaved runs of each; on a GPU that is milliseconds plus
- * CLBlast's first compile. VNCL_GEMM_PROBE=0 turns it off; CPU devices are
+ * CLBlast's first compile. A device on which our first 64^3 product takes
+ * over 0.1 s (a simulator) keeps ours without compiling CLBlast. VNCL_GEMM_PROBE=0 turns it off; CPU devices are
  * not probed (their built-in sets are measured ones) unless
  * VNCL_GEMM_PROBE=force, which the tests use.
  */
@@ -26,9 +27,13 @@
 
 #define PROBE_FORMAT "vncl-gemm-probe 1"
 #define PROBE_DEVICES 16
-#define PROBE_MIN 128
+#define PROBE_MIN 64
 #define PROBE_MAX 1024
 #define PROBE_ENOUGH_S 3e-3 /* a run this long is long enough to compare */
+/* Our first timed run at the smallest size taking this long (64^3 at under
+ * 5 MFLOP/s) means a simulator such as Oclgrind or a device nobody runs
+ * GEMMs on: not worth CLBlast's compile; ours is kept. */
+#define PROBE_SLOW_S 0.1
 
 typedef enum {
   P_UNKNOWN = 0,
@@ -272,6 +277,14 @@ static probe_state measure(vncl_context *ctx, vncl__gemm_acc acc,
       double first;
       ok[be] = ok[be] && !time_one(ctx, be, p, &b, &first) &&
                !time_one(ctx, be, p, &b, &t[be]);
+      if (be == 0 && ok[0] && s == PROBE_MIN && t[0] > PROBE_SLOW_S) {
+        *size = (int)s;
+        *own_gf = 2.0 * b.pr.m * b.pr.n * b.pr.k / t[0] * 1e-9;
+        *clb_gf = 0;
+        bufs_free(ctx, &b);
+        vncl__clear_error(ctx);
+        return P_OWN;
+      }
     }
     if (!ok[0] || !ok[1]) break;
     double slower = t[0] > t[1] ? t[0] : t[1];
@@ -322,8 +335,8 @@ int vncl__gemm_probe_backend(vncl_context *ctx, vncl__gemm_acc acc,
   st = measure(ctx, acc, shape, p, &size, &own_gf, &clb_gf);
   vncl__profile_label(NULL);
   vncl__log(VNCL_LOG_INFO,
-            "gemm probe on %s, %s %s (no tuning entry): ours %.1f GFLOP/s, "
-            "CLBlast %.1f GFLOP/s at size %d -> %s (%.2f s)",
+            "gemm probe on %s, %s %s (no tuning entry): ours %.3g GFLOP/s, "
+            "CLBlast %.3g GFLOP/s at size %d -> %s (%.2f s)",
             ctx->info.name, acc == VNCL__GEMM_ACC64 ? "f64" : "f32",
             vncl__gemm_shape_name(shape), own_gf, clb_gf, size,
             st == P_CLBLAST ? "clblast" : "own", vncl__now() - t0);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "common.h"
 #include "gemm_internal.h"
@@ -127,14 +128,19 @@ static void test_probe_once_then_record(void **st) {
   vncl__gemm_probe_stats(&run0, &load0);
   vncl_context *ctx = untuned_context();
   assert_true(ctx->gemm_probe);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   product_ok(ctx, 300, 290, 310);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
   vncl__gemm_probe_stats(&run, &load);
   assert_int_equal(run, run0 + 1);
   assert_int_equal(load, load0);
   char key[1300], winner[16];
   record_read(ctx, key, sizeof key, winner, sizeof winner);
   assert_non_null(strstr(key, "f32 square"));
-  print_message("probe winner on this device (forced): %s\n", winner);
+  print_message("probe (forced) on this device: winner %s, first product "
+                "with the probe %.2f s\n", winner,
+                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec));
   /* Another product of the class: answered from memory. */
   product_ok(ctx, 130, 257, 129);
   vncl__gemm_probe_stats(&run, &load);

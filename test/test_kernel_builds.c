@@ -217,6 +217,9 @@ static void test_every_program_builds_clean(void **st) {
                         "softmax.cl",     "random.cl",       "fft_stockham.cl",
                         "fft_bluestein.cl", "fft_layout.cl"};
   for (size_t i = 0; i < sizeof need / sizeof *need; i++) {
+    /* Off CPUs the workload's products stay below the packing switch. */
+    if (!strcmp(need[i], "gemm_pack.cl") && d.type != VNCL_DEVICE_CPU)
+      continue;
     bool found = false;
     for (int j = 0; j < n && !found; j++) found = !strcmp(src[j], need[i]);
     if (!found) fail_msg("no program of %s was built by the workload", need[i]);
