@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -94,12 +95,41 @@ static void test_devices_json(void **st) {
   free(out);
 }
 
+static char saved_device[256]; /* the caller's VNCL_DEVICE, "" for none */
+
+static void restore_device(void) {
+  if (saved_device[0])
+    setenv("VNCL_DEVICE", saved_device, 1);
+  else
+    unsetenv("VNCL_DEVICE");
+}
+
+/* " --device N" naming the one device the caller's VNCL_DEVICE starts
+ * with, where that is a group ("gpu", "all", "0,1"): the single-device
+ * report is tested on it. "" when VNCL_DEVICE names one device or none. */
+static void single_device_arg(char *out, size_t cap) {
+  out[0] = '\0';
+  const char *v = saved_device;
+  bool group = strchr(v, ',') || !strcasecmp(v, "all") ||
+               !strcasecmp(v, "gpu") || !strcasecmp(v, "cpu") ||
+               !strcasecmp(v, "accelerator");
+  if (!group) return;
+  char first[256];
+  snprintf(first, sizeof first, "%s", v);
+  first[strcspn(first, ",")] = '\0';
+  int idx = 0; /* "all": the first device */
+  if (strcasecmp(first, "all") && vncl_device_select(first, &idx) != VNCL_OK)
+    fail_msg("VNCL_DEVICE='%s' names no device", v);
+  snprintf(out, cap, " --device %d", idx);
+}
+
 static void test_info_json(void **st) {
   (void)st;
   char *out;
   int n = 96 + (int)(t_rand_u64() % 64); /* a fresh odd size each run */
-  char args[64];
-  snprintf(args, sizeof args, "info --json --size %d", n);
+  char args[128], one[64];
+  single_device_arg(one, sizeof one);
+  snprintf(args, sizeof args, "info --json --size %d%s", n, one);
   assert_int_equal(run(args, false, &out), 0);
   cJSON *j = cJSON_Parse(out);
   if (!j) fail_msg("not JSON: %s", out);
@@ -125,7 +155,8 @@ static void test_info_json(void **st) {
   assert_true(peak >= 3.0 * n * n * 4); /* A, B and C were alive together */
   assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(mem, "device_total_bytes")) > 0);
   cJSON_Delete(j);
-  assert_int_equal(run("info --size 64", false, &out), 0);
+  snprintf(args, sizeof args, "info --size 64%s", one);
+  assert_int_equal(run(args, false, &out), 0);
   assert_non_null(strstr(out, "\nsuccess\n"));
   free(out);
 }
@@ -167,7 +198,7 @@ static void test_selection_errors(void **st) {
     if (count_type(devs, types[i])) continue;
     setenv("VNCL_DEVICE", types[i], 1);
     assert_int_equal(run("info --size 8", true, &out), 1);
-    unsetenv("VNCL_DEVICE");
+    restore_device();
     char want[64];
     snprintf(want, sizeof want, "'%s'", types[i]);
     assert_non_null(strstr(out, want));
@@ -206,7 +237,7 @@ static void test_info_group(void **st) {
     setenv("VNCL_DEVICE", sels[si], 1);
     snprintf(args, sizeof args, "info --json --size %d", n);
     int rc = run(args, false, &out);
-    unsetenv("VNCL_DEVICE");
+    restore_device();
     if (nw == 0) { /* e.g. no GPU here: the group matches nothing */
       assert_int_equal(rc, 1);
       free(out);
@@ -265,7 +296,7 @@ static void test_info_group(void **st) {
   assert_int_equal(blocks, nd);
   assert_non_null(strstr(out, "healthy: 0 required"));
   free(out);
-  unsetenv("VNCL_DEVICE");
+  restore_device();
   /* A device named twice: exit 1 and the reason, for both commands. */
   assert_int_equal(run("info --device 0,0 --size 8", true, &out), 1);
   assert_non_null(strstr(out, "names device 0 twice"));
@@ -304,6 +335,8 @@ int main(void) {
   char *slash = strrchr(self, '/');
   *slash = '\0'; /* build/test */
   snprintf(vncl_bin, sizeof vncl_bin, "%s/../vncl", self);
+  if (getenv("VNCL_DEVICE"))
+    snprintf(saved_device, sizeof saved_device, "%s", getenv("VNCL_DEVICE"));
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_usage),
       cmocka_unit_test(test_devices_json),
