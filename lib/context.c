@@ -184,6 +184,7 @@ void vncl__context_release(vncl_context *ctx) {
   vncl__transfer_shutdown(ctx);
   vncl__buffer_cache_free(ctx);
   vncl__fft_release(ctx); /* FFT plans and scratch, before the queue goes */
+  vncl__gemm_clblast_release(ctx); /* CLBlast's programs hold the context */
   vncl__profiler_destroy(ctx);
   vncl__programs_free(ctx);
   clReleaseCommandQueue(ctx->queue);

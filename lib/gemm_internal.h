@@ -169,6 +169,9 @@ typedef struct vncl__gemm_blas_args {
 
 /* Whether the CLBlast backend can run this product on ctx's device. */
 bool vncl__gemm_clblast_can(vncl_context *ctx, const vncl__gemm_problem *pr);
+/* Called as a context goes: the last context that used CLBlast clears
+ * CLBlast's program caches. */
+void vncl__gemm_clblast_release(vncl_context *ctx);
 /* Runs it through CLBlast (waits for the wait list first). */
 vncl_status vncl__gemm_clblast(vncl_context *ctx, const vncl__gemm_problem *pr,
                                const vncl__gemm_blas_args *ba,

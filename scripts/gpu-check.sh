@@ -140,9 +140,10 @@ limit_for() {
 # run LIMIT LOG CMD...: the command (through the wrapper when it touches
 # OpenCL: callers pass "cl" as the first word) under a time limit.
 run_limited() {
-  lim=$1 log=$2; shift 2
+  local rl_lim=$1 rl_log=$2
+  shift 2
   if [ "$1" = cl ]; then shift; [ -n "$WRAP" ] && set -- $WRAP "$@"; fi
-  timeout -k 10 "$lim" "$@" > "$log" 2>&1
+  timeout -k 10 "$rl_lim" "$@" > "$rl_log" 2>&1
 }
 finish() {
   part 00-date "$(jstr "$(date -u +%Y-%m-%dT%H:%M:%SZ)")"
@@ -263,18 +264,24 @@ if [ "$rc" -ne 0 ]; then
 fi
 sed 's/^/  /' "$LOGS/devices.txt"
 cat "$LOGS/devices.txt" >> "$SUMMARY"
-run_limited "$lim" "$OUTDIR/info.json" cl build/vncl info --device "$SEL" --json --size 512
-rc=$?
-part 22-info "$(jfile "$OUTDIR/info.json")"
-if ! grep -q '"device"' "$OUTDIR/info.json" 2>/dev/null; then
+# Which device SEL names (a 16^3 product: quick everywhere), then the
+# verified product at a size that means something on the device.
+run_limited "$lim" "$OUTDIR/select.json" cl build/vncl info --device "$SEL" --json --size 16
+if ! grep -q '"device"' "$OUTDIR/select.json" 2>/dev/null; then
   run_limited 30 "$LOGS/select.log" cl build/vncl info --device "$SEL" --size 16
   say "devices: no device matches '$SEL' ($(head -n 1 "$LOGS/select.log")); the devices found are listed above"
   phase devices failed 4 $(( $(date +%s) - ts )) "$lim" "no device matches $SEL"
   finish "no device matching $SEL" 4
 fi
-dev=$(grep -m 1 '"name"' "$OUTDIR/info.json" | sed 's/.*"name":[[:space:]]*"\(.*\)",*/\1/')
-dtype=$(grep -m 1 '"type"' "$OUTDIR/info.json" | sed 's/.*"type":[[:space:]]*"\(.*\)",*/\1/')
-say "device: '$SEL' is $dev ($dtype); vncl info --size 512: $([ "$rc" = 0 ] && echo verified || echo "FAILED (exit $rc)")"
+isize=512
+[ "$QUICK" = 1 ] && isize=128
+[ -n "$WRAP" ] && isize=48
+run_limited "$(limit_for ${GPU_CHECK_T_DEVICES:-60})" "$OUTDIR/info.json" cl build/vncl info --device "$SEL" --json --size "$isize"
+rc=$?
+part 22-info "$(jfile "$OUTDIR/info.json")"
+dev=$(grep -m 1 '"name"' "$OUTDIR/select.json" | sed 's/.*"name":[[:space:]]*"\(.*\)",*/\1/')
+dtype=$(grep -m 1 '"type"' "$OUTDIR/select.json" | sed 's/.*"type":[[:space:]]*"\(.*\)",*/\1/')
+say "device: '$SEL' is $dev ($dtype); vncl info --size $isize: $([ "$rc" = 0 ] && echo verified || echo "FAILED (exit $rc)")"
 phase devices "$([ "$rc" = 0 ] && echo ok || echo failed)" "$rc" $(( $(date +%s) - ts )) "$lim" "$dev ($dtype)"
 export VNCL_DEVICE=$SEL
 
@@ -294,7 +301,7 @@ fi
 # (POCL_DEVICES="pthread pthread"): on another device they test nothing
 # about it, so they run only when the selected device is PoCL's.
 pocl_dev=0
-grep -q '"platform":[[:space:]]*"Portable Computing Language"' "$OUTDIR/info.json" && pocl_dev=1
+grep -q '"platform":[[:space:]]*"Portable Computing Language"' "$OUTDIR/select.json" && pocl_dev=1
 tj="" np_all=0 nf_all=0 nbad=0
 for t in $(echo "$TESTS" | tr ',' ' '); do
   bin=build/test/$t
