@@ -292,7 +292,7 @@ pend=$((ts + plim))
 each=${GPU_CHECK_T_TEST:-90}
 if [ -z "$TESTS" ]; then
   if [ -n "$WRAP" ]; then
-    TESTS="test_status test_tensor test_cli test_gemm_probe test_kernel_builds"
+    TESTS="test_status test_tensor test_cli test_gemm_probe"
   else
     TESTS=$(ls build/test/ | grep '^test_' | grep -v '\.log$' | tr '\n' ' ')
   fi
@@ -354,7 +354,7 @@ for suite in $bsuites; do
   lim=$(limit_for "$dflt")
   bargs="--suite $suite"
   [ "$QUICK" = 1 ] && bargs="$bargs --quick"
-  [ -n "$WRAP" ] && bargs="$bargs --repeats 1"
+  [ -n "$WRAP" ] && bargs="$bargs --repeats 1 --max-dim 128"
   if [ "$lim" -lt 10 ]; then
     phase "bench $suite" skipped 0 0 "$lim" "budget spent"
     continue
