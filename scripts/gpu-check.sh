@@ -385,7 +385,7 @@ elif [ -n "$WRAP" ]; then
   say "autotune: skipped under $WRAP (its candidates take minutes each on a simulator)"
   phase autotune skipped 0 0 "$lim" "a simulator"
 else
-  ab=$((lim - 15))
+  ab=$((lim * 2 / 3))
   targs="--quick --budget $ab --dtype f32"
   # shellcheck disable=SC2086
   run_limited "$lim" "$LOGS/autotune.log" cl build/vncl autotune --device "$SEL" $targs --out "$OUTDIR/tuning.json"
