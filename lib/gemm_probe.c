@@ -12,7 +12,10 @@
  * the slower backend takes a few milliseconds (or 1024 per side), then
  * times three interleaved runs of each; on a GPU that is milliseconds plus
  * CLBlast's first compile. A device on which our first 64^3 product takes
- * over 0.1 s (a simulator) keeps ours without compiling CLBlast. VNCL_GEMM_PROBE=0 turns it off; CPU devices are
+ * over 0.1 s (a simulator) keeps ours without compiling CLBlast. Runs are
+ * waited for by polling a marker with a time limit, not with clFinish: a
+ * queue that does not drain in 10 s abandons the probe for the process,
+ * recording nothing. VNCL_GEMM_PROBE=0 turns it off; CPU devices are
  * not probed (their built-in sets are measured ones) unless
  * VNCL_GEMM_PROBE=force, which the tests use.
  */
@@ -20,7 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gemm_internal.h"
@@ -229,15 +234,59 @@ static vncl_status bufs_make(vncl_context *ctx, vncl_dtype dt,
   return st;
 }
 
-/* Seconds of one product through `backend`, waited for. */
+/* Waits until everything enqueued on ctx's queue so far has run, for at
+ * most PROBE_WAIT_S: a queue held up by the caller's earlier work (a user
+ * event not yet set) abandons the probe rather than hanging in clFinish.
+ * (The probe's first buffers, like every new vncl buffer, are touched with
+ * a waited fill: the limit covers the runs, not that.) Polls, yielding and
+ * after 50 ms sleeping, so that short runs are timed closely. Returns 1
+ * when done, 0 on the time limit, -1 on an error. */
+#define PROBE_WAIT_S 10.0
+static int wait_queue(vncl_context *ctx) {
+  cl_event ev = NULL;
+  if (clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &ev) != CL_SUCCESS)
+    return -1;
+  clFlush(ctx->queue);
+  double t0 = vncl__now();
+  int done = 0;
+  for (;;) {
+    cl_int st = CL_QUEUED;
+    if (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
+                       NULL) != CL_SUCCESS || st < 0) {
+      done = -1;
+      break;
+    }
+    if (st == CL_COMPLETE) {
+      done = 1;
+      break;
+    }
+    double el = vncl__now() - t0;
+    if (el > PROBE_WAIT_S) break;
+    if (el > 0.05) {
+      struct timespec ts = {0, 1000000};
+      nanosleep(&ts, NULL);
+    } else {
+      sched_yield();
+    }
+  }
+  clReleaseEvent(ev);
+  return done;
+}
+
+/* Seconds of one product through `backend`, waited for. A queue that does
+ * not drain in time abandons the probe (*stuck). */
 static vncl_status time_one(vncl_context *ctx, int backend,
                             const vncl__gemm_params *p, probe_bufs *b,
-                            double *secs) {
+                            double *secs, bool *stuck) {
+  if (*stuck) return VNCL_ERR_UNSUPPORTED;
   double t0 = vncl__now();
   vncl_status s = vncl__gemm_run_backend(ctx, backend, &b->pr, &b->ba, p);
   if (!s) {
-    cl_int err = clFinish(ctx->queue);
-    if (err) s = vncl__cl_fail(ctx, err, "clFinish");
+    int w = wait_queue(ctx);
+    if (w == 0) *stuck = true;
+    if (w <= 0)
+      s = vncl__fail(ctx, VNCL_ERR_UNSUPPORTED, "gemm probe: %s",
+                     w ? "the queue failed" : "the queue did not drain");
   }
   *secs = vncl__now() - t0;
   return s;
@@ -253,7 +302,7 @@ static probe_state measure(vncl_context *ctx, vncl__gemm_acc acc,
                            double *own_gf, double *clb_gf) {
   vncl_dtype dt = acc == VNCL__GEMM_ACC64 ? VNCL_F64 : VNCL_F32;
   double best[2] = {0, 0};
-  bool ok[2] = {true, true};
+  bool ok[2] = {true, true}, stuck = false;
   size_t s = PROBE_MIN;
   probe_bufs b;
   *size = 0;
@@ -275,8 +324,8 @@ static probe_state measure(vncl_context *ctx, vncl__gemm_acc acc,
     double t[2] = {0, 0};
     for (int be = 0; be < 2; be++) {
       double first;
-      ok[be] = ok[be] && !time_one(ctx, be, p, &b, &first) &&
-               !time_one(ctx, be, p, &b, &t[be]);
+      ok[be] = ok[be] && !time_one(ctx, be, p, &b, &first, &stuck) &&
+               !time_one(ctx, be, p, &b, &t[be], &stuck);
       if (be == 0 && ok[0] && s == PROBE_MIN && t[0] > PROBE_SLOW_S) {
         *size = (int)s;
         *own_gf = 2.0 * b.pr.m * b.pr.n * b.pr.k / t[0] * 1e-9;
@@ -297,12 +346,18 @@ static probe_state measure(vncl_context *ctx, vncl__gemm_acc acc,
   for (int r = 0; r < 3 && ok[0] && ok[1]; r++)
     for (int be = 0; be < 2; be++) {
       double t;
-      ok[be] = !time_one(ctx, be, p, &b, &t);
+      ok[be] = !time_one(ctx, be, p, &b, &t, &stuck);
       if (t < best[be]) best[be] = t;
     }
   double flops = 2.0 * b.pr.m * b.pr.n * b.pr.k;
+  /* Safe with commands still queued: the in-order queue runs them before
+   * anything that reuses the buffers. */
   bufs_free(ctx, &b);
   vncl__clear_error(ctx);
+  if (stuck) { /* no answer: ours for now, nothing recorded */
+    *size = 0;
+    return P_OWN;
+  }
   *own_gf = ok[0] ? flops / best[0] * 1e-9 : 0;
   *clb_gf = ok[1] ? flops / best[1] * 1e-9 : 0;
   if (!ok[1]) return P_OWN;
