@@ -14,7 +14,6 @@
  * every process that had used CLBlast in "corrupted double-linked list").
  */
 #include <clblast_c.h>
-#include <stdatomic.h>
 #include <stdio.h>
 
 #include "gemm_internal.h"
@@ -43,15 +42,15 @@ static vncl_status status_of(vncl_context *ctx, CLBlastStatusCode st) {
                     (int)st);
 }
 
-/* Live contexts that have called CLBlast. */
-static atomic_int clblast_users;
+/* Live contexts that have called CLBlast, under clblast_lock. */
+static int clblast_users;
 static pthread_mutex_t clblast_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void vncl__gemm_clblast_release(vncl_context *ctx) {
-  if (!ctx->used_clblast) return;
-  ctx->used_clblast = false;
+  if (!atomic_load(&ctx->used_clblast)) return;
   pthread_mutex_lock(&clblast_lock);
-  if (atomic_fetch_sub(&clblast_users, 1) == 1) CLBlastClearCache();
+  atomic_store(&ctx->used_clblast, false);
+  if (--clblast_users == 0) CLBlastClearCache();
   pthread_mutex_unlock(&clblast_lock);
 }
 
@@ -59,14 +58,12 @@ vncl_status vncl__gemm_clblast(vncl_context *ctx, const vncl__gemm_problem *pr,
                                const vncl__gemm_blas_args *ba,
                                cl_uint num_wait, const cl_event *wait,
                                cl_event *event) {
-  if (!ctx->used_clblast) {
+  if (!atomic_load(&ctx->used_clblast)) {
     pthread_mutex_lock(&clblast_lock);
-    pthread_mutex_lock(&ctx->lock);
-    if (!ctx->used_clblast) {
-      ctx->used_clblast = true;
-      atomic_fetch_add(&clblast_users, 1);
+    if (!atomic_load(&ctx->used_clblast)) {
+      atomic_store(&ctx->used_clblast, true);
+      clblast_users++;
     }
-    pthread_mutex_unlock(&ctx->lock);
     pthread_mutex_unlock(&clblast_lock);
   }
   /* CLBlast takes no wait list: a barrier on the queue stands for it. */

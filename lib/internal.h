@@ -15,6 +15,7 @@
 #define VNCL_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 
@@ -191,8 +192,8 @@ struct vncl_context {
    * VNCL_GEMM_PROBE is not 0, and the device is not a CPU or the probe is
    * forced. Set at creation. */
   bool gemm_probe;
-  /* This context has run CLBlast (gemm_clblast.c); set under `lock`. */
-  bool used_clblast;
+  /* This context has run CLBlast (gemm_clblast.c). */
+  _Atomic bool used_clblast;
   /* FFT plan cache and scratch (fft_cache.c), made on the first FFT; has
    * its own locks. */
   struct vncl__fft_state *fft;

@@ -10,11 +10,13 @@
  * stays right (fresh random inputs, C poisoned, each element against a
  * double reference). */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "gemm_internal.h"
@@ -51,28 +53,42 @@ static vncl_context *untuned_context(void) {
 }
 
 /* C = A B (f32, row-major) of fresh random inputs, C poisoned with NaN,
- * every element against a double reference. */
-static void product_ok(vncl_context *ctx, size_t m, size_t n, size_t k) {
+ * every element against a double reference. Returns false with the reason
+ * in why (no cmocka assertion: threads call it too). */
+static bool product_check(vncl_context *ctx, size_t m, size_t n, size_t k,
+                          char *why, size_t cap) {
   int64_t sa[2] = {(int64_t)m, (int64_t)k}, sb[2] = {(int64_t)k, (int64_t)n},
           sc[2] = {(int64_t)m, (int64_t)n};
   float *a = malloc(m * k * 4), *b = malloc(k * n * 4), *c = malloc(m * n * 4);
-  assert_non_null(a);
-  assert_non_null(b);
-  assert_non_null(c);
-  t_fill_random_f32(a, m * k);
-  t_fill_random_f32(b, k * n);
-  for (size_t i = 0; i < m * n; i++) c[i] = NAN;
-  vncl_tensor *ta, *tb, *tc;
-  T_OK(ctx, vncl_tensor_create(ctx, VNCL_F32, 2, sa, &ta));
-  T_OK(ctx, vncl_tensor_create(ctx, VNCL_F32, 2, sb, &tb));
-  T_OK(ctx, vncl_tensor_create(ctx, VNCL_F32, 2, sc, &tc));
-  T_OK(ctx, vncl_tensor_write(ta, a, m * k * 4));
-  T_OK(ctx, vncl_tensor_write(tb, b, k * n * 4));
-  T_OK(ctx, vncl_tensor_write(tc, c, m * n * 4));
-  T_OK(ctx, vncl_gemm(ctx, VNCL_NO_TRANS, VNCL_NO_TRANS, 1.0, ta, tb, 0.0, tc));
-  T_OK(ctx, vncl_tensor_read(tc, c, m * n * 4));
-  for (size_t i = 0; i < m; i++)
-    for (size_t j = 0; j < n; j++) {
+  vncl_tensor *ta = NULL, *tb = NULL, *tc = NULL;
+  bool ok = a && b && c;
+  if (!ok) snprintf(why, cap, "out of host memory");
+  if (ok) {
+    /* The shared generator is not for threads: a local one, seeded from
+     * the inputs' shape and the run's seed. */
+    uint64_t x = t_seed() ^ (m * 0x9e3779b97f4a7c15ULL) ^ (n << 20) ^ k;
+    for (size_t i = 0; i < m * k + k * n; i++) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      float v = (float)((double)(x >> 11) / 9007199254740992.0 * 2 - 1);
+      if (i < m * k) a[i] = v; else b[i - m * k] = v;
+    }
+    for (size_t i = 0; i < m * n; i++) c[i] = NAN;
+    vncl_status st = vncl_tensor_create(ctx, VNCL_F32, 2, sa, &ta);
+    if (!st) st = vncl_tensor_create(ctx, VNCL_F32, 2, sb, &tb);
+    if (!st) st = vncl_tensor_create(ctx, VNCL_F32, 2, sc, &tc);
+    if (!st) st = vncl_tensor_write(ta, a, m * k * 4);
+    if (!st) st = vncl_tensor_write(tb, b, k * n * 4);
+    if (!st) st = vncl_tensor_write(tc, c, m * n * 4);
+    if (!st)
+      st = vncl_gemm(ctx, VNCL_NO_TRANS, VNCL_NO_TRANS, 1.0, ta, tb, 0.0, tc);
+    if (!st) st = vncl_tensor_read(tc, c, m * n * 4);
+    if (st) {
+      snprintf(why, cap, "%zux%zux%zu: %s", m, n, k, vncl_errmsg(ctx));
+      ok = false;
+    }
+  }
+  for (size_t i = 0; ok && i < m; i++)
+    for (size_t j = 0; ok && j < n; j++) {
       double want = 0, mag = 0;
       for (size_t p = 0; p < k; p++) {
         want += (double)a[i * k + p] * b[p * n + j];
@@ -80,9 +96,11 @@ static void product_ok(vncl_context *ctx, size_t m, size_t n, size_t k) {
       }
       double got = c[i * n + j];
       double tol = 2.0 * (double)k * 0x1p-24 * mag + 1e-30;
-      if (!(fabs(got - want) <= tol))
-        fail_msg("C(%zu,%zu) of %zux%zux%zu = %.9g, want %.9g (tol %.3g)", i,
-                 j, m, n, k, got, want, tol);
+      if (!(fabs(got - want) <= tol)) {
+        snprintf(why, cap, "C(%zu,%zu) of %zux%zux%zu = %.9g, want %.9g "
+                 "(tol %.3g)", i, j, m, n, k, got, want, tol);
+        ok = false;
+      }
     }
   vncl_tensor_destroy(ta);
   vncl_tensor_destroy(tb);
@@ -90,6 +108,12 @@ static void product_ok(vncl_context *ctx, size_t m, size_t n, size_t k) {
   free(a);
   free(b);
   free(c);
+  return ok;
+}
+
+static void product_ok(vncl_context *ctx, size_t m, size_t n, size_t k) {
+  char why[512];
+  if (!product_check(ctx, m, n, k, why, sizeof why)) fail_msg("%s", why);
 }
 
 static void record_read(vncl_context *ctx, char *key, size_t kcap,
@@ -251,12 +275,48 @@ static void test_not_probed(void **st) {
   setenv("VNCL_GEMM_PROBE", "force", 1);
 }
 
+/* Threads sharing a context: one probe for the class, every product right
+ * (the others run ours while it probes). */
+static vncl_context *shared;
+static char thread_why[4][512];
+static void *worker(void *arg) {
+  size_t i = (size_t)arg;
+  thread_why[i][0] = '\0';
+  if (product_check(shared, 60 + i, 70 + 2 * i, 50 + i, thread_why[i],
+                    sizeof thread_why[i]))
+    product_check(shared, 90, 65 + i, 80, thread_why[i], sizeof thread_why[i]);
+  return NULL;
+}
+
+static void test_threads_share_probe(void **st) {
+  (void)st;
+  vncl__gemm_probe_forget();
+  shared = untuned_context();
+  char path[1300];
+  assert_true(vncl__gemm_probe_path(shared, VNCL__GEMM_ACC32,
+                                    VNCL__GEMM_SHAPE_SQUARE, path,
+                                    sizeof path));
+  unlink(path);
+  int run0, run;
+  vncl__gemm_probe_stats(&run0, NULL);
+  pthread_t th[4];
+  for (size_t i = 0; i < 4; i++)
+    assert_int_equal(pthread_create(&th[i], NULL, worker, (void *)i), 0);
+  for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
+  for (int i = 0; i < 4; i++)
+    if (thread_why[i][0]) fail_msg("thread %d: %s", i, thread_why[i]);
+  vncl__gemm_probe_stats(&run, NULL);
+  assert_int_equal(run, run0 + 1);
+  vncl_context_destroy(shared);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_probe_once_then_record),
       cmocka_unit_test(test_record_decides),
       cmocka_unit_test(test_bad_record),
       cmocka_unit_test(test_not_probed),
+      cmocka_unit_test(test_threads_share_probe),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
