@@ -16,6 +16,7 @@ typedef struct bench_ctx {
   vncl_device_info dev;
   bool quick;        /* small sizes: the CI run */
   int repeats;       /* timed runs per case after warm-up (median reported) */
+  int max_dim;       /* GEMM shapes with a side above it are left out; 0: all */
   cJSON *cases;      /* array, filled by bench_record */
   int wrong;         /* cases whose result did not verify */
 } bench_ctx;

@@ -281,6 +281,11 @@ int bench_suite_gemm(bench_ctx *bc) {
                              : sizeof full / sizeof *full;
   static const vncl_dtype types[3] = {VNCL_F32, VNCL_F16, VNCL_BF16};
   for (size_t s = 0; s < nshapes; s++) {
+    if (bc->max_dim > 0 &&
+        (shapes[s][0] > (size_t)bc->max_dim ||
+         shapes[s][1] > (size_t)bc->max_dim ||
+         shapes[s][2] > (size_t)bc->max_dim))
+      continue;
     gemm_bufs g[3];
     bool made = true;
     for (int d = 0; d < 3; d++)

@@ -315,16 +315,18 @@ static void usage(FILE *f) {
           "[--suite gemm,transfer,fft,ops,startup,multi]\n"
           "                  [--json FILE] [--plot FILE.svg] "
           "[--compare BASELINE.json] [--repeats N]\n"
+          "                  [--max-dim N]\n"
           "Measures vncl and its peer (CLBlast, clFFT, OpenBLAS, FFTW, "
           "memcpy) in the same run\nand reports their ratio. --quick runs "
-          "small sizes (the CI run).\n");
+          "small sizes (the CI run).\n--max-dim N leaves out GEMM shapes "
+          "with a side above N (slow devices, simulators).\n");
 }
 
 int cmd_bench(int argc, char **argv) {
   const char *dev = NULL, *json = NULL, *plot = NULL, *base = NULL, *v;
   const char *suites = "gemm,transfer,fft,ops,startup,multi";
   bool quick = false;
-  int repeats = 0;
+  int repeats = 0, max_dim = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) {
       quick = true;
@@ -344,6 +346,9 @@ int cmd_bench(int argc, char **argv) {
     } else if (cli_opt_value(argc, argv, &i, "--repeats", &v) && v &&
                atoi(v) > 0) {
       repeats = atoi(v);
+    } else if (cli_opt_value(argc, argv, &i, "--max-dim", &v) && v &&
+               atoi(v) > 0) {
+      max_dim = atoi(v);
     } else {
       fprintf(stderr, "vncl bench: bad option '%s'\n", argv[i]);
       usage(stderr);
@@ -383,6 +388,7 @@ int cmd_bench(int argc, char **argv) {
   vncl_context_device_info(b.ctx, &b.dev);
   b.quick = quick;
   b.repeats = repeats ? repeats : quick ? 5 : 9;
+  b.max_dim = max_dim;
   b.cases = cJSON_CreateArray();
   printf("vncl %s bench on %s (%s, driver %s)%s\n", vncl_version_string(),
          b.dev.name, b.dev.platform, b.dev.driver_version,

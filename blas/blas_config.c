@@ -2,6 +2,9 @@
  * nvblas.conf is, then defaults), the per-routine counters and the
  * VNCL_BLAS_VERBOSE summary printed at exit. */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,8 +31,22 @@ const char *vb_routine_name(int r) {
 static vb_settings settings;
 static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
 
+/* Whether warnings print is settled apart from the other settings: reading
+ * those warns (a bad value, a file that is ignored), and a warning must
+ * not wait for the settings it is part of (pthread_once is not
+ * re-entrant: it deadlocked). */
+static pthread_once_t log_once = PTHREAD_ONCE_INIT;
+static int log_warn;
+
+static void log_init(void) {
+  const char *log = secure_getenv("VNCL_LOG");
+  log_warn = log && (!strcmp(log, "warn") || !strcmp(log, "info") ||
+                     !strcmp(log, "debug") || !strcmp(log, "1"));
+}
+
 void vb_warn(const char *fmt, ...) {
-  if (!vb_settings_get()->log_warn) return;
+  pthread_once(&log_once, log_init);
+  if (!log_warn) return;
   char buf[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -108,9 +125,29 @@ static void apply(const char *key, const char *val) {
 /* KEY VALUE or KEY=VALUE per line; '#' starts a comment. */
 static void read_config(const char *path, int from_file[NKEYS],
                         char vals[NKEYS][1024]) {
-  FILE *f = fopen(path, "r");
+  /* The file can name the CPU library, which is loaded: like the tuning
+   * database (docs/security.md), it is read only when no one else could
+   * have written it, and never through a symbolic link. */
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    vb_warn("blas: VNCL_BLAS_CONFIG %s: %s", path,
+            errno == ELOOP ? "a symbolic link, not followed" : strerror(errno));
+    return;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      (st.st_uid != geteuid() && st.st_uid != 0) ||
+      (st.st_mode & (S_IWGRP | S_IWOTH))) {
+    vb_warn("blas: VNCL_BLAS_CONFIG %s: ignored: not a regular file owned by "
+            "you or root and closed to others (fix: chmod 600 '%s')",
+            path, path);
+    close(fd);
+    return;
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  FILE *f = fdopen(fd, "r");
   if (!f) {
-    vb_warn("blas: VNCL_BLAS_CONFIG %s: %s", path, strerror(errno));
+    close(fd);
     return;
   }
   snprintf(settings.config_file, sizeof settings.config_file, "%s", path);
@@ -146,9 +183,8 @@ static void read_config(const char *path, int from_file[NKEYS],
 }
 
 static void settings_init(void) {
-  const char *log = secure_getenv("VNCL_LOG");
-  settings.log_warn = log && (!strcmp(log, "warn") || !strcmp(log, "info") ||
-                              !strcmp(log, "debug") || !strcmp(log, "1"));
+  pthread_once(&log_once, log_init);
+  settings.log_warn = log_warn;
   settings.min_flops = VB_DEFAULT_MIN_FLOPS;
   for (int r = 0; r < VB_NROUTINES; r++) settings.on[r] = VB_ALL_TYPES;
   int from_file[NKEYS] = {0};

@@ -37,6 +37,13 @@
  *   VNCL_LOG           error | warn | info | debug: log to stderr
  *   VNCL_GEMM_BACKEND  own | clblast | ref | auto (default auto; ref: the
  *                      reference kernel only, for checks)
+ *   VNCL_GEMM_PROBE    0 | off | 1 | on | force (default 1): under auto, a
+ *                      GEMM class without a tuning entry on a non-CPU
+ *                      device runs whichever of our built-in kernels and
+ *                      CLBlast a one-time probe found faster (kept beside
+ *                      the binary cache); force probes CPU devices too.
+ *                      Another value: vncl_context_create fails with
+ *                      VNCL_ERR_INVALID_ARG
  *   VNCL_TUNING_DB     tuning database file (see docs/tuning.md)
  * Every variable is read with secure_getenv: a set-user-ID or set-group-ID
  * process sees none of them. Variables that name a library to load

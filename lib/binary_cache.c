@@ -99,29 +99,31 @@ static uint64_t checksum(const char *key, size_t klen, const void *bin,
   return vncl__hash(bin, blen, vncl__hash(key, klen, VNCL_FNV_SEED));
 }
 
-unsigned char *vncl__bincache_load(const vncl__bincache *bc, const char *key,
-                                   size_t *len) {
+FILE *vncl__bincache_open(const vncl__bincache *bc, const char *name,
+                          const char *redo) {
   if (bc->dirfd < 0) return NULL;
-  char name[64];
-  file_for(key, name, sizeof name);
   vncl__trust t;
   int fd = vncl__trust_openat(bc->dirfd, bc->dir, name, &t);
   if (fd < 0) {
     /* Not there is the usual miss; a link, a file someone else owns or may
-     * write is never read: the program is compiled, and the store that
+     * write is never read: the work is done again, and the store that
      * follows replaces the entry (rename replaces a link, not its target). */
     if (t.state == VNCL__TRUST_BROKEN)
-      vncl__log(VNCL_LOG_WARN,
-                "binary cache: %s: not used; the program is compiled and the "
-                "entry replaced",
-                t.why);
+      vncl__log(VNCL_LOG_WARN, "binary cache: %s: not used; %s and the entry "
+                "replaced", t.why, redo);
     return NULL;
   }
   FILE *f = fdopen(fd, "rb");
-  if (!f) {
-    close(fd);
-    return NULL;
-  }
+  if (!f) close(fd);
+  return f;
+}
+
+unsigned char *vncl__bincache_load(const vncl__bincache *bc, const char *key,
+                                   size_t *len) {
+  char name[64];
+  file_for(key, name, sizeof name);
+  FILE *f = vncl__bincache_open(bc, name, "the program is compiled");
+  if (!f) return NULL;
   unsigned char *bin = NULL;
   char *fkey = NULL;
   bc_header h;
@@ -150,11 +152,11 @@ unsigned char *vncl__bincache_load(const vncl__bincache *bc, const char *key,
   return bin;
 }
 
-bool vncl__bincache_store(const vncl__bincache *bc, const char *key,
-                          const unsigned char *bin, size_t len) {
-  if (bc->dirfd < 0 || len == 0) return false;
-  char name[64], tmp[1300];
-  file_for(key, name, sizeof name);
+bool vncl__bincache_put(const vncl__bincache *bc, const char *name,
+                        const void *const *parts, const size_t *lens,
+                        int nparts) {
+  if (bc->dirfd < 0) return false;
+  char tmp[1300];
   /* The temporary file is made in the (trusted, resolved) folder by path,
    * since there is no mkstemp relative to a descriptor; the rename is
    * relative to the open folder. */
@@ -173,15 +175,9 @@ bool vncl__bincache_store(const vncl__bincache *bc, const char *key,
     unlinkat(bc->dirfd, tmpname, 0);
     return false;
   }
-  size_t klen = strlen(key);
-  bc_header h;
-  memcpy(h.magic, BC_MAGIC, 8);
-  h.format = BC_FORMAT;
-  h.key_len = (uint32_t)klen;
-  h.bin_len = len;
-  h.checksum = checksum(key, klen, bin, len);
-  bool ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(key, 1, klen, f) == klen &&
-            fwrite(bin, 1, len, f) == len;
+  bool ok = true;
+  for (int i = 0; i < nparts && ok; i++)
+    ok = fwrite(parts[i], 1, lens[i], f) == lens[i];
   ok = (fclose(f) == 0) && ok;
   if (ok) ok = renameat(bc->dirfd, tmpname, bc->dirfd, name) == 0;
   if (!ok) {
@@ -190,4 +186,21 @@ bool vncl__bincache_store(const vncl__bincache *bc, const char *key,
               bc->dir, name);
   }
   return ok;
+}
+
+bool vncl__bincache_store(const vncl__bincache *bc, const char *key,
+                          const unsigned char *bin, size_t len) {
+  if (bc->dirfd < 0 || len == 0) return false;
+  char name[64];
+  file_for(key, name, sizeof name);
+  size_t klen = strlen(key);
+  bc_header h;
+  memcpy(h.magic, BC_MAGIC, 8);
+  h.format = BC_FORMAT;
+  h.key_len = (uint32_t)klen;
+  h.bin_len = len;
+  h.checksum = checksum(key, klen, bin, len);
+  const void *parts[3] = {&h, key, bin};
+  const size_t lens[3] = {sizeof h, klen, len};
+  return vncl__bincache_put(bc, name, parts, lens, 3);
 }

@@ -59,6 +59,9 @@ vncl_status vncl__settings_resolve(const vncl_options *opts,
       return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
                         "VNCL_STAGING_BYTES='%s' is not a byte count", v);
   }
+  vncl_status s = vncl__gemm_probe_mode(vncl__getenv("VNCL_GEMM_PROBE"),
+                                        &out->gemm_probe);
+  if (s) return s;
   return VNCL_OK;
 }
 
@@ -94,6 +97,8 @@ static vncl_status context_init(vncl_context **out, cl_platform_id plat,
   vncl__bincache_init(&ctx->bincache, st->cache_dir);
   ctx->limit_bytes = st->memory_limit;
   ctx->staging_bytes = st->staging_bytes;
+  ctx->gemm_probe = st->gemm_probe == 2 ||
+                    (st->gemm_probe == 1 && ctx->info.type != VNCL_DEVICE_CPU);
   atomic_init(&ctx->refs, 1);
   if (vncl__profiler_create(ctx) != VNCL_OK) {
     vncl__bincache_close(&ctx->bincache);
@@ -180,6 +185,7 @@ void vncl__context_release(vncl_context *ctx) {
   vncl__transfer_shutdown(ctx);
   vncl__buffer_cache_free(ctx);
   vncl__fft_release(ctx); /* FFT plans and scratch, before the queue goes */
+  vncl__gemm_clblast_release(ctx); /* CLBlast's programs hold the context */
   vncl__profiler_destroy(ctx);
   vncl__programs_free(ctx);
   vncl__bincache_close(&ctx->bincache);

@@ -11,6 +11,9 @@
  *   otherwise                gemm_pack of A (unless the set reads A in place)
  *                            and of B into scratch from the device allocator,
  *                            then gemm_packed_cpu or gemm_packed_local
+ * In auto mode the class's set names the backend; a class that no tuning
+ * entry covers, on a GPU, takes the winner of the untuned-device probe
+ * (gemm_probe.c: ours against CLBlast, once per device and class).
  * A kernel that cannot be built or launched with its parameters on this
  * device falls back (fast -> direct -> reference), with a warning in the log;
  * so does the packed path when its scratch cannot be allocated.
@@ -399,6 +402,15 @@ static vncl_status run_own(vncl_context *ctx, const vncl__gemm_problem *pr,
                       num_wait, wait, event);
 }
 
+vncl_status vncl__gemm_run_backend(vncl_context *ctx, int backend,
+                                   const vncl__gemm_problem *pr,
+                                   const vncl__gemm_blas_args *ba,
+                                   const vncl__gemm_params *p) {
+  if (backend == VNCL__GEMM_CLBLAST)
+    return vncl__gemm_clblast(ctx, pr, ba, 0, NULL, NULL);
+  return run_own(ctx, pr, p, 0, NULL, NULL);
+}
+
 /* After the checks: choose the backend and run. */
 static vncl_status dispatch(vncl_context *ctx, const char *fn,
                             const vncl__gemm_problem *pr,
@@ -423,6 +435,16 @@ static vncl_status dispatch(vncl_context *ctx, const char *fn,
                         pr->k == 0 ? 0.0 : pr->alpha, num_wait, wait, event);
   bool clblast = mode == MODE_CLBLAST ||
                  (mode == MODE_AUTO && p.backend == VNCL__GEMM_CLBLAST);
+  /* An untuned class on a device that is probed (not CPUs, unless forced):
+   * the faster of our built-in set and CLBlast (gemm_probe.c). */
+  if (ctx->gemm_probe && mode == MODE_AUTO && !clblast && pr->k > 0 &&
+      pr->alpha != 0 && vncl__gemm_clblast_can(ctx, pr)) {
+    vncl__gemm_acc acc = vncl__gemm_acc_of(pr->ab);
+    vncl__gemm_shape shape = vncl__gemm_shape_of(pr->m, pr->n, pr->k);
+    if (!vncl__gemm_params_installed(ctx, acc, shape))
+      clblast = vncl__gemm_probe_backend(ctx, acc, shape, &p) ==
+                VNCL__GEMM_CLBLAST;
+  }
   /* CLBlast does not take k == 0 (and would read A and B for alpha == 0). */
   if (clblast && pr->k > 0 && pr->alpha != 0 &&
       vncl__gemm_clblast_can(ctx, pr))

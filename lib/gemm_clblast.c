@@ -6,7 +6,12 @@
  * (cl_khr_fp16): those products always run on our kernels.
  *
  * CLBlast builds and caches its own programs (outside vncl's caches) on the
- * first call per device and routine.
+ * first call per device and routine. Those programs hold the OpenCL context
+ * they were built in; when the last vncl context that used CLBlast goes,
+ * vncl clears CLBlast's caches (CLBlastClearCache), so that the OpenCL
+ * contexts are really freed then, not by CLBlast's static destructors at
+ * process exit, after the driver may be gone (under Oclgrind that ended
+ * every process that had used CLBlast in "corrupted double-linked list").
  */
 #include <clblast_c.h>
 #include <stdio.h>
@@ -37,10 +42,30 @@ static vncl_status status_of(vncl_context *ctx, CLBlastStatusCode st) {
                     (int)st);
 }
 
+/* Live contexts that have called CLBlast, under clblast_lock. */
+static int clblast_users;
+static pthread_mutex_t clblast_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void vncl__gemm_clblast_release(vncl_context *ctx) {
+  if (!atomic_load(&ctx->used_clblast)) return;
+  pthread_mutex_lock(&clblast_lock);
+  atomic_store(&ctx->used_clblast, false);
+  if (--clblast_users == 0) CLBlastClearCache();
+  pthread_mutex_unlock(&clblast_lock);
+}
+
 vncl_status vncl__gemm_clblast(vncl_context *ctx, const vncl__gemm_problem *pr,
                                const vncl__gemm_blas_args *ba,
                                cl_uint num_wait, const cl_event *wait,
                                cl_event *event) {
+  if (!atomic_load(&ctx->used_clblast)) {
+    pthread_mutex_lock(&clblast_lock);
+    if (!atomic_load(&ctx->used_clblast)) {
+      atomic_store(&ctx->used_clblast, true);
+      clblast_users++;
+    }
+    pthread_mutex_unlock(&clblast_lock);
+  }
   /* CLBlast takes no wait list: a barrier on the queue stands for it. */
   if (num_wait) {
     cl_int err = clEnqueueBarrierWithWaitList(ctx->queue, num_wait, wait, NULL);

@@ -104,6 +104,15 @@ const char *vncl__gemm_shape_name(vncl__gemm_shape s);
 void vncl__gemm_params_get(vncl_context *ctx, vncl__gemm_acc acc,
                            vncl__gemm_shape shape, vncl__gemm_params *out);
 
+/* The i-th row of the built-in table (every vendor's, whatever the
+ * device), NULL past the last: for tests that build every set. */
+const vncl__gemm_params *vncl__gemm_builtin_set(size_t i);
+
+/* Whether a set was installed for (acc, shape) on ctx's device (by the
+ * tuning database or a test): false means the built-in table. Thread-safe. */
+bool vncl__gemm_params_installed(vncl_context *ctx, vncl__gemm_acc acc,
+                                 vncl__gemm_shape shape);
+
 /* Installs a parameter set for (acc, shape) on ctx's device (the tuning
  * database's entry point; tests use it too), after validating it; NULL
  * restores the built-in defaults. The sets are per device and shared by
@@ -168,10 +177,49 @@ typedef struct vncl__gemm_blas_args {
 
 /* Whether the CLBlast backend can run this product on ctx's device. */
 bool vncl__gemm_clblast_can(vncl_context *ctx, const vncl__gemm_problem *pr);
+/* Called as a context goes: the last context that used CLBlast clears
+ * CLBlast's program caches. */
+void vncl__gemm_clblast_release(vncl_context *ctx);
 /* Runs it through CLBlast (waits for the wait list first). */
 vncl_status vncl__gemm_clblast(vncl_context *ctx, const vncl__gemm_problem *pr,
                                const vncl__gemm_blas_args *ba,
                                cl_uint num_wait, const cl_event *wait,
                                cl_event *event);
+
+/* Runs a product through one backend with no wait list and no event:
+ * VNCL__GEMM_OWN (our kernels under p, with their fallbacks) or
+ * VNCL__GEMM_CLBLAST (the caller has checked vncl__gemm_clblast_can). */
+vncl_status vncl__gemm_run_backend(vncl_context *ctx, int backend,
+                                   const vncl__gemm_problem *pr,
+                                   const vncl__gemm_blas_args *ba,
+                                   const vncl__gemm_params *p);
+
+/* ---- the untuned-device probe (gemm_probe.c) ----------------------------- */
+
+/* VNCL_GEMM_PROBE: unset, "1" or "on" -> 1 (probe non-CPU devices), "0" or
+ * "off" -> 0, "force" -> 2 (every device: tests). Else
+ * VNCL_ERR_INVALID_ARG naming the value. */
+vncl_status vncl__gemm_probe_mode(const char *v, int *out);
+
+/* The backend auto mode takes for the untuned class (acc, shape) on ctx:
+ * VNCL__GEMM_OWN or VNCL__GEMM_CLBLAST. The first call for a device and
+ * class reads the record beside the binary cache, else times our kernels
+ * (under p) against CLBlast on a representative product of the class and
+ * stores the winner; later calls answer from memory. While one thread
+ * probes, others get VNCL__GEMM_OWN. Never fails: a probe that cannot run
+ * answers VNCL__GEMM_OWN. Thread-safe. */
+int vncl__gemm_probe_backend(vncl_context *ctx, vncl__gemm_acc acc,
+                             vncl__gemm_shape shape,
+                             const vncl__gemm_params *p);
+
+/* The record's path for (acc, shape) on ctx's device; false when ctx has
+ * no binary cache (the answer then lives in this process only). */
+bool vncl__gemm_probe_path(const vncl_context *ctx, vncl__gemm_acc acc,
+                           vncl__gemm_shape shape, char *out, size_t cap);
+
+/* For tests: probes measured and records read in this process so far, and
+ * forgetting every answer in memory (as a new process would start). */
+void vncl__gemm_probe_stats(int *run, int *loaded);
+void vncl__gemm_probe_forget(void);
 
 #endif

@@ -139,6 +139,10 @@ static const struct gemm_default {
       {16, 16, 4, 4, 4, 1, 1, 1, 0, 0}}},
 };
 
+const vncl__gemm_params *vncl__gemm_builtin_set(size_t i) {
+  return i < sizeof defaults / sizeof *defaults ? &defaults[i].p : NULL;
+}
+
 static int native_float_width(const vncl_context *ctx) {
   cl_uint w = 0;
   if (clGetDeviceInfo(ctx->device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT,
@@ -218,6 +222,16 @@ void vncl__gemm_params_get(vncl_context *ctx, vncl__gemm_acc acc,
               ctx->info.name, why);
   }
   *out = defaults[nrows - 1].p;
+}
+
+bool vncl__gemm_params_installed(vncl_context *ctx, vncl__gemm_acc acc,
+                                 vncl__gemm_shape shape) {
+  bool found = false;
+  pthread_mutex_lock(&tuned_lock);
+  for (int i = 0; i < TUNED_DEVICES && !found; i++)
+    found = tuned[i].dev == ctx->device && tuned[i].set[acc][shape];
+  pthread_mutex_unlock(&tuned_lock);
+  return found;
 }
 
 vncl_status vncl__gemm_params_set(vncl_context *ctx, vncl__gemm_acc acc,

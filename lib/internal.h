@@ -15,6 +15,8 @@
 #define VNCL_INTERNAL_H
 
 #include <pthread.h>
+#include <stdio.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 
@@ -160,6 +162,16 @@ typedef struct vncl__program vncl__program;
  * gives VNCL_ERR_BUILD with the build log in the message. Thread-safe. */
 vncl_status vncl__program_get(vncl_context *ctx, const char *source,
                               const char *options, vncl__program **out);
+/* The build log of prog on ctx's device (truncated to cap); false when
+ * the driver gives none. A program loaded from the binary cache has an
+ * empty log: a cache that is "off" forces real builds. */
+bool vncl__build_log(vncl_context *ctx, cl_program prog, char *out,
+                     size_t cap);
+/* The (source, options, program) of every program ctx holds, newest
+ * first: fills up to cap and returns how many there are. The strings stay
+ * valid while ctx lives. For tests and diagnostics. */
+int vncl__programs_list(vncl_context *ctx, const char **sources,
+                        const char **options, cl_program *progs, int cap);
 /* Takes a kernel object out of the program's pool (creating one if every
  * pooled one is in use), so that two threads never set arguments on the same
  * cl_kernel. Give it back with vncl__kernel_release. */
@@ -207,6 +219,17 @@ unsigned char *vncl__bincache_load(const vncl__bincache *bc, const char *key,
 /* Stores atomically (temp file + rename); returns false if it could not. */
 bool vncl__bincache_store(const vncl__bincache *bc, const char *key,
                           const unsigned char *bin, size_t len);
+/* Other records kept beside the binaries (the GEMM probe's), under the same
+ * rules: `name` is opened relative to the open folder, never through a
+ * link, and only when owned by the user or root and closed to others (NULL
+ * otherwise, with a warning for an untrusted one that says what happens
+ * instead: `redo`); written as the
+ * concatenation of `parts`, 0600, to a temporary file renamed into place. */
+FILE *vncl__bincache_open(const vncl__bincache *bc, const char *name,
+                          const char *redo);
+bool vncl__bincache_put(const vncl__bincache *bc, const char *name,
+                        const void *const *parts, const size_t *lens,
+                        int nparts);
 /* The default folder (VNCL_CACHE_DIR, $XDG_CACHE_HOME/vncl, ~/.cache/vncl);
  * "" when off. */
 void vncl__bincache_default_dir(char *out, size_t cap);
@@ -254,6 +277,12 @@ struct vncl_context {
   int tuning_entries;
   char tuning_why[512];
   char tuning_fix[512];
+  /* The untuned-device GEMM probe is on for this context (gemm_probe.c):
+   * VNCL_GEMM_PROBE is not 0, and the device is not a CPU or the probe is
+   * forced. Set at creation. */
+  bool gemm_probe;
+  /* This context has run CLBlast (gemm_clblast.c). */
+  _Atomic bool used_clblast;
   /* FFT plan cache and scratch (fft_cache.c), made on the first FFT; has
    * its own locks. */
   struct vncl__fft_state *fft;
@@ -276,6 +305,7 @@ typedef struct vncl__settings {
   char kernel_dir[1024];
   char tuning_db[1024];
   uint64_t staging_bytes;
+  int gemm_probe; /* VNCL_GEMM_PROBE: 0 off, 1 on, 2 force */
 } vncl__settings;
 vncl_status vncl__settings_resolve(const vncl_options *opts,
                                    vncl__settings *out);
@@ -326,6 +356,10 @@ void vncl__profiler_destroy(vncl_context *ctx);
  * the work it does; `op` must be a string literal or otherwise static. */
 void vncl__profile_event(vncl_context *ctx, const char *op, cl_event ev,
                          double bytes, double flops, bool is_transfer);
+/* Until called again with NULL, every command this thread hands the
+ * profiler is counted under `op` (static) instead of its own name: the
+ * GEMM probe's runs show as "gemm probe", not as the caller's GEMMs. */
+void vncl__profile_label(const char *op);
 
 /* ---- launching (launch.c) ---------------------------------------------------- */
 

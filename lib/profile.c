@@ -100,10 +100,15 @@ static void harvest(vncl__profiler *p, bool all) {
   p->npend = keep;
 }
 
+static _Thread_local const char *label;
+
+void vncl__profile_label(const char *op) { label = op; }
+
 void vncl__profile_event(vncl_context *ctx, const char *op, cl_event ev,
                          double bytes, double flops, bool is_transfer) {
   vncl__profiler *p = ctx->profiler;
   if (!p || !ev) return;
+  if (label) op = label;
   pthread_mutex_lock(&p->lock);
   if (p->npend == p->cap) {
     if (p->npend >= HARVEST_AT) harvest(p, false);

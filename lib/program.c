@@ -101,6 +101,38 @@ static vncl_status build_log_fail(vncl_context *ctx, cl_program prog,
   return s;
 }
 
+bool vncl__build_log(vncl_context *ctx, cl_program prog, char *out,
+                     size_t cap) {
+  size_t n = 0;
+  if (!cap) return false;
+  out[0] = '\0';
+  if (clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL,
+                            &n) != CL_SUCCESS)
+    return false;
+  char *log = malloc(n + 1);
+  if (!log) return false;
+  bool ok = clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, n,
+                                  log, NULL) == CL_SUCCESS;
+  log[ok ? n : 0] = '\0';
+  vncl__strlcpy(out, log, cap);
+  free(log);
+  return ok;
+}
+
+int vncl__programs_list(vncl_context *ctx, const char **sources,
+                        const char **options, cl_program *progs, int cap) {
+  int n = 0;
+  pthread_mutex_lock(&ctx->prog_lock);
+  for (vncl__program *p = ctx->programs; p; p = p->next, n++)
+    if (n < cap) {
+      sources[n] = p->source;
+      options[n] = p->options;
+      progs[n] = p->prog;
+    }
+  pthread_mutex_unlock(&ctx->prog_lock);
+  return n;
+}
+
 static vncl_status build(vncl_context *ctx, const char *source,
                          const char *options, cl_program *out,
                          uint64_t *out_hash) {
@@ -172,6 +204,15 @@ static vncl_status build(vncl_context *ctx, const char *source,
   }
   vncl__log(VNCL_LOG_INFO, "built %s [%s] in %.2f s", source, options,
             vncl__now() - t0);
+  if (vncl__log_level() >= VNCL_LOG_WARN) {
+    /* A kernel of ours must build without warnings (test_kernel_builds);
+     * say so where one does. */
+    char blog[2048];
+    if (vncl__build_log(ctx, p, blog, sizeof blog) &&
+        vncl__contains_nocase(blog, "warning"))
+      vncl__log(VNCL_LOG_WARN, "%s [%s] built with warnings:\n%s", source,
+                options, blog);
+  }
   ctx->programs_built++;
   size_t bsize = 0;
   if (ctx->bincache.dir[0] &&

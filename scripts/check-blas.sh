@@ -99,6 +99,35 @@ for p in c z; do
   run x${p}cblat3 ${p}in3 27 1
 done
 
+# The settings file: honoured when private, ignored (with a warning) when
+# others may write it, since it can name the library that is loaded.
+cfgdir=$log/config
+mkdir -p "$cfgdir"
+cfg=$cfgdir/vncl-blas.conf
+printf '# test\nVNCL_BLAS_ROUTINES none\n' > "$cfg"
+chmod 600 "$cfg"
+(cd "$cfgdir" && VNCL_BLAS_CONFIG="$cfg" VNCL_LOG=warn timeout -k 5 300 \
+  "$T/xblat3s" < "$T/sblat3.in" > out.txt 2> private.err)
+dev=$(grep -E '^vncl-blas: s[a-z0-9]+ +device' "$cfgdir/private.err" | grep -vc ' device 0 calls')
+chmod 666 "$cfg"
+(cd "$cfgdir" && VNCL_BLAS_CONFIG="$cfg" VNCL_LOG=warn timeout -k 5 300 \
+  "$T/xblat3s" < "$T/sblat3.in" > out.txt 2> loose.err)
+ldev=$(grep -E '^vncl-blas: s[a-z0-9]+ +device' "$cfgdir/loose.err" | grep -vc ' device 0 calls')
+# A bad value warns while the settings are read (it once deadlocked there).
+(cd "$cfgdir" && VNCL_BLAS_ROUTINES=all,-nosuch VNCL_LOG=warn timeout -k 5 60 \
+  "$T/xblat3s" < "$T/sblat3.in" > out.txt 2> bad.err)
+badrc=$?
+if [ "$badrc" -ne 0 ] || ! grep -q 'unknown routine "nosuch"' "$cfgdir/bad.err"; then
+  fail blas_config "VNCL_BLAS_ROUTINES=all,-nosuch: exit $badrc, no warning" "$cfgdir/bad.err"
+elif [ "$dev" -ne 0 ]; then
+  fail blas_config "a private file's 'VNCL_BLAS_ROUTINES none' left $dev routines on the device" "$cfgdir/private.err"
+elif ! grep -q 'VNCL_BLAS_CONFIG .*ignored' "$cfgdir/loose.err" || [ "$ldev" -eq 0 ]; then
+  fail blas_config "a file others may write was not ignored" "$cfgdir/loose.err"
+else
+  echo "ok      blas_config: a private settings file applies, a world-writable one is ignored with a warning"
+  passed=$((passed + 1))
+fi
+
 # NumPy through the drop-in
 PY=${PYTHON:-/usr/bin/python3}
 if "$PY" -c 'import numpy' 2>/dev/null; then

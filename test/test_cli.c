@@ -1,11 +1,14 @@
 /* The `vncl` command as a user runs it: exit codes, usage errors, JSON
- * shapes, the verified product, the doctor's verdict. */
+ * shapes, the verified product, the doctor's verdict, group selectors in
+ * info and doctor. Expectations come from the devices `vncl devices`
+ * finds. */
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -93,12 +96,41 @@ static void test_devices_json(void **st) {
   free(out);
 }
 
+static char saved_device[256]; /* the caller's VNCL_DEVICE, "" for none */
+
+static void restore_device(void) {
+  if (saved_device[0])
+    setenv("VNCL_DEVICE", saved_device, 1);
+  else
+    unsetenv("VNCL_DEVICE");
+}
+
+/* " --device N" naming the one device the caller's VNCL_DEVICE starts
+ * with, where that is a group ("gpu", "all", "0,1"): the single-device
+ * report is tested on it. "" when VNCL_DEVICE names one device or none. */
+static void single_device_arg(char *out, size_t cap) {
+  out[0] = '\0';
+  const char *v = saved_device;
+  bool group = strchr(v, ',') || !strcasecmp(v, "all") ||
+               !strcasecmp(v, "gpu") || !strcasecmp(v, "cpu") ||
+               !strcasecmp(v, "accelerator");
+  if (!group) return;
+  char first[256];
+  snprintf(first, sizeof first, "%s", v);
+  first[strcspn(first, ",")] = '\0';
+  int idx = 0; /* "all": the first device */
+  if (strcasecmp(first, "all") && vncl_device_select(first, &idx) != VNCL_OK)
+    fail_msg("VNCL_DEVICE='%s' names no device", v);
+  snprintf(out, cap, " --device %d", idx);
+}
+
 static void test_info_json(void **st) {
   (void)st;
   char *out;
   int n = 96 + (int)(t_rand_u64() % 64); /* a fresh odd size each run */
-  char args[64];
-  snprintf(args, sizeof args, "info --json --size %d", n);
+  char args[128], one[64];
+  single_device_arg(one, sizeof one);
+  snprintf(args, sizeof args, "info --json --size %d%s", n, one);
   assert_int_equal(run(args, false, &out), 0);
   cJSON *j = cJSON_Parse(out);
   if (!j) fail_msg("not JSON: %s", out);
@@ -124,23 +156,158 @@ static void test_info_json(void **st) {
   assert_true(peak >= 3.0 * n * n * 4); /* A, B and C were alive together */
   assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(mem, "device_total_bytes")) > 0);
   cJSON_Delete(j);
-  assert_int_equal(run("info --size 64", false, &out), 0);
+  snprintf(args, sizeof args, "info --size 64%s", one);
+  assert_int_equal(run(args, false, &out), 0);
   assert_non_null(strstr(out, "\nsuccess\n"));
   free(out);
+}
+
+/* The devices `vncl devices --json` lists (the caller frees the array). */
+static cJSON *device_list(void) {
+  char *out;
+  assert_int_equal(run("devices --json", false, &out), 0);
+  cJSON *j = cJSON_Parse(out);
+  free(out);
+  assert_non_null(j);
+  cJSON *devs = cJSON_DetachItemFromObject(j, "devices");
+  cJSON_Delete(j);
+  assert_non_null(devs);
+  return devs;
+}
+
+static int count_type(const cJSON *devs, const char *type) {
+  int n = 0;
+  const cJSON *d;
+  cJSON_ArrayForEach(d, devs)
+    n += !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(d, "type")), type);
+  return n;
 }
 
 static void test_selection_errors(void **st) {
   (void)st;
   char *out;
-  assert_int_equal(run("info --device nvidia --size 8", true, &out), 1);
-  assert_non_null(strstr(out, "no device matches selector 'nvidia'"));
+  /* A name no device has, whatever this host has. */
+  assert_int_equal(run("info --device no-such-device-zq9 --size 8", true, &out),
+                   1);
+  assert_non_null(strstr(out, "no device matches selector 'no-such-device-zq9'"));
   assert_non_null(strstr(out, "devices found"));
   free(out);
-  setenv("VNCL_DEVICE", "accelerator", 1);
-  assert_int_equal(run("info --size 8", true, &out), 1);
-  unsetenv("VNCL_DEVICE");
-  assert_non_null(strstr(out, "'accelerator'"));
+  /* A type: the failure is expected only where no device has it. */
+  cJSON *devs = device_list();
+  const char *types[] = {"accelerator", "gpu"};
+  for (int i = 0; i < 2; i++) {
+    if (count_type(devs, types[i])) continue;
+    setenv("VNCL_DEVICE", types[i], 1);
+    assert_int_equal(run("info --size 8", true, &out), 1);
+    restore_device();
+    char want[64];
+    snprintf(want, sizeof want, "'%s'", types[i]);
+    assert_non_null(strstr(out, want));
+    free(out);
+  }
+  cJSON_Delete(devs);
+}
+
+/* A group selector reports every device of the group, in the group's
+ * order, in the JSON too; a bad group fails with the reason. Two PoCL
+ * devices where PoCL is the driver; the expectations come from the device
+ * list under the same environment. */
+static void test_info_group(void **st) {
+  (void)st;
+  setenv("POCL_DEVICES", "pthread pthread", 1);
+  cJSON *devs = device_list();
+  int nd = cJSON_GetArraySize(devs);
+  char *out;
+  int n = 17 + (int)(t_rand_u64() % 40);
+  char args[96];
+  const char *sels[] = {"all", "gpu", "cpu", "1,0"};
+  for (int si = 0; si < 4; si++) {
+    /* The devices the selector names, by position in the list. */
+    int want[16], nw = 0;
+    if (!strcmp(sels[si], "1,0")) {
+      if (nd < 2) continue;
+      want[nw++] = 1;
+      want[nw++] = 0;
+    } else {
+      for (int i = 0; i < nd && nw < 16; i++) {
+        const char *t = cJSON_GetStringValue(
+            cJSON_GetObjectItem(cJSON_GetArrayItem(devs, i), "type"));
+        if (!strcmp(sels[si], "all") || !strcmp(sels[si], t)) want[nw++] = i;
+      }
+    }
+    setenv("VNCL_DEVICE", sels[si], 1);
+    snprintf(args, sizeof args, "info --json --size %d", n);
+    int rc = run(args, false, &out);
+    restore_device();
+    if (nw == 0) { /* e.g. no GPU here: the group matches nothing */
+      assert_int_equal(rc, 1);
+      free(out);
+      continue;
+    }
+    assert_int_equal(rc, 0);
+    cJSON *j = cJSON_Parse(out);
+    if (!j) fail_msg("not JSON for %s: %s", sels[si], out);
+    free(out);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(j, "selector")),
+                        sels[si]);
+    assert_int_equal(cJSON_GetObjectItem(j, "device_count")->valueint, nw);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(j, "status")),
+                        "success");
+    cJSON *arr = cJSON_GetObjectItem(j, "devices");
+    assert_int_equal(cJSON_GetArraySize(arr), nw);
+    for (int i = 0; i < nw; i++) {
+      cJSON *one = cJSON_GetArrayItem(arr, i);
+      cJSON *dj = cJSON_GetObjectItem(one, "device");
+      cJSON *lj = cJSON_GetArrayItem(devs, want[i]);
+      assert_string_equal(
+          cJSON_GetStringValue(cJSON_GetObjectItem(dj, "selector")),
+          cJSON_GetStringValue(cJSON_GetObjectItem(lj, "selector")));
+      cJSON *op = cJSON_GetObjectItem(one, "matrix_op");
+      assert_string_equal(
+          cJSON_GetStringValue(cJSON_GetObjectItem(op, "status")), "success");
+      assert_int_equal(
+          cJSON_GetArrayItem(cJSON_GetObjectItem(op, "input_shape"), 0)->valueint,
+          n);
+      double err =
+          cJSON_GetNumberValue(cJSON_GetObjectItem(op, "max_rel_error"));
+      assert_true(err >= 0 && err < 1e-4);
+    }
+    cJSON_Delete(j);
+  }
+  /* Text: one block per device and the group's verdict. */
+  setenv("VNCL_DEVICE", "all", 1);
+  assert_int_equal(run("info --size 24", false, &out), 0);
+  char want[96];
+  snprintf(want, sizeof want, "group 'all': %d of %d device(s) verified", nd,
+           nd);
+  assert_non_null(strstr(out, want));
+  snprintf(want, sizeof want, "== device %d of %d in group 'all'", nd, nd);
+  assert_non_null(strstr(out, want));
   free(out);
+  /* The doctor: the device checks for each member. */
+  assert_int_equal(run("doctor", false, &out), 0);
+  snprintf(want, sizeof want, "[ ok ] device group 'all': %d device(s)", nd);
+  assert_non_null(strstr(out, want));
+  const char *p = out;
+  int blocks = 0;
+  while ((p = strstr(p, "test kernel runs and verifies")) != NULL) {
+    blocks++;
+    p++;
+  }
+  assert_int_equal(blocks, nd);
+  assert_non_null(strstr(out, "healthy: 0 required"));
+  free(out);
+  restore_device();
+  /* A device named twice: exit 1 and the reason, for both commands. */
+  assert_int_equal(run("info --device 0,0 --size 8", true, &out), 1);
+  assert_non_null(strstr(out, "names device 0 twice"));
+  free(out);
+  assert_int_equal(run("doctor --device 0,0", false, &out), 1);
+  assert_non_null(strstr(out, "[FAIL] device group '0,0'"));
+  assert_non_null(strstr(out, "names device 0 twice"));
+  free(out);
+  unsetenv("POCL_DEVICES");
+  cJSON_Delete(devs);
 }
 
 static void test_doctor(void **st) {
@@ -222,11 +389,14 @@ int main(void) {
   char *slash = strrchr(self, '/');
   *slash = '\0'; /* build/test */
   snprintf(vncl_bin, sizeof vncl_bin, "%s/../vncl", self);
+  if (getenv("VNCL_DEVICE"))
+    snprintf(saved_device, sizeof saved_device, "%s", getenv("VNCL_DEVICE"));
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_usage),
       cmocka_unit_test(test_devices_json),
       cmocka_unit_test(test_info_json),
       cmocka_unit_test(test_selection_errors),
+      cmocka_unit_test(test_info_group),
       cmocka_unit_test(test_doctor),
       cmocka_unit_test(test_doctor_untrusted),
   };

@@ -30,6 +30,10 @@ cJSON *cli_telemetry_json(const vncl_telemetry *t, const vncl_device_info *d);
 void cli_telemetry_summary(const vncl_telemetry *t, const vncl_device_info *d,
                            char *buf, size_t cap);
 const char *cli_platform_short(const vncl_device_info *d);
+/* Whether a selector names a group (vncl_group_create) rather than one
+ * device: "all", "gpu", "cpu", "accelerator" (any case), or a list with a
+ * comma. NULL or "": no. */
+bool cli_group_selector(const char *sel);
 /* Matches "--name" and "--name=value"/"--name value"; advances *i. */
 bool cli_opt_value(int argc, char **argv, int *i, const char *name,
                    const char **value);

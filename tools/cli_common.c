@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 
@@ -97,4 +98,11 @@ bool cli_opt_value(int argc, char **argv, int *i, const char *name,
   }
   *value = argv[++*i];
   return true;
+}
+
+bool cli_group_selector(const char *sel) {
+  if (!sel || !*sel) return false;
+  return strchr(sel, ',') || !strcasecmp(sel, "all") ||
+         !strcasecmp(sel, "gpu") || !strcasecmp(sel, "cpu") ||
+         !strcasecmp(sel, "accelerator");
 }

@@ -96,50 +96,11 @@ static void usage(FILE *f) {
              "builds, runs and verifies, and the caches.\n");
 }
 
-int cmd_doctor(int argc, char **argv) {
-  const char *dev = NULL, *v;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      usage(stdout);
-      return 0;
-    } else if (cli_opt_value(argc, argv, &i, "--device", &v) && v) {
-      dev = v;
-    } else {
-      fprintf(stderr, "vncl doctor: bad option '%s'\n", argv[i]);
-      usage(stderr);
-      return CLI_USAGE;
-    }
-  }
-  char line[1600], names[512];
-  failures = 0;
-  printf("vncl %s doctor\n", vncl_version_string());
-  const char *vdir = getenv("OCL_ICD_VENDORS");
-  if (!vdir || !*vdir) vdir = "/etc/OpenCL/vendors";
-  int icds = count_icds(vdir, names, sizeof names);
-  snprintf(line, sizeof line, "ICD loader: %d driver file(s) in %s%s%s%s",
-           icds, vdir, icds ? " (" : "", names, icds ? ")" : "");
-  check(icds > 0, true, line,
-        "install an OpenCL driver: pocl-opencl-icd (CPU), your GPU vendor's "
-        "ICD (nvidia-opencl-icd, mesa-opencl-icd, intel-opencl-icd, ROCm), "
-        "and ocl-icd-libopencl1");
-  int n = 0;
-  vncl_status s = vncl_device_count(&n);
-  snprintf(line, sizeof line, "platforms and devices: %d device(s) found%s%s",
-           s ? 0 : n, s ? ": " : "", s ? vncl_errmsg(NULL) : "");
-  check(!s && n > 0, true, line,
-        "check that the driver above matches your hardware (clinfo lists "
-        "what the loader sees)");
-  if (s) goto out;
-  vncl_options o;
-  vncl_options_init(&o);
-  o.device = dev;
-  vncl_context *ctx = NULL;
-  s = vncl_context_create(&ctx, &o);
-  snprintf(line, sizeof line, "device selection '%s': %s", dev ? dev : "",
-           s ? vncl_errmsg(NULL) : "ok");
-  check(!s, true, line,
-        "pick a device shown by `vncl devices` with --device or VNCL_DEVICE");
-  if (s) goto out;
+/* The checks of one device: compiler, precisions, memory, a kernel that
+ * builds, runs and verifies, the caches and the tuning database. */
+static void doctor_device(vncl_context *ctx) {
+  char line[1600];
+  vncl_status s;
   vncl_device_info d;
   vncl_context_device_info(ctx, &d);
   printf("       device: %s | %s | %s | driver %s\n", d.name, d.vendor,
@@ -239,6 +200,78 @@ int cmd_doctor(int argc, char **argv) {
           "used meanwhile)");
   }
   telemetry_line(ctx, &d);
+}
+
+int cmd_doctor(int argc, char **argv) {
+  const char *dev = NULL, *v;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      usage(stdout);
+      return 0;
+    } else if (cli_opt_value(argc, argv, &i, "--device", &v) && v) {
+      dev = v;
+    } else {
+      fprintf(stderr, "vncl doctor: bad option '%s'\n", argv[i]);
+      usage(stderr);
+      return CLI_USAGE;
+    }
+  }
+  char line[1600], names[512];
+  failures = 0;
+  printf("vncl %s doctor\n", vncl_version_string());
+  const char *vdir = getenv("OCL_ICD_VENDORS");
+  if (!vdir || !*vdir) vdir = "/etc/OpenCL/vendors";
+  int icds = count_icds(vdir, names, sizeof names);
+  snprintf(line, sizeof line, "ICD loader: %d driver file(s) in %s%s%s%s",
+           icds, vdir, icds ? " (" : "", names, icds ? ")" : "");
+  check(icds > 0, true, line,
+        "install an OpenCL driver: pocl-opencl-icd (CPU), your GPU vendor's "
+        "ICD (nvidia-opencl-icd, mesa-opencl-icd, intel-opencl-icd, ROCm), "
+        "and ocl-icd-libopencl1");
+  int n = 0;
+  vncl_status s = vncl_device_count(&n);
+  snprintf(line, sizeof line, "platforms and devices: %d device(s) found%s%s",
+           s ? 0 : n, s ? ": " : "", s ? vncl_errmsg(NULL) : "");
+  check(!s && n > 0, true, line,
+        "check that the driver above matches your hardware (clinfo lists "
+        "what the loader sees)");
+  if (s) goto out;
+  const char *sel = dev ? dev : getenv("VNCL_DEVICE");
+  if (cli_group_selector(sel)) {
+    /* A group ("all", "gpu", "0,1"): the device checks for each member. */
+    vncl_group *g = NULL;
+    s = vncl_group_create(&g, sel, NULL);
+    snprintf(line, sizeof line, "device group '%s': %s", sel,
+             s ? vncl_errmsg(NULL) : "ok");
+    if (!s)
+      snprintf(line, sizeof line, "device group '%s': %d device(s)", sel,
+               vncl_group_size(g));
+    check(!s, true, line,
+          "pick devices shown by `vncl devices` with --device or VNCL_DEVICE "
+          "(all, gpu, cpu, accelerator or a list such as 0,1)");
+    if (s) goto out;
+    for (int i = 0; i < vncl_group_size(g); i++) {
+      vncl_device_info di;
+      vncl_context_device_info(vncl_group_context(g, i), &di);
+      printf("== device %d of %d in group '%s': [%d] %d:%d ==\n", i + 1,
+             vncl_group_size(g), sel, di.index, di.platform_index,
+             di.device_index);
+      doctor_device(vncl_group_context(g, i));
+    }
+    vncl_group_destroy(g);
+    goto out;
+  }
+  vncl_options o;
+  vncl_options_init(&o);
+  o.device = dev;
+  vncl_context *ctx = NULL;
+  s = vncl_context_create(&ctx, &o);
+  snprintf(line, sizeof line, "device selection '%s': %s", dev ? dev : "",
+           s ? vncl_errmsg(NULL) : "ok");
+  check(!s, true, line,
+        "pick a device shown by `vncl devices` with --device or VNCL_DEVICE");
+  if (s) goto out;
+  doctor_device(ctx);
   vncl_context_destroy(ctx);
 out:
   printf("%s: %d required check(s) failed\n", failures ? "FAILED" : "healthy",

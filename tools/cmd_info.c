@@ -1,5 +1,8 @@
 /* vncl info [--device SEL] [--json] [--size N]: detect the device, report
- * it and its memory, run a verified matrix product. */
+ * it and its memory, run a verified matrix product. A group selector
+ * ("all", "gpu", "0,1": vncl_group_create) reports every device of the
+ * group, in the JSON as {"selector", "device_count", "devices": [...],
+ * "status"}. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,42 +16,13 @@ static void usage(FILE *f) {
           "Reports the device (default: VNCL_DEVICE, else the first in "
           "`vncl devices`),\nruns an N x N f32 matrix product (N=1024) "
           "checked against a CPU reference,\nand prints 'success' when it "
-          "verifies.\n");
+          "verifies.\nA group selector (all, gpu, cpu, accelerator, or a list "
+          "such as 0,1) reports\nevery device of the group.\n");
 }
 
-int cmd_info(int argc, char **argv) {
-  const char *dev = NULL, *v;
-  bool json = false;
-  int n = 1024, i;
-  for (i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) {
-      json = true;
-    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      usage(stdout);
-      return 0;
-    } else if (cli_opt_value(argc, argv, &i, "--device", &v)) {
-      if (!v) goto bad;
-      dev = v;
-    } else if (cli_opt_value(argc, argv, &i, "--size", &v)) {
-      char *end;
-      long x = v ? strtol(v, &end, 10) : 0;
-      if (!v || *end || x < 1 || x > 16384) {
-        fprintf(stderr, "vncl info: --size takes 1 to 16384\n");
-        return CLI_USAGE;
-      }
-      n = (int)x;
-    } else {
-      goto bad;
-    }
-  }
-  vncl_options o;
-  vncl_options_init(&o);
-  o.device = dev;
-  vncl_context *ctx = NULL;
-  if (vncl_context_create(&ctx, &o)) {
-    fprintf(stderr, "vncl info: %s\n", vncl_errmsg(NULL));
-    return 1;
-  }
+/* One device's report: text on stdout, or a JSON object in *out. Returns
+ * true when the product verified. */
+static bool info_one(vncl_context *ctx, bool json, int n, cJSON **out) {
   vncl_device_info d;
   vncl_context_device_info(ctx, &d);
   cli_matmul_result r;
@@ -77,7 +51,7 @@ int cmd_info(int argc, char **argv) {
     cJSON_AddItemToObject(j, "memory", cli_memory_json(&m));
     if (have_tm)
       cJSON_AddItemToObject(j, "telemetry", cli_telemetry_json(&tm, &d));
-    cli_print_json(j);
+    *out = j;
   } else {
     printf("device:     %s (%s, %s)\n", d.name, d.vendor,
            cli_device_type(d.type));
@@ -110,8 +84,84 @@ int cmd_info(int argc, char **argv) {
              n, n, r.gflops, r.max_rel_error, r.first_seconds);
     printf("%s\n", status);
   }
+  return !s && r.ok;
+}
+
+int cmd_info(int argc, char **argv) {
+  const char *dev = NULL, *v;
+  bool json = false;
+  int n = 1024, i;
+  for (i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--json")) {
+      json = true;
+    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      usage(stdout);
+      return 0;
+    } else if (cli_opt_value(argc, argv, &i, "--device", &v)) {
+      if (!v) goto bad;
+      dev = v;
+    } else if (cli_opt_value(argc, argv, &i, "--size", &v)) {
+      char *end;
+      long x = v ? strtol(v, &end, 10) : 0;
+      if (!v || *end || x < 1 || x > 16384) {
+        fprintf(stderr, "vncl info: --size takes 1 to 16384\n");
+        return CLI_USAGE;
+      }
+      n = (int)x;
+    } else {
+      goto bad;
+    }
+  }
+  const char *sel = dev ? dev : getenv("VNCL_DEVICE");
+  if (cli_group_selector(sel)) {
+    /* A group ("all", "gpu", "0,1"): one report per device. */
+    vncl_group *g = NULL;
+    if (vncl_group_create(&g, sel, NULL)) {
+      fprintf(stderr, "vncl info: %s\n", vncl_errmsg(NULL));
+      return 1;
+    }
+    int nd = vncl_group_size(g), good = 0;
+    cJSON *root = json ? cJSON_CreateObject() : NULL;
+    cJSON *arr = NULL;
+    if (root) {
+      cJSON_AddStringToObject(root, "selector", sel);
+      cJSON_AddNumberToObject(root, "device_count", nd);
+      arr = cJSON_AddArrayToObject(root, "devices");
+    }
+    for (int d = 0; d < nd; d++) {
+      cJSON *one = NULL;
+      if (!json) {
+        vncl_device_info di;
+        vncl_context_device_info(vncl_group_context(g, d), &di);
+        printf("== device %d of %d in group '%s': [%d] %d:%d ==\n", d + 1, nd,
+               sel, di.index, di.platform_index, di.device_index);
+      }
+      good += info_one(vncl_group_context(g, d), json, n, &one);
+      if (one) cJSON_AddItemToArray(arr, one);
+    }
+    if (root) {
+      cJSON_AddStringToObject(root, "status",
+                              good == nd ? "success" : "failed");
+      cli_print_json(root);
+    } else {
+      printf("group '%s': %d of %d device(s) verified\n", sel, good, nd);
+    }
+    vncl_group_destroy(g);
+    return good == nd ? 0 : 1;
+  }
+  vncl_options o;
+  vncl_options_init(&o);
+  o.device = dev;
+  vncl_context *ctx = NULL;
+  if (vncl_context_create(&ctx, &o)) {
+    fprintf(stderr, "vncl info: %s\n", vncl_errmsg(NULL));
+    return 1;
+  }
+  cJSON *j = NULL;
+  bool ok = info_one(ctx, json, n, &j);
+  if (j) cli_print_json(j);
   vncl_context_destroy(ctx);
-  return (!s && r.ok) ? 0 : 1;
+  return ok ? 0 : 1;
 bad:
   fprintf(stderr, "vncl info: bad option '%s'\n", argv[i < argc ? i : argc - 1]);
   usage(stderr);
