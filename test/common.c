@@ -127,3 +127,19 @@ void t_absent_name(char *out, size_t cap) {
              (unsigned long long)(t_rand_u64() & 0xffffffffu));
   while (t_expected_select(out) >= 0);
 }
+
+cl_device_id t_cl_device(int index) {
+  vncl_device_info d;
+  if (vncl_device_get_info(index, &d)) fail_msg("%s", vncl_errmsg(NULL));
+  cl_platform_id plats[16];
+  cl_uint np = 0;
+  if (clGetPlatformIDs(16, plats, &np) || (cl_uint)d.platform_index >= np)
+    fail_msg("no OpenCL platform %d", d.platform_index);
+  cl_device_id ids[64];
+  cl_uint nd = 0;
+  if (clGetDeviceIDs(plats[d.platform_index], CL_DEVICE_TYPE_ALL, 64, ids,
+                     &nd) ||
+      (cl_uint)d.device_index >= nd)
+    fail_msg("no OpenCL device %d:%d", d.platform_index, d.device_index);
+  return ids[d.device_index];
+}

@@ -35,6 +35,9 @@ void t_devices_load(int *n, vncl_device_info *out); /* out[T_MAX_DEVICES] */
  * substring (vendor, device, platform, platform version; any case)
  * selects, -1 for none. */
 int t_expected_select(const char *sel);
+/* The cl_device_id of vncl's device `index`, found through the raw OpenCL
+ * enumeration (its P:D), for tests that ask the driver directly. */
+cl_device_id t_cl_device(int index);
 /* A device name that no device found mentions. */
 void t_absent_name(char *out, size_t cap);
 
