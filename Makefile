@@ -118,7 +118,9 @@ BLAS_HDRS := $(wildcard blas/*.h) $(BLAS_GEN)/blas_gen.h
 BLAS_CFLAGS = $(LIB_CFLAGS) -D_GNU_SOURCE -Iblas -I$(BLAS_GEN) \
   -DVB_MULTIARCH='"$(MULTIARCH)"'
 
-$(BLAS_GEN)/blas_gen.h $(BLAS_GEN)/blas_gen.c $(BLAS_GEN)/blas.map: \
+# One run makes all three (a grouped target: under -j a plain rule with
+# three targets ran the script twice at once, and the runs' renames raced).
+$(BLAS_GEN)/blas_gen.h $(BLAS_GEN)/blas_gen.c $(BLAS_GEN)/blas.map &: \
   blas/blas.sigs scripts/gen-blas.sh
 	sh scripts/gen-blas.sh blas/blas.sigs $(BLAS_GEN)
 
