@@ -1,6 +1,6 @@
 #!/bin/sh
 # Turns tuning/defaults.json (the built-in tuning defaults, data) into a C
-# array the library parses at first use (lib/tuning_db.c).
+# array the library parses at first use (lib/tuning/tuning_db.c).
 # Usage: embed-tuning.sh OUT.c FILE.json
 set -eu
 out=$1

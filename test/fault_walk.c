@@ -13,7 +13,7 @@
 #include "common.h"
 /* The test itself calls the real functions; only the library is faulted. */
 #define VNCL_FAULT_CLIENT
-#include "internal.h"
+#include "runtime/runtime.h"
 
 static char cache_dir[256];
 static char flow_msg[8192]; /* the failing call's message, kept by the flow */

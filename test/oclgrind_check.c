@@ -28,11 +28,11 @@
 
 #include "test_ops.h"
 
-#include "gemm_internal.h"
-#include "internal.h"
-#include "ops_common.h"
-#include "fft_internal.h"
-#include "tuning_internal.h"
+#include "gemm/gemm.h"
+#include "runtime/runtime.h"
+#include "ops/ops.h"
+#include "fft/fft.h"
+#include "tuning/tuning.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846

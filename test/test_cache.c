@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "internal.h"
+#include "runtime/runtime.h"
 
 static char self_path[1024];
 

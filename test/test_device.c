@@ -13,7 +13,7 @@
 #include <strings.h>
 
 #include "common.h"
-#include "internal.h"
+#include "runtime/runtime.h"
 
 static int g_n; /* devices found */
 static vncl_device_info g_dev[T_MAX_DEVICES];

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "common.h"
-#include "gemm_internal.h"
-#include "ops_common.h" /* host f16/bf16 conversions */
+#include "gemm/gemm.h"
+#include "ops/ops.h" /* host f16/bf16 conversions */
 
 static vncl_context *ctx;
 static cl_context clctx;

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "gemm_internal.h"
+#include "gemm/gemm.h"
 
 static char dir[256];
 

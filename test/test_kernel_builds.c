@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "gemm_internal.h"
+#include "gemm/gemm.h"
 
 #define MAX_PROGS 1024
 

@@ -6,7 +6,7 @@
  * here; and bad inputs. */
 #include "test_ops.h"
 
-#include "internal.h"
+#include "runtime/runtime.h"
 
 static vncl_context *ctx;
 

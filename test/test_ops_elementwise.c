@@ -5,8 +5,8 @@
  * calls, and every bad input (nothing written). */
 #include "test_ops.h"
 
-#include "internal.h"
-#include "ops_common.h"
+#include "runtime/runtime.h"
+#include "ops/ops.h"
 
 static vncl_context *ctx;
 

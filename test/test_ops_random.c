@@ -6,8 +6,8 @@
  * inputs. */
 #include "test_ops.h"
 
-#include "internal.h"
-#include "ops_common.h"
+#include "runtime/runtime.h"
+#include "ops/ops.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846

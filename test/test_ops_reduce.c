@@ -6,8 +6,8 @@
  * parameters; every bad input. */
 #include "test_ops.h"
 
-#include "internal.h"
-#include "ops_common.h"
+#include "runtime/runtime.h"
+#include "ops/ops.h"
 
 static vncl_context *ctx;
 

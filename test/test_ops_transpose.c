@@ -5,8 +5,8 @@
  * bad inputs. Results are compared exactly. */
 #include "test_ops.h"
 
-#include "internal.h"
-#include "ops_common.h"
+#include "runtime/runtime.h"
+#include "ops/ops.h"
 
 static vncl_context *ctx;
 

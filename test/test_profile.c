@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "internal.h"
+#include "runtime/runtime.h"
 
 enum { N = 1 << 16 };
 

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "internal.h"
+#include "runtime/runtime.h"
 
 static void test_status_table(void **st) {
   (void)st;

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "internal.h"
+#include "runtime/runtime.h"
 
 enum { THREADS = 8, ITERS = 12, N = 4099 };
 

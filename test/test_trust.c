@@ -27,8 +27,8 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "internal.h"
-#include "tuning_internal.h"
+#include "runtime/runtime.h"
+#include "tuning/tuning.h"
 
 static char self_path[1024];
 

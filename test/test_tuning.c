@@ -12,8 +12,8 @@
 
 #include "common.h"
 
-#include "autotune_internal.h"
-#include "ops_common.h"
+#include "autotune/autotune.h"
+#include "ops/ops.h"
 
 static const char *const worker_argv[] = {"/proc/self/exe", "autotune",
                                           "--worker", NULL};

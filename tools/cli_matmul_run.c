@@ -1,7 +1,7 @@
 /* The product behind `vncl info` and `vncl doctor`: the library's GEMM, as
  * a user calls it. */
 #include "cli_matmul.h"
-#include "internal.h"
+#include "runtime/runtime.h"
 
 double cli_now(void) { return vncl__now(); }
 

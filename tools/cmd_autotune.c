@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "internal.h"
-#include "ops_common.h"
-#include "tuning_internal.h"
+#include "runtime/runtime.h"
+#include "ops/ops.h"
+#include "tuning/tuning.h"
 
 /* Every item of a comma list is one of the names in ok (NULL-ended) or,
  * when families is set, a tensor-op family. */

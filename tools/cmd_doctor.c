@@ -8,8 +8,8 @@
 
 #include "cli.h"
 #include "cli_matmul.h"
-#include "internal.h"
-#include "tuning_internal.h"
+#include "runtime/runtime.h"
+#include "tuning/tuning.h"
 
 static int failures;
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "internal.h"
+#include "runtime/runtime.h"
 
 static volatile sig_atomic_t g_stop;
 

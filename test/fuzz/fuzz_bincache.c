@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "runtime/runtime.h"
 
 static vncl__bincache bc;
 static char path[1400];

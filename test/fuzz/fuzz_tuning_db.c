@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tuning_internal.h"
+#include "tuning/tuning.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   vncl__tuning_db db;

@@ -1,0 +1,449 @@
+/*
+ * The autotuner's child process: it measures one candidate per request
+ * (a JSON line on stdin) and answers one JSON line on stdout. A candidate
+ * that crashes the driver or hangs takes only this process down; the
+ * parent (autotune_runner.c) records it as failed and starts another.
+ *
+ * Each candidate is built through the program cache, run once (warm-up,
+ * also the build), validated, then timed `runs` times with profiling
+ * markers around it on rotating inputs; the answer is the median.
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ops/ops.h"
+#include "tuning/tuning.h"
+
+#define ROTATE 3 /* input sets, so that no run finds its inputs in cache */
+
+typedef struct wstate {
+  vncl_context *ctx;
+  /* GEMM problem */
+  int dt; /* VNCL_F32 or VNCL_F64 */
+  size_t m, n, k, batch;
+  cl_mem a[ROTATE], b[ROTATE], c;
+  double *y0, *x; /* A(Bx) for set 0 per batch, and x */
+  double *rowscale;
+  /* ops problem */
+  int fam;
+  vncl_tensor *in[ROTATE], *in2, *out;
+  void *ref;
+  size_t ref_bytes;
+} wstate;
+
+static double rnd(uint64_t *s) {
+  *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (double)(*s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+static void gemm_free(wstate *w) {
+  for (int i = 0; i < ROTATE; i++) {
+    if (w->a[i]) clReleaseMemObject(w->a[i]);
+    if (w->b[i]) clReleaseMemObject(w->b[i]);
+    w->a[i] = w->b[i] = NULL;
+  }
+  if (w->c) clReleaseMemObject(w->c);
+  w->c = NULL;
+  free(w->y0);
+  free(w->x);
+  free(w->rowscale);
+  w->y0 = w->x = w->rowscale = NULL;
+  w->m = 0;
+}
+
+static bool gemm_setup(wstate *w, int dt, size_t m, size_t n, size_t k,
+                       size_t batch, char *why, size_t cap) {
+  if (w->m == m && w->n == n && w->k == k && w->batch == batch && w->dt == dt)
+    return true;
+  gemm_free(w);
+  size_t es = dt == VNCL_F64 ? 8 : 4;
+  size_t na = m * k * batch, nb = k * n * batch;
+  double *ha = malloc(na * sizeof *ha), *hb = malloc(nb * sizeof *hb);
+  void *tmp = malloc((na > nb ? na : nb) * es);
+  w->x = malloc(n * sizeof *w->x);
+  w->y0 = calloc(m * batch, sizeof *w->y0);
+  w->rowscale = calloc(m * batch, sizeof *w->rowscale);
+  cl_int err = 0;
+  bool ok = ha && hb && tmp && w->x && w->y0 && w->rowscale;
+  uint64_t seed = 12345;
+  for (int r = 0; ok && r < ROTATE; r++) {
+    for (size_t i = 0; i < na; i++) ha[i] = rnd(&seed);
+    for (size_t i = 0; i < nb; i++) hb[i] = rnd(&seed);
+    for (int which = 0; which < 2 && ok; which++) {
+      size_t cnt = which ? nb : na;
+      const double *h = which ? hb : ha;
+      for (size_t i = 0; i < cnt; i++) {
+        if (es == 8)
+          ((double *)tmp)[i] = h[i];
+        else
+          ((float *)tmp)[i] = (float)h[i];
+        if (es == 4) (which ? hb : ha)[i] = ((float *)tmp)[i];
+      }
+      cl_mem buf = clCreateBuffer(w->ctx->cl_ctx,
+                                  CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                  cnt * es, tmp, &err);
+      if (!buf) ok = false;
+      if (which) w->b[r] = buf;
+      else w->a[r] = buf;
+    }
+    if (ok && r == 0) {
+      /* y0 = A (B x) per batch, and a scale for the tolerance:
+       * |A| (|B| |x|). Freivalds' check needs O(mk + kn) work. */
+      for (size_t j = 0; j < n; j++) w->x[j] = rnd(&seed);
+      double *bx = malloc(k * sizeof *bx), *bxa = malloc(k * sizeof *bxa);
+      ok = bx && bxa;
+      for (size_t g = 0; ok && g < batch; g++) {
+        for (size_t p = 0; p < k; p++) {
+          double s = 0, sa = 0;
+          const double *row = hb + g * k * n + p * n;
+          for (size_t j = 0; j < n; j++) {
+            s += row[j] * w->x[j];
+            sa += fabs(row[j] * w->x[j]);
+          }
+          bx[p] = s;
+          bxa[p] = sa;
+        }
+        for (size_t i = 0; i < m; i++) {
+          double s = 0, sa = 0;
+          const double *row = ha + g * m * k + i * k;
+          for (size_t p = 0; p < k; p++) {
+            s += row[p] * bx[p];
+            sa += fabs(row[p]) * bxa[p];
+          }
+          w->y0[g * m + i] = s;
+          w->rowscale[g * m + i] = sa;
+        }
+      }
+      free(bx);
+      free(bxa);
+    }
+  }
+  if (ok) {
+    w->c = clCreateBuffer(w->ctx->cl_ctx, CL_MEM_READ_WRITE,
+                          m * n * batch * es, NULL, &err);
+    ok = w->c != NULL;
+  }
+  free(ha);
+  free(hb);
+  free(tmp);
+  if (!ok) {
+    snprintf(why, cap, "cannot set up the %zu x %zu x %zu problem (%d)", m,
+             n, k, (int)err);
+    gemm_free(w);
+    return false;
+  }
+  w->dt = dt;
+  w->m = m;
+  w->n = n;
+  w->k = k;
+  w->batch = batch;
+  return true;
+}
+
+static vncl_status gemm_once(wstate *w, int set) {
+  size_t m = w->m, n = w->n, k = w->k;
+  return vncl_gemm_cl_batched(w->ctx, (vncl_dtype)w->dt, VNCL_ROW_MAJOR,
+                              VNCL_NO_TRANS, VNCL_NO_TRANS, m, n, k, 1.0,
+                              w->a[set], 0, k, m * k, w->b[set], 0, n, k * n,
+                              0.0, w->c, 0, n, m * n, w->batch);
+}
+
+/* C of input set 0 against A(Bx): NaN, Inf or a residual above the
+ * tolerance rejects the candidate. */
+static bool gemm_check(wstate *w, char *why, size_t cap) {
+  size_t es = w->dt == VNCL_F64 ? 8 : 4, cnt = w->m * w->n * w->batch;
+  void *h = malloc(cnt * es);
+  if (!h) return snprintf(why, cap, "out of memory"), false;
+  cl_int err = clEnqueueReadBuffer(w->ctx->queue, w->c, CL_TRUE, 0, cnt * es,
+                                   h, 0, NULL, NULL);
+  bool ok = err == CL_SUCCESS;
+  if (!ok) snprintf(why, cap, "reading C: %d", (int)err);
+  double tol = w->dt == VNCL_F64 ? 1e-11 : 2e-5;
+  for (size_t g = 0; ok && g < w->batch; g++)
+    for (size_t i = 0; ok && i < w->m; i++) {
+      double s = 0;
+      for (size_t j = 0; j < w->n; j++) {
+        size_t at = g * w->m * w->n + i * w->n + j;
+        double v = es == 8 ? ((double *)h)[at] : ((float *)h)[at];
+        if (!isfinite(v)) {
+          snprintf(why, cap, "C(%zu,%zu) is not finite", i, j);
+          ok = false;
+          break;
+        }
+        s += v * w->x[j];
+      }
+      double e = fabs(s - w->y0[g * w->m + i]);
+      if (ok && e > tol * w->rowscale[g * w->m + i] + 1e-30) {
+        snprintf(why, cap, "wrong result: row %zu residual %.3g (scale %.3g)",
+                 i, e, w->rowscale[g * w->m + i]);
+        ok = false;
+      }
+    }
+  free(h);
+  return ok;
+}
+
+/* ---- ops --------------------------------------------------------------- */
+
+static void ops_free(wstate *w) {
+  for (int i = 0; i < ROTATE; i++) vncl_tensor_destroy(w->in[i]);
+  vncl_tensor_destroy(w->in2);
+  vncl_tensor_destroy(w->out);
+  memset(w->in, 0, sizeof w->in);
+  w->in2 = w->out = NULL;
+  free(w->ref);
+  w->ref = NULL;
+  w->fam = -1;
+}
+
+static vncl_status ops_once(wstate *w, int set) {
+  vncl_tensor *x = w->in[set];
+  switch (w->fam) {
+    case VNCL__OPS_ELEMENTWISE:
+      return vncl_binary(w->ctx, VNCL_ADD, x, w->in2, w->out);
+    case VNCL__OPS_CAST: return vncl_cast(w->ctx, x, w->out);
+    case VNCL__OPS_TRANSPOSE: return vncl_transpose(w->ctx, x, w->out);
+    case VNCL__OPS_REDUCE:
+      return vncl_reduce(w->ctx, VNCL_REDUCE_SUM, x, -1, w->out);
+    case VNCL__OPS_SOFTMAX: return vncl_softmax(w->ctx, x, w->out);
+    case VNCL__OPS_RANDOM:
+      return vncl_random_uniform(w->ctx, w->out, 7, (uint64_t)set, 0, 0, 1);
+    default: return VNCL_ERR_INVALID_ARG;
+  }
+}
+
+/* Bytes one call moves (for the rate). */
+static double ops_bytes(const wstate *w) {
+  size_t n = vncl_tensor_bytes(w->in[0]);
+  switch (w->fam) {
+    case VNCL__OPS_ELEMENTWISE: return 3.0 * n;
+    case VNCL__OPS_CAST: return 1.5 * n;
+    case VNCL__OPS_REDUCE: return 1.0 * n;
+    case VNCL__OPS_RANDOM: return 1.0 * n;
+    default: return 2.0 * n;
+  }
+}
+
+static bool ops_setup(wstate *w, int fam, char *why, size_t cap) {
+  if (w->fam == fam) return true;
+  ops_free(w);
+  int64_t big[1] = {1 << 22}, sq[2] = {2048, 2048}, sm[2] = {1024, 4096},
+          col[1] = {2048};
+  int nd = 1;
+  const int64_t *shape = big;
+  if (fam == VNCL__OPS_TRANSPOSE || fam == VNCL__OPS_REDUCE) {
+    nd = 2;
+    shape = sq;
+  } else if (fam == VNCL__OPS_SOFTMAX) {
+    nd = 2;
+    shape = sm;
+  }
+  vncl_status s = VNCL_OK;
+  size_t numel = 1;
+  for (int i = 0; i < nd; i++) numel *= (size_t)shape[i];
+  float *h = malloc(numel * sizeof *h);
+  uint64_t seed = 99;
+  for (int r = 0; !s && h && r < ROTATE; r++) {
+    for (size_t i = 0; i < numel; i++) h[i] = (float)rnd(&seed);
+    s = vncl_tensor_create(w->ctx, VNCL_F32, nd, shape, &w->in[r]);
+    if (!s) s = vncl_tensor_write(w->in[r], h, numel * sizeof *h);
+  }
+  free(h);
+  if (!s && fam == VNCL__OPS_ELEMENTWISE)
+    s = vncl_tensor_create(w->ctx, VNCL_F32, nd, shape, &w->in2);
+  if (!s && fam == VNCL__OPS_ELEMENTWISE) s = vncl_fill(w->ctx, w->in2, 0.5);
+  if (!s) {
+    if (fam == VNCL__OPS_CAST)
+      s = vncl_tensor_create(w->ctx, VNCL_F16, nd, shape, &w->out);
+    else if (fam == VNCL__OPS_REDUCE)
+      s = vncl_tensor_create(w->ctx, VNCL_F32, 1, col, &w->out);
+    else
+      s = vncl_tensor_create(w->ctx, VNCL_F32, nd, shape, &w->out);
+  }
+  w->fam = fam;
+  /* The reference: the built-in defaults on input set 0. */
+  if (!s) s = vncl__ops_params_set(w->ctx, (vncl__ops_family)fam, NULL);
+  if (!s) s = ops_once(w, 0);
+  if (!s) {
+    w->ref_bytes = vncl_tensor_bytes(w->out);
+    w->ref = malloc(w->ref_bytes);
+    s = w->ref ? vncl_tensor_read(w->out, w->ref, w->ref_bytes)
+               : VNCL_ERR_OUT_OF_MEMORY;
+  }
+  if (s) {
+    snprintf(why, cap, "ops set-up: %s", vncl_errmsg(w->ctx));
+    ops_free(w);
+    return false;
+  }
+  return true;
+}
+
+static bool ops_check(wstate *w, char *why, size_t cap) {
+  void *h = malloc(w->ref_bytes);
+  if (!h) return snprintf(why, cap, "out of memory"), false;
+  bool ok = vncl_tensor_read(w->out, h, w->ref_bytes) == VNCL_OK;
+  if (!ok) snprintf(why, cap, "read: %s", vncl_errmsg(w->ctx));
+  if (ok && (w->fam == VNCL__OPS_REDUCE || w->fam == VNCL__OPS_SOFTMAX)) {
+    const float *a = h, *b = w->ref;
+    for (size_t i = 0; ok && i < w->ref_bytes / 4; i++)
+      if (!isfinite(a[i]) ||
+          fabs((double)a[i] - b[i]) > 1e-4 * (fabs((double)b[i]) + 1e-3)) {
+        snprintf(why, cap, "wrong result at %zu: %g, expected %g", i, a[i],
+                 b[i]);
+        ok = false;
+      }
+  } else if (ok && memcmp(h, w->ref, w->ref_bytes)) {
+    snprintf(why, cap, "result differs from the defaults' result");
+    ok = false;
+  }
+  free(h);
+  return ok;
+}
+
+/* ---- timing -------------------------------------------------------------- */
+
+static int cmp_d(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Seconds between two markers' completions; the wall clock when the driver
+ * gives no times. */
+static double timed(wstate *w, bool gemm, int set, vncl_status *st) {
+  cl_event e0 = NULL, e1 = NULL;
+  double t0 = vncl__now();
+  clEnqueueMarkerWithWaitList(w->ctx->queue, 0, NULL, &e0);
+  *st = gemm ? gemm_once(w, set) : ops_once(w, set);
+  clEnqueueMarkerWithWaitList(w->ctx->queue, 0, NULL, &e1);
+  clFinish(w->ctx->queue);
+  double wall = vncl__now() - t0;
+  cl_ulong a = 0, b = 0;
+  bool have = e0 && e1 &&
+              !clGetEventProfilingInfo(e0, CL_PROFILING_COMMAND_END, sizeof a,
+                                       &a, NULL) &&
+              !clGetEventProfilingInfo(e1, CL_PROFILING_COMMAND_END, sizeof b,
+                                       &b, NULL) &&
+              b > a;
+  if (e0) clReleaseEvent(e0);
+  if (e1) clReleaseEvent(e1);
+  return have ? (double)(b - a) * 1e-9 : wall;
+}
+
+static cJSON *answer_fail(const char *why) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddFalseToObject(o, "ok");
+  cJSON_AddStringToObject(o, "why", why);
+  return o;
+}
+
+static int num(const cJSON *req, const char *k, int def) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(req, k);
+  return cJSON_IsNumber(v) ? v->valueint : def;
+}
+
+static cJSON *handle(wstate *w, const cJSON *req) {
+  char why[512] = "";
+  const cJSON *kind = cJSON_GetObjectItemCaseSensitive(req, "kind");
+  const cJSON *test = cJSON_GetObjectItemCaseSensitive(req, "test");
+  /* Candidates that crash or hang, for the isolation tests only. */
+  if (cJSON_IsString(test) && vncl__getenv("VNCL_TUNE_TEST_FAULTS")) {
+    if (!strcmp(test->valuestring, "abort")) abort();
+    if (!strcmp(test->valuestring, "hang"))
+      for (;;) pause();
+  }
+  bool gemm = cJSON_IsString(kind) && !strcmp(kind->valuestring, "gemm");
+  int runs = num(req, "runs", 5);
+  if (runs < 1 || runs > 100) runs = 5;
+  if (gemm) {
+    int dt = num(req, "dtype", VNCL_F32) == VNCL_F64 ? VNCL_F64 : VNCL_F32;
+    int shape = num(req, "shape", 0);
+    size_t m = (size_t)num(req, "m", 64), n = (size_t)num(req, "n", 64),
+           k = (size_t)num(req, "k", 64), batch = (size_t)num(req, "batch", 1);
+    if (m < 1 || n < 1 || k < 1 || batch < 1 || shape < 0 ||
+        shape >= VNCL__GEMM_SHAPES || m * n * k * batch > ((size_t)1 << 36))
+      return answer_fail("bad problem");
+    vncl__gemm_acc acc = vncl__gemm_acc_of((vncl_dtype)dt);
+    vncl__gemm_params p;
+    vncl__gemm_params_set(w->ctx, acc, (vncl__gemm_shape)shape, NULL);
+    vncl__gemm_params_get(w->ctx, acc, (vncl__gemm_shape)shape, &p);
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(req, "params");
+    if (params && !vncl__gemm_params_from_json(params, &p, why, sizeof why))
+      return answer_fail(why);
+    const cJSON *cb = cJSON_GetObjectItemCaseSensitive(req, "clblast");
+    if (p.backend == VNCL__GEMM_CLBLAST && cJSON_IsObject(cb) &&
+        !vncl__clblast_override(w->ctx->device, dt == VNCL_F64, cb, why,
+                                sizeof why))
+      return answer_fail(why);
+    if (vncl__gemm_params_set(w->ctx, acc, (vncl__gemm_shape)shape, &p))
+      return answer_fail(vncl_errmsg(w->ctx));
+    if (!gemm_setup(w, dt, m, n, k, batch, why, sizeof why))
+      return answer_fail(why);
+  } else {
+    int fam = num(req, "family", -1);
+    const cJSON *vals = cJSON_GetObjectItemCaseSensitive(req, "values");
+    const vncl__tune_space *sp = vncl__ops_space(fam);
+    if (!sp || !cJSON_IsArray(vals) || cJSON_GetArraySize(vals) != sp->nparams)
+      return answer_fail("bad ops request");
+    if (!ops_setup(w, fam, why, sizeof why)) return answer_fail(why);
+    int v[VNCL__OPS_MAX_PARAMS] = {0};
+    for (int i = 0; i < sp->nparams; i++)
+      v[i] = cJSON_GetArrayItem(vals, i)->valueint;
+    if (vncl__ops_params_set(w->ctx, (vncl__ops_family)fam, v))
+      return answer_fail(vncl_errmsg(w->ctx));
+  }
+  /* Warm-up (builds the programs), then the check on input set 0. */
+  vncl_status st;
+  timed(w, gemm, 0, &st);
+  if (st) return answer_fail(vncl_errmsg(w->ctx));
+  if (!(gemm ? gemm_check(w, why, sizeof why) : ops_check(w, why, sizeof why)))
+    return answer_fail(why);
+  double t[100];
+  for (int r = 0; r < runs; r++) {
+    t[r] = timed(w, gemm, (r + 1) % ROTATE, &st);
+    if (st) return answer_fail(vncl_errmsg(w->ctx));
+  }
+  qsort(t, (size_t)runs, sizeof *t, cmp_d);
+  double med = t[runs / 2];
+  double work = gemm ? 2.0 * w->m * w->n * w->k * w->batch : ops_bytes(w);
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddTrueToObject(o, "ok");
+  cJSON_AddNumberToObject(o, "seconds", med);
+  cJSON_AddNumberToObject(o, "rate", work / med * 1e-9);
+  return o;
+}
+
+int vncl__autotune_worker_main(void) {
+  unsetenv("VNCL_GEMM_BACKEND"); /* the parameter set names the backend */
+  wstate w;
+  memset(&w, 0, sizeof w);
+  w.fam = -1;
+  if (vncl_context_create(&w.ctx, NULL)) {
+    fprintf(stdout, "{\"ok\":false,\"why\":\"no context\"}\n");
+    fflush(stdout);
+    return 1;
+  }
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t len;
+  while ((len = getline(&line, &cap, stdin)) > 0) {
+    cJSON *req = cJSON_ParseWithLength(line, (size_t)len);
+    cJSON *ans = req ? handle(&w, req) : answer_fail("bad request");
+    char *s = cJSON_PrintUnformatted(ans);
+    if (s) {
+      fprintf(stdout, "%s\n", s);
+      fflush(stdout);
+      free(s);
+    }
+    cJSON_Delete(ans);
+    cJSON_Delete(req);
+  }
+  free(line);
+  gemm_free(&w);
+  ops_free(&w);
+  vncl_context_destroy(w.ctx);
+  return 0;
+}

@@ -1,0 +1,67 @@
+/* The Bluestein (chirp-z) path: a DFT of any length along any axis, with
+ * the kernels of cl_kernels/fft_bluestein.cl around a power-of-two
+ * convolution done by clFFT. Enqueues only, with st->exec_lock held by the
+ * caller (the lines scratch is shared). */
+#include "fft/fft.h"
+
+vncl_status vncl__fft_bluestein_run(vncl_context *ctx, vncl__fft_state *st,
+                                    vncl_dtype dtype, vncl__fft_axis ax,
+                                    const vncl__fft_entry *chirp,
+                                    const vncl__fft_entry *mplan,
+                                    const vncl__fft_stockham *mst,
+                                    const vncl__fft_tuning *tn, bool conj,
+                                    double scale, cl_mem src, cl_mem dst) {
+  size_t esize = 2 * vncl_dtype_size(dtype);
+  size_t lines = ax.outer * ax.inner, m = chirp->m;
+  cl_mem s_buf = NULL;
+  vncl_status s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_LINES,
+                                    lines * m * esize, &s_buf);
+  if (s) return s;
+  cl_ulong n_ = ax.n, m_ = m, inner_ = ax.inner;
+  cl_int conj_ = conj;
+  vncl__fft_kern k;
+  if ((s = vncl__fft_kget(ctx, dtype, "fft_bluestein.cl", NULL, "fft_bs_pre",
+                          &k)))
+    return s;
+  s = vncl__fft_klaunch(
+      ctx, &k,
+      vncl__set_args(ctx, k.k, 7, VNCL_ARG(n_), VNCL_ARG(m_), VNCL_ARG(inner_),
+                     VNCL_ARG(conj_), VNCL_ARG(src), VNCL_ARG(chirp->tables[0]),
+                     VNCL_ARG(s_buf)),
+      m, lines, (double)lines * (ax.n + m) * esize);
+  if (s) return s;
+  /* The convolution's lines: contiguous, length m. */
+  vncl__fft_axis conv = {m, lines, 1};
+  if (mst)
+    s = vncl__fft_stockham_run(ctx, st, dtype, tn, mst, conv, -1, 1.0, s_buf,
+                               s_buf);
+  else
+    s = vncl__fft_clfft_run(ctx, st, mplan, CLFFT_FORWARD, s_buf, NULL);
+  if (s) return s;
+  if ((s = vncl__fft_kget(ctx, dtype, "fft_bluestein.cl", NULL, "fft_bs_mul",
+                          &k)))
+    return s;
+  s = vncl__fft_klaunch(
+      ctx, &k,
+      vncl__set_args(ctx, k.k, 3, VNCL_ARG(m_), VNCL_ARG(s_buf),
+                     VNCL_ARG(chirp->tables[1])),
+      m, lines, 2.0 * lines * m * esize);
+  if (s) return s;
+  if (mst) /* the clFFT plan scales its inverse by 1/m itself */
+    s = vncl__fft_stockham_run(ctx, st, dtype, tn, mst, conv, 1,
+                               1.0 / (double)m, s_buf, s_buf);
+  else
+    s = vncl__fft_clfft_run(ctx, st, mplan, CLFFT_BACKWARD, s_buf, NULL);
+  if (s) return s;
+  if ((s = vncl__fft_kget(ctx, dtype, "fft_bluestein.cl", NULL, "fft_bs_post",
+                          &k)))
+    return s;
+  vncl__fft_real sc;
+  vncl__fft_real_arg(&sc, dtype, scale);
+  return vncl__fft_klaunch(
+      ctx, &k,
+      vncl__set_args(ctx, k.k, 8, VNCL_ARG(n_), VNCL_ARG(m_), VNCL_ARG(inner_),
+                     VNCL_ARG(conj_), sc.size, sc.ptr, VNCL_ARG(s_buf),
+                     VNCL_ARG(chirp->tables[0]), VNCL_ARG(dst)),
+      ax.n, lines, 2.0 * lines * ax.n * esize);
+}

@@ -1,0 +1,497 @@
+/* FFT state: clFFT's process-wide setup (counted across contexts), each
+ * context's cache of baked clFFT plans and Bluestein tables, the scratch
+ * buffers its plans share, and clFFT's status codes as vncl errors.
+ *
+ * clfftSetup/clfftTeardown are process-wide and clfftTeardown destroys
+ * every plan, so they are counted: the first context that runs an FFT sets
+ * clFFT up, and the last such context to go tears it down (clFFT prints a
+ * warning at exit when it is not torn down). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fft/fft.h"
+
+#define VNCL_PI 3.14159265358979323846
+
+static pthread_mutex_t lib_lock = PTHREAD_MUTEX_INITIALIZER;
+static int lib_users; /* contexts holding an FFT state; guarded by lib_lock */
+
+const char *vncl__clfft_status_name(clfftStatus st) {
+  switch ((int)st) {
+    case CLFFT_BUGCHECK: return "CLFFT_BUGCHECK";
+    case CLFFT_NOTIMPLEMENTED: return "CLFFT_NOTIMPLEMENTED";
+    case CLFFT_TRANSPOSED_NOTIMPLEMENTED:
+      return "CLFFT_TRANSPOSED_NOTIMPLEMENTED";
+    case CLFFT_FILE_NOT_FOUND: return "CLFFT_FILE_NOT_FOUND";
+    case CLFFT_FILE_CREATE_FAILURE: return "CLFFT_FILE_CREATE_FAILURE";
+    case CLFFT_VERSION_MISMATCH: return "CLFFT_VERSION_MISMATCH";
+    case CLFFT_INVALID_PLAN: return "CLFFT_INVALID_PLAN";
+    case CLFFT_DEVICE_NO_DOUBLE: return "CLFFT_DEVICE_NO_DOUBLE";
+    case CLFFT_DEVICE_MISMATCH: return "CLFFT_DEVICE_MISMATCH";
+    default: break;
+  }
+  return vncl__cl_error_name((cl_int)st); /* clFFT reuses OpenCL's codes */
+}
+
+vncl_status vncl__fft_fail(vncl_context *ctx, clfftStatus st,
+                           const char *what) {
+  if (st < 0 || st == CLFFT_SUCCESS)
+    return vncl__cl_fail(ctx, (cl_int)st, what);
+  vncl_status s = VNCL_ERR_OPENCL;
+  const char *hint = "";
+  if (st == CLFFT_NOTIMPLEMENTED || st == CLFFT_TRANSPOSED_NOTIMPLEMENTED) {
+    s = VNCL_ERR_UNSUPPORTED;
+    hint = ": clFFT has no kernel for this configuration";
+  } else if (st == CLFFT_DEVICE_NO_DOUBLE) {
+    s = VNCL_ERR_UNSUPPORTED;
+    hint = ": the device has no double precision";
+  } else if (st == CLFFT_BUGCHECK || st == CLFFT_INVALID_PLAN) {
+    s = VNCL_ERR_INTERNAL;
+  }
+  return vncl__fail(ctx, s, "%s: clFFT status %s (%d)%s", what,
+                    vncl__clfft_status_name(st), (int)st, hint);
+}
+
+bool vncl__fft_clfft_length(size_t n) {
+  static const size_t radices[] = {2, 3, 5, 7, 11, 13};
+  if (n == 0) return false;
+  for (size_t i = 0; i < sizeof radices / sizeof *radices; i++)
+    while (n % radices[i] == 0) n /= radices[i];
+  return n == 1;
+}
+
+size_t vncl__fft_pow2_at_least(size_t n) {
+  size_t m = 1;
+  while (m < n) m <<= 1;
+  return m;
+}
+
+vncl_status vncl__fft_state_get(vncl_context *ctx, vncl__fft_state **out) {
+  pthread_mutex_lock(&lib_lock);
+  if (ctx->fft) {
+    *out = ctx->fft;
+    pthread_mutex_unlock(&lib_lock);
+    return VNCL_OK;
+  }
+  vncl__fft_state *st = calloc(1, sizeof *st);
+  if (!st) {
+    pthread_mutex_unlock(&lib_lock);
+    return vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY,
+                      "out of host memory for the FFT state");
+  }
+  if (lib_users == 0) {
+    /* What clfftInitSetupData does; that header function is a C99 inline
+     * with no external definition, so an unoptimised build cannot link
+     * a call to it. */
+    clfftSetupData sd;
+    memset(&sd, 0, sizeof sd);
+    sd.major = clfftVersionMajor;
+    sd.minor = clfftVersionMinor;
+    sd.patch = clfftVersionPatch;
+    clfftStatus cs = clfftSetup(&sd);
+    if (cs != CLFFT_SUCCESS) {
+      pthread_mutex_unlock(&lib_lock);
+      free(st);
+      return vncl__fft_fail(ctx, cs, "clfftSetup");
+    }
+    vncl__log(VNCL_LOG_DEBUG, "clFFT set up");
+  }
+  lib_users++;
+  pthread_mutex_init(&st->lock, NULL);
+  pthread_mutex_init(&st->exec_lock, NULL);
+  ctx->fft = st;
+  *out = st;
+  pthread_mutex_unlock(&lib_lock);
+  vncl__context_on_release(ctx, vncl__fft_release);
+  return VNCL_OK;
+}
+
+vncl__fft_state *vncl__fft_state_find(vncl_context *ctx) {
+  pthread_mutex_lock(&lib_lock);
+  vncl__fft_state *st = ctx->fft;
+  pthread_mutex_unlock(&lib_lock);
+  return st;
+}
+
+static void entry_free(vncl_context *ctx, vncl__fft_entry *e) {
+  if (e->has_plan) {
+    clfftStatus cs = clfftDestroyPlan(&e->plan);
+    if (cs != CLFFT_SUCCESS)
+      vncl__log(VNCL_LOG_WARN, "clfftDestroyPlan(%s): %s (%d)", e->key,
+                vncl__clfft_status_name(cs), (int)cs);
+  }
+  for (int i = 0; i < 2; i++)
+    vncl__buffer_free(ctx, e->tables[i], e->table_bytes[i]);
+  free(e);
+}
+
+void vncl__fft_release(vncl_context *ctx) {
+  vncl__fft_state *st = ctx->fft;
+  if (!st) return;
+  /* The caller (the context's last release) has finished the queue. */
+  pthread_mutex_lock(&lib_lock);
+  vncl__fft_entry *e = st->entries;
+  while (e) {
+    vncl__fft_entry *next = e->next;
+    entry_free(ctx, e);
+    e = next;
+  }
+  for (int i = 0; i < VNCL__FFT_SCRATCH_SLOTS; i++)
+    vncl__buffer_free(ctx, st->scratch[i], st->scratch_bytes[i]);
+  if (--lib_users == 0) {
+    clfftStatus cs = clfftTeardown();
+    if (cs != CLFFT_SUCCESS)
+      vncl__log(VNCL_LOG_WARN, "clfftTeardown: %s (%d)",
+                vncl__clfft_status_name(cs), (int)cs);
+    else
+      vncl__log(VNCL_LOG_DEBUG, "clFFT torn down");
+  }
+  ctx->fft = NULL;
+  pthread_mutex_unlock(&lib_lock);
+  pthread_mutex_destroy(&st->lock);
+  pthread_mutex_destroy(&st->exec_lock);
+  free(st);
+}
+
+static vncl__fft_entry *find(vncl__fft_state *st, const char *key) {
+  for (vncl__fft_entry *e = st->entries; e; e = e->next)
+    if (!strcmp(e->key, key)) return e;
+  return NULL;
+}
+
+static void params_key(const vncl__fft_params *p, char *out, size_t cap) {
+  snprintf(out, cap,
+           "clfft d%d l%zu,%zu,%zu lay%d,%d is%zu,%zu,%zu os%zu,%zu,%zu "
+           "dist%zu,%zu p%d b%zu %s s%a,%a",
+           p->dim, p->len[0], p->len[1], p->len[2], (int)p->in_layout,
+           (int)p->out_layout, p->in_stride[0], p->in_stride[1],
+           p->in_stride[2], p->out_stride[0], p->out_stride[1],
+           p->out_stride[2], p->in_dist, p->out_dist, (int)p->precision,
+           p->batch, p->in_place ? "inplace" : "outofplace",
+           (double)p->fwd_scale, (double)p->bwd_scale);
+}
+
+/* Creates and bakes; st->lock held. */
+static vncl_status bake(vncl_context *ctx, vncl__fft_state *st,
+                        const vncl__fft_params *p, clfftPlanHandle *out,
+                        size_t *tmp_bytes) {
+  clfftPlanHandle h = 0;
+  size_t len[3] = {p->len[0], p->len[1], p->len[2]};
+  size_t is[3] = {p->in_stride[0], p->in_stride[1], p->in_stride[2]};
+  size_t os[3] = {p->out_stride[0], p->out_stride[1], p->out_stride[2]};
+  clfftDim dim = p->dim == 1 ? CLFFT_1D : p->dim == 2 ? CLFFT_2D : CLFFT_3D;
+  const char *what = "clfftCreateDefaultPlan";
+  clfftStatus cs = clfftCreateDefaultPlan(&h, ctx->cl_ctx, dim, len);
+  if (cs == CLFFT_SUCCESS) {
+    bool made = true;
+#define STEP(call)                              \
+  if (made && (cs = (call)) != CLFFT_SUCCESS) { \
+    what = #call;                               \
+    made = false;                               \
+  }
+    STEP(clfftSetPlanPrecision(h, p->precision));
+    STEP(clfftSetLayout(h, p->in_layout, p->out_layout));
+    STEP(clfftSetResultLocation(
+        h, p->in_place ? CLFFT_INPLACE : CLFFT_OUTOFPLACE));
+    STEP(clfftSetPlanInStride(h, dim, is));
+    STEP(clfftSetPlanOutStride(h, dim, os));
+    STEP(clfftSetPlanDistance(h, p->in_dist, p->out_dist));
+    STEP(clfftSetPlanBatchSize(h, p->batch));
+    STEP(clfftSetPlanScale(h, CLFFT_FORWARD, p->fwd_scale));
+    STEP(clfftSetPlanScale(h, CLFFT_BACKWARD, p->bwd_scale));
+    double t0 = vncl__now();
+    STEP(clfftBakePlan(h, 1, &ctx->queue, NULL, NULL));
+#undef STEP
+    if (made) {
+      double dt = vncl__now() - t0;
+      st->bakes++;
+      st->bake_seconds += dt;
+      vncl__log(VNCL_LOG_INFO, "clFFT plan baked in %.3f s", dt);
+      cs = clfftGetTmpBufSize(h, tmp_bytes);
+      what = "clfftGetTmpBufSize";
+    }
+    if (cs != CLFFT_SUCCESS) clfftDestroyPlan(&h);
+  }
+  if (cs == CLFFT_NOTIMPLEMENTED) {
+    /* Not an error for the caller, who falls back on vncl's own path. */
+    vncl__log(VNCL_LOG_DEBUG, "clFFT cannot do lengths %zu x %zu x %zu",
+              p->len[0], p->len[1], p->len[2]);
+    return VNCL_ERR_UNSUPPORTED;
+  }
+  if (cs != CLFFT_SUCCESS) return vncl__fft_fail(ctx, cs, what);
+  *out = h;
+  return VNCL_OK;
+}
+
+vncl_status vncl__fft_plan_get(vncl_context *ctx, vncl__fft_state *st,
+                               const vncl__fft_params *p,
+                               vncl__fft_entry **out) {
+  char key[256];
+  params_key(p, key, sizeof key);
+  *out = NULL;
+  pthread_mutex_lock(&st->lock);
+  vncl__fft_entry *e = find(st, key);
+  if (e) {
+    st->hits++;
+    pthread_mutex_unlock(&st->lock);
+    *out = e;
+    return VNCL_OK;
+  }
+  st->misses++;
+  e = calloc(1, sizeof *e);
+  if (!e) {
+    pthread_mutex_unlock(&st->lock);
+    return vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "out of host memory");
+  }
+  vncl_status s = bake(ctx, st, p, &e->plan, &e->tmp_bytes);
+  if (s) {
+    pthread_mutex_unlock(&st->lock);
+    free(e);
+    return s;
+  }
+  e->has_plan = true;
+  vncl__strlcpy(e->key, key, sizeof e->key);
+  e->next = st->entries;
+  st->entries = e;
+  pthread_mutex_unlock(&st->lock);
+  *out = e;
+  return VNCL_OK;
+}
+
+/* ---- Bluestein tables ---------------------------------------------------- */
+
+/* In-place radix-2 DFT of m (a power of two) complex doubles, sign -1. Used
+ * once per length to transform the chirp filter in double precision. */
+static void host_fft(double *x, size_t m) {
+  for (size_t i = 1, j = 0; i < m; i++) {
+    size_t bit = m >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j ^= bit;
+    if (i < j) {
+      double tr = x[2 * i], ti = x[2 * i + 1];
+      x[2 * i] = x[2 * j];
+      x[2 * i + 1] = x[2 * j + 1];
+      x[2 * j] = tr;
+      x[2 * j + 1] = ti;
+    }
+  }
+  for (size_t len = 2; len <= m; len <<= 1) {
+    size_t half = len / 2;
+    for (size_t k = 0; k < half; k++) {
+      /* Twiddles computed directly (not by recurrence) to stay exact. */
+      double a = -2.0 * VNCL_PI * (double)k / (double)len;
+      double wr = cos(a), wi = sin(a);
+      for (size_t s = 0; s < m; s += len) {
+        double *u = x + 2 * (s + k), *v = x + 2 * (s + k + half);
+        double vr = v[0] * wr - v[1] * wi, vi = v[0] * wi + v[1] * wr;
+        v[0] = u[0] - vr;
+        v[1] = u[1] - vi;
+        u[0] += vr;
+        u[1] += vi;
+      }
+    }
+  }
+}
+
+static vncl_status upload(vncl_context *ctx, const double *x, size_t count,
+                          vncl_dtype dtype, cl_mem *out, size_t *bytes) {
+  size_t esize = vncl_dtype_size(dtype);
+  *bytes = count * esize;
+  vncl_status s = vncl__buffer_alloc(ctx, *bytes, out);
+  if (s) return s;
+  const void *src = x;
+  float *f = NULL;
+  if (dtype == VNCL_F32) {
+    f = malloc(count * sizeof *f);
+    if (!f) {
+      vncl__buffer_free(ctx, *out, *bytes);
+      *out = NULL;
+      return vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "out of host memory");
+    }
+    for (size_t i = 0; i < count; i++) f[i] = (float)x[i];
+    src = f;
+  }
+  cl_int err = clEnqueueWriteBuffer(ctx->queue, *out, CL_TRUE, 0, *bytes, src,
+                                    0, NULL, NULL);
+  free(f);
+  if (err) {
+    vncl__buffer_free(ctx, *out, *bytes);
+    *out = NULL;
+    return vncl__cl_fail(ctx, err, "clEnqueueWriteBuffer(chirp table)");
+  }
+  return VNCL_OK;
+}
+
+/* j*j mod m without overflow (j < m). */
+static uint64_t square_mod(uint64_t j, uint64_t m) {
+  if (j < (1ull << 32)) return j * j % m;
+  uint64_t r = 0, a = j % m, b = j;
+  while (b) { /* double and add: every partial sum stays below 2m */
+    if (b & 1) r = r >= m - a ? r - (m - a) : r + a;
+    a = a >= m - a ? a - (m - a) : a + a;
+    b >>= 1;
+  }
+  return r;
+}
+
+vncl_status vncl__fft_chirp_get(vncl_context *ctx, vncl__fft_state *st,
+                                size_t n, vncl_dtype dtype,
+                                vncl__fft_entry **out) {
+  char key[256];
+  snprintf(key, sizeof key, "chirp n%zu %s", n, vncl_dtype_name(dtype));
+  pthread_mutex_lock(&st->lock);
+  vncl__fft_entry *e = find(st, key);
+  if (e) {
+    pthread_mutex_unlock(&st->lock);
+    *out = e;
+    return VNCL_OK;
+  }
+  size_t m = vncl__fft_pow2_at_least(2 * n - 1);
+  e = calloc(1, sizeof *e);
+  double *w = calloc(2 * n, sizeof *w), *b = calloc(2 * m, sizeof *b);
+  if (!e || !w || !b) {
+    pthread_mutex_unlock(&st->lock);
+    free(e);
+    free(w);
+    free(b);
+    return vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "out of host memory");
+  }
+  /* w[j] = exp(-i pi j^2 / n), with j^2 reduced modulo 2n in integers so
+   * that the angle stays exact for large j. */
+  for (size_t j = 0; j < n; j++) {
+    double a = -VNCL_PI * (double)square_mod(j, 2 * (uint64_t)n) / (double)n;
+    w[2 * j] = cos(a);
+    w[2 * j + 1] = sin(a);
+  }
+  for (size_t j = 0; j < n; j++) {
+    b[2 * j] = w[2 * j];
+    b[2 * j + 1] = -w[2 * j + 1];
+    if (j) {
+      b[2 * (m - j)] = w[2 * j];
+      b[2 * (m - j) + 1] = -w[2 * j + 1];
+    }
+  }
+  host_fft(b, m);
+  e->n = n;
+  e->m = m;
+  vncl_status s =
+      upload(ctx, w, 2 * n, dtype, &e->tables[0], &e->table_bytes[0]);
+  if (!s) s = upload(ctx, b, 2 * m, dtype, &e->tables[1], &e->table_bytes[1]);
+  free(w);
+  free(b);
+  if (s) {
+    pthread_mutex_unlock(&st->lock);
+    vncl__buffer_free(ctx, e->tables[0], e->table_bytes[0]);
+    free(e);
+    return s;
+  }
+  vncl__strlcpy(e->key, key, sizeof e->key);
+  e->next = st->entries;
+  st->entries = e;
+  pthread_mutex_unlock(&st->lock);
+  *out = e;
+  return VNCL_OK;
+}
+
+/* exp(-2 pi i t / n) for t = first, first + step, ... (count values). */
+static double *roots(size_t n, size_t first, size_t step, size_t count) {
+  double *w = malloc(2 * count * sizeof *w + 1);
+  if (!w) return NULL;
+  for (size_t i = 0; i < count; i++) {
+    /* The angle from the exact integer t mod n. */
+    size_t t = (first + i * step) % n;
+    double a = -2.0 * VNCL_PI * (double)t / (double)n;
+    w[2 * i] = cos(a);
+    w[2 * i + 1] = sin(a);
+  }
+  return w;
+}
+
+vncl_status vncl__fft_twiddle_get(vncl_context *ctx, vncl__fft_state *st,
+                                  size_t n, vncl_dtype dtype, bool split,
+                                  vncl__fft_entry **out) {
+  char key[256];
+  snprintf(key, sizeof key, "%s n%zu %s", split ? "split" : "twiddle", n,
+           vncl_dtype_name(dtype));
+  pthread_mutex_lock(&st->lock);
+  vncl__fft_entry *e = find(st, key);
+  if (e) {
+    pthread_mutex_unlock(&st->lock);
+    *out = e;
+    return VNCL_OK;
+  }
+  e = calloc(1, sizeof *e);
+  size_t shift = 0;
+  while (((size_t)1 << (2 * shift)) < n) shift++; /* ceil(log2(n) / 2) */
+  size_t nlo = split ? (size_t)1 << shift : n;
+  size_t nhi = split ? (n + nlo - 1) / nlo : 0;
+  double *lo = roots(n, 0, 1, nlo);
+  double *hi = split ? roots(n, 0, nlo, nhi) : NULL;
+  vncl_status s = VNCL_OK;
+  if (!e || !lo || (split && !hi)) {
+    s = vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "out of host memory");
+  } else {
+    e->n = n;
+    e->m = split ? shift : 0;
+    s = upload(ctx, lo, 2 * nlo, dtype, &e->tables[0], &e->table_bytes[0]);
+    if (!s && split)
+      s = upload(ctx, hi, 2 * nhi, dtype, &e->tables[1], &e->table_bytes[1]);
+  }
+  free(lo);
+  free(hi);
+  if (s) {
+    pthread_mutex_unlock(&st->lock);
+    if (e) vncl__buffer_free(ctx, e->tables[0], e->table_bytes[0]);
+    free(e);
+    return s;
+  }
+  vncl__strlcpy(e->key, key, sizeof e->key);
+  e->next = st->entries;
+  st->entries = e;
+  pthread_mutex_unlock(&st->lock);
+  *out = e;
+  return VNCL_OK;
+}
+
+vncl_status vncl__fft_scratch(vncl_context *ctx, vncl__fft_state *st, int slot,
+                              size_t bytes, cl_mem *out) {
+  if (st->scratch_bytes[slot] >= bytes && (st->scratch[slot] || !bytes)) {
+    if (out) *out = st->scratch[slot];
+    return VNCL_OK;
+  }
+  cl_mem m = NULL;
+  vncl_status s = vncl__buffer_alloc(ctx, bytes, &m);
+  if (s) return s;
+  /* Commands already enqueued on the old buffer keep it alive (OpenCL
+   * releases a buffer once the commands using it are done). */
+  vncl__buffer_free(ctx, st->scratch[slot], st->scratch_bytes[slot]);
+  st->scratch[slot] = m;
+  st->scratch_bytes[slot] = bytes;
+  if (out) *out = m;
+  return VNCL_OK;
+}
+
+vncl_status vncl__fft_clfft_run(vncl_context *ctx, vncl__fft_state *st,
+                                const vncl__fft_entry *e, clfftDirection dir,
+                                cl_mem in, cl_mem out) {
+  cl_mem tmp = NULL;
+  vncl_status s =
+      vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_CLFFT, e->tmp_bytes, &tmp);
+  if (s) return s;
+  cl_mem outs[1] = {out};
+  cl_event ev = NULL;
+  clfftStatus cs = clfftEnqueueTransform(
+      e->plan, dir, 1, &ctx->queue, 0, NULL, ctx->profiler ? &ev : NULL, &in,
+      out ? outs : NULL, e->tmp_bytes ? tmp : NULL);
+  if (cs != CLFFT_SUCCESS)
+    return vncl__fft_fail(ctx, cs, "clfftEnqueueTransform");
+  if (ev) {
+    /* clFFT gives the event of its last kernel only: plans of several
+     * kernels are under-counted in the profile. */
+    vncl__profile_event(ctx, "fft", ev, 0, 0, false);
+    clReleaseEvent(ev);
+  }
+  return VNCL_OK;
+}

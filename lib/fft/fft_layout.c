@@ -1,0 +1,167 @@
+/* The FFT steps on cl_kernels/fft_layout.cl: strided axes through
+ * contiguous lines, scaling, and the real <-> complex conversions of real
+ * transforms done through a full complex workspace; and the helpers every
+ * FFT kernel launch uses. Enqueues only, with st->exec_lock held by the
+ * caller (the scratch is shared). */
+#include <stdio.h>
+
+#include "fft/fft.h"
+
+void vncl__fft_options(vncl_dtype dtype, const char *more, char *out,
+                       size_t cap) {
+  snprintf(out, cap, "-DPRECISION=%d%s%s", dtype == VNCL_F64 ? 64 : 32,
+           more ? " " : "", more ? more : "");
+}
+
+vncl_status vncl__fft_kget(vncl_context *ctx, vncl_dtype dtype,
+                           const char *file, const char *more, const char *name,
+                           vncl__fft_kern *out) {
+  char opts[128];
+  vncl__fft_options(dtype, more, opts, sizeof opts);
+  out->name = name;
+  return vncl__kernel_get(ctx, file, opts, name, &out->prog, &out->k);
+}
+
+vncl_status vncl__fft_klaunch(vncl_context *ctx, vncl__fft_kern *k,
+                              vncl_status args, size_t d0, size_t d1,
+                              double bytes) {
+  vncl_status s = args;
+  size_t global[2] = {d0, d1};
+  if (!s)
+    s = vncl__launch_work(ctx, "fft", k->k, 2, global, NULL, 0, NULL, NULL, 0,
+                          bytes);
+  vncl__kernel_release(ctx, k->prog, k->name, k->k);
+  return s;
+}
+
+vncl_status vncl__fft_klaunch1(vncl_context *ctx, vncl__fft_kern *k,
+                               vncl_status args, size_t global, size_t local,
+                               double flops, double bytes) {
+  vncl_status s = args;
+  if (!s)
+    s = vncl__launch_work(ctx, "fft", k->k, 1, &global, local ? &local : NULL,
+                          0, NULL, NULL, flops, bytes);
+  vncl__kernel_release(ctx, k->prog, k->name, k->k);
+  return s;
+}
+
+void vncl__fft_real_arg(vncl__fft_real *a, vncl_dtype dtype, double v) {
+  a->f = (float)v;
+  a->d = v;
+  a->size = dtype == VNCL_F64 ? sizeof a->d : sizeof a->f;
+  a->ptr = dtype == VNCL_F64 ? (const void *)&a->d : (const void *)&a->f;
+}
+
+vncl_status vncl__fft_lines_run(vncl_context *ctx, vncl__fft_state *st,
+                                vncl_dtype dtype, vncl__fft_axis ax,
+                                const vncl__fft_entry *lplan,
+                                clfftDirection dir, double scale, cl_mem src,
+                                cl_mem dst) {
+  size_t esize = 2 * vncl_dtype_size(dtype);
+  size_t lines = ax.outer * ax.inner;
+  cl_mem s_buf = NULL;
+  vncl_status s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_LINES,
+                                    lines * ax.n * esize, &s_buf);
+  if (s) return s;
+  cl_ulong n_ = ax.n, inner_ = ax.inner;
+  double bytes = 2.0 * lines * ax.n * esize;
+  vncl__fft_kern k;
+  if ((s = vncl__fft_kget(ctx, dtype, "fft_layout.cl", NULL, "fft_gather", &k)))
+    return s;
+  s = vncl__fft_klaunch(
+      ctx, &k,
+      vncl__set_args(ctx, k.k, 4, VNCL_ARG(n_), VNCL_ARG(inner_), VNCL_ARG(src),
+                     VNCL_ARG(s_buf)),
+      ax.n, lines, bytes);
+  if (s) return s;
+  if ((s = vncl__fft_clfft_run(ctx, st, lplan, dir, s_buf, NULL))) return s;
+  if ((s = vncl__fft_kget(ctx, dtype, "fft_layout.cl", NULL, "fft_scatter",
+                          &k)))
+    return s;
+  vncl__fft_real sc;
+  vncl__fft_real_arg(&sc, dtype, scale);
+  return vncl__fft_klaunch(
+      ctx, &k,
+      vncl__set_args(ctx, k.k, 5, VNCL_ARG(n_), VNCL_ARG(inner_), sc.size,
+                     sc.ptr, VNCL_ARG(s_buf), VNCL_ARG(dst)),
+      ax.n, lines, bytes);
+}
+
+vncl_status vncl__fft_scale_run(vncl_context *ctx, vncl_dtype dtype,
+                                size_t count, double scale, cl_mem x) {
+  vncl__fft_kern k;
+  vncl_status s =
+      vncl__fft_kget(ctx, dtype, "fft_layout.cl", NULL, "fft_scale", &k);
+  if (s) return s;
+  vncl__fft_real sc;
+  vncl__fft_real_arg(&sc, dtype, scale);
+  return vncl__fft_klaunch(
+      ctx, &k, vncl__set_args(ctx, k.k, 2, sc.size, sc.ptr, VNCL_ARG(x)), count,
+      1, 2.0 * count * vncl_dtype_size(dtype));
+}
+
+vncl_status vncl__fft_real_to_full_run(vncl_context *ctx, vncl_dtype dtype,
+                                       size_t rows, size_t n2, size_t rstride,
+                                       cl_mem src, cl_mem full) {
+  vncl__fft_kern k;
+  vncl_status s =
+      vncl__fft_kget(ctx, dtype, "fft_layout.cl", NULL, "fft_real_to_full", &k);
+  if (s) return s;
+  cl_ulong n2_ = n2, rs_ = rstride;
+  return vncl__fft_klaunch(
+      ctx, &k,
+      vncl__set_args(ctx, k.k, 4, VNCL_ARG(n2_), VNCL_ARG(rs_), VNCL_ARG(src),
+                     VNCL_ARG(full)),
+      n2, rows, 3.0 * rows * n2 * vncl_dtype_size(dtype));
+}
+
+vncl_status vncl__fft_full_to_half_run(vncl_context *ctx, vncl_dtype dtype,
+                                       size_t rows, size_t n2, size_t h,
+                                       double scale, cl_mem full, cl_mem dst) {
+  vncl__fft_kern k;
+  vncl_status s =
+      vncl__fft_kget(ctx, dtype, "fft_layout.cl", NULL, "fft_full_to_half", &k);
+  if (s) return s;
+  cl_ulong n2_ = n2, h_ = h;
+  vncl__fft_real sc;
+  vncl__fft_real_arg(&sc, dtype, scale);
+  return vncl__fft_klaunch(
+      ctx, &k,
+      vncl__set_args(ctx, k.k, 5, VNCL_ARG(n2_), VNCL_ARG(h_), sc.size, sc.ptr,
+                     VNCL_ARG(full), VNCL_ARG(dst)),
+      h, rows, 4.0 * rows * h * vncl_dtype_size(dtype));
+}
+
+vncl_status vncl__fft_half_to_full_run(vncl_context *ctx, vncl_dtype dtype,
+                                       size_t batch, size_t n0, size_t n1,
+                                       size_t n2, size_t h, cl_mem half,
+                                       cl_mem full) {
+  vncl__fft_kern k;
+  vncl_status s =
+      vncl__fft_kget(ctx, dtype, "fft_layout.cl", NULL, "fft_half_to_full", &k);
+  if (s) return s;
+  cl_ulong n0_ = n0, n1_ = n1, n2_ = n2, h_ = h;
+  size_t rows = batch * n0 * n1;
+  return vncl__fft_klaunch(
+      ctx, &k,
+      vncl__set_args(ctx, k.k, 6, VNCL_ARG(n0_), VNCL_ARG(n1_), VNCL_ARG(n2_),
+                     VNCL_ARG(h_), VNCL_ARG(half), VNCL_ARG(full)),
+      n2, rows, 4.0 * rows * n2 * vncl_dtype_size(dtype));
+}
+
+vncl_status vncl__fft_full_to_real_run(vncl_context *ctx, vncl_dtype dtype,
+                                       size_t rows, size_t n2, size_t rstride,
+                                       double scale, cl_mem full, cl_mem dst) {
+  vncl__fft_kern k;
+  vncl_status s =
+      vncl__fft_kget(ctx, dtype, "fft_layout.cl", NULL, "fft_full_to_real", &k);
+  if (s) return s;
+  cl_ulong n2_ = n2, rs_ = rstride;
+  vncl__fft_real sc;
+  vncl__fft_real_arg(&sc, dtype, scale);
+  return vncl__fft_klaunch(
+      ctx, &k,
+      vncl__set_args(ctx, k.k, 5, VNCL_ARG(n2_), VNCL_ARG(rs_), sc.size, sc.ptr,
+                     VNCL_ARG(full), VNCL_ARG(dst)),
+      n2, rows, 3.0 * rows * n2 * vncl_dtype_size(dtype));
+}

@@ -1,0 +1,211 @@
+/* vncl's own FFT kernels (cl_kernels/fft_stockham.cl): lengths 2^a 3^b 5^c
+ * along the lines of any axis, VW lines per work-item with the
+ * lines in the lanes of a vector, and the two-step (four-step) split of
+ * lengths longer than one pass should take. Also the per-device table that
+ * decides when these kernels run instead of clFFT. Enqueues only, with
+ * st->exec_lock held by the caller (the scratch is shared). */
+#include <stdio.h>
+
+#include "fft/fft.h"
+
+/* Per-device defaults, most specific first: a device type, then the global
+ * fallback (type 0). CPU devices: the Stockham kernels measured 3 to 6
+ * times faster than clFFT under PoCL (docs/fft.md). GPUs: these kernels
+ * too, because they are race-free under Oclgrind's detector while clFFT's
+ * multi-pass in-place kernels read and write the same global memory across
+ * work-items separated only by local-memory barriers, a data race under
+ * the OpenCL memory model (docs/fft.md has the evidence). They are
+ * CPU-shaped and not measured on a GPU yet: slow there is expected;
+ * VNCL_FFT_BACKEND=clfft chooses clFFT. Other devices: clFFT. */
+static const struct {
+  vncl_device_type type; /* 0: any */
+  vncl__fft_tuning t;
+} fft_table[] = {
+    {VNCL_DEVICE_CPU, {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4}},
+    {VNCL_DEVICE_GPU, {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4}},
+    {0, {VNCL_FFT_BACKEND_CLFFT, 8, 8, 4096, 4}},
+};
+
+void vncl__fft_tuning_for(const vncl_device_info *dev, vncl__fft_tuning *out) {
+  size_t n = sizeof fft_table / sizeof *fft_table;
+  for (size_t i = 0; i < n; i++)
+    if (fft_table[i].type == 0 || fft_table[i].type == dev->type) {
+      *out = fft_table[i].t;
+      return;
+    }
+  *out = fft_table[n - 1].t;
+}
+
+/* n = 2^a 3^b 5^c, the radices the kernel has. */
+static bool smooth(size_t n) {
+  static const size_t r[] = {2, 3, 5};
+  if (n == 0) return false;
+  for (int i = 0; i < 3; i++)
+    while (n % r[i] == 0) n /= r[i];
+  return n == 1;
+}
+
+/* The first factor of the split of n: the largest divisor n1 <= sqrt(n)
+ * (so n1 <= n2), or 1 when n fits one pass. 0 when no split fits. */
+static size_t split_of(const vncl__fft_tuning *tn, size_t n) {
+  if (n <= tn->nmax) return 1;
+  size_t n1 = 1;
+  while ((n1 + 1) * (n1 + 1) <= n) n1++;
+  for (; n1 > 1; n1--)
+    if (n % n1 == 0) break;
+  return n1 > 1 && n / n1 <= tn->nmax ? n1 : 0;
+}
+
+bool vncl__fft_stockham_length(const vncl__fft_tuning *tn, size_t n) {
+  return n >= 2 && smooth(n) && split_of(tn, n) != 0;
+}
+
+vncl_status vncl__fft_stockham_prepare(vncl_context *ctx, vncl__fft_state *st,
+                                       vncl_dtype dtype,
+                                       const vncl__fft_tuning *tn, size_t n,
+                                       vncl__fft_stockham *out) {
+  out->n = n;
+  out->n1 = n;
+  out->n2 = 1;
+  out->tw1 = out->tw2 = out->split = NULL;
+  size_t n1 = split_of(tn, n);
+  if (n1 > 1) {
+    out->n1 = n1;
+    out->n2 = n / n1;
+  }
+  vncl__fft_entry *tw1 = NULL, *tw2 = NULL, *split = NULL;
+  vncl_status s = vncl__fft_twiddle_get(ctx, st, out->n1, dtype, false, &tw1);
+  if (!s && out->n2 > 1)
+    s = vncl__fft_twiddle_get(ctx, st, out->n2, dtype, false, &tw2);
+  if (!s && out->n2 > 1)
+    s = vncl__fft_twiddle_get(ctx, st, n, dtype, true, &split);
+  out->tw1 = tw1;
+  out->tw2 = tw2;
+  out->split = split;
+  return s;
+}
+
+static int vw_of(const vncl__fft_tuning *tn, vncl_dtype dtype) {
+  return dtype == VNCL_F64 ? tn->vw64 : tn->vw32;
+}
+
+/* Work-items for `lines` lines of length n. */
+static size_t work_items(const vncl__fft_tuning *tn,
+                         const vncl_device_info *dev, vncl_dtype dtype,
+                         size_t lines) {
+  size_t vw = (size_t)vw_of(tn, dtype);
+  size_t groups = (lines + vw - 1) / vw;
+  size_t cap = (size_t)(dev->compute_units ? dev->compute_units : 1) *
+               (size_t)tn->wi_per_cu;
+  return groups < cap ? groups : cap;
+}
+
+void vncl__fft_stockham_scratch(const vncl__fft_tuning *tn,
+                                const vncl_device_info *dev, vncl_dtype dtype,
+                                const vncl__fft_stockham *p, vncl__fft_axis ax,
+                                size_t *lines_bytes, size_t *split_bytes) {
+  size_t esize = vncl_dtype_size(dtype), vw = (size_t)vw_of(tn, dtype);
+  size_t lines = ax.outer * ax.inner;
+  size_t longest = p->n1 > p->n2 ? p->n1 : p->n2;
+  /* The step with the most work-items and the longest lines bounds it. */
+  size_t wi = work_items(tn, dev, dtype, lines * (p->n2 > 1 ? p->n2 : 1));
+  *lines_bytes = wi * 4 * longest * vw * esize;
+  *split_bytes = p->n2 > 1 ? lines * p->n * 2 * esize : 0;
+}
+
+/* Line geometry of one kernel run (see the kernel's comment). */
+typedef struct geom {
+  size_t lines, mid, inner;
+  size_t xo, xm, xi, xj, yo, ym, yi, yj;
+} geom;
+
+static vncl_status pass(vncl_context *ctx, vncl__fft_state *st,
+                        vncl_dtype dtype, const vncl__fft_tuning *tn, size_t n,
+                        const vncl__fft_entry *tw, const vncl__fft_entry *split,
+                        size_t twn, int sign, double scale, const geom *g,
+                        cl_mem x, cl_mem y) {
+  size_t esize = vncl_dtype_size(dtype), vw = (size_t)vw_of(tn, dtype);
+  size_t wi = work_items(tn, &ctx->info, dtype, g->lines);
+  cl_mem scr = NULL;
+  vncl_status s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_STOCKHAM,
+                                    wi * 4 * n * vw * esize, &scr);
+  if (s) return s;
+  char more[32];
+  snprintf(more, sizeof more, "-DVW=%zu", vw);
+  vncl__fft_kern k;
+  if ((s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", more, "fft_stockham",
+                          &k)))
+    return s;
+  cl_uint n_ = (cl_uint)n;
+  cl_int sign_ = sign;
+  vncl__fft_real sc;
+  vncl__fft_real_arg(&sc, dtype, scale);
+  cl_ulong a[11] = {g->lines, g->mid, g->inner, g->xo, g->xm, g->xi,
+                    g->xj,    g->yo,  g->ym,    g->yi, g->yj};
+  cl_ulong twn_ = twn;
+  cl_uint shift = split ? (cl_uint)split->m : 0;
+  /* Unused tables still need a valid buffer argument. */
+  cl_mem lo = split ? split->tables[0] : tw->tables[0];
+  cl_mem hi = split ? split->tables[1] : tw->tables[0];
+  s = vncl__set_args(
+      ctx, k.k, 22, VNCL_ARG(n_), VNCL_ARG(sign_), sc.size, sc.ptr,
+      VNCL_ARG(a[0]), VNCL_ARG(a[1]), VNCL_ARG(a[2]), VNCL_ARG(x),
+      VNCL_ARG(a[3]), VNCL_ARG(a[4]), VNCL_ARG(a[5]), VNCL_ARG(a[6]),
+      VNCL_ARG(y), VNCL_ARG(a[7]), VNCL_ARG(a[8]), VNCL_ARG(a[9]),
+      VNCL_ARG(a[10]), VNCL_ARG(scr), VNCL_ARG(tw->tables[0]), VNCL_ARG(twn_),
+      VNCL_ARG(shift), VNCL_ARG(lo), VNCL_ARG(hi));
+  size_t lg = 0;
+  while (((size_t)1 << lg) < n) lg++;
+  double flops = 5.0 * (double)n * (double)lg * (double)g->lines;
+  return vncl__fft_klaunch1(ctx, &k, s, wi, 1, flops,
+                            4.0 * (double)g->lines * n * esize);
+}
+
+vncl_status vncl__fft_stockham_run(vncl_context *ctx, vncl__fft_state *st,
+                                   vncl_dtype dtype, const vncl__fft_tuning *tn,
+                                   const vncl__fft_stockham *p,
+                                   vncl__fft_axis ax, int sign, double scale,
+                                   cl_mem src, cl_mem dst) {
+  size_t n = p->n, inner = ax.inner;
+  if (p->n2 == 1) {
+    geom g = {ax.outer * inner, 1, inner, n * inner, 0, 1, inner,
+              n * inner,        0, 1,     inner};
+    return pass(ctx, st, dtype, tn, n, p->tw1, NULL, 0, sign, scale, &g, src,
+                dst);
+  }
+  /* Four-step: j = n2 j1 + j2. Step 1, a DFT over j1 for every (o, j2, i)
+   * into the middle array, times exp(sign 2 pi i j2 k1 / n); step 2, a DFT
+   * over j2 for every (o, k1, i), written to k = k1 + n1 k2. */
+  size_t n1 = p->n1, n2 = p->n2, esize = vncl_dtype_size(dtype);
+  cl_mem mid = NULL;
+  vncl_status s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_SPLIT,
+                                    ax.outer * inner * n * 2 * esize, &mid);
+  if (s) return s;
+  geom g1 = {ax.outer * n2 * inner,
+             n2,
+             inner,
+             n * inner,
+             inner,
+             1,
+             n2 * inner,
+             n * inner,
+             inner,
+             1,
+             n2 * inner};
+  s = pass(ctx, st, dtype, tn, n1, p->tw1, p->split, n, sign, 1.0, &g1, src,
+           mid);
+  if (s) return s;
+  geom g2 = {ax.outer * n1 * inner,
+             n1,
+             inner,
+             n * inner,
+             n2 * inner,
+             1,
+             inner,
+             n * inner,
+             inner,
+             1,
+             n1 * inner};
+  return pass(ctx, st, dtype, tn, n2, p->tw2, NULL, 0, sign, scale, &g2, mid,
+              dst);
+}

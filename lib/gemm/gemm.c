@@ -1,0 +1,792 @@
+/*
+ * GEMM: the public entry points (tensors, raw buffers, strided batches,
+ * events), every argument check before anything is enqueued, and the
+ * dispatch between our kernels and CLBlast.
+ *
+ * Our path, per product (parameters from gemm_params.c):
+ *   k == 0 or alpha == 0     gemm_direct with k = 0: C = beta*C, A and B
+ *                            never read
+ *   m*n*k below the switch   gemm_direct: one launch on the caller's buffers
+ *                            (a lower switch when B's columns are strided)
+ *   otherwise                gemm_pack of A (unless the set reads A in place)
+ *                            and of B into scratch from the device allocator,
+ *                            then gemm_packed_cpu or gemm_packed_local
+ * In auto mode the class's set names the backend; a class that no tuning
+ * entry covers, on a GPU, takes the winner of the untuned-device probe
+ * (gemm_probe.c: ours against CLBlast, once per device and class).
+ * A kernel that cannot be built or launched with its parameters on this
+ * device falls back (fast -> direct -> reference), with a warning in the log;
+ * so does the packed path when its scratch cannot be allocated.
+ *
+ * Column-major products are turned into row-major ones (C^T = B^T A^T)
+ * before dispatch, so every kernel sees C(i,j) at c[i*ldc + j].
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gemm/gemm.h"
+
+static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
+
+/* ---- backend choice ----------------------------------------------------- */
+
+typedef enum { MODE_AUTO, MODE_OWN, MODE_CLBLAST, MODE_REF } backend_mode;
+
+static vncl_status backend_mode_get(vncl_context *ctx, const char *fn,
+                                    backend_mode *out) {
+  const char *v = vncl__getenv("VNCL_GEMM_BACKEND");
+  if (!v || !strcmp(v, "auto"))
+    *out = MODE_AUTO;
+  else if (!strcmp(v, "own"))
+    *out = MODE_OWN;
+  else if (!strcmp(v, "clblast"))
+    *out = MODE_CLBLAST;
+  else if (!strcmp(v, "ref"))
+    *out = MODE_REF; /* the reference kernel only (checks, not speed) */
+  else
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: VNCL_GEMM_BACKEND='%s' is not own, clblast, ref or "
+                      "auto",
+                      fn, v);
+  return VNCL_OK;
+}
+
+/* ---- kernels ------------------------------------------------------------ */
+
+static const char *const kernel_source[VNCL__GEMM_KERNELS] = {
+    "gemm_ref.cl", "gemm_direct.cl", "gemm_packed_cpu.cl",
+    "gemm_packed_local.cl", "gemm_pack.cl"};
+static const char *const kernel_name[VNCL__GEMM_KERNELS] = {
+    "gemm_ref", "gemm_direct", "gemm_packed_cpu", "gemm_packed_local",
+    "gemm_pack"};
+
+typedef struct gemm_kernel {
+  vncl__program *prog;
+  cl_kernel k;
+  const char *name;
+} gemm_kernel;
+
+/* Validates the parameters kern uses, builds (or finds) its program and
+ * checks the compiled kernel takes the work-group size they ask for. */
+/* What decides a GEMM kernel's program and its checks: the kernel, its
+ * name, the storage types and the parameters its options are made of. */
+static void variant_key(vncl__gemm_kernel kern, const char *name,
+                        const vncl__gemm_params *p,
+                        const vncl__gemm_problem *pr, vncl__variant_key *key) {
+  memset(key, 0, sizeof *key);
+  int *v = key->v, n = 0;
+  v[n++] = (int)kern + 1;
+  v[n++] = (int)pr->ab;
+  v[n++] = (int)pr->c;
+  switch (kern) {
+    case VNCL__GEMM_PACK:
+      v[n++] = !strcmp(name, "gemm_pack_elem");
+      v[n++] = p->pack_wg0;
+      v[n++] = p->pack_wg1;
+      break;
+    case VNCL__GEMM_DIRECT: {
+      const vncl__gemm_direct_params *d = &p->direct;
+      int x[] = {d->wgd_m, d->wgd_n, d->ldm, d->ldn, d->kwgd, d->vwd, d->local};
+      memcpy(v + n, x, sizeof x);
+      break;
+    }
+    case VNCL__GEMM_PACKED_CPU: {
+      const vncl__gemm_cpu_params *q = &p->cpu;
+      int x[] = {q->mr, q->nr, q->vw, q->mb, q->nb, q->kc, q->ku, q->order,
+                 q->a_packed};
+      memcpy(v + n, x, sizeof x);
+      break;
+    }
+    case VNCL__GEMM_PACKED_LOCAL: {
+      const vncl__gemm_local_params *l = &p->local;
+      int x[] = {l->mwg, l->nwg, l->kwg, l->mdimc, l->ndimc,
+                 l->vwm, l->vwn, l->kwi, l->sa,    l->sb};
+      memcpy(v + n, x, sizeof x);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+/* The kernel for (kern, parameters, types), checked against the device
+ * once: a variant already built and checked on this context is found by
+ * its key without formatting options or asking the driver again. */
+static vncl_status kernel_get(vncl_context *ctx, vncl__gemm_kernel kern,
+                              const char *name, const vncl__gemm_params *p,
+                              const vncl__gemm_problem *pr, gemm_kernel *out) {
+  vncl__variant_key key;
+  variant_key(kern, name, p, pr, &key);
+  out->name = name;
+  out->prog = vncl__program_find_variant(ctx, kernel_source[kern], &key);
+  if (out->prog) return vncl__kernel_acquire(ctx, out->prog, name, &out->k);
+  char why[192];
+  if (!vncl__gemm_params_valid(&ctx->info, kern, vncl__gemm_acc_of(pr->ab), p,
+                               why, sizeof why))
+    return vncl__fail(ctx, VNCL_ERR_UNSUPPORTED,
+                      "gemm: parameter set rejected on %s: %s",
+                      ctx->info.name, why);
+  char opts[512];
+  vncl__gemm_options(kern, p, pr->ab, pr->c, opts, sizeof opts);
+  out->name = name;
+  vncl_status s = vncl__kernel_get(ctx, kernel_source[kern], opts, name,
+                                   &out->prog, &out->k);
+  if (s) return s;
+  size_t want = vncl__gemm_wg_size(kern, p), kwg = 0;
+  if (clGetKernelWorkGroupInfo(out->k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE,
+                               sizeof kwg, &kwg, NULL) == CL_SUCCESS &&
+      kwg && kwg < want) {
+    vncl__kernel_release(ctx, out->prog, name, out->k);
+    out->k = NULL;
+    return vncl__fail(ctx, VNCL_ERR_UNSUPPORTED,
+                      "gemm: %s (%s) allows %zu work-items per group on %s, "
+                      "the parameters need %zu",
+                      name, opts, kwg, ctx->info.name, want);
+  }
+  vncl__program_add_variant(ctx, out->prog, &key);
+  return VNCL_OK;
+}
+
+static void kernel_put(vncl_context *ctx, gemm_kernel *k) {
+  if (k->k) vncl__kernel_release(ctx, k->prog, k->name, k->k);
+  k->k = NULL;
+}
+
+/* A scalar of the accumulation type, as the kernels take alpha and beta. */
+typedef struct acc_arg {
+  size_t size;
+  union {
+    cl_float f;
+    cl_double d;
+  } v;
+} acc_arg;
+static acc_arg acc_value(vncl_dtype ab, double x) {
+  acc_arg a;
+  if (ab == VNCL_F64) {
+    a.size = sizeof(cl_double);
+    a.v.d = x;
+  } else {
+    a.size = sizeof(cl_float);
+    a.v.f = (cl_float)x;
+  }
+  return a;
+}
+#define ACC_ARG(a) (a).size, (const void *)&(a).v
+
+static double work_bytes(const vncl__gemm_problem *pr) {
+  double ab = (double)vncl_dtype_size(pr->ab), c = (double)vncl_dtype_size(pr->c);
+  double b = (double)pr->batch;
+  return b * (ab * ((double)pr->m * pr->k + (double)pr->k * pr->n) +
+              c * (double)pr->m * pr->n * (pr->beta != 0 ? 2 : 1));
+}
+
+/* gemm_ref or gemm_direct on the caller's buffers (k_eff = k, or 0 for the
+ * C = beta*C case). */
+static vncl_status run_unpacked(vncl_context *ctx, vncl__gemm_kernel kern,
+                                const vncl__gemm_params *p,
+                                const vncl__gemm_problem *pr, cl_uint k_eff,
+                                double alpha, cl_uint num_wait,
+                                const cl_event *wait, cl_event *event) {
+  gemm_kernel gk = {0};
+  vncl_status s = kernel_get(ctx, kern, kernel_name[kern], p, pr, &gk);
+  if (s) return s;
+  cl_uint m = (cl_uint)pr->m, n = (cl_uint)pr->n;
+  acc_arg al = acc_value(pr->ab, alpha), be = acc_value(pr->ab, pr->beta);
+  cl_ulong a_off = pr->a_off, a_rs = pr->a_rs, a_cs = pr->a_cs,
+           a_bs = pr->a_bs;
+  cl_ulong b_off = pr->b_off, b_rs = pr->b_rs, b_cs = pr->b_cs,
+           b_bs = pr->b_bs;
+  cl_ulong c_off = pr->c_off, ldc = pr->ldc, c_bs = pr->c_bs;
+  s = vncl__set_args(ctx, gk.k, 19, VNCL_ARG(m), VNCL_ARG(n), VNCL_ARG(k_eff),
+                     ACC_ARG(al), ACC_ARG(be), VNCL_ARG(pr->a),
+                     VNCL_ARG(a_off), VNCL_ARG(a_rs), VNCL_ARG(a_cs),
+                     VNCL_ARG(a_bs), VNCL_ARG(pr->b), VNCL_ARG(b_off),
+                     VNCL_ARG(b_rs), VNCL_ARG(b_cs), VNCL_ARG(b_bs),
+                     VNCL_ARG(pr->cm), VNCL_ARG(c_off), VNCL_ARG(ldc),
+                     VNCL_ARG(c_bs));
+  if (!s) {
+    double flops = 2.0 * pr->m * pr->n * k_eff * pr->batch;
+    if (kern == VNCL__GEMM_DIRECT) {
+      const vncl__gemm_direct_params *d = &p->direct;
+      size_t global[3] = {(pr->n + d->wgd_n - 1) / d->wgd_n * d->ldn,
+                          (pr->m + d->wgd_m - 1) / d->wgd_m * d->ldm,
+                          pr->batch};
+      size_t local[3] = {(size_t)d->ldn, (size_t)d->ldm, 1};
+      s = vncl__launch_work(ctx, "gemm", gk.k, 3, global, local, num_wait,
+                            wait, event, flops, work_bytes(pr));
+    } else {
+      size_t global[3] = {pr->n, pr->m, pr->batch};
+      s = vncl__launch_work(ctx, "gemm", gk.k, 3, global, NULL, num_wait,
+                            wait, event, flops, work_bytes(pr));
+    }
+  }
+  kernel_put(ctx, &gk);
+  return s;
+}
+
+/* Enqueues gemm_pack(_elem) of X(r,p) = x[off + g*bs + r*rs + p*cs]
+ * (rows x depth) into scratch of panels of pw, depth kp. */
+static vncl_status enqueue_pack(vncl_context *ctx, gemm_kernel *pk,
+                                const vncl__gemm_params *p, size_t rows,
+                                size_t rows_p, size_t depth, size_t kp,
+                                size_t pw, size_t batch, cl_mem x, size_t off,
+                                size_t rs, size_t cs, size_t bs, cl_mem out,
+                                size_t es, cl_uint num_wait,
+                                const cl_event *wait, cl_event *ev,
+                                double in_bytes) {
+  cl_uint r = (cl_uint)rows, d = (cl_uint)depth, dp = (cl_uint)kp,
+          w = (cl_uint)pw, panels = (cl_uint)(rows_p / pw);
+  cl_ulong o = off, rs_ = rs, cs_ = cs, bs_ = bs, obs = (cl_ulong)rows_p * kp;
+  vncl_status s = vncl__set_args(ctx, pk->k, 12, VNCL_ARG(r), VNCL_ARG(d),
+                                 VNCL_ARG(dp), VNCL_ARG(w), VNCL_ARG(panels),
+                                 VNCL_ARG(x), VNCL_ARG(o), VNCL_ARG(rs_),
+                                 VNCL_ARG(cs_), VNCL_ARG(bs_), VNCL_ARG(out),
+                                 VNCL_ARG(obs));
+  if (s) return s;
+  double bytes = in_bytes + (double)rows_p * kp * batch * es; /* scratch */
+  if (p->pack_elem) {
+    size_t global[3] = {pw, kp, (size_t)panels * batch};
+    return vncl__launch_work(ctx, "gemm_pack", pk->k, 3, global, NULL,
+                             num_wait, wait, ev, 0, bytes);
+  }
+  /* gemm_pack: one work-item per 16 depths (PACK_K) of one panel. */
+  size_t l0 = (size_t)p->pack_wg0, l1 = (size_t)p->pack_wg1;
+  size_t global[3] = {round_up((kp + 15) / 16, l0), round_up(panels, l1),
+                      batch};
+  size_t local[3] = {l0, l1, 1};
+  return vncl__launch_work(ctx, "gemm_pack", pk->k, 3, global, local,
+                           num_wait, wait, ev, 0, bytes);
+}
+
+/* Pack + fast kernel. */
+static vncl_status run_packed(vncl_context *ctx, const vncl__gemm_params *p,
+                              const vncl__gemm_problem *pr, cl_uint num_wait,
+                              const cl_event *wait, cl_event *event) {
+  vncl__gemm_kernel fk = (vncl__gemm_kernel)p->fast;
+  size_t pwa, pwb, bm, bn, ku;
+  bool pack_a = true;
+  if (fk == VNCL__GEMM_PACKED_CPU) {
+    pwa = (size_t)p->cpu.mr;
+    pwb = (size_t)p->cpu.nr;
+    bm = (size_t)p->cpu.mb;
+    bn = (size_t)p->cpu.nb;
+    ku = (size_t)p->cpu.ku;
+    pack_a = p->cpu.a_packed != 0;
+  } else {
+    pwa = bm = (size_t)p->local.mwg;
+    pwb = bn = (size_t)p->local.nwg;
+    ku = (size_t)p->local.kwg;
+  }
+  size_t mp = round_up(pr->m, bm), np = round_up(pr->n, bn);
+  size_t kp = round_up(pr->k, ku);
+  size_t es = pr->ab == VNCL_F64 ? 8 : 4;
+  size_t a_elems = 0, b_elems = 0, a_bytes = 0, b_bytes = 0;
+  if (kp > UINT_MAX || mp > UINT_MAX || np > UINT_MAX ||
+      (pack_a && (!vncl__mul_overflow(mp, kp, &a_elems) ||
+                  !vncl__mul_overflow(a_elems, pr->batch, &a_bytes) ||
+                  !vncl__mul_overflow(a_bytes, es, &a_bytes))) ||
+      !vncl__mul_overflow(np, kp, &b_elems) ||
+      !vncl__mul_overflow(b_elems, pr->batch, &b_bytes) ||
+      !vncl__mul_overflow(b_bytes, es, &b_bytes))
+    return vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY,
+                      "gemm: packing scratch for %zu x %zu x %zu (batch %zu) "
+                      "overflows",
+                      pr->m, pr->n, pr->k, pr->batch);
+
+  /* Kernels first (a build failure must not leave anything enqueued). */
+  gemm_kernel pk = {0}, gk = {0};
+  vncl_status s = kernel_get(ctx, VNCL__GEMM_PACK,
+                             p->pack_elem ? "gemm_pack_elem" : "gemm_pack", p,
+                             pr, &pk);
+  if (s) return s;
+  s = kernel_get(ctx, fk, kernel_name[fk], p, pr, &gk);
+  if (s) {
+    kernel_put(ctx, &pk);
+    return s;
+  }
+  cl_mem sa = NULL, sb = NULL;
+  if (pack_a) s = vncl__buffer_alloc_scratch(ctx, a_bytes, &sa);
+  if (!s) s = vncl__buffer_alloc_scratch(ctx, b_bytes, &sb);
+
+  cl_event deps[2] = {NULL, NULL};
+  cl_uint ndeps = 0;
+  double abytes = (double)vncl_dtype_size(pr->ab) * pr->batch;
+  if (!s && pack_a)
+    s = enqueue_pack(ctx, &pk, p, pr->m, mp, pr->k, kp, pwa, pr->batch, pr->a,
+                     pr->a_off, pr->a_rs, pr->a_cs, pr->a_bs, sa, es, num_wait,
+                     wait, &deps[ndeps++], abytes * pr->m * pr->k);
+  /* B(p,j) as X(r=j, p): rows n, strides swapped. */
+  if (!s)
+    s = enqueue_pack(ctx, &pk, p, pr->n, np, pr->k, kp, pwb, pr->batch, pr->b,
+                     pr->b_off, pr->b_cs, pr->b_rs, pr->b_bs, sb, es, num_wait,
+                     wait, &deps[ndeps++], abytes * pr->k * pr->n);
+  if (!s) {
+    cl_uint m = (cl_uint)pr->m, n = (cl_uint)pr->n, k = (cl_uint)pr->k,
+            kpu = (cl_uint)kp;
+    acc_arg al = acc_value(pr->ab, pr->alpha), be = acc_value(pr->ab, pr->beta);
+    cl_mem a = pack_a ? sa : pr->a;
+    cl_ulong a_off = pack_a ? 0 : pr->a_off, a_rs = pack_a ? 0 : pr->a_rs,
+             a_cs = pack_a ? 0 : pr->a_cs,
+             a_bs = pack_a ? (cl_ulong)mp * kp : pr->a_bs;
+    cl_ulong b_bs = (cl_ulong)np * kp, c_off = pr->c_off, ldc = pr->ldc,
+             c_bs = pr->c_bs;
+    s = vncl__set_args(ctx, gk.k, 17, VNCL_ARG(m), VNCL_ARG(n), VNCL_ARG(k),
+                       VNCL_ARG(kpu), ACC_ARG(al), ACC_ARG(be), VNCL_ARG(a),
+                       VNCL_ARG(a_off), VNCL_ARG(a_rs), VNCL_ARG(a_cs),
+                       VNCL_ARG(a_bs), VNCL_ARG(sb), VNCL_ARG(b_bs),
+                       VNCL_ARG(pr->cm), VNCL_ARG(c_off), VNCL_ARG(ldc),
+                       VNCL_ARG(c_bs));
+    if (!s) {
+      size_t global[3], local[3];
+      if (fk == VNCL__GEMM_PACKED_CPU) {
+        global[0] = np / bn;
+        global[1] = mp / bm;
+        local[0] = local[1] = 1;
+      } else {
+        global[0] = np / bn * (size_t)p->local.ndimc;
+        global[1] = mp / bm * (size_t)p->local.mdimc;
+        local[0] = (size_t)p->local.ndimc;
+        local[1] = (size_t)p->local.mdimc;
+      }
+      global[2] = pr->batch;
+      local[2] = 1;
+      s = vncl__launch_work(ctx, "gemm", gk.k, 3, global, local, ndeps, deps,
+                            event, 2.0 * pr->m * pr->n * pr->k * pr->batch,
+                            work_bytes(pr));
+    }
+  }
+  for (cl_uint i = 0; i < ndeps; i++)
+    if (deps[i]) clReleaseEvent(deps[i]);
+  /* Safe while the kernels run: see vncl__buffer_free. */
+  if (sa) vncl__buffer_free(ctx, sa, a_bytes);
+  if (sb) vncl__buffer_free(ctx, sb, b_bytes);
+  kernel_put(ctx, &pk);
+  kernel_put(ctx, &gk);
+  return s;
+}
+
+/* Our kernels, with the fallback chain for parameter sets or kernels this
+ * device cannot take. */
+static vncl_status run_own(vncl_context *ctx, const vncl__gemm_problem *pr,
+                           const vncl__gemm_params *p, cl_uint num_wait,
+                           const cl_event *wait, cl_event *event) {
+  vncl_status s;
+  if (pr->k == 0 || pr->alpha == 0) {
+    /* C = beta*C; A and B are not read (so NaN there cannot leak). */
+    s = run_unpacked(ctx, VNCL__GEMM_DIRECT, p, pr, 0, 0.0, num_wait, wait,
+                     event);
+    if (s == VNCL_ERR_BUILD || s == VNCL_ERR_UNSUPPORTED)
+      s = run_unpacked(ctx, VNCL__GEMM_REF, p, pr, 0, 0.0, num_wait, wait,
+                       event);
+    return s;
+  }
+  double mnk = (double)pr->m * (double)pr->n * (double)pr->k;
+  if (mnk >= (pr->b_cs == 1 ? p->switch_mnk : p->switch_mnk_bt)) {
+    s = run_packed(ctx, p, pr, num_wait, wait, event);
+    /* No scratch (out of memory) or no packed kernel on this device: the
+     * direct kernel needs neither. */
+    if (s != VNCL_ERR_BUILD && s != VNCL_ERR_UNSUPPORTED &&
+        s != VNCL_ERR_OUT_OF_MEMORY)
+      return s;
+    vncl__log(VNCL_LOG_WARN, "gemm: packed path unavailable (%s); using the "
+              "direct kernel", vncl_errmsg(ctx));
+  }
+  s = run_unpacked(ctx, VNCL__GEMM_DIRECT, p, pr, (cl_uint)pr->k, pr->alpha,
+                   num_wait, wait, event);
+  if (s != VNCL_ERR_BUILD && s != VNCL_ERR_UNSUPPORTED) return s;
+  vncl__log(VNCL_LOG_WARN, "gemm: direct kernel unavailable (%s); using the "
+            "reference kernel", vncl_errmsg(ctx));
+  return run_unpacked(ctx, VNCL__GEMM_REF, p, pr, (cl_uint)pr->k, pr->alpha,
+                      num_wait, wait, event);
+}
+
+vncl_status vncl__gemm_run_backend(vncl_context *ctx, int backend,
+                                   const vncl__gemm_problem *pr,
+                                   const vncl__gemm_blas_args *ba,
+                                   const vncl__gemm_params *p) {
+  if (backend == VNCL__GEMM_CLBLAST)
+    return vncl__gemm_clblast(ctx, pr, ba, 0, NULL, NULL);
+  return run_own(ctx, pr, p, 0, NULL, NULL);
+}
+
+/* After the checks: choose the backend and run. */
+static vncl_status dispatch(vncl_context *ctx, const char *fn,
+                            const vncl__gemm_problem *pr,
+                            const vncl__gemm_blas_args *ba, cl_uint num_wait,
+                            const cl_event *wait, cl_event *event) {
+  backend_mode mode = MODE_AUTO;
+  vncl_status s = backend_mode_get(ctx, fn, &mode);
+  if (s) return s;
+  if (pr->m == 0 || pr->n == 0 || pr->batch == 0) {
+    if (!event) return VNCL_OK;
+    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_wait,
+                                             num_wait ? wait : NULL, event);
+    return err ? vncl__cl_fail(ctx, err, "clEnqueueMarkerWithWaitList")
+               : VNCL_OK;
+  }
+  vncl__gemm_params p;
+  vncl__gemm_params_get(ctx, vncl__gemm_acc_of(pr->ab),
+                        vncl__gemm_shape_of(pr->m, pr->n, pr->k), &p);
+  if (mode == MODE_REF)
+    return run_unpacked(ctx, VNCL__GEMM_REF, &p, pr,
+                        pr->alpha == 0 ? 0 : (cl_uint)pr->k,
+                        pr->k == 0 ? 0.0 : pr->alpha, num_wait, wait, event);
+  bool clblast = mode == MODE_CLBLAST ||
+                 (mode == MODE_AUTO && p.backend == VNCL__GEMM_CLBLAST);
+  /* An untuned class on a device that is probed (not CPUs, unless forced):
+   * the faster of our built-in set and CLBlast (gemm_probe.c). */
+  if (ctx->gemm_probe && mode == MODE_AUTO && !clblast && pr->k > 0 &&
+      pr->alpha != 0 && vncl__gemm_clblast_can(ctx, pr)) {
+    vncl__gemm_acc acc = vncl__gemm_acc_of(pr->ab);
+    vncl__gemm_shape shape = vncl__gemm_shape_of(pr->m, pr->n, pr->k);
+    if (!vncl__gemm_params_installed(ctx, acc, shape))
+      clblast = vncl__gemm_probe_backend(ctx, acc, shape, &p) ==
+                VNCL__GEMM_CLBLAST;
+  }
+  /* CLBlast does not take k == 0 (and would read A and B for alpha == 0). */
+  if (clblast && pr->k > 0 && pr->alpha != 0 &&
+      vncl__gemm_clblast_can(ctx, pr))
+    return vncl__gemm_clblast(ctx, pr, ba, num_wait, wait, event);
+  return run_own(ctx, pr, &p, num_wait, wait, event);
+}
+
+/* ---- argument checks ------------------------------------------------------ */
+
+static bool add_ok(size_t a, size_t b, size_t *out) {
+  if (a > SIZE_MAX - b) return false;
+  *out = a + b;
+  return true;
+}
+
+/* Index one past the last element of a batch of matrices stored with
+ * `outer` rows of `inner` elements, ld apart: offset + (batch-1)*stride +
+ * (outer-1)*ld + inner. 0 elements needed when the matrix is empty. */
+static bool extent(size_t off, size_t outer, size_t inner, size_t ld,
+                   size_t stride, size_t batch, size_t *out) {
+  if (outer == 0 || inner == 0 || batch == 0) {
+    *out = 0;
+    return true;
+  }
+  size_t a, b, e;
+  if (!vncl__mul_overflow(outer - 1, ld, &a)) return false;
+  if (!vncl__mul_overflow(batch - 1, stride, &b)) return false;
+  return add_ok(a, b, &e) && add_ok(e, inner, &e) && add_ok(e, off, out);
+}
+
+/* One operand of vncl_gemm_cl*: NULL, wrong context, ld, size. */
+static vncl_status check_operand(vncl_context *ctx, const char *fn,
+                                 const char *name, cl_mem buf, size_t off,
+                                 size_t outer, size_t inner, size_t ld,
+                                 const char *ldname, size_t stride,
+                                 size_t batch, size_t es) {
+  if (!buf)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG, "%s: buffer %s is NULL", fn,
+                      name);
+  size_t min_ld = inner ? inner : 1;
+  if (ld < min_ld)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: %s=%zu is below its minimum %zu", fn, ldname, ld,
+                      min_ld);
+  cl_context bctx = NULL;
+  size_t size = 0;
+  cl_int err = clGetMemObjectInfo(buf, CL_MEM_CONTEXT, sizeof bctx, &bctx,
+                                  NULL);
+  if (!err)
+    err = clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof size, &size, NULL);
+  if (err)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: buffer %s is not a valid cl_mem (%s, %d)", fn, name,
+                      vncl__cl_error_name(err), (int)err);
+  if (bctx != ctx->cl_ctx)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: buffer %s belongs to another OpenCL context", fn,
+                      name);
+  size_t elems, bytes;
+  if (!extent(off, outer, inner, ld, stride, batch, &elems) ||
+      !vncl__mul_overflow(elems, es, &bytes))
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: the extent of %s (offset %zu, %zu x %zu, %s %zu, "
+                      "batch %zu) overflows",
+                      fn, name, off, outer, inner, ldname, ld, batch);
+  if (bytes > size)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: buffer %s holds %zu bytes, the offset, %s and "
+                      "sizes need %zu",
+                      fn, name, size, ldname, bytes);
+  return VNCL_OK;
+}
+
+static vncl_status check_dtype(vncl_context *ctx, const char *fn,
+                               const char *what, vncl_dtype dt) {
+  if (dt == VNCL_I32)
+    return vncl__fail(ctx, VNCL_ERR_UNSUPPORTED,
+                      "%s: %s is i32; GEMM takes f32, f64, f16 or bf16", fn,
+                      what);
+  if (dt != VNCL_F32 && dt != VNCL_F64 && dt != VNCL_F16 && dt != VNCL_BF16)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG, "%s: %s %d is not a dtype",
+                      fn, what, (int)dt);
+  if (dt == VNCL_F64 && !ctx->info.fp64)
+    return vncl__fail(ctx, VNCL_ERR_UNSUPPORTED,
+                      "%s: f64 needs double precision, which %s lacks", fn,
+                      ctx->info.name);
+  return VNCL_OK;
+}
+
+/* Strides of the operands in the row-major kernel form, from the caller's
+ * layout, transposes and leading dimensions; col-major is swapped into
+ * C^T = B^T A^T. */
+static void make_problem(vncl_dtype ab, vncl_dtype cdt, vncl_layout layout,
+                         vncl_trans ta, vncl_trans tb, size_t m, size_t n,
+                         size_t k, double alpha, double beta, cl_mem a,
+                         size_t a_off, size_t lda, size_t sa, cl_mem b,
+                         size_t b_off, size_t ldb, size_t sb, cl_mem c,
+                         size_t c_off, size_t ldc, size_t sc, size_t batch,
+                         vncl__gemm_problem *pr) {
+  memset(pr, 0, sizeof *pr);
+  pr->ab = ab;
+  pr->c = cdt;
+  pr->k = k;
+  pr->batch = batch;
+  pr->alpha = alpha;
+  pr->beta = beta;
+  pr->cm = c;
+  pr->c_off = c_off;
+  pr->ldc = ldc;
+  pr->c_bs = sc;
+  bool row = layout == VNCL_ROW_MAJOR;
+  /* A(i,p) and B(p,j) strides in the caller's own layout. */
+  size_t a_rs, a_cs, b_rs, b_cs;
+  if (row == (ta == VNCL_NO_TRANS)) {
+    a_rs = lda;
+    a_cs = 1;
+  } else {
+    a_rs = 1;
+    a_cs = lda;
+  }
+  if (row == (tb == VNCL_NO_TRANS)) {
+    b_rs = ldb;
+    b_cs = 1;
+  } else {
+    b_rs = 1;
+    b_cs = ldb;
+  }
+  if (row) {
+    pr->m = m;
+    pr->n = n;
+    pr->a = a;
+    pr->a_off = a_off;
+    pr->a_rs = a_rs;
+    pr->a_cs = a_cs;
+    pr->a_bs = sa;
+    pr->b = b;
+    pr->b_off = b_off;
+    pr->b_rs = b_rs;
+    pr->b_cs = b_cs;
+    pr->b_bs = sb;
+  } else {
+    /* C^T (n x m, row-major with ldc) = B^T A^T. */
+    pr->m = n;
+    pr->n = m;
+    pr->a = b;
+    pr->a_off = b_off;
+    pr->a_rs = b_cs;
+    pr->a_cs = b_rs;
+    pr->a_bs = sb;
+    pr->b = a;
+    pr->b_off = a_off;
+    pr->b_rs = a_cs;
+    pr->b_cs = a_rs;
+    pr->b_bs = sa;
+  }
+}
+
+vncl_status vncl_gemm_cl_event(
+    vncl_context *ctx, vncl_dtype dtype, vncl_layout layout, vncl_trans ta,
+    vncl_trans tb, size_t m, size_t n, size_t k, double alpha, cl_mem a,
+    size_t a_offset, size_t lda, size_t stride_a, cl_mem b, size_t b_offset,
+    size_t ldb, size_t stride_b, double beta, cl_mem c, size_t c_offset,
+    size_t ldc, size_t stride_c, size_t batch, cl_uint num_wait,
+    const cl_event *wait_list, cl_event *event) {
+  const char *fn = "vncl_gemm_cl";
+  if (!ctx) return vncl__fail(NULL, VNCL_ERR_INVALID_ARG, "%s: ctx is NULL", fn);
+  vncl_status s = check_dtype(ctx, fn, "dtype", dtype);
+  if (s) return s;
+  if (layout != VNCL_ROW_MAJOR && layout != VNCL_COL_MAJOR)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG, "%s: layout %d is neither "
+                      "VNCL_ROW_MAJOR nor VNCL_COL_MAJOR", fn, (int)layout);
+  if ((ta != VNCL_NO_TRANS && ta != VNCL_TRANS) ||
+      (tb != VNCL_NO_TRANS && tb != VNCL_TRANS))
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: %s %d is neither VNCL_NO_TRANS nor VNCL_TRANS", fn,
+                      (ta != VNCL_NO_TRANS && ta != VNCL_TRANS) ? "ta" : "tb",
+                      (ta != VNCL_NO_TRANS && ta != VNCL_TRANS) ? (int)ta
+                                                                : (int)tb);
+  if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: m=%zu, n=%zu, k=%zu: each must be below 2^31", fn,
+                      m, n, k);
+  if (num_wait > 0 && !wait_list)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: num_wait=%u with a NULL wait list", fn, num_wait);
+  if (num_wait == 0 && wait_list)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: a wait list with num_wait=0", fn);
+  /* Stored shapes: rows ("outer") of `inner` elements, ld apart. */
+  bool row = layout == VNCL_ROW_MAJOR;
+  size_t ar = ta == VNCL_NO_TRANS ? m : k, ac = ta == VNCL_NO_TRANS ? k : m;
+  size_t br = tb == VNCL_NO_TRANS ? k : n, bc = tb == VNCL_NO_TRANS ? n : k;
+  size_t es = vncl_dtype_size(dtype);
+  s = check_operand(ctx, fn, "a", a, a_offset, row ? ar : ac, row ? ac : ar,
+                    lda, "lda", stride_a, batch, es);
+  if (!s)
+    s = check_operand(ctx, fn, "b", b, b_offset, row ? br : bc, row ? bc : br,
+                      ldb, "ldb", stride_b, batch, es);
+  if (!s)
+    s = check_operand(ctx, fn, "c", c, c_offset, row ? m : n, row ? n : m,
+                      ldc, "ldc", stride_c, batch, es);
+  if (s) return s;
+  if (batch > 1 && m > 0 && n > 0) {
+    size_t one;
+    extent(0, row ? m : n, row ? n : m, ldc, 0, 1, &one);
+    if (stride_c < one)
+      return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                        "%s: stride_c=%zu makes the %zu matrices of C "
+                        "overlap (one spans %zu elements)",
+                        fn, stride_c, batch, one);
+  }
+  vncl__gemm_problem pr;
+  make_problem(dtype, dtype, layout, ta, tb, m, n, k, alpha, beta, a,
+               a_offset, lda, stride_a, b, b_offset, ldb, stride_b, c,
+               c_offset, ldc, stride_c, batch, &pr);
+  vncl__gemm_blas_args ba = {layout,   ta,       tb,       m,        n,
+                             a,        b,        lda,      ldb,      a_offset,
+                             b_offset, c_offset, stride_a, stride_b, stride_c};
+  return dispatch(ctx, fn, &pr, &ba, num_wait, wait_list, event);
+}
+
+vncl_status vncl_gemm_cl_batched(
+    vncl_context *ctx, vncl_dtype dtype, vncl_layout layout, vncl_trans ta,
+    vncl_trans tb, size_t m, size_t n, size_t k, double alpha, cl_mem a,
+    size_t a_offset, size_t lda, size_t stride_a, cl_mem b, size_t b_offset,
+    size_t ldb, size_t stride_b, double beta, cl_mem c, size_t c_offset,
+    size_t ldc, size_t stride_c, size_t batch) {
+  return vncl_gemm_cl_event(ctx, dtype, layout, ta, tb, m, n, k, alpha, a,
+                            a_offset, lda, stride_a, b, b_offset, ldb,
+                            stride_b, beta, c, c_offset, ldc, stride_c, batch,
+                            0, NULL, NULL);
+}
+
+vncl_status vncl_gemm_cl(vncl_context *ctx, vncl_dtype dtype,
+                         vncl_layout layout, vncl_trans ta, vncl_trans tb,
+                         size_t m, size_t n, size_t k, double alpha, cl_mem a,
+                         size_t a_offset, size_t lda, cl_mem b,
+                         size_t b_offset, size_t ldb, double beta, cl_mem c,
+                         size_t c_offset, size_t ldc) {
+  return vncl_gemm_cl_event(ctx, dtype, layout, ta, tb, m, n, k, alpha, a,
+                            a_offset, lda, 0, b, b_offset, ldb, 0, beta, c,
+                            c_offset, ldc, 0, 1, 0, NULL, NULL);
+}
+
+/* ---- tensors ----------------------------------------------------------------- */
+
+static const char *shape_str(const vncl_tensor *t, char *buf, size_t cap) {
+  size_t n = (size_t)snprintf(buf, cap, "[");
+  for (int i = 0; i < t->ndim && n < cap; i++)
+    n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? ", " : "",
+                          (long long)t->shape[i]);
+  if (n < cap) snprintf(buf + n, cap - n, "]");
+  return buf;
+}
+
+vncl_status vncl_gemm(vncl_context *ctx, vncl_trans ta, vncl_trans tb,
+                      double alpha, const vncl_tensor *a, const vncl_tensor *b,
+                      double beta, vncl_tensor *c) {
+  const char *fn = "vncl_gemm";
+  if (!ctx) return vncl__fail(NULL, VNCL_ERR_INVALID_ARG, "%s: ctx is NULL", fn);
+  const vncl_tensor *ts[3] = {a, b, c};
+  const char *names[3] = {"a", "b", "c"};
+  for (int i = 0; i < 3; i++) {
+    if (!ts[i])
+      return vncl__fail(ctx, VNCL_ERR_INVALID_ARG, "%s: %s is NULL", fn,
+                        names[i]);
+    if (ts[i]->ctx != ctx)
+      return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                        "%s: %s belongs to another context", fn, names[i]);
+  }
+  if ((ta != VNCL_NO_TRANS && ta != VNCL_TRANS) ||
+      (tb != VNCL_NO_TRANS && tb != VNCL_TRANS))
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: ta and tb must be VNCL_NO_TRANS or VNCL_TRANS", fn);
+  vncl_status s = check_dtype(ctx, fn, "a", a->dtype);
+  if (s) return s;
+  if (b->dtype != a->dtype)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: dtypes differ: a is %s, b is %s", fn,
+                      vncl_dtype_name(a->dtype), vncl_dtype_name(b->dtype));
+  bool c_ok = c->dtype == a->dtype ||
+              (c->dtype == VNCL_F32 &&
+               (a->dtype == VNCL_F16 || a->dtype == VNCL_BF16));
+  if (!c_ok)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: c is %s; with %s inputs it must be %s%s", fn,
+                      vncl_dtype_name(c->dtype), vncl_dtype_name(a->dtype),
+                      vncl_dtype_name(a->dtype),
+                      (a->dtype == VNCL_F16 || a->dtype == VNCL_BF16)
+                          ? " or f32"
+                          : "");
+  char sa[96], sb[96], sc[96];
+  int nd = a->ndim;
+  if ((nd != 2 && nd != 3) || b->ndim != nd || c->ndim != nd)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: a, b and c must all be 2-D or all 3-D (batched); "
+                      "they are %s, %s and %s",
+                      fn, shape_str(a, sa, sizeof sa), shape_str(b, sb, sizeof sb),
+                      shape_str(c, sc, sizeof sc));
+  size_t batch = 1;
+  int o = nd - 2;
+  if (nd == 3) {
+    if (a->shape[0] != b->shape[0] || a->shape[0] != c->shape[0])
+      return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                        "%s: batch dimensions differ: a %s, b %s, c %s", fn,
+                        shape_str(a, sa, sizeof sa), shape_str(b, sb, sizeof sb),
+                        shape_str(c, sc, sizeof sc));
+    batch = (size_t)a->shape[0];
+  }
+  size_t ar = (size_t)a->shape[o], ac = (size_t)a->shape[o + 1];
+  size_t br = (size_t)b->shape[o], bc = (size_t)b->shape[o + 1];
+  size_t m = ta ? ac : ar, k = ta ? ar : ac;
+  size_t kb = tb ? bc : br, n = tb ? br : bc;
+  if (k != kb)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: inner dimensions differ: op(a) is %zu x %zu (a %s%s)"
+                      ", op(b) is %zu x %zu (b %s%s)",
+                      fn, m, k, shape_str(a, sa, sizeof sa),
+                      ta ? " transposed" : "", kb, n,
+                      shape_str(b, sb, sizeof sb), tb ? " transposed" : "");
+  if ((size_t)c->shape[o] != m || (size_t)c->shape[o + 1] != n)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: c is %s, the product is %zu x %zu", fn,
+                      shape_str(c, sc, sizeof sc), m, n);
+  if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: m=%zu, n=%zu, k=%zu: each must be below 2^31", fn,
+                      m, n, k);
+  size_t eab = vncl_dtype_size(a->dtype), ec = vncl_dtype_size(c->dtype);
+  size_t lda = ac ? ac : 1, ldb = bc ? bc : 1, ldc = n ? n : 1;
+  vncl__gemm_problem pr;
+  make_problem(a->dtype, c->dtype, VNCL_ROW_MAJOR, ta, tb, m, n, k, alpha,
+               beta, a->mem, a->offset / eab, lda, ar * ac, b->mem,
+               b->offset / eab, ldb, br * bc, c->mem, c->offset / ec, ldc,
+               m * n, batch, &pr);
+  vncl__gemm_blas_args ba = {VNCL_ROW_MAJOR,  ta,
+                             tb,              m,
+                             n,               a->mem,
+                             b->mem,          lda,
+                             ldb,             a->offset / eab,
+                             b->offset / eab, c->offset / ec,
+                             ar * ac,         br * bc,
+                             m * n};
+  return dispatch(ctx, fn, &pr, &ba, 0, NULL, NULL);
+}

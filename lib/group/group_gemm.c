@@ -1,0 +1,637 @@
+/* GEMM on host memory split over the devices of a group.
+ *
+ * After the checks, a column-major product becomes a row-major one
+ * (C^T = B^T A^T), then the work is cut along one dimension of C: the batch
+ * (enough products for every device), else the rows or the columns
+ * (whichever is longer), in proportion to the devices' speeds. Each device
+ * runs its part in its own host thread as a pipeline of steps (panels):
+ *
+ *   h2d queue   write A_p (and B_p, C_p)   write A_p+1 ...
+ *   ctx queue                gemm_p                 gemm_p+1
+ *   d2h queue                         read C_p               read C_p+1
+ *
+ * through two slots of device memory, ordered by events only: a write into
+ * a slot waits for the gemm that last read it, a gemm waits for the read of
+ * the C it is about to overwrite. The operand that every step shares (B for
+ * row panels, A for column panels, or one broadcast in a batch) is written
+ * once. Sub-matrices travel with clEnqueue{Write,Read}BufferRect between
+ * the caller's strided matrices and dense device buffers, so there is no
+ * host-side packing; the transfer commands are timed by the context's
+ * profiler as "group_write" and "group_read". */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "group/group.h"
+
+#define SLOTS 2
+#define MAX_STEPS 4
+#define PANEL_UNIT 16      /* rows / columns: shares are multiples of it */
+#define STEP_FLOPS 2.5e8   /* below this a part is one step */
+
+/* The product in row-major form; strides and leading dimensions in
+ * elements. */
+typedef struct problem {
+  vncl_dtype dt;
+  size_t es;
+  vncl_trans ta, tb;
+  size_t m, n, k, batch;
+  double alpha, beta;
+  const unsigned char *a, *b;
+  unsigned char *c;
+  size_t lda, ldb, ldc, sa, sb, sc;
+  bool read_ab; /* k > 0 and alpha != 0 */
+} problem;
+
+typedef struct part {
+  vncl__group_dev *dev;
+  const problem *p;
+  vncl_group_split split;
+  size_t lo, hi; /* along the split dimension */
+  int steps;
+  double seconds;
+  vncl_status status;
+  char msg[768];
+} part;
+
+/* A block of C: products [b0, b1), rows [r0, r1), columns [c0, c1). */
+typedef struct block {
+  size_t b0, b1, r0, r1, c0, c1;
+} block;
+
+/* A region of a stored operand: `nmat` matrices (host stride hs, device
+ * stride ds = rows*cols or 0 when shared), rows x cols from (row0, col0). */
+typedef struct region {
+  size_t item0, nmat, row0, col0, rows, cols, ld, hs;
+  bool shared; /* one matrix serves every product (stride 0) */
+} region;
+
+static size_t region_elems(const region *r) {
+  return (r->shared ? 1 : r->nmat) * r->rows * r->cols;
+}
+
+/* op(A) rows [r0, r1) of products [b0, b1), as stored. */
+static region region_a(const problem *p, const block *bl) {
+  region r = {bl->b0, bl->b1 - bl->b0, 0, 0, 0, 0, p->lda, p->sa, p->sa == 0};
+  if (p->ta == VNCL_NO_TRANS) {
+    r.row0 = bl->r0;
+    r.rows = bl->r1 - bl->r0;
+    r.cols = p->k;
+  } else {
+    r.col0 = bl->r0;
+    r.rows = p->k;
+    r.cols = bl->r1 - bl->r0;
+  }
+  return r;
+}
+
+/* op(B) columns [c0, c1) of products [b0, b1), as stored. */
+static region region_b(const problem *p, const block *bl) {
+  region r = {bl->b0, bl->b1 - bl->b0, 0, 0, 0, 0, p->ldb, p->sb, p->sb == 0};
+  if (p->tb == VNCL_NO_TRANS) {
+    r.col0 = bl->c0;
+    r.rows = p->k;
+    r.cols = bl->c1 - bl->c0;
+  } else {
+    r.row0 = bl->c0;
+    r.rows = bl->c1 - bl->c0;
+    r.cols = p->k;
+  }
+  return r;
+}
+
+static region region_c(const problem *p, const block *bl) {
+  region r = {bl->b0,         bl->b1 - bl->b0, bl->r0, bl->c0,
+              bl->r1 - bl->r0, bl->c1 - bl->c0, p->ldc, p->sc, false};
+  return r;
+}
+
+/* Moves a region between the caller's matrices and a dense buffer (rows of
+ * `cols`, matrices rows*cols apart) with rect transfers: one 3-D command
+ * when the host stride allows it, else one per matrix. The first command
+ * waits for the wait list; the queue being in order, so do the others.
+ * *ev: the last command's event (NULL when there was nothing to move). */
+static cl_int move_region(cl_command_queue q, bool write, cl_mem buf,
+                          const region *r, size_t es,
+                          const unsigned char *host, cl_uint nw,
+                          const cl_event *wl, cl_event *ev) {
+  *ev = NULL;
+  size_t nmat = r->shared ? 1 : r->nmat;
+  if (!r->rows || !r->cols || !nmat) return CL_SUCCESS;
+  size_t hrow = r->ld * es, brow = r->cols * es, bslice = r->rows * brow;
+  size_t hslice = r->hs * es;
+  const unsigned char *base = host + r->item0 * r->hs * es;
+  bool one = nmat == 1 || (hslice >= r->rows * hrow && hslice % hrow == 0);
+  size_t per = one ? nmat : 1, cmds = one ? 1 : nmat;
+  size_t hsp = per > 1 ? hslice : 0;
+  cl_int err = CL_SUCCESS;
+  for (size_t i = 0; i < cmds && !err; i++) {
+    size_t borg[3] = {0, 0, i}; /* matrix i: slice i of the buffer */
+    size_t horg[3] = {r->col0 * es, r->row0, 0};
+    size_t reg[3] = {brow, r->rows, per};
+    const unsigned char *h = base + i * hslice;
+    cl_event e = NULL;
+    cl_uint n = i == 0 ? nw : 0;
+    const cl_event *w = n ? wl : NULL;
+    if (write)
+      err = clEnqueueWriteBufferRect(q, buf, CL_FALSE, borg, horg, reg, brow,
+                                     bslice, hrow, hsp, h, n, w,
+                                     &e);
+    else
+      err = clEnqueueReadBufferRect(q, buf, CL_FALSE, borg, horg, reg, brow,
+                                    bslice, hrow, hsp, (void *)h,
+                                    n, w, &e);
+    if (!err) {
+      if (*ev) clReleaseEvent(*ev);
+      *ev = e;
+    }
+  }
+  return err;
+}
+
+/* ---- one device's part --------------------------------------------------- */
+
+typedef struct events {
+  cl_event *list;
+  size_t n, cap;
+} events;
+
+static bool ev_keep(events *e, cl_event ev) {
+  if (!ev) return true;
+  if (e->n == e->cap) {
+    size_t cap = e->cap ? 2 * e->cap : 32;
+    cl_event *l = realloc(e->list, cap * sizeof *l);
+    if (!l) return false;
+    e->list = l;
+    e->cap = cap;
+  }
+  e->list[e->n++] = ev;
+  return true;
+}
+
+/* The block of step s of a part (steps of `len` along the split). */
+static block step_block(const part *pt, size_t s0, size_t s1) {
+  const problem *p = pt->p;
+  block bl = {0, p->batch, 0, p->m, 0, p->n};
+  if (pt->split == VNCL_GROUP_SPLIT_BATCH) {
+    bl.b0 = s0;
+    bl.b1 = s1;
+  } else if (pt->split == VNCL_GROUP_SPLIT_ROWS) {
+    bl.r0 = s0;
+    bl.r1 = s1;
+  } else {
+    bl.c0 = s0;
+    bl.c1 = s1;
+  }
+  return bl;
+}
+
+static vncl_status run_part(part *pt) {
+  vncl_context *ctx = pt->dev->ctx;
+  cl_command_queue h2d = pt->dev->h2d, d2h = pt->dev->d2h;
+  const problem *p = pt->p;
+  size_t es = p->es;
+  double t0 = vncl__now();
+  /* Steps: a few, so that transfers overlap, but each worth a launch. */
+  size_t len = pt->hi - pt->lo;
+  size_t unit = pt->split == VNCL_GROUP_SPLIT_BATCH ? 1 : PANEL_UNIT;
+  block whole = step_block(pt, pt->lo, pt->hi);
+  double flops = 2.0 * (double)(whole.b1 - whole.b0) *
+                 (double)(whole.r1 - whole.r0) *
+                 (double)(whole.c1 - whole.c0) * (double)p->k;
+  double per_step = STEP_FLOPS;
+  const char *v = vncl__getenv("VNCL_GROUP_STEP_FLOPS"); /* tests, tuning */
+  if (v && strtod(v, NULL) > 0) per_step = strtod(v, NULL);
+  double want = flops / per_step;
+  size_t steps = want >= MAX_STEPS ? MAX_STEPS : want < 1 ? 1 : (size_t)want;
+  size_t step = (len + steps - 1) / steps;
+  step = (step + unit - 1) / unit * unit;
+  steps = (len + step - 1) / step;
+  pt->steps = (int)steps;
+  size_t nslots = steps < SLOTS ? steps : SLOTS;
+
+  /* Which operands every step shares: written once into `fixed` buffers. */
+  block first = step_block(pt, pt->lo, pt->lo + (step < len ? step : len));
+  region ra0 = region_a(p, &first), rb0 = region_b(p, &first);
+  bool a_fixed = pt->split == VNCL_GROUP_SPLIT_COLS ||
+                 (pt->split == VNCL_GROUP_SPLIT_BATCH && ra0.shared);
+  bool b_fixed = pt->split == VNCL_GROUP_SPLIT_ROWS ||
+                 (pt->split == VNCL_GROUP_SPLIT_BATCH && rb0.shared);
+  region rc0 = region_c(p, &first);
+  size_t a_bytes = region_elems(&ra0) * es, b_bytes = region_elems(&rb0) * es,
+         c_bytes = region_elems(&rc0) * es;
+
+  vncl_status s = VNCL_OK;
+  cl_mem abuf[SLOTS] = {NULL}, bbuf[SLOTS] = {NULL}, cbuf[SLOTS] = {NULL};
+  size_t na = a_fixed ? 1 : nslots, nb = b_fixed ? 1 : nslots;
+  /* Every buffer is written whole before a kernel reads it (A and B are
+   * not read when k or alpha is 0, C not when beta is 0): scratch. */
+  for (size_t i = 0; i < na && !s; i++)
+    s = vncl__buffer_alloc_scratch(ctx, a_bytes, &abuf[i]);
+  for (size_t i = 0; i < nb && !s; i++)
+    s = vncl__buffer_alloc_scratch(ctx, b_bytes, &bbuf[i]);
+  for (size_t i = 0; i < nslots && !s; i++)
+    s = vncl__buffer_alloc_scratch(ctx, c_bytes, &cbuf[i]);
+
+  events all = {0};
+  cl_event gev[MAX_STEPS] = {NULL}, rev[MAX_STEPS] = {NULL};
+  cl_event ready = NULL, afix = NULL, bfix = NULL;
+  cl_int err = CL_SUCCESS;
+  const char *what = "";
+  /* The allocator touches new buffers on ctx's queue: the transfer queues
+   * start after that. */
+  if (!s) {
+    err = clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &ready);
+    what = "clEnqueueMarkerWithWaitList";
+    if (!err) clFlush(ctx->queue);
+  }
+  bool first_h2d = true;
+#define H2D_WAIT(n, list)                                                      \
+  do {                                                                         \
+    if (first_h2d) list[n++] = ready;                                          \
+  } while (0)
+  if (!s && !err && p->read_ab) {
+    cl_event wl[1];
+    cl_uint n = 0;
+    if (a_fixed) {
+      H2D_WAIT(n, wl);
+      err = move_region(h2d, true, abuf[0], &ra0, es, p->a, n, wl, &afix);
+      what = "clEnqueueWriteBufferRect(A)";
+      if (!err && afix) {
+        first_h2d = false;
+        vncl__profile_event(ctx, "group_write", afix, (double)a_bytes, 0,
+                            true);
+      }
+    }
+    n = 0;
+    if (!err && b_fixed) {
+      H2D_WAIT(n, wl);
+      err = move_region(h2d, true, bbuf[0], &rb0, es, p->b, n, wl, &bfix);
+      what = "clEnqueueWriteBufferRect(B)";
+      if (!err && bfix) {
+        first_h2d = false;
+        vncl__profile_event(ctx, "group_write", bfix, (double)b_bytes, 0,
+                            true);
+      }
+    }
+    if (!err) clFlush(h2d);
+  }
+  for (size_t st = 0; st < steps && !s && !err; st++) {
+    size_t s0 = pt->lo + st * step, s1 = s0 + step < pt->hi ? s0 + step
+                                                            : pt->hi;
+    block bl = step_block(pt, s0, s1);
+    size_t slot = st % nslots;
+    region ra = region_a(p, &bl), rb = region_b(p, &bl), rc = region_c(p, &bl);
+    cl_event ea = NULL, eb = NULL, ec = NULL;
+    cl_event wl[3];
+    cl_uint n;
+    /* A and B panels: the slot's last gemm must be done with them. */
+    if (p->read_ab && !a_fixed) {
+      n = 0;
+      H2D_WAIT(n, wl);
+      if (st >= nslots) wl[n++] = gev[st - nslots];
+      err = move_region(h2d, true, abuf[slot], &ra, es, p->a, n, wl, &ea);
+      what = "clEnqueueWriteBufferRect(A)";
+      if (ea) first_h2d = false;
+    }
+    if (!err && p->read_ab && !b_fixed) {
+      n = 0;
+      H2D_WAIT(n, wl);
+      if (st >= nslots) wl[n++] = gev[st - nslots];
+      err = move_region(h2d, true, bbuf[slot], &rb, es, p->b, n, wl, &eb);
+      what = "clEnqueueWriteBufferRect(B)";
+      if (eb) first_h2d = false;
+    }
+    /* C panel (beta != 0): its slot's last read must be done. */
+    if (!err && p->beta != 0) {
+      n = 0;
+      H2D_WAIT(n, wl);
+      if (st >= nslots) wl[n++] = rev[st - nslots];
+      err = move_region(h2d, true, cbuf[slot], &rc, es, p->c, n, wl, &ec);
+      what = "clEnqueueWriteBufferRect(C)";
+      if (ec) first_h2d = false;
+    }
+    if (!err) clFlush(h2d);
+    if (!ev_keep(&all, ea) || !ev_keep(&all, eb) || !ev_keep(&all, ec)) {
+      s = vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "out of host memory");
+      break;
+    }
+    if (ea) vncl__profile_event(ctx, "group_write", ea,
+                                (double)region_elems(&ra) * es, 0, true);
+    if (eb) vncl__profile_event(ctx, "group_write", eb,
+                                (double)region_elems(&rb) * es, 0, true);
+    if (ec) vncl__profile_event(ctx, "group_write", ec,
+                                (double)region_elems(&rc) * es, 0, true);
+    if (err) break;
+    /* The product of the step on the context's queue. */
+    cl_event gw[5];
+    n = 0;
+    if (ea) gw[n++] = ea;
+    if (eb) gw[n++] = eb;
+    if (ec) gw[n++] = ec;
+    if (afix) gw[n++] = afix;
+    if (bfix) gw[n++] = bfix;
+    if (!ec && st >= nslots && rev[st - nslots] && n < 5)
+      gw[n++] = rev[st - nslots];
+    size_t mb = bl.r1 - bl.r0, nbc = bl.c1 - bl.c0, items = bl.b1 - bl.b0;
+    size_t ald = ra.cols ? ra.cols : 1, bld = rb.cols ? rb.cols : 1;
+    size_t cld = nbc ? nbc : 1;
+    size_t ast = ra.shared ? 0 : ra.rows * ra.cols;
+    size_t bst = rb.shared ? 0 : rb.rows * rb.cols;
+    cl_mem am = abuf[a_fixed ? 0 : slot], bm = bbuf[b_fixed ? 0 : slot];
+    /* A fixed in a column split holds the whole op(A); B fixed in a row
+     * split the whole op(B): the block's part starts at 0 either way. */
+    s = vncl_gemm_cl_event(ctx, p->dt, VNCL_ROW_MAJOR, p->ta, p->tb, mb, nbc,
+                           p->k, p->alpha, am, 0, ald, ast, bm, 0, bld, bst,
+                           p->beta, cbuf[slot], 0, cld, mb * nbc, items, n,
+                           n ? gw : NULL, &gev[st]);
+    if (s) break;
+    clFlush(ctx->queue);
+    err = move_region(d2h, false, cbuf[slot], &rc, es, p->c, 1, &gev[st],
+                      &rev[st]);
+    what = "clEnqueueReadBufferRect(C)";
+    if (!err && rev[st]) {
+      vncl__profile_event(ctx, "group_read", rev[st],
+                          (double)region_elems(&rc) * es, 0, true);
+      clFlush(d2h);
+    }
+  }
+#undef H2D_WAIT
+  if (err && !s) s = vncl__cl_fail(ctx, err, what);
+  /* Everything enqueued finishes before the buffers go. */
+  cl_int ferr = clFinish(h2d);
+  cl_int f2 = clFinish(ctx->queue);
+  cl_int f3 = clFinish(d2h);
+  if (!s && (ferr || f2 || f3))
+    s = vncl__cl_fail(ctx, ferr ? ferr : f2 ? f2 : f3, "clFinish");
+  ev_keep(&all, afix);
+  ev_keep(&all, bfix);
+  ev_keep(&all, ready);
+  for (size_t i = 0; i < MAX_STEPS; i++) {
+    ev_keep(&all, gev[i]);
+    ev_keep(&all, rev[i]);
+  }
+  for (size_t i = 0; i < all.n; i++) {
+    cl_int stt = CL_COMPLETE;
+    clGetEventInfo(all.list[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof stt,
+                   &stt, NULL);
+    if (stt < 0 && !s)
+      s = vncl__fail(ctx, VNCL_ERR_OPENCL,
+                     "a command of the device's part failed: %s (%d)",
+                     vncl__cl_error_name(stt), (int)stt);
+    clReleaseEvent(all.list[i]);
+  }
+  free(all.list);
+  for (size_t i = 0; i < SLOTS; i++) {
+    if (abuf[i]) vncl__buffer_free(ctx, abuf[i], a_bytes);
+    if (bbuf[i]) vncl__buffer_free(ctx, bbuf[i], b_bytes);
+    if (cbuf[i]) vncl__buffer_free(ctx, cbuf[i], c_bytes);
+  }
+  pt->seconds = vncl__now() - t0;
+  if (s) vncl__strlcpy(pt->msg, vncl_errmsg(ctx), sizeof pt->msg);
+  pt->status = s;
+  return s;
+}
+
+static void *part_main(void *arg) {
+  run_part(arg);
+  return NULL;
+}
+
+/* ---- checks -------------------------------------------------------------------- */
+
+/* Elements spanned by `batch` matrices of `outer` rows of `inner`
+ * elements, ld apart, stride apart; false on overflow. */
+static bool span(size_t outer, size_t inner, size_t ld, size_t stride,
+                 size_t batch, size_t es, size_t *out) {
+  if (!outer || !inner || !batch) {
+    *out = 0;
+    return true;
+  }
+  size_t a, b, e;
+  if (!vncl__mul_overflow(outer - 1, ld, &a) ||
+      !vncl__mul_overflow(batch - 1, stride, &b) || a > SIZE_MAX - b ||
+      a + b > SIZE_MAX - inner)
+    return false;
+  e = a + b + inner;
+  return vncl__mul_overflow(e, es, out);
+}
+
+static vncl_status check_matrix(const char *fn, const char *name,
+                                const void *ptr, size_t outer, size_t inner,
+                                size_t ld, const char *ldname, size_t stride,
+                                size_t batch, size_t es) {
+  if (!ptr)
+    return vncl__fail(NULL, VNCL_ERR_INVALID_ARG, "%s: %s is NULL", fn, name);
+  size_t min = inner ? inner : 1, bytes;
+  if (ld < min)
+    return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
+                      "%s: %s=%zu is below its minimum %zu", fn, ldname, ld,
+                      min);
+  if (!span(outer, inner, ld, stride, batch, es, &bytes))
+    return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
+                      "%s: the extent of %s (%zu x %zu, %s %zu, batch %zu) "
+                      "overflows",
+                      fn, name, outer, inner, ldname, ld, batch);
+  return VNCL_OK;
+}
+
+static vncl_status check_args(vncl_group *g, const char *fn, vncl_dtype dt,
+                              vncl_layout layout, vncl_trans ta,
+                              vncl_trans tb, size_t m, size_t n, size_t k,
+                              const void *a, size_t lda, size_t sa,
+                              const void *b, size_t ldb, size_t sb, void *c,
+                              size_t ldc, size_t sc, size_t batch) {
+  if (!g) return vncl__fail(NULL, VNCL_ERR_INVALID_ARG, "%s: g is NULL", fn);
+  if (dt == VNCL_I32)
+    return vncl__fail(NULL, VNCL_ERR_UNSUPPORTED,
+                      "%s: dtype is i32; GEMM takes f32, f64, f16 or bf16",
+                      fn);
+  if (dt != VNCL_F32 && dt != VNCL_F64 && dt != VNCL_F16 && dt != VNCL_BF16)
+    return vncl__fail(NULL, VNCL_ERR_INVALID_ARG, "%s: dtype %d is not a "
+                      "dtype", fn, (int)dt);
+  for (int i = 0; dt == VNCL_F64 && i < g->n; i++)
+    if (!g->dev[i].ctx->info.fp64)
+      return vncl__fail(NULL, VNCL_ERR_UNSUPPORTED,
+                        "%s: f64 needs double precision, which device %d "
+                        "(%s) lacks",
+                        fn, i, g->dev[i].ctx->info.name);
+  if (layout != VNCL_ROW_MAJOR && layout != VNCL_COL_MAJOR)
+    return vncl__fail(NULL, VNCL_ERR_INVALID_ARG, "%s: layout %d is neither "
+                      "VNCL_ROW_MAJOR nor VNCL_COL_MAJOR", fn, (int)layout);
+  if ((ta != VNCL_NO_TRANS && ta != VNCL_TRANS) ||
+      (tb != VNCL_NO_TRANS && tb != VNCL_TRANS))
+    return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
+                      "%s: %s %d is neither VNCL_NO_TRANS nor VNCL_TRANS", fn,
+                      (ta != VNCL_NO_TRANS && ta != VNCL_TRANS) ? "ta" : "tb",
+                      (ta != VNCL_NO_TRANS && ta != VNCL_TRANS) ? (int)ta
+                                                                : (int)tb);
+  if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
+    return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
+                      "%s: m=%zu, n=%zu, k=%zu: each must be below 2^31", fn,
+                      m, n, k);
+  bool row = layout == VNCL_ROW_MAJOR;
+  size_t ar = ta == VNCL_NO_TRANS ? m : k, ac = ta == VNCL_NO_TRANS ? k : m;
+  size_t br = tb == VNCL_NO_TRANS ? k : n, bc = tb == VNCL_NO_TRANS ? n : k;
+  size_t es = vncl_dtype_size(dt);
+  vncl_status s = check_matrix(fn, "a", a, row ? ar : ac, row ? ac : ar, lda,
+                               "lda", sa, batch, es);
+  if (!s)
+    s = check_matrix(fn, "b", b, row ? br : bc, row ? bc : br, ldb, "ldb", sb,
+                     batch, es);
+  if (!s)
+    s = check_matrix(fn, "c", c, row ? m : n, row ? n : m, ldc, "ldc", sc,
+                     batch, es);
+  if (s) return s;
+  if (batch > 1 && m > 0 && n > 0) {
+    size_t one = ((row ? m : n) - 1) * ldc + (row ? n : m);
+    if (sc < one)
+      return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
+                        "%s: stride_c=%zu makes the %zu matrices of C "
+                        "overlap (one spans %zu elements)",
+                        fn, sc, batch, one);
+  }
+  return VNCL_OK;
+}
+
+/* ---- the split ------------------------------------------------------------------ */
+
+/* Shares of `len` in multiples of `unit`, in proportion to w (largest
+ * remainder); out[i] in elements, summing to len. */
+static void shares(size_t len, size_t unit, const double *w, int n,
+                   size_t *out) {
+  size_t units = (len + unit - 1) / unit, given = 0;
+  double sum = 0, frac[VNCL_GROUP_MAX_DEVICES];
+  for (int i = 0; i < n; i++) sum += w[i];
+  for (int i = 0; i < n; i++) {
+    double exact = (double)units * w[i] / sum;
+    out[i] = (size_t)exact;
+    frac[i] = exact - (double)out[i];
+    given += out[i];
+  }
+  while (given < units) {
+    int best = 0;
+    for (int i = 1; i < n; i++)
+      if (frac[i] > frac[best]) best = i;
+    out[best]++;
+    frac[best] = -1;
+    given++;
+  }
+  size_t at = 0;
+  for (int i = 0; i < n; i++) {
+    size_t e = out[i] * unit;
+    if (e > len - at) e = len - at;
+    out[i] = e;
+    at += e;
+  }
+}
+
+static vncl_status group_gemm(vncl_group *g, const char *fn, vncl_dtype dt,
+                              vncl_layout layout, vncl_trans ta,
+                              vncl_trans tb, size_t m, size_t n, size_t k,
+                              double alpha, const void *a, size_t lda,
+                              size_t sa, const void *b, size_t ldb, size_t sb,
+                              double beta, void *c, size_t ldc, size_t sc,
+                              size_t batch) {
+  vncl_status s = check_args(g, fn, dt, layout, ta, tb, m, n, k, a, lda, sa,
+                             b, ldb, sb, c, ldc, sc, batch);
+  if (s) return s;
+  double t0 = vncl__now();
+  vncl_group_run run;
+  memset(&run, 0, sizeof run);
+  run.devices = g->n;
+  if (m == 0 || n == 0 || batch == 0) {
+    vncl__group_record(g, &run);
+    return VNCL_OK;
+  }
+  problem p = {dt, vncl_dtype_size(dt), ta, tb, m, n, k, batch, alpha, beta,
+               a, b, c, lda, ldb, ldc, sa, sb, sc, k > 0 && alpha != 0};
+  if (layout == VNCL_COL_MAJOR) { /* C^T = op(B)^T op(A)^T, row-major */
+    p.m = n;
+    p.n = m;
+    p.ta = tb;
+    p.tb = ta;
+    p.a = b;
+    p.b = a;
+    p.lda = ldb;
+    p.ldb = lda;
+    p.sa = sb;
+    p.sb = sa;
+  }
+  if (batch == 1) p.sa = p.sb = p.sc = 0;
+  if (batch == 1) p.sc = p.m * p.ldc; /* unused; keeps the 3-D rule simple */
+  double speeds[VNCL_GROUP_MAX_DEVICES];
+  vncl__group_speeds_get(g, speeds);
+  vncl_group_split split;
+  size_t len, unit;
+  if (batch >= 2 * (size_t)g->n) {
+    split = VNCL_GROUP_SPLIT_BATCH;
+    len = batch;
+    unit = 1;
+  } else if (p.m >= p.n) {
+    split = VNCL_GROUP_SPLIT_ROWS;
+    len = p.m;
+    unit = PANEL_UNIT;
+  } else {
+    split = VNCL_GROUP_SPLIT_COLS;
+    len = p.n;
+    unit = PANEL_UNIT;
+  }
+  size_t sh[VNCL_GROUP_MAX_DEVICES];
+  shares(len, unit, speeds, g->n, sh);
+  part parts[VNCL_GROUP_MAX_DEVICES];
+  pthread_t th[VNCL_GROUP_MAX_DEVICES];
+  bool started[VNCL_GROUP_MAX_DEVICES] = {false};
+  int last = -1;
+  size_t at = 0;
+  for (int i = 0; i < g->n; i++) {
+    parts[i] = (part){&g->dev[i], &p, split, at, at + sh[i], 0, 0, VNCL_OK,
+                      ""};
+    at += sh[i];
+    if (sh[i]) last = i;
+  }
+  /* One thread per device with work; the last part runs here. */
+  for (int i = 0; i < g->n; i++) {
+    if (!sh[i] || i == last) continue;
+    if (pthread_create(&th[i], NULL, part_main, &parts[i]) == 0)
+      started[i] = true;
+    else
+      run_part(&parts[i]); /* no thread: run it here, in turn */
+  }
+  run_part(&parts[last]);
+  for (int i = 0; i < g->n; i++)
+    if (started[i]) pthread_join(th[i], NULL);
+  for (int i = 0; i < g->n; i++)
+    if (sh[i] && parts[i].status)
+      return vncl__fail(NULL, parts[i].status, "%s: device %d (%s): %s", fn,
+                        i, g->dev[i].ctx->info.name, parts[i].msg);
+  run.split = split;
+  for (int i = 0; i < g->n; i++) {
+    run.share[i] = sh[i];
+    run.steps[i] = parts[i].steps;
+    run.seconds[i] = parts[i].seconds;
+    run.speeds[i] = speeds[i];
+  }
+  run.wall_seconds = vncl__now() - t0;
+  vncl__group_record(g, &run);
+  return VNCL_OK;
+}
+
+vncl_status vncl_group_gemm(vncl_group *g, vncl_dtype dtype,
+                            vncl_layout layout, vncl_trans ta, vncl_trans tb,
+                            size_t m, size_t n, size_t k, double alpha,
+                            const void *a, size_t lda, const void *b,
+                            size_t ldb, double beta, void *c, size_t ldc) {
+  return group_gemm(g, "vncl_group_gemm", dtype, layout, ta, tb, m, n, k,
+                    alpha, a, lda, 0, b, ldb, 0, beta, c, ldc, 0, 1);
+}
+
+vncl_status vncl_group_gemm_batched(
+    vncl_group *g, vncl_dtype dtype, vncl_layout layout, vncl_trans ta,
+    vncl_trans tb, size_t m, size_t n, size_t k, double alpha, const void *a,
+    size_t lda, size_t stride_a, const void *b, size_t ldb, size_t stride_b,
+    double beta, void *c, size_t ldc, size_t stride_c, size_t batch) {
+  return group_gemm(g, "vncl_group_gemm_batched", dtype, layout, ta, tb, m, n,
+                    k, alpha, a, lda, stride_a, b, ldb, stride_b, beta, c,
+                    ldc, stride_c, batch);
+}

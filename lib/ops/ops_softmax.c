@@ -1,0 +1,52 @@
+/* Softmax and log-softmax over the last axis (cl_kernels/softmax.cl): one
+ * work-group per row. */
+#include <stdio.h>
+
+#include "ops/ops.h"
+
+static vncl_status softmax_run(vncl_context *ctx, const char *fn, int logmode,
+                               const vncl_tensor *x, vncl_tensor *out) {
+  vncl_status s = vncl__ops_check_ctx(ctx, fn);
+  if (!s) s = vncl__ops_check_tensor(ctx, x, fn, "x");
+  if (!s) s = vncl__ops_check_tensor(ctx, out, fn, "out");
+  if (!s) s = vncl__ops_check_arith(ctx, x, fn, "x");
+  if (!s) s = vncl__ops_check_same_dtype(ctx, x, out, fn, "x", "out");
+  if (!s) s = vncl__ops_check_same_shape(ctx, x, out, fn, "x", "out");
+  if (s || x->numel == 0) return s;
+  size_t N = (size_t)x->shape[x->ndim - 1], rows = x->numel / N;
+  int p[VNCL__OPS_MAX_PARAMS];
+  vncl__ops_params(ctx, VNCL__OPS_SOFTMAX, p);
+  size_t xo = vncl__ops_elem_offset(x), oo = vncl__ops_elem_offset(out);
+  size_t maxel = x->numel + (xo > oo ? xo : oo);
+  int bits = vncl__ops_idx_bits(maxel);
+  char extra[64];
+  snprintf(extra, sizeof extra, "-DDTYPE=%d -DIDX_BITS=%d", (int)x->dtype,
+           bits);
+  vncl__ops_kernel k;
+  s = vncl__ops_kernel_get(ctx, VNCL__OPS_SOFTMAX, p, extra, "softmax_rows",
+                           &k);
+  if (s) return s;
+  vncl__ops_arg an = vncl__ops_idx(bits, N);
+  vncl__ops_arg axo = vncl__ops_idx(bits, xo), aoo = vncl__ops_idx(bits, oo);
+  cl_int lm = logmode;
+  s = vncl__set_args(ctx, k.k, 6, VNCL_OPS_ARG(an), VNCL_ARG(lm),
+                     VNCL_ARG(x->mem), VNCL_OPS_ARG(axo), VNCL_ARG(out->mem),
+                     VNCL_OPS_ARG(aoo));
+  size_t wg = (size_t)p[SM_WG], global = rows * wg;
+  if (!s)
+    s = vncl__launch_work(ctx, logmode ? "log_softmax" : "softmax", k.k, 1,
+                          &global, &wg, 0, NULL, NULL, 4.0 * (double)x->numel,
+                          (double)x->bytes + (double)out->bytes);
+  vncl__ops_kernel_put(ctx, &k);
+  return s;
+}
+
+vncl_status vncl_softmax(vncl_context *ctx, const vncl_tensor *x,
+                         vncl_tensor *out) {
+  return softmax_run(ctx, "vncl_softmax", 0, x, out);
+}
+
+vncl_status vncl_log_softmax(vncl_context *ctx, const vncl_tensor *x,
+                             vncl_tensor *out) {
+  return softmax_run(ctx, "vncl_log_softmax", 1, x, out);
+}

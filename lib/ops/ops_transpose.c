@@ -1,0 +1,222 @@
+/* Transpose and general permutations of axes (cl_kernels/transpose.cl).
+ *
+ * The permutation is first simplified: axes of size 1 are dropped, and
+ * input axes that stay neighbours in the same order are merged, so that
+ * [B, M, N] -> [B, N, M] is a batched 2-D transpose whatever B's shape was.
+ * Then:
+ *   - one axis left: a plain copy (the gather kernel with nd = 1);
+ *   - the innermost axis stays innermost: permute_gather, whose reads are
+ *     then contiguous runs too;
+ *   - otherwise the innermost axis moves: permute_tiled through local
+ *     memory, unless one of the two axes involved is shorter than
+ *     TILED_MIN (a tile would be mostly empty; the gather is better).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ops/ops.h"
+
+#define TILED_MIN 4
+
+typedef struct perm_plan {
+  int nd;
+  size_t shape[VNCL_MAX_DIMS]; /* input axes after merging */
+  int perm[VNCL_MAX_DIMS];     /* out axis j = input axis perm[j] */
+} perm_plan;
+
+static void simplify(const vncl_tensor *x, const int *perm, perm_plan *pl) {
+  /* Drop axes of size 1. */
+  int map[VNCL_MAX_DIMS], nd = 0;
+  size_t shape[VNCL_MAX_DIMS];
+  for (int i = 0; i < x->ndim; i++) {
+    map[i] = -1;
+    if (x->shape[i] != 1) {
+      map[i] = nd;
+      shape[nd++] = (size_t)x->shape[i];
+    }
+  }
+  int p[VNCL_MAX_DIMS], np = 0;
+  for (int j = 0; j < x->ndim; j++)
+    if (map[perm[j]] >= 0) p[np++] = map[perm[j]];
+  /* Runs of consecutive input axes in output order become one axis. */
+  int run_start[VNCL_MAX_DIMS], run_len[VNCL_MAX_DIMS], nr = 0;
+  for (int j = 0; j < np; j++) {
+    if (nr && p[j] == run_start[nr - 1] + run_len[nr - 1]) {
+      run_len[nr - 1]++;
+    } else {
+      run_start[nr] = p[j];
+      run_len[nr] = 1;
+      nr++;
+    }
+  }
+  /* New input ids: runs ordered by their first input axis. */
+  pl->nd = nr;
+  for (int r = 0; r < nr; r++) {
+    int id = 0;
+    for (int q = 0; q < nr; q++) id += run_start[q] < run_start[r];
+    size_t s = 1;
+    for (int k = 0; k < run_len[r]; k++) s *= shape[run_start[r] + k];
+    pl->shape[id] = s;
+    pl->perm[r] = id;
+  }
+  if (nr == 0) { /* every axis was 1 */
+    pl->nd = 1;
+    pl->shape[0] = 1;
+    pl->perm[0] = 0;
+  }
+}
+
+static vncl_status permute_run(vncl_context *ctx, const char *fn,
+                               const vncl_tensor *x, const int *perm,
+                               vncl_tensor *out) {
+  vncl_status s;
+  if (x == out)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: out is x; permutations cannot run in place", fn);
+  if ((s = vncl__ops_check_same_dtype(ctx, x, out, fn, "x", "out"))) return s;
+  /* perm: each axis once */
+  unsigned seen = 0;
+  for (int j = 0; j < x->ndim; j++) {
+    if (perm[j] < 0 || perm[j] >= x->ndim || (seen >> perm[j]) & 1u)
+      return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                        "%s: perm[%d] = %d: perm must hold each axis 0..%d "
+                        "once",
+                        fn, j, perm[j], x->ndim - 1);
+    seen |= 1u << perm[j];
+  }
+  int64_t want[VNCL_MAX_DIMS];
+  for (int j = 0; j < x->ndim; j++) want[j] = x->shape[perm[j]];
+  bool same = out->ndim == x->ndim;
+  for (int j = 0; same && j < x->ndim; j++) same = out->shape[j] == want[j];
+  if (!same) {
+    char so[160], sw[160];
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: out shape %s is not the permuted shape %s", fn,
+                      vncl__ops_shape_str(out->ndim, out->shape, so, sizeof so),
+                      vncl__ops_shape_str(x->ndim, want, sw, sizeof sw));
+  }
+  if (x->numel == 0) return VNCL_OK;
+
+  perm_plan pl;
+  simplify(x, perm, &pl);
+  int nd = pl.nd;
+  size_t istr[VNCL_MAX_DIMS], ostr[VNCL_MAX_DIMS], oshape[VNCL_MAX_DIMS];
+  size_t acc = 1;
+  for (int i = nd - 1; i >= 0; i--) {
+    istr[i] = acc;
+    acc *= pl.shape[i];
+  }
+  acc = 1;
+  for (int j = nd - 1; j >= 0; j--) {
+    oshape[j] = pl.shape[pl.perm[j]];
+    ostr[j] = acc;
+    acc *= oshape[j];
+  }
+  int A = nd - 1, R = pl.perm[nd - 1];
+  bool tiled = nd >= 2 && R != A && pl.shape[A] >= TILED_MIN &&
+               pl.shape[R] >= TILED_MIN;
+
+  int p[VNCL__OPS_MAX_PARAMS];
+  vncl__ops_params(ctx, VNCL__OPS_TRANSPOSE, p);
+  size_t esz = vncl_dtype_size(x->dtype);
+  size_t xo = vncl__ops_elem_offset(x), oo = vncl__ops_elem_offset(out);
+  size_t maxel = x->numel + (xo > oo ? xo : oo);
+  int bits = vncl__ops_idx_bits(maxel);
+  char extra[64];
+  snprintf(extra, sizeof extra, "-DELEM=%zu -DIDX_BITS=%d", esz, bits);
+  vncl__ops_kernel k;
+  s = vncl__ops_kernel_get(ctx, VNCL__OPS_TRANSPOSE, p, extra,
+                           tiled ? "permute_tiled" : "permute_gather", &k);
+  if (s) return s;
+  vncl__ops_arg ioff = vncl__ops_idx(bits, xo), ooff = vncl__ops_idx(bits, oo);
+  double bytes = 2.0 * (double)x->bytes;
+  size_t tile = (size_t)p[TR_TILE], wgy = (size_t)p[TR_WGY];
+  if (tiled) {
+    int q = 0; /* output position of input axis A */
+    while (pl.perm[q] != A) q++;
+    size_t bshape[8], bin[8], bout[8], batch = 1;
+    cl_int nb = 0;
+    for (int j = nd - 1; j >= 0; j--) { /* innermost output axis first */
+      int ax = pl.perm[j];
+      if (ax == A || ax == R) continue;
+      bshape[nb] = pl.shape[ax];
+      bin[nb] = istr[ax];
+      bout[nb] = ostr[j];
+      batch *= pl.shape[ax];
+      nb++;
+    }
+    vncl__ops_arg na = vncl__ops_idx(bits, pl.shape[A]);
+    vncl__ops_arg nr = vncl__ops_idx(bits, pl.shape[R]);
+    vncl__ops_arg isr = vncl__ops_idx(bits, istr[R]);
+    vncl__ops_arg osa = vncl__ops_idx(bits, ostr[q]);
+    vncl__ops_arg vs = vncl__ops_idx8(bits, bshape, nb);
+    vncl__ops_arg vi = vncl__ops_idx8(bits, bin, nb);
+    vncl__ops_arg vo = vncl__ops_idx8(bits, bout, nb);
+    s = vncl__set_args(ctx, k.k, 12, VNCL_OPS_ARG(na), VNCL_OPS_ARG(nr),
+                       VNCL_OPS_ARG(isr), VNCL_OPS_ARG(osa), VNCL_ARG(nb),
+                       VNCL_OPS_ARG(vs), VNCL_OPS_ARG(vi), VNCL_OPS_ARG(vo),
+                       VNCL_ARG(x->mem), VNCL_OPS_ARG(ioff),
+                       VNCL_ARG(out->mem), VNCL_OPS_ARG(ooff));
+    size_t global[3] = {vncl__round_up(pl.shape[A], tile) ,
+                        vncl__round_up(pl.shape[R], tile) / tile * wgy,
+                        batch};
+    size_t local[3] = {tile, wgy, 1};
+    if (!s)
+      s = vncl__launch_work(ctx, "transpose", k.k, 3, global, local, 0, NULL,
+                            NULL, 0, bytes);
+  } else {
+    size_t shp[8], is[8];
+    for (int j = 0; j < nd; j++) {
+      shp[j] = oshape[nd - 1 - j];
+      is[j] = istr[pl.perm[nd - 1 - j]];
+    }
+    cl_int cnd = nd;
+    vncl__ops_arg an = vncl__ops_idx(bits, x->numel);
+    vncl__ops_arg vs = vncl__ops_idx8(bits, shp, nd);
+    vncl__ops_arg vi = vncl__ops_idx8(bits, is, nd);
+    s = vncl__set_args(ctx, k.k, 8, VNCL_OPS_ARG(an), VNCL_ARG(cnd),
+                       VNCL_OPS_ARG(vs), VNCL_OPS_ARG(vi), VNCL_ARG(x->mem),
+                       VNCL_OPS_ARG(ioff), VNCL_ARG(out->mem),
+                       VNCL_OPS_ARG(ooff));
+    size_t wg = tile * wgy;
+    size_t global = vncl__round_up(x->numel, wg);
+    if (!s)
+      s = vncl__launch_work(ctx, nd == 1 ? "copy" : "permute", k.k, 1, &global,
+                            &wg, 0, NULL, NULL, 0, bytes);
+  }
+  vncl__ops_kernel_put(ctx, &k);
+  return s;
+}
+
+static vncl_status check_args(vncl_context *ctx, const char *fn,
+                              const vncl_tensor *x, const vncl_tensor *out) {
+  vncl_status s = vncl__ops_check_ctx(ctx, fn);
+  if (!s) s = vncl__ops_check_tensor(ctx, x, fn, "x");
+  if (!s) s = vncl__ops_check_tensor(ctx, out, fn, "out");
+  return s;
+}
+
+vncl_status vncl_permute(vncl_context *ctx, const vncl_tensor *x,
+                         const int *perm, vncl_tensor *out) {
+  const char *fn = "vncl_permute";
+  vncl_status s = check_args(ctx, fn, x, out);
+  if (s) return s;
+  if (!perm) return vncl__fail(ctx, VNCL_ERR_INVALID_ARG, "%s: perm is NULL", fn);
+  return permute_run(ctx, fn, x, perm, out);
+}
+
+vncl_status vncl_transpose(vncl_context *ctx, const vncl_tensor *x,
+                           vncl_tensor *out) {
+  const char *fn = "vncl_transpose";
+  vncl_status s = check_args(ctx, fn, x, out);
+  if (s) return s;
+  if (x->ndim < 2)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: x has %d dimension; transpose needs 2 or more", fn,
+                      x->ndim);
+  int perm[VNCL_MAX_DIMS];
+  for (int i = 0; i < x->ndim; i++) perm[i] = i;
+  perm[x->ndim - 1] = x->ndim - 2;
+  perm[x->ndim - 2] = x->ndim - 1;
+  return permute_run(ctx, fn, x, perm, out);
+}

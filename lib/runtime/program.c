@@ -1,0 +1,368 @@
+/* Programs: kernel sources (embedded or from VNCL_KERNEL_DIR), builds with an
+ * options string, the in-memory program cache and the pool of kernel objects.
+ *
+ * A program is identified by (source file, source hash, options) on the
+ * context's device. Lookups and builds hold ctx->prog_lock, so two threads
+ * asking for the same program build it once. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/runtime.h"
+
+typedef struct pooled_kernel {
+  struct pooled_kernel *next;
+  char name[64];
+  cl_kernel k;
+  bool busy;
+} pooled_kernel;
+
+struct vncl__program {
+  vncl__program *next;
+  char *source;  /* file name */
+  char *options;
+  uint64_t src_hash;
+  cl_program prog;
+  pooled_kernel *kernels;
+  vncl__variant_key variants[4]; /* keys callers found this program by */
+  int nvariants;
+};
+
+/* Returns the source text (malloc'd when read from disk, *owned set). */
+static vncl_status load_source(vncl_context *ctx, const char *name,
+                               const char **text, size_t *len, char **owned) {
+  *owned = NULL;
+  if (ctx->kernel_dir[0]) {
+    char path[1400];
+    snprintf(path, sizeof path, "%s/%s", ctx->kernel_dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+      return vncl__fail(ctx, VNCL_ERR_IO,
+                        "cannot open kernel source %s (VNCL_KERNEL_DIR)", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+      fclose(f);
+      free(buf);
+      return vncl__fail(ctx, VNCL_ERR_IO, "cannot read kernel source %s", path);
+    }
+    fclose(f);
+    buf[n] = '\0';
+    *text = *owned = buf;
+    *len = (size_t)n;
+    return VNCL_OK;
+  }
+  for (size_t i = 0; i < vncl__source_count; i++)
+    if (!strcmp(vncl__sources[i].name, name)) {
+      *text = vncl__sources[i].text;
+      *len = vncl__sources[i].len;
+      return VNCL_OK;
+    }
+  return vncl__fail(ctx, VNCL_ERR_INTERNAL, "no embedded kernel source '%s'",
+                    name);
+}
+
+static char *dupstr(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+static void cache_key(vncl_context *ctx, const char *source, uint64_t hash,
+                      const char *options, char *out, size_t cap) {
+  snprintf(out, cap,
+           "vncl %s|platform %s|%s|device %s|driver %s|source %s %016llx|"
+           "options %s",
+           VNCL_VERSION_STRING, ctx->info.platform, ctx->info.platform_version,
+           ctx->info.name, ctx->info.driver_version, source,
+           (unsigned long long)hash, options);
+}
+
+static vncl_status build_log_fail(vncl_context *ctx, cl_program prog,
+                                  const char *source, const char *options,
+                                  cl_int err) {
+  size_t n = 0;
+  clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
+  char *log = malloc(n + 1);
+  if (log) {
+    log[0] = '\0';
+    clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, n, log,
+                          NULL);
+    log[n] = '\0';
+  }
+  vncl_status s = vncl__fail(ctx, VNCL_ERR_BUILD,
+                             "building %s with options '%s' failed: %s (%d)\n%s",
+                             source, options, vncl__cl_error_name(err),
+                             (int)err, log ? log : "(no build log)");
+  free(log);
+  return s;
+}
+
+bool vncl__build_log(vncl_context *ctx, cl_program prog, char *out,
+                     size_t cap) {
+  size_t n = 0;
+  if (!cap) return false;
+  out[0] = '\0';
+  if (clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL,
+                            &n) != CL_SUCCESS)
+    return false;
+  char *log = malloc(n + 1);
+  if (!log) return false;
+  bool ok = clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, n,
+                                  log, NULL) == CL_SUCCESS;
+  log[ok ? n : 0] = '\0';
+  vncl__strlcpy(out, log, cap);
+  free(log);
+  return ok;
+}
+
+int vncl__programs_list(vncl_context *ctx, const char **sources,
+                        const char **options, cl_program *progs, int cap) {
+  int n = 0;
+  pthread_mutex_lock(&ctx->prog_lock);
+  for (vncl__program *p = ctx->programs; p; p = p->next, n++)
+    if (n < cap) {
+      sources[n] = p->source;
+      options[n] = p->options;
+      progs[n] = p->prog;
+    }
+  pthread_mutex_unlock(&ctx->prog_lock);
+  return n;
+}
+
+static vncl_status build(vncl_context *ctx, const char *source,
+                         const char *options, cl_program *out,
+                         uint64_t *out_hash) {
+  const char *text;
+  size_t len;
+  char *owned;
+  vncl_status s = load_source(ctx, source, &text, &len, &owned);
+  if (s) return s;
+  uint64_t hash = vncl__hash(text, len, VNCL_FNV_SEED);
+  *out_hash = hash;
+  char key[4096];
+  cache_key(ctx, source, hash, options, key, sizeof key);
+  cl_int err = CL_SUCCESS;
+
+  size_t blen = 0;
+  unsigned char *bin = vncl__bincache_load(&ctx->bincache, key, &blen);
+  if (bin) {
+    const unsigned char *bins[1] = {bin};
+    cl_int bstatus = CL_SUCCESS;
+    cl_program p = clCreateProgramWithBinary(ctx->cl_ctx, 1, &ctx->device,
+                                             &blen, bins, &bstatus, &err);
+    free(bin);
+    if (p && err == CL_SUCCESS && bstatus == CL_SUCCESS &&
+        clBuildProgram(p, 1, &ctx->device, options, NULL, NULL) ==
+            CL_SUCCESS) {
+      vncl__log(VNCL_LOG_DEBUG, "binary cache hit: %s [%s]", source, options);
+      ctx->binary_hits++;
+      free(owned);
+      *out = p;
+      return VNCL_OK;
+    }
+    if (p) clReleaseProgram(p);
+    vncl__log(VNCL_LOG_WARN, "cached binary for %s rejected by the driver; "
+              "rebuilding", source);
+  }
+
+  double t0 = vncl__now();
+  cl_program p = clCreateProgramWithSource(ctx->cl_ctx, 1, &text, &len, &err);
+  if (!p) {
+    free(owned);
+    return vncl__cl_fail(ctx, err, "clCreateProgramWithSource");
+  }
+  err = clBuildProgram(p, 1, &ctx->device, options, NULL, NULL);
+  if (err == CL_BUILD_PROGRAM_FAILURE) {
+    /* Drivers with a shared on-disk cache of their own (PoCL) can fail a
+     * build when many processes compile the same program at the same
+     * moment. A real compile error fails again; a race does not. */
+    cl_program retry =
+        clCreateProgramWithSource(ctx->cl_ctx, 1, &text, &len, &err);
+    if (retry) {
+      err = clBuildProgram(retry, 1, &ctx->device, options, NULL, NULL);
+      if (err == CL_SUCCESS) {
+        vncl__log(VNCL_LOG_WARN, "build of %s [%s] failed once, then "
+                  "succeeded: a transient driver failure", source, options);
+        clReleaseProgram(p);
+        p = retry;
+      } else {
+        clReleaseProgram(retry);
+      }
+    } else {
+      err = CL_BUILD_PROGRAM_FAILURE;
+    }
+  }
+  free(owned);
+  if (err != CL_SUCCESS) {
+    s = build_log_fail(ctx, p, source, options, err);
+    clReleaseProgram(p);
+    return s;
+  }
+  vncl__log(VNCL_LOG_INFO, "built %s [%s] in %.2f s", source, options,
+            vncl__now() - t0);
+  if (vncl__log_level() >= VNCL_LOG_WARN) {
+    /* A kernel of ours must build without warnings (test_kernel_builds);
+     * say so where one does. */
+    char blog[2048];
+    if (vncl__build_log(ctx, p, blog, sizeof blog) &&
+        vncl__contains_nocase(blog, "warning"))
+      vncl__log(VNCL_LOG_WARN, "%s [%s] built with warnings:\n%s", source,
+                options, blog);
+  }
+  ctx->programs_built++;
+  size_t bsize = 0;
+  if (ctx->bincache.dir[0] &&
+      clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof bsize, &bsize,
+                       NULL) == CL_SUCCESS &&
+      bsize > 0) {
+    unsigned char *b = malloc(bsize);
+    unsigned char *bins[1] = {b};
+    if (b && clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bins, bins,
+                              NULL) == CL_SUCCESS)
+      if (vncl__bincache_store(&ctx->bincache, key, b, bsize))
+        ctx->binary_stores++;
+    free(b);
+  }
+  *out = p;
+  return VNCL_OK;
+}
+
+vncl_status vncl__program_get(vncl_context *ctx, const char *source,
+                              const char *options, vncl__program **out) {
+  if (!options) options = "";
+  pthread_mutex_lock(&ctx->prog_lock);
+  for (vncl__program *p = ctx->programs; p; p = p->next)
+    if (!strcmp(p->source, source) && !strcmp(p->options, options)) {
+      pthread_mutex_unlock(&ctx->prog_lock);
+      *out = p;
+      return VNCL_OK;
+    }
+  vncl__program *np = calloc(1, sizeof *np);
+  char *src = dupstr(source), *opt = dupstr(options);
+  if (!np || !src || !opt) {
+    pthread_mutex_unlock(&ctx->prog_lock);
+    free(np);
+    free(src);
+    free(opt);
+    return vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "out of host memory");
+  }
+  vncl_status s = build(ctx, source, options, &np->prog, &np->src_hash);
+  if (s) {
+    pthread_mutex_unlock(&ctx->prog_lock);
+    free(np);
+    free(src);
+    free(opt);
+    return s;
+  }
+  np->source = src;
+  np->options = opt;
+  np->next = ctx->programs;
+  ctx->programs = np;
+  pthread_mutex_unlock(&ctx->prog_lock);
+  *out = np;
+  return VNCL_OK;
+}
+
+vncl_status vncl__kernel_acquire(vncl_context *ctx, vncl__program *p,
+                                 const char *name, cl_kernel *out) {
+  pthread_mutex_lock(&ctx->prog_lock);
+  for (pooled_kernel *k = p->kernels; k; k = k->next)
+    if (!k->busy && !strcmp(k->name, name)) {
+      k->busy = true;
+      pthread_mutex_unlock(&ctx->prog_lock);
+      *out = k->k;
+      return VNCL_OK;
+    }
+  pooled_kernel *nk = calloc(1, sizeof *nk);
+  if (!nk) {
+    pthread_mutex_unlock(&ctx->prog_lock);
+    return vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "out of host memory");
+  }
+  cl_int err;
+  nk->k = clCreateKernel(p->prog, name, &err);
+  if (!nk->k) {
+    pthread_mutex_unlock(&ctx->prog_lock);
+    free(nk);
+    char what[160];
+    snprintf(what, sizeof what, "clCreateKernel(%s in %s)", name, p->source);
+    return vncl__cl_fail(ctx, err, what);
+  }
+  vncl__strlcpy(nk->name, name, sizeof nk->name);
+  nk->busy = true;
+  nk->next = p->kernels;
+  p->kernels = nk;
+  pthread_mutex_unlock(&ctx->prog_lock);
+  *out = nk->k;
+  return VNCL_OK;
+}
+
+void vncl__kernel_release(vncl_context *ctx, vncl__program *p,
+                          const char *name, cl_kernel k) {
+  VNCL_UNUSED(name);
+  pthread_mutex_lock(&ctx->prog_lock);
+  for (pooled_kernel *pk = p->kernels; pk; pk = pk->next)
+    if (pk->k == k) {
+      pk->busy = false;
+      break;
+    }
+  pthread_mutex_unlock(&ctx->prog_lock);
+}
+
+vncl__program *vncl__program_find_variant(vncl_context *ctx,
+                                          const char *source,
+                                          const vncl__variant_key *key) {
+  vncl__program *found = NULL;
+  pthread_mutex_lock(&ctx->prog_lock);
+  for (vncl__program *p = ctx->programs; p && !found; p = p->next)
+    for (int i = 0; i < p->nvariants; i++)
+      if (!memcmp(&p->variants[i], key, sizeof *key) &&
+          !strcmp(p->source, source)) {
+        found = p;
+        break;
+      }
+  pthread_mutex_unlock(&ctx->prog_lock);
+  return found;
+}
+
+void vncl__program_add_variant(vncl_context *ctx, vncl__program *p,
+                               const vncl__variant_key *key) {
+  pthread_mutex_lock(&ctx->prog_lock);
+  int have = 0;
+  for (int i = 0; i < p->nvariants && !have; i++)
+    have = !memcmp(&p->variants[i], key, sizeof *key);
+  if (!have && p->nvariants < (int)(sizeof p->variants / sizeof *p->variants))
+    p->variants[p->nvariants++] = *key;
+  pthread_mutex_unlock(&ctx->prog_lock);
+}
+
+vncl_status vncl__kernel_get(vncl_context *ctx, const char *source,
+                             const char *options, const char *name,
+                             vncl__program **prog, cl_kernel *out) {
+  vncl_status s = vncl__program_get(ctx, source, options, prog);
+  if (s) return s;
+  return vncl__kernel_acquire(ctx, *prog, name, out);
+}
+
+void vncl__programs_free(vncl_context *ctx) {
+  vncl__program *p = ctx->programs;
+  while (p) {
+    vncl__program *next = p->next;
+    pooled_kernel *k = p->kernels;
+    while (k) {
+      pooled_kernel *kn = k->next;
+      clReleaseKernel(k->k);
+      free(k);
+      k = kn;
+    }
+    clReleaseProgram(p->prog);
+    free(p->source);
+    free(p->options);
+    free(p);
+    p = next;
+  }
+  ctx->programs = NULL;
+}

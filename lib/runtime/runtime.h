@@ -1,0 +1,407 @@
+/*
+ * Internal API shared by the files of lib/. Nothing here is exported: the
+ * library is built with -fvisibility=hidden and only VNCL_API names leave
+ * it. Internal non-static names start with vncl__.
+ *
+ * Layers (docs/architecture.md draws them):
+ *   api files (tensor.c, gemm.c, ...)   check arguments, pick kernels
+ *   program.c / binary_cache.c          build programs, cache binaries
+ *   alloc.c                             device memory, accounting, limit
+ *   launch.c                            every enqueue goes through here
+ *   context.c / device.c                OpenCL objects, discovery
+ *   status.c / log.c / util.c           errors, messages, helpers
+ */
+#ifndef VNCL_INTERNAL_H
+#define VNCL_INTERNAL_H
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdatomic.h>
+#include <stdarg.h>
+#include <stdbool.h>
+
+#include "vncl.h"
+#include "runtime/fault.h" /* routes calls through fault injection in test builds */
+
+#define VNCL_UNUSED(x) ((void)(x))
+
+typedef struct vncl__profiler vncl__profiler; /* profile.c */
+/* A context's teardown hook (vncl__context_on_release, below). */
+#define VNCL__MAX_RELEASE_HOOKS 8
+typedef void (*vncl__release_hook)(vncl_context *ctx);
+
+/* ---- status and messages (status.c) ---------------------------------- */
+
+/* Records a formatted message for (ctx, calling thread), logs it at "error"
+ * level when VNCL_LOG asks, and returns s. ctx may be NULL. */
+vncl_status vncl__fail(const vncl_context *ctx, vncl_status s, const char *fmt,
+                       ...) __attribute__((format(printf, 3, 4)));
+/* Maps an OpenCL error to a vncl_status and records "<what>: <CL name> (<n>)".
+ * CL_MEM_OBJECT_ALLOCATION_FAILURE / CL_OUT_OF_RESOURCES / CL_OUT_OF_HOST_MEMORY
+ * map to VNCL_ERR_OUT_OF_MEMORY, CL_BUILD_PROGRAM_FAILURE to VNCL_ERR_BUILD,
+ * the rest to VNCL_ERR_OPENCL. */
+vncl_status vncl__cl_fail(const vncl_context *ctx, cl_int err, const char *what);
+const char *vncl__cl_error_name(cl_int err);
+/* Clears the calling thread's message for ctx (used when ctx is new). */
+void vncl__clear_error(const vncl_context *ctx);
+
+/* ---- element types (dtype.c) -------------------------------------------- */
+
+/* Every dtype once: enum, name, bytes, whether arithmetic is floating. */
+#define VNCL__DTYPES(X)            \
+  X(VNCL_F32, "f32", 4, 1)         \
+  X(VNCL_F64, "f64", 8, 1)         \
+  X(VNCL_F16, "f16", 2, 1)         \
+  X(VNCL_BF16, "bf16", 2, 1)       \
+  X(VNCL_I32, "i32", 4, 0)
+/* Host-side conversions of a value to the bits of a 16-bit type: round to
+ * nearest even, overflow to inf, NaN to a quiet NaN. */
+uint16_t vncl__f64_to_f16_bits(double x);
+uint16_t vncl__f64_to_bf16_bits(double x);
+
+/* ---- logging (log.c) --------------------------------------------------- */
+
+enum { VNCL_LOG_OFF = 0, VNCL_LOG_ERROR, VNCL_LOG_WARN, VNCL_LOG_INFO,
+       VNCL_LOG_DEBUG };
+int vncl__log_level(void);
+void vncl__log(int level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- helpers (util.c) -------------------------------------------------- */
+
+/* 64-bit FNV-1a, chained through `h` (start with VNCL_FNV_SEED). */
+#define VNCL_FNV_SEED 0xcbf29ce484222325ULL
+uint64_t vncl__hash(const void *data, size_t len, uint64_t h);
+/* Parses "123", "64K", "1.5G" (powers of 1024). Returns false on junk. */
+bool vncl__parse_bytes(const char *s, uint64_t *out);
+/* a*b into *out; false on overflow. */
+bool vncl__mul_overflow(size_t a, size_t b, size_t *out);
+/* mkdir -p: creates `path` and its missing parents, each 0700 whatever the
+ * umask (folders that exist keep their modes); true when the folder exists
+ * afterwards. */
+bool vncl__make_dirs(const char *path);
+/* Case-insensitive substring test. */
+bool vncl__contains_nocase(const char *hay, const char *needle);
+/* strncpy that always terminates. */
+void vncl__strlcpy(char *dst, const char *src, size_t cap);
+/* Environment lookup that treats "" as unset, through secure_getenv: in a
+ * set-user-ID or set-group-ID process (or one that gained capabilities)
+ * every variable reads as unset, so no caller can point the library at
+ * files or code of their choosing (docs/security.md). */
+const char *vncl__getenv(const char *name);
+/* Monotonic seconds. */
+double vncl__now(void);
+
+/* ---- trust on disk (trust.c, docs/security.md) -------------------------- */
+
+/* Why a folder or file is not trusted, naming it, and the command or
+ * setting that mends it; both "" when it is trusted. state tells a broken
+ * rule (someone else could have written it) from a plain error (a path
+ * that cannot be resolved or opened: why set, fix ""). */
+enum { VNCL__TRUST_OK = 0, VNCL__TRUST_BROKEN, VNCL__TRUST_ERROR };
+typedef struct vncl__trust {
+  int state;
+  char why[512];
+  char fix[512];
+} vncl__trust;
+struct stat;
+/* The rule for one object: a folder (want_dir) or regular file, owned by
+ * the effective user or root, writable by neither group nor others. */
+bool vncl__trust_stat(const struct stat *st, bool want_dir, const char *path,
+                      vncl__trust *t);
+/* False when a component of `path` that exists is a symbolic link owned by
+ * another user (one planted in a shared folder such as /tmp). */
+bool vncl__trust_links(const char *path, vncl__trust *t);
+/* mkdir -p (vncl__make_dirs, 0700) after checking the path for links
+ * others own and, when something is missing, the first folder that exists
+ * (it and those above it: open_dir's rule for a holder), so that nothing
+ * is made where another account could take it over. False with t set. */
+bool vncl__trust_make_dirs(const char *path, vncl__trust *t);
+/* Opens the folder `path` for use when it is trusted: resolves it, checks
+ * it and every folder above it up to a root-owned one that no one else may
+ * write or a sticky one, and opens it (O_DIRECTORY | O_NOFOLLOW, close on
+ * exec). A folder vncl keeps as its own (the binary cache) must itself be
+ * closed to others; a `holder` of files that are checked one by one (the
+ * tuning database's folder) may also be a sticky one such as /tmp, where
+ * others cannot rename or remove what they do not own. Returns the
+ * descriptor and the resolved path in canon, or -1 with t set (errno
+ * ENOENT when the folder does not exist). */
+int vncl__trust_open_dir(const char *path, bool holder, char *canon,
+                         size_t cap, vncl__trust *t);
+/* Opens `name` in the trusted folder dirfd (path `dir`, for messages) for
+ * reading, without following a symbolic link, and checks the file. Returns
+ * the descriptor, or -1: errno ENOENT (none; t->state OK), ELOOP (a link)
+ * or EACCES (not trusted; both with state BROKEN), or another open error
+ * (state OK: the caller treats it as absent). */
+int vncl__trust_openat(int dirfd, const char *dir, const char *name,
+                       vncl__trust *t);
+/* Opens the file at `path` for reading when it and its folder are trusted
+ * (open_dir on its folder, then openat). -1 with t->why "" and errno ENOENT
+ * when there is no such file; with why set when one is there but not
+ * trusted. With dirfd_out, the folder stays open for the caller (who
+ * closes it) and dir_out receives its resolved path. */
+int vncl__trust_open_file(const char *path, vncl__trust *t, int *dirfd_out,
+                          char *dir_out, size_t dir_cap);
+
+/* ---- devices (device.c) ------------------------------------------------ */
+
+typedef struct vncl__device {
+  cl_platform_id platform;
+  cl_device_id device;
+  vncl_device_info info;
+} vncl__device;
+
+/* The process-wide list of devices in default order, discovered once.
+ * Returns VNCL_ERR_NO_DEVICE (with the ICD hint) when there are none. */
+vncl_status vncl__devices(const vncl__device **list, int *count);
+/* Reads the description of one device (also used for interop devices). */
+void vncl__device_describe(cl_platform_id p, cl_device_id d,
+                           vncl_device_info *out);
+
+/* ---- kernel sources (generated build/kernels_gen.c) --------------------- */
+
+typedef struct vncl__source {
+  const char *name; /* file name in cl_kernels/, e.g. "gemm_ref.cl" */
+  const char *text;
+  size_t len;
+} vncl__source;
+extern const vncl__source vncl__sources[];
+extern const size_t vncl__source_count;
+
+/* ---- programs and kernels (program.c, binary_cache.c) -------------------- */
+
+typedef struct vncl__program vncl__program;
+
+/* Returns the built program for (source file, options) on ctx's device:
+ * from the in-memory cache, else the on-disk binary cache, else compiled
+ * from source (then stored in both). `source` names a file of cl_kernels/
+ * ("gemm_ref.cl"). The program stays owned by the context. A build failure
+ * gives VNCL_ERR_BUILD with the build log in the message. Thread-safe. */
+vncl_status vncl__program_get(vncl_context *ctx, const char *source,
+                              const char *options, vncl__program **out);
+/* The build log of prog on ctx's device (truncated to cap); false when
+ * the driver gives none. A program loaded from the binary cache has an
+ * empty log: a cache that is "off" forces real builds. */
+bool vncl__build_log(vncl_context *ctx, cl_program prog, char *out,
+                     size_t cap);
+/* The (source, options, program) of every program ctx holds, newest
+ * first: fills up to cap and returns how many there are. The strings stay
+ * valid while ctx lives. For tests and diagnostics. */
+int vncl__programs_list(vncl_context *ctx, const char **sources,
+                        const char **options, cl_program *progs, int cap);
+/* Takes a kernel object out of the program's pool (creating one if every
+ * pooled one is in use), so that two threads never set arguments on the same
+ * cl_kernel. Give it back with vncl__kernel_release. */
+vncl_status vncl__kernel_acquire(vncl_context *ctx, vncl__program *p,
+                                 const char *name, cl_kernel *out);
+void vncl__kernel_release(vncl_context *ctx, vncl__program *p,
+                          const char *name, cl_kernel k);
+/* Variants: a caller's compact key (a few ints it derives from its
+ * parameters) for a (source, options) pair it has built and checked before,
+ * so that a hot path finds the program without formatting the options
+ * string or repeating its checks. Keys are compared whole; unused ints must
+ * be zero. A program holds a few keys; a key that finds no room is simply
+ * not remembered (the caller takes its slow path again). Thread-safe. */
+#define VNCL__VARIANT_INTS 16
+typedef struct vncl__variant_key {
+  int v[VNCL__VARIANT_INTS];
+} vncl__variant_key;
+vncl__program *vncl__program_find_variant(vncl_context *ctx,
+                                          const char *source,
+                                          const vncl__variant_key *key);
+void vncl__program_add_variant(vncl_context *ctx, vncl__program *p,
+                               const vncl__variant_key *key);
+/* Convenience: program_get + kernel_acquire. *prog receives the program for
+ * the matching release. */
+vncl_status vncl__kernel_get(vncl_context *ctx, const char *source,
+                             const char *options, const char *name,
+                             vncl__program **prog, cl_kernel *out);
+
+/* Binary cache (binary_cache.c). Keys are full strings; files carry a
+ * header with magic, key, length and checksum, and anything that does not
+ * match is ignored. All failures are silent (logged): the cache only ever
+ * saves time. The folder is used only when trusted (trust.c), and files
+ * are opened relative to it without following links. */
+typedef struct vncl__bincache {
+  char dir[1024]; /* resolved path; "" when disabled */
+  int dirfd;      /* the open folder; -1 when disabled */
+  vncl__trust untrusted; /* why it was disabled as untrusted ("" if not) */
+} vncl__bincache;
+void vncl__bincache_init(vncl__bincache *bc, const char *dir_opt);
+/* Closes the folder (the context's last reference). */
+void vncl__bincache_close(vncl__bincache *bc);
+/* Loads a binary for `key`; returns malloc'd bytes or NULL. */
+unsigned char *vncl__bincache_load(const vncl__bincache *bc, const char *key,
+                                   size_t *len);
+/* Stores atomically (temp file + rename); returns false if it could not. */
+bool vncl__bincache_store(const vncl__bincache *bc, const char *key,
+                          const unsigned char *bin, size_t len);
+/* Other records kept beside the binaries (the GEMM probe's), under the same
+ * rules: `name` is opened relative to the open folder, never through a
+ * link, and only when owned by the user or root and closed to others (NULL
+ * otherwise, with a warning for an untrusted one that says what happens
+ * instead: `redo`); written as the
+ * concatenation of `parts`, 0600, to a temporary file renamed into place. */
+FILE *vncl__bincache_open(const vncl__bincache *bc, const char *name,
+                          const char *redo);
+bool vncl__bincache_put(const vncl__bincache *bc, const char *name,
+                        const void *const *parts, const size_t *lens,
+                        int nparts);
+/* The default folder (VNCL_CACHE_DIR, $XDG_CACHE_HOME/vncl, ~/.cache/vncl);
+ * "" when off. */
+void vncl__bincache_default_dir(char *out, size_t cap);
+
+/* ---- context (context.c) ------------------------------------------------- */
+
+struct vncl_context {
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_context cl_ctx;
+  cl_command_queue queue;
+  bool profiling; /* queue has CL_QUEUE_PROFILING_ENABLE */
+  vncl_device_info info;
+  char kernel_dir[1024]; /* "" : embedded sources */
+  char tuning_db[1024];
+  vncl__bincache bincache;
+
+  _Atomic int refs; /* the caller's hold plus one per live tensor */
+  pthread_mutex_t prog_lock; /* guards programs; held while building */
+  vncl__program *programs;   /* linked list */
+  pthread_mutex_t lock; /* guards everything below */
+  /* memory accounting (alloc.c) */
+  uint64_t limit_bytes;
+  uint64_t allocated_bytes;
+  uint64_t peak_bytes;
+  uint64_t alloc_count, free_count, live_count, failed_count;
+  uint64_t reserved_bytes;   /* allocated (rounded up) + cached (alloc.c) */
+  struct vncl__cache *cache; /* freed buffers kept for reuse (alloc.c) */
+  uint64_t staging_bytes;
+  /* staging pool, pinned host memory, transfer worker (staging.c,
+   * pinned.c, transfer.c); created on first use, under `lock` */
+  struct vncl__xfer *xfer;
+  vncl__profiler *profiler; /* profile.c; has its own lock */
+  /* program statistics (program.c), for tests, doctor and bench */
+  uint64_t programs_built, binary_hits, binary_stores;
+  /* Tensor-operation parameters set by the autotuner, one row per kernel
+   * family (vncl__ops_family, ops_common.c); a row of zeros means the
+   * built-in defaults. Guarded by `lock`. */
+  int ops_params[8][6];
+  /* The tuning database read at creation (tuning_db.c), for doctor and
+   * `vncl autotune --show`: state 0 none, 1 read, -1 invalid (reason in
+   * tuning_why), -2 not trusted and ignored (reason in tuning_why, the
+   * remedy in tuning_fix); entries that matched this device. */
+  int tuning_state;
+  int tuning_entries;
+  char tuning_why[512];
+  char tuning_fix[512];
+  /* The untuned-device GEMM probe is on for this context (gemm_probe.c):
+   * VNCL_GEMM_PROBE is not 0, and the device is not a CPU or the probe is
+   * forced. Set at creation. */
+  bool gemm_probe;
+  /* This context has run CLBlast (gemm_clblast.c). */
+  _Atomic bool used_clblast;
+  /* FFT plan cache and scratch (fft_cache.c), made on the first FFT; has
+   * its own locks. */
+  struct vncl__fft_state *fft;
+  /* What the last release must undo for the layers above (guarded by
+   * hook_lock, vncl__context_on_release). */
+  pthread_mutex_t hook_lock;
+  vncl__release_hook release_hooks[VNCL__MAX_RELEASE_HOOKS];
+  int nrelease_hooks;
+};
+
+/* Holds and drops a reference; the last drop frees the context. */
+void vncl__context_retain(vncl_context *ctx);
+void vncl__context_release(vncl_context *ctx);
+/* Frees every cached program and kernel (program.c). */
+void vncl__programs_free(vncl_context *ctx);
+/* Teardown hooks: a layer above the runtime (transfers, FFT, CLBlast) that
+ * keeps state on a context registers, when it first makes that state, what
+ * the context's last release must undo. Hooks run in the order they were
+ * registered, after the queue has drained and before device memory,
+ * programs and the queue go. Registering the same function again does
+ * nothing. Thread-safe. So the runtime never calls up into a feature. */
+void vncl__context_on_release(vncl_context *ctx, vncl__release_hook fn);
+
+/* Options with the environment applied (context.c). */
+typedef struct vncl__settings {
+  char device[256];
+  uint64_t memory_limit;
+  char cache_dir[1024];
+  char kernel_dir[1024];
+  char tuning_db[1024];
+  uint64_t staging_bytes;
+  int gemm_probe; /* VNCL_GEMM_PROBE: 0 off, 1 on, 2 force */
+} vncl__settings;
+vncl_status vncl__settings_resolve(const vncl_options *opts,
+                                   vncl__settings *out);
+
+/* ---- device memory (alloc.c) ----------------------------------------------- */
+
+/* Allocates `bytes` of device memory for ctx, counted against its limit and
+ * touched (zero-filled) so that a device out-of-memory surfaces here.
+ * bytes == 0 allocates a 1-byte placeholder that is counted as 0. Errors:
+ * VNCL_ERR_OUT_OF_MEMORY with requested/allocated/limit in the message. */
+vncl_status vncl__buffer_alloc(vncl_context *ctx, size_t bytes, cl_mem *out);
+/* The same for scratch that the caller overwrites whole before reading it
+ * (GEMM packing): a buffer reused from the cache is not zero-filled again.
+ * New buffers are still touched, so a device OOM still surfaces here. */
+vncl_status vncl__buffer_alloc_scratch(vncl_context *ctx, size_t bytes,
+                                       cl_mem *out);
+/* Releases a buffer from vncl__buffer_alloc (bytes as requested): it goes
+ * to the context's cache for reuse (see docs/transfers.md). */
+void vncl__buffer_free(vncl_context *ctx, cl_mem m, size_t bytes);
+/* Releases every cached buffer; the last context reference calls it. */
+void vncl__buffer_cache_free(vncl_context *ctx);
+
+/* ---- transfers (transfer.c, staging.c, pinned.c, event.c) ---------------- */
+
+/* ---- tensors (tensor.c) --------------------------------------------------- */
+
+struct vncl_tensor {
+  vncl_context *ctx;
+  vncl_dtype dtype;
+  int ndim;
+  int64_t shape[VNCL_MAX_DIMS];
+  size_t numel;
+  size_t bytes;
+  cl_mem mem;
+  size_t offset; /* bytes into mem */
+};
+
+/* ---- profiling (profile.c) ------------------------------------------------------ */
+
+vncl_status vncl__profiler_create(vncl_context *ctx);
+/* Prints the summary when VNCL_PROFILE asks, then frees everything. */
+void vncl__profiler_destroy(vncl_context *ctx);
+/* Hands the profiler a command's event (it takes its own reference) with
+ * the work it does; `op` must be a string literal or otherwise static. */
+void vncl__profile_event(vncl_context *ctx, const char *op, cl_event ev,
+                         double bytes, double flops, bool is_transfer);
+/* Until called again with NULL, every command this thread hands the
+ * profiler is counted under `op` (static) instead of its own name: the
+ * GEMM probe's runs show as "gemm probe", not as the caller's GEMMs. */
+void vncl__profile_label(const char *op);
+
+/* ---- launching (launch.c) ---------------------------------------------------- */
+
+/* Every kernel vncl runs goes through here: one place for profiling,
+ * fault injection and error mapping. `op` names the operation ("gemm"). */
+vncl_status vncl__launch(vncl_context *ctx, const char *op, cl_kernel k,
+                         cl_uint dims, const size_t *global,
+                         const size_t *local, cl_uint num_wait,
+                         const cl_event *wait, cl_event *event);
+/* The same, declaring the work the kernel does for the profile (FLOPs and
+ * bytes it must move; 0 when unknown). `op` must be static. */
+vncl_status vncl__launch_work(vncl_context *ctx, const char *op, cl_kernel k,
+                              cl_uint dims, const size_t *global,
+                              const size_t *local, cl_uint num_wait,
+                              const cl_event *wait, cl_event *event,
+                              double flops, double bytes);
+
+/* Sets kernel arguments from a list: pairs of (size, pointer). Returns the
+ * first OpenCL error, mapped and recorded. */
+vncl_status vncl__set_args(vncl_context *ctx, cl_kernel k, int n, ...);
+#define VNCL_ARG(x) sizeof(x), (const void *)&(x)
+
+#endif /* VNCL_INTERNAL_H */
