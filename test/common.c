@@ -143,3 +143,31 @@ cl_device_id t_cl_device(int index) {
     fail_msg("no OpenCL device %d:%d", d.platform_index, d.device_index);
   return ids[d.device_index];
 }
+
+/* ---- Philox4x32-10 (Salmon et al., SC'11), the reference of random.cl ---- */
+
+void t_philox4x32_10(uint32_t c[4], uint32_t k0, uint32_t k1) {
+  for (int r = 0; r < 10; r++) {
+    if (r) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    uint64_t p0 = (uint64_t)0xD2511F53u * c[0];
+    uint64_t p1 = (uint64_t)0xCD9E8D57u * c[2];
+    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0, n1 = (uint32_t)p1;
+    uint32_t n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1, n3 = (uint32_t)p0;
+    c[0] = n0, c[1] = n1, c[2] = n2, c[3] = n3;
+  }
+}
+
+void t_philox_block(uint64_t seed, uint64_t sub, uint64_t blk, uint32_t w[4]) {
+  w[0] = (uint32_t)blk;
+  w[1] = (uint32_t)(blk >> 32);
+  w[2] = (uint32_t)sub;
+  w[3] = (uint32_t)(sub >> 32);
+  t_philox4x32_10(w, (uint32_t)seed, (uint32_t)(seed >> 32));
+}
+
+double t_philox_u53(uint32_t a, uint32_t b) {
+  return (double)(((uint64_t)(a >> 5) << 26) | (uint64_t)(b >> 6)) * 0x1p-53;
+}

@@ -35,6 +35,14 @@ void t_devices_load(int *n, vncl_device_info *out); /* out[T_MAX_DEVICES] */
  * substring (vendor, device, platform, platform version; any case)
  * selects, -1 for none. */
 int t_expected_select(const char *sel);
+/* The CPU Philox4x32-10 that vncl's random kernels must match bit for bit
+ * (random.cl): ten rounds on counter c with key (k0, k1); the four words of
+ * block `blk` of stream (seed, sub); and the uniform double in [0, 1) the
+ * kernels make of two words (53 bits). */
+void t_philox4x32_10(uint32_t c[4], uint32_t k0, uint32_t k1);
+void t_philox_block(uint64_t seed, uint64_t sub, uint64_t blk, uint32_t w[4]);
+double t_philox_u53(uint32_t a, uint32_t b);
+
 /* The cl_device_id of vncl's device `index`, found through the raw OpenCL
  * enumeration (its P:D), for tests that ask the driver directly. */
 cl_device_id t_cl_device(int index);

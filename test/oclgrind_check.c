@@ -925,32 +925,7 @@ static void test_softmax(void **st) {
   }
 }
 
-/* ---- random: the CPU Philox4x32-10 of test_ops_random.c ------------------ */
-
-static void philox(uint32_t c[4], uint32_t k0, uint32_t k1) {
-  for (int r = 0; r < 10; r++) {
-    if (r) {
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
-    uint64_t p0 = (uint64_t)0xD2511F53u * c[0];
-    uint64_t p1 = (uint64_t)0xCD9E8D57u * c[2];
-    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0, n1 = (uint32_t)p1;
-    uint32_t n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1, n3 = (uint32_t)p0;
-    c[0] = n0, c[1] = n1, c[2] = n2, c[3] = n3;
-  }
-}
-static void block_words(uint64_t seed, uint64_t sub, uint64_t blk,
-                        uint32_t w[4]) {
-  w[0] = (uint32_t)blk;
-  w[1] = (uint32_t)(blk >> 32);
-  w[2] = (uint32_t)sub;
-  w[3] = (uint32_t)(sub >> 32);
-  philox(w, (uint32_t)seed, (uint32_t)(seed >> 32));
-}
-static double u53(uint32_t a, uint32_t b) {
-  return (double)(((uint64_t)(a >> 5) << 26) | (uint64_t)(b >> 6)) * 0x1p-53;
-}
+/* ---- random: against the CPU Philox of test/common.c -------------------- */
 
 static void test_random(void **st) {
   (void)st;
@@ -966,10 +941,10 @@ static void test_random(void **st) {
     for (size_t e = 0; e < n; e++) {
       uint32_t w[4];
       if (t == VNCL_F64) {
-        block_words(seed, sub, off + e / 2, w);
-        ref[e] = fma(4.0, u53(w[2 * (e % 2)], w[2 * (e % 2) + 1]), -1.0);
+        t_philox_block(seed, sub, off + e / 2, w);
+        ref[e] = fma(4.0, t_philox_u53(w[2 * (e % 2)], w[2 * (e % 2) + 1]), -1.0);
       } else {
-        block_words(seed, sub, off + e / 4, w);
+        t_philox_block(seed, sub, off + e / 4, w);
         float u = (float)(w[e % 4] >> 8) * 0x1p-24f;
         ref[e] = t_round(t, fmaf(4.0f, u, -1.0f));
       }
@@ -983,12 +958,12 @@ static void test_random(void **st) {
       uint32_t w[4];
       double u1, u2;
       if (t == VNCL_F64) {
-        block_words(seed, sub, off + e / 2, w);
+        t_philox_block(seed, sub, off + e / 2, w);
         u1 = (double)((((uint64_t)(w[0] >> 5) << 26) | (w[1] >> 6)) + 1) *
              0x1p-53;
-        u2 = u53(w[2], w[3]);
+        u2 = t_philox_u53(w[2], w[3]);
       } else {
-        block_words(seed, sub, off + e / 4, w);
+        t_philox_block(seed, sub, off + e / 4, w);
         size_t p = (e % 4) / 2;
         u1 = (double)((w[2 * p] >> 8) + 1) * 0x1p-24;
         u2 = (double)(w[2 * p + 1] >> 8) * 0x1p-24;

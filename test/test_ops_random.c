@@ -26,31 +26,7 @@ static int teardown(void **st) {
   return 0;
 }
 
-/* ---- CPU Philox4x32-10 ------------------------------------------------- */
-
-static void philox(uint32_t c[4], uint32_t k0, uint32_t k1) {
-  for (int r = 0; r < 10; r++) {
-    if (r) {
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
-    uint64_t p0 = (uint64_t)0xD2511F53u * c[0];
-    uint64_t p1 = (uint64_t)0xCD9E8D57u * c[2];
-    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0, n1 = (uint32_t)p1;
-    uint32_t n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1, n3 = (uint32_t)p0;
-    c[0] = n0, c[1] = n1, c[2] = n2, c[3] = n3;
-  }
-}
-
-/* The four words of block `blk` for (seed, sub). */
-static void block_words(uint64_t seed, uint64_t sub, uint64_t blk,
-                        uint32_t w[4]) {
-  w[0] = (uint32_t)blk;
-  w[1] = (uint32_t)(blk >> 32);
-  w[2] = (uint32_t)sub;
-  w[3] = (uint32_t)(sub >> 32);
-  philox(w, (uint32_t)seed, (uint32_t)(seed >> 32));
-}
+/* ---- the CPU Philox (test/common.c) against the published answers ------ */
 
 static void test_philox_kat(void **st) {
   (void)st;
@@ -62,16 +38,12 @@ static void test_philox_kat(void **st) {
        0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}};
   for (int i = 0; i < 3; i++) {
     uint32_t c[4] = {kat[i][0], kat[i][1], kat[i][2], kat[i][3]};
-    philox(c, kat[i][4], kat[i][5]);
+    t_philox4x32_10(c, kat[i][4], kat[i][5]);
     for (int j = 0; j < 4; j++) assert_int_equal(c[j], kat[i][6 + j]);
   }
 }
 
 /* ---- the expected values ------------------------------------------------- */
-
-static double u53(uint32_t a, uint32_t b) {
-  return (double)(((uint64_t)(a >> 5) << 26) | (uint64_t)(b >> 6)) * 0x1p-53;
-}
 
 /* Element e of a uniform tensor, as the bits the device must produce
  * (returned as a double of the stored value). */
@@ -79,11 +51,11 @@ static double expect_uniform(vncl_dtype t, uint64_t seed, uint64_t sub,
                              uint64_t off, size_t e, double lo, double hi) {
   uint32_t w[4];
   if (t == VNCL_F64) {
-    block_words(seed, sub, off + e / 2, w);
+    t_philox_block(seed, sub, off + e / 2, w);
     size_t h = e % 2;
-    return fma(hi - lo, u53(w[2 * h], w[2 * h + 1]), lo);
+    return fma(hi - lo, t_philox_u53(w[2 * h], w[2 * h + 1]), lo);
   }
-  block_words(seed, sub, off + e / 4, w);
+  t_philox_block(seed, sub, off + e / 4, w);
   float u = (float)(w[e % 4] >> 8) * 0x1p-24f;
   float v = fmaf((float)(hi - lo), u, (float)lo);
   return t_round(t, v);
@@ -96,12 +68,12 @@ static double expect_normal(vncl_dtype t, uint64_t seed, uint64_t sub,
   double u1, u2;
   size_t h;
   if (t == VNCL_F64) {
-    block_words(seed, sub, off + e / 2, w);
+    t_philox_block(seed, sub, off + e / 2, w);
     u1 = (double)((((uint64_t)(w[0] >> 5) << 26) | (w[1] >> 6)) + 1) * 0x1p-53;
-    u2 = u53(w[2], w[3]);
+    u2 = t_philox_u53(w[2], w[3]);
     h = e % 2;
   } else {
-    block_words(seed, sub, off + e / 4, w);
+    t_philox_block(seed, sub, off + e / 4, w);
     size_t p = (e % 4) / 2;
     u1 = (double)((w[2 * p] >> 8) + 1) * 0x1p-24;
     u2 = (double)(w[2 * p + 1] >> 8) * 0x1p-24;
