@@ -105,7 +105,9 @@ void vncl__transfer_defaults(vncl_context *ctx, vncl_transfer_config *out) {
 struct vncl__xfer *vncl__xfer_get(vncl_context *ctx) {
   pthread_mutex_lock(&ctx->lock);
   struct vncl__xfer *x = ctx->xfer;
+  bool made = false;
   if (!x && (x = calloc(1, sizeof *x)) != NULL) {
+    made = true;
     x->ctx = ctx;
     pthread_mutex_init(&x->lock, NULL);
     pthread_mutex_init(&x->enq_lock, NULL);
@@ -122,7 +124,7 @@ struct vncl__xfer *vncl__xfer_get(vncl_context *ctx) {
     ctx->xfer = x;
   }
   pthread_mutex_unlock(&ctx->lock);
-  if (x) vncl__context_on_release(ctx, vncl__transfer_shutdown);
+  if (made) vncl__context_on_release(ctx, vncl__transfer_shutdown);
   if (!x)
     vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY,
                "out of host memory for the transfer state");
