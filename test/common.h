@@ -4,6 +4,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 /* cmocka needs the four headers above first. */
@@ -42,6 +43,14 @@ int t_expected_select(const char *sel);
 void t_philox4x32_10(uint32_t c[4], uint32_t k0, uint32_t k1);
 void t_philox_block(uint64_t seed, uint64_t sub, uint64_t blk, uint32_t w[4]);
 double t_philox_u53(uint32_t a, uint32_t b);
+
+/* C = A B (f32, row-major, m x k times k x n) of fresh random inputs through
+ * vncl_gemm on tensors, C poisoned with NaN first, every element checked
+ * against the product in double (error bound 2 k 2^-24 sum|a b|). Returns
+ * false with the reason in why; asserts nothing, so threads may call it
+ * (its inputs come from a local generator seeded by t_seed and the shape). */
+bool t_gemm_f32_check(vncl_context *ctx, size_t m, size_t n, size_t k,
+                      char *why, size_t cap);
 
 /* The cl_device_id of vncl's device `index`, found through the raw OpenCL
  * enumeration (its P:D), for tests that ask the driver directly. */

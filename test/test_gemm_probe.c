@@ -52,68 +52,9 @@ static vncl_context *untuned_context(void) {
   return ctx;
 }
 
-/* C = A B (f32, row-major) of fresh random inputs, C poisoned with NaN,
- * every element against a double reference. Returns false with the reason
- * in why (no cmocka assertion: threads call it too). */
-static bool product_check(vncl_context *ctx, size_t m, size_t n, size_t k,
-                          char *why, size_t cap) {
-  int64_t sa[2] = {(int64_t)m, (int64_t)k}, sb[2] = {(int64_t)k, (int64_t)n},
-          sc[2] = {(int64_t)m, (int64_t)n};
-  float *a = malloc(m * k * 4), *b = malloc(k * n * 4), *c = malloc(m * n * 4);
-  vncl_tensor *ta = NULL, *tb = NULL, *tc = NULL;
-  bool ok = a && b && c;
-  if (!ok) snprintf(why, cap, "out of host memory");
-  if (ok) {
-    /* The shared generator is not for threads: a local one, seeded from
-     * the inputs' shape and the run's seed. */
-    uint64_t x = t_seed() ^ (m * 0x9e3779b97f4a7c15ULL) ^ (n << 20) ^ k;
-    for (size_t i = 0; i < m * k + k * n; i++) {
-      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-      float v = (float)((double)(x >> 11) / 9007199254740992.0 * 2 - 1);
-      if (i < m * k) a[i] = v; else b[i - m * k] = v;
-    }
-    for (size_t i = 0; i < m * n; i++) c[i] = NAN;
-    vncl_status st = vncl_tensor_create(ctx, VNCL_F32, 2, sa, &ta);
-    if (!st) st = vncl_tensor_create(ctx, VNCL_F32, 2, sb, &tb);
-    if (!st) st = vncl_tensor_create(ctx, VNCL_F32, 2, sc, &tc);
-    if (!st) st = vncl_tensor_write(ta, a, m * k * 4);
-    if (!st) st = vncl_tensor_write(tb, b, k * n * 4);
-    if (!st) st = vncl_tensor_write(tc, c, m * n * 4);
-    if (!st)
-      st = vncl_gemm(ctx, VNCL_NO_TRANS, VNCL_NO_TRANS, 1.0, ta, tb, 0.0, tc);
-    if (!st) st = vncl_tensor_read(tc, c, m * n * 4);
-    if (st) {
-      snprintf(why, cap, "%zux%zux%zu: %s", m, n, k, vncl_errmsg(ctx));
-      ok = false;
-    }
-  }
-  for (size_t i = 0; ok && i < m; i++)
-    for (size_t j = 0; ok && j < n; j++) {
-      double want = 0, mag = 0;
-      for (size_t p = 0; p < k; p++) {
-        want += (double)a[i * k + p] * b[p * n + j];
-        mag += fabs((double)a[i * k + p] * b[p * n + j]);
-      }
-      double got = c[i * n + j];
-      double tol = 2.0 * (double)k * 0x1p-24 * mag + 1e-30;
-      if (!(fabs(got - want) <= tol)) {
-        snprintf(why, cap, "C(%zu,%zu) of %zux%zux%zu = %.9g, want %.9g "
-                 "(tol %.3g)", i, j, m, n, k, got, want, tol);
-        ok = false;
-      }
-    }
-  vncl_tensor_destroy(ta);
-  vncl_tensor_destroy(tb);
-  vncl_tensor_destroy(tc);
-  free(a);
-  free(b);
-  free(c);
-  return ok;
-}
-
 static void product_ok(vncl_context *ctx, size_t m, size_t n, size_t k) {
   char why[512];
-  if (!product_check(ctx, m, n, k, why, sizeof why)) fail_msg("%s", why);
+  if (!t_gemm_f32_check(ctx, m, n, k, why, sizeof why)) fail_msg("%s", why);
 }
 
 static void record_read(vncl_context *ctx, char *key, size_t kcap,
@@ -282,9 +223,9 @@ static char thread_why[4][512];
 static void *worker(void *arg) {
   size_t i = (size_t)arg;
   thread_why[i][0] = '\0';
-  if (product_check(shared, 60 + i, 70 + 2 * i, 50 + i, thread_why[i],
+  if (t_gemm_f32_check(shared, 60 + i, 70 + 2 * i, 50 + i, thread_why[i],
                     sizeof thread_why[i]))
-    product_check(shared, 90, 65 + i, 80, thread_why[i], sizeof thread_why[i]);
+    t_gemm_f32_check(shared, 90, 65 + i, 80, thread_why[i], sizeof thread_why[i]);
   return NULL;
 }
 
