@@ -9,6 +9,7 @@
  * back with vncl_tensor_read_async (copied out of the pool by vncl's
  * transfer thread while the next panel computes). */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -91,6 +92,26 @@ static struct {
 static size_t keep_bytes;
 static uint64_t keep_clock;
 
+/* Under keep_lock: takes the least recently used kept block out (into
+ * drop[*ndrop], destroyed by the caller after unlocking); false when none
+ * is kept. */
+static bool take_lru(vncl_tensor **drop, int *ndrop) {
+  int old = -1;
+  for (int i = 0; i < VB_KEEP; i++)
+    if (keep[i].t && (old < 0 || keep[i].used < keep[old].used)) old = i;
+  if (old < 0) return false;
+  keep_bytes -= vncl_tensor_bytes(keep[old].t);
+  drop[(*ndrop)++] = keep[old].t;
+  keep[old].t = NULL;
+  return true;
+}
+
+static int free_slot(void) {
+  for (int i = 0; i < VB_KEEP; i++)
+    if (!keep[i].t) return i;
+  return -1;
+}
+
 static vncl_status block_tensor(vncl_context *ctx, vncl_dtype dt,
                                 int64_t numel, vncl_tensor **out) {
   pthread_mutex_lock(&keep_lock);
@@ -108,12 +129,8 @@ static vncl_status block_tensor(vncl_context *ctx, vncl_dtype dt,
     vncl_tensor *drop[VB_KEEP];
     int ndrop = 0;
     pthread_mutex_lock(&keep_lock);
-    for (int i = 0; i < VB_KEEP; i++)
-      if (keep[i].t) {
-        drop[ndrop++] = keep[i].t;
-        keep[i].t = NULL;
-      }
-    keep_bytes = 0;
+    while (take_lru(drop, &ndrop)) {
+    }
     pthread_mutex_unlock(&keep_lock);
     for (int i = 0; i < ndrop; i++) vncl_tensor_destroy(drop[i]);
     if (ndrop) st = vncl_tensor_create(ctx, dt, 1, &numel, out);
@@ -129,34 +146,19 @@ static void block_keep(vncl_tensor *t, vncl_dtype dt, int64_t numel) {
   vncl_tensor *drop[VB_KEEP + 1];
   int ndrop = 0;
   pthread_mutex_lock(&keep_lock);
-  int slot = -1;
-  if (bytes <= VB_KEEP_BYTES) {
-    for (int i = 0; i < VB_KEEP && slot < 0; i++)
-      if (!keep[i].t) slot = i;
-    if (slot < 0) { /* evict the least recently used */
-      slot = 0;
-      for (int i = 1; i < VB_KEEP; i++)
-        if (keep[i].used < keep[slot].used) slot = i;
-      keep_bytes -= vncl_tensor_bytes(keep[slot].t);
-      drop[ndrop++] = keep[slot].t;
-      keep[slot].t = NULL;
+  if (bytes > VB_KEEP_BYTES) {
+    drop[ndrop++] = t;
+  } else {
+    /* Room for it: a free slot and the byte bound, oldest out first. */
+    while ((free_slot() < 0 || keep_bytes + bytes > VB_KEEP_BYTES) &&
+           take_lru(drop, &ndrop)) {
     }
-    while (keep_bytes + bytes > VB_KEEP_BYTES) { /* make room */
-      int old = -1;
-      for (int i = 0; i < VB_KEEP; i++)
-        if (keep[i].t && (old < 0 || keep[i].used < keep[old].used)) old = i;
-      if (old < 0) break;
-      keep_bytes -= vncl_tensor_bytes(keep[old].t);
-      drop[ndrop++] = keep[old].t;
-      keep[old].t = NULL;
-    }
+    int slot = free_slot();
     keep[slot].t = t;
     keep[slot].dt = dt;
     keep[slot].numel = numel;
     keep[slot].used = ++keep_clock;
     keep_bytes += bytes;
-  } else {
-    drop[ndrop++] = t;
   }
   pthread_mutex_unlock(&keep_lock);
   for (int i = 0; i < ndrop; i++) vncl_tensor_destroy(drop[i]);
