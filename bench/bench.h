@@ -39,6 +39,7 @@ typedef struct bench_case {
   double bytes;          /* bytes moved per run (0: n/a) */
   bool correct;          /* vncl's result verified against a reference */
   bool gate;             /* CI fails when vncl is worse than the peer here */
+  double goal;           /* gated: the ratio to the peer CI requires (0: 1.0) */
   int m, n, k;           /* shape where it applies (0 elsewhere) */
 } bench_case;
 
