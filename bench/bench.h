@@ -54,6 +54,8 @@ double bench_now(void);
 
 /* Suites. Each returns 0, or -1 when it could not run at all. */
 int bench_suite_gemm(bench_ctx *b);
+/* f64, single small calls, strided batches (bench_gemm_calls.c). */
+int bench_gemm_calls(bench_ctx *b);
 int bench_suite_transfer(bench_ctx *b);
 int bench_suite_fft(bench_ctx *b);
 int bench_suite_ops(bench_ctx *b);
