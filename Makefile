@@ -96,7 +96,7 @@ $(B)/libvncl.so: $(B)/libvncl.so.$(VERSION)
 TOOL_CFLAGS = $(CFLAGS_BASE) -Itools
 # TODO(issue 16, step 4): the autotuner and doctor's tuning line still read
 # lib/ internals until include/vncl_tuning.h lands (helper P1).
-$(B)/obj/tools/cmd_autotune.o $(B)/obj/tools/cmd_doctor.o $(B)/obj/tools/cmd_monitor.o: \
+$(B)/obj/tools/cmd_autotune.o $(B)/obj/tools/cmd_doctor.o: \
   TOOL_CFLAGS += -Ilib
 
 $(B)/obj/tools/%.o: tools/%.c $(TOOL_HDRS) $(HDRS)
