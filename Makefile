@@ -1,5 +1,5 @@
 # vncl: plain Make. Targets: all (default), check, demo, deps, install,
-# uninstall, clean, checksymbols, check-asan, check-oclgrind, bench.
+# uninstall, clean, checksymbols, checkldd, check-asan, check-oclgrind.
 .SUFFIXES:
 
 PREFIX ?= /usr/local
@@ -26,9 +26,15 @@ DEFS ?=
 CFLAGS_BASE = -std=c11 $(OPT) -Wall -Wextra -Wstrict-prototypes \
   -Werror=implicit-function-declaration $(WERROR) $(SAN) $(DEFS) \
   -D_POSIX_C_SOURCE=200809L -DCL_TARGET_OPENCL_VERSION=120 \
-  -Iinclude -Ilib
-LIB_CFLAGS = $(CFLAGS_BASE) -fPIC -fvisibility=hidden
+  -Iinclude
+# lib/'s private headers: for the library, and for the tests, fuzzers and
+# the fault walk that test an internal on purpose. tools/ and bench/ see
+# include/ only.
+INTERNAL_CFLAGS = $(CFLAGS_BASE) -Ilib
+LIB_CFLAGS = $(INTERNAL_CFLAGS) -fPIC -fvisibility=hidden
 LIBS = -lOpenCL -lclblast -lclFFT -lcjson -lpthread -lm
+# The peers vncl-bench measures against (the vncl command links none).
+PEER_LIBS = -lopenblas -lfftw3f -lfftw3
 TEST_LIBS = -lcmocka -lcjson -lopenblas -lfftw3 -lfftw3f $(LIBS)
 
 LIB_SRC := $(sort $(wildcard lib/*/*.c))
@@ -36,15 +42,21 @@ LIB_OBJ := $(patsubst lib/%.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/kernels_gen.o \
   $(B)/obj/tuning_defaults_gen.o
 CL_SRC := $(sort $(wildcard cl_kernels/*.cl))
 HDRS := $(wildcard include/*.h) $(wildcard lib/*/*.h)
-TOOL_SRC := $(sort $(wildcard tools/*.c bench/*.c))
+TOOL_SRC := $(sort $(wildcard tools/*.c tools/*/*.c))
+TOOL_OBJ := $(patsubst tools/%.c,$(B)/obj/tools/%.o,$(TOOL_SRC))
+TOOL_HDRS := $(wildcard tools/*.h tools/*/*.h)
 TEST_SRC := $(sort $(wildcard test/test_*.c))
 TEST_BIN := $(patsubst test/%.c,$(B)/test/%,$(TEST_SRC))
 TEST_COMMON := $(sort $(wildcard test/common*.c))
 BENCH_SRC := $(sort $(wildcard bench/*.c))
+BENCH_OBJ := $(patsubst bench/%.c,$(B)/obj/bench/%.o,$(BENCH_SRC))
+# What vncl-bench shares with the vncl command: option parsing, JSON forms.
+BENCH_TOOL_OBJ := $(B)/obj/tools/cli_common.o
 
 SONAME = libvncl.so.$(VERSION_MAJOR)
 
-all: $(B)/libvncl.so $(B)/libvncl.a $(B)/vncl $(B)/vncl.pc $(B)/blas/libblas.so.3
+all: $(B)/libvncl.so $(B)/libvncl.a $(B)/vncl $(B)/vncl-bench $(B)/vncl.pc \
+  $(B)/blas/libblas.so.3
 
 $(B)/obj/%.o: lib/%.c $(HDRS)
 	@mkdir -p $(@D)
@@ -78,12 +90,31 @@ $(B)/libvncl.so: $(B)/libvncl.so.$(VERSION)
 	ln -sf libvncl.so.$(VERSION) $(B)/$(SONAME)
 	ln -sf $(SONAME) $@
 
-# The command carries the benchmark suites (bench/), which link the peers.
-$(B)/vncl: $(TOOL_SRC) $(wildcard tools/*.h bench/*.h) $(B)/libvncl.a $(HDRS)
-	$(CC) $(CFLAGS_BASE) -Itools -Ibench \
+# The vncl command (tools/) and the benchmark program it runs for `vncl
+# bench` (bench/): applications over include/ only. vncl-bench links the
+# peers; vncl links only what the library needs (make checkldd).
+TOOL_CFLAGS = $(CFLAGS_BASE) -Itools
+# TODO(issue 16, step 4): the autotuner and doctor's tuning line still read
+# lib/ internals until include/vncl_tuning.h lands (helper P1).
+$(B)/obj/tools/cmd_autotune.o $(B)/obj/tools/cmd_doctor.o: \
+  TOOL_CFLAGS += -Ilib
+
+$(B)/obj/tools/%.o: tools/%.c $(TOOL_HDRS) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_CFLAGS) -c $< -o $@
+
+$(B)/obj/bench/%.o: bench/%.c bench/bench.h $(TOOL_HDRS) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_CFLAGS) -Ibench \
 	  -DVNCL_GIT_COMMIT='"$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)"' \
-	  -o $@ $(TOOL_SRC) $(B)/libvncl.a \
-	  $(LIBS) -lopenblas -lfftw3f -lfftw3
+	  -c $< -o $@
+
+$(B)/vncl: $(TOOL_OBJ) $(B)/libvncl.a
+	$(CC) $(SAN) -o $@ $(TOOL_OBJ) $(B)/libvncl.a $(LIBS)
+
+$(B)/vncl-bench: $(BENCH_OBJ) $(BENCH_TOOL_OBJ) $(B)/libvncl.a
+	$(CC) $(SAN) -o $@ $(BENCH_OBJ) $(BENCH_TOOL_OBJ) $(B)/libvncl.a \
+	  $(LIBS) $(PEER_LIBS)
 
 $(B)/vncl.pc: vncl.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
@@ -91,7 +122,7 @@ $(B)/vncl.pc: vncl.pc.in Makefile
 
 $(B)/test/%: test/%.c $(TEST_COMMON) test/common.h $(B)/libvncl.a $(HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) -Itest -o $@ $< $(TEST_COMMON) $(B)/libvncl.a \
+	$(CC) $(INTERNAL_CFLAGS) -Itest -o $@ $< $(TEST_COMMON) $(B)/libvncl.a \
 	  $(TEST_LIBS)
 
 # Fake vendor telemetry libraries (NVML, ROCm SMI, Level Zero) that
@@ -196,7 +227,12 @@ checksymbols: $(B)/libvncl.so
 	 echo "checksymbols: $$(nm -D --defined-only $(B)/libvncl.so | \
 	  grep -c ' vncl_') exported symbols, all vncl_*"
 
-check: deps all tests checksymbols checklayers
+# The vncl command links only what the library needs: no peer of the
+# benchmarks (OpenBLAS, FFTW), nothing libvncl.so does not need itself.
+checkldd: $(B)/vncl $(B)/libvncl.so
+	@sh scripts/check-ldd.sh $(B)/vncl $(B)/libvncl.so
+
+check: deps all tests checksymbols checklayers checkldd
 	sh scripts/run-tests.sh $(B)/test $(TEST_BIN)
 	sh scripts/check-example.sh $(B)
 	$(MAKE) check-fault
@@ -227,7 +263,7 @@ FAULT_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 check-fault:
 	$(MAKE) B=$(FAULT_B) OPT="-O1 -g -fno-omit-frame-pointer" \
 	  SAN="$(FAULT_SAN)" DEFS=-DVNCL_FAULT_INJECTION $(FAULT_B)/libvncl.a
-	$(CC) $(CFLAGS_BASE) $(FAULT_SAN) -DVNCL_FAULT_INJECTION -Itest \
+	$(CC) $(INTERNAL_CFLAGS) $(FAULT_SAN) -DVNCL_FAULT_INJECTION -Itest \
 	  -o $(FAULT_B)/fault_walk test/fault_walk.c $(TEST_COMMON) \
 	  $(FAULT_B)/libvncl.a $(TEST_LIBS)
 	ASAN_OPTIONS=detect_leaks=1:$(SAN_ASAN_OPTIONS) \
@@ -262,7 +298,7 @@ fuzz:
 	$(MAKE) B=$(FUZZ_B) CC=clang OPT="-O1 -g" \
 	  SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" $(FUZZ_B)/libvncl.a
 	@set -e; for t in $(FUZZ_TARGETS); do \
-	  clang $(CFLAGS_BASE) $(FUZZ_SAN) -fsanitize=fuzzer -o $(FUZZ_B)/$$t \
+	  clang $(INTERNAL_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $(FUZZ_B)/$$t \
 	    test/fuzz/$$t.c $(FUZZ_B)/libvncl.a $(LIBS); \
 	  c=$(FUZZ_B)/corpus/$${t#fuzz_}; mkdir -p $$c; \
 	  cp test/fuzz/corpus/$${t#fuzz_}/* $$c/ 2>/dev/null || true; \
@@ -312,7 +348,7 @@ $(B)/libvncl_mpi.so: $(B)/libvncl_mpi.so.$(VERSION)
 $(B)/test/mpi/%: test/mpi/%.c $(TEST_COMMON) test/common.h mpi/vncl_mpi.h \
   $(B)/libvncl_mpi.a $(B)/libvncl.a $(HDRS)
 	@mkdir -p $(@D)
-	$(MPICC) $(CFLAGS_BASE) -Itest -Impi -o $@ $< $(TEST_COMMON) \
+	$(MPICC) $(INTERNAL_CFLAGS) -Itest -Impi -o $@ $< $(TEST_COMMON) \
 	  $(B)/libvncl_mpi.a $(B)/libvncl.a $(TEST_LIBS)
 
 $(B)/mpi_gemm: examples/mpi_gemm.c mpi/vncl_mpi.h $(B)/libvncl_mpi.a \
@@ -386,7 +422,7 @@ install: all
 	cp $(B)/libvncl.so.$(VERSION) $(B)/libvncl.a $(DESTDIR)$(LIBDIR)/
 	ln -sf libvncl.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libvncl.so
-	cp $(B)/vncl $(DESTDIR)$(BINDIR)/vncl
+	cp $(B)/vncl $(B)/vncl-bench $(DESTDIR)$(BINDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 	  -e 's|@INCDIR@|$(INCDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	  vncl.pc.in > $(DESTDIR)$(PCDIR)/vncl.pc
@@ -400,6 +436,7 @@ uninstall:
 	  $(DESTDIR)$(LIBDIR)/libvncl.so.$(VERSION) \
 	  $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libvncl.so \
 	  $(DESTDIR)$(LIBDIR)/libvncl.a $(DESTDIR)$(BINDIR)/vncl \
+	  $(DESTDIR)$(BINDIR)/vncl-bench \
 	  $(DESTDIR)$(PCDIR)/vncl.pc \
 	  $(DESTDIR)$(CMAKEDIR)/vnclConfig.cmake \
 	  $(DESTDIR)$(CMAKEDIR)/vnclConfigVersion.cmake \
@@ -408,7 +445,7 @@ uninstall:
 clean:
 	rm -rf $(B) build-asan build-fault build-tsan build-fuzz
 
-.PHONY: all tests deps checksymbols checklayers check check-asan check-fault check-tsan fuzz \
+.PHONY: all tests deps checksymbols checklayers checkldd check check-asan check-fault check-tsan fuzz \
   check-oclgrind \
   demo \
   install uninstall \

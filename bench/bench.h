@@ -61,5 +61,8 @@ int bench_suite_fft(bench_ctx *b);
 int bench_suite_ops(bench_ctx *b);
 int bench_suite_startup(bench_ctx *b);
 int bench_suite_multi(bench_ctx *b); /* needs 2+ devices (bench_multi.c) */
+/* `vncl-bench __startup-child vncl|clblast CACHE_DIR` (bench_startup.c):
+ * the process the startup suite measures. */
+int bench_startup_child(int argc, char **argv);
 
 #endif

@@ -255,7 +255,7 @@ static int run_in_child(bench_ctx *b) {
   exe[len] = '\0';
   snprintf(cmd, sizeof cmd,
            "VNCL_BENCH_MULTI_CHILD=1 POCL_DEVICES='pthread pthread' "
-           "'%s' bench --suite multi --repeats %d %s --json %s",
+           "'%s' --suite multi --repeats %d %s --json %s",
            exe, b->repeats, b->quick ? "--quick" : "", json);
   fflush(stdout);
   FILE *p = popen(cmd, "r");

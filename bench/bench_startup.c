@@ -2,7 +2,7 @@
  * result, with empty caches (vncl's binary cache and PoCL's or the driver's
  * own) and with warm ones; the peer is CLBlast's first SGEMM in a fresh
  * process under the same conditions. Each measurement runs in a child
- * process (`vncl __startup-child`), because what is measured is a process
+ * process (`vncl-bench __startup-child`), because what is measured is a process
  * start. */
 #include <clblast_c.h>
 #include <math.h>
@@ -105,8 +105,8 @@ static int child_clblast(void) {
   return 0;
 }
 
-/* Hidden subcommand: `vncl __startup-child vncl|clblast CACHE_DIR`. */
-int cmd_startup_child(int argc, char **argv) {
+/* Hidden subcommand: `vncl-bench __startup-child vncl|clblast CACHE_DIR`. */
+int bench_startup_child(int argc, char **argv) {
   if (argc == 3 && !strcmp(argv[1], "vncl")) return child_vncl(argv[2]);
   if (argc == 3 && !strcmp(argv[1], "clblast")) return child_clblast();
   return CLI_USAGE;

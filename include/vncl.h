@@ -265,6 +265,40 @@ VNCL_API vncl_status vncl_context_cl(vncl_context *ctx, cl_context *c,
 VNCL_API vncl_status vncl_context_device_info(vncl_context *ctx,
                                               vncl_device_info *out);
 
+/* The compiled-kernel cache of a context (vncl_options.cache_dir,
+ * VNCL_CACHE_DIR, else $XDG_CACHE_HOME/vncl or ~/.cache/vncl), as decided
+ * when the context was made. The cache only ever saves time: every state
+ * but ON means kernels compile in every process. */
+typedef enum vncl_cache_state {
+  VNCL_CACHE_ON = 0,        /* in use: dir is the resolved folder */
+  VNCL_CACHE_OFF = 1,       /* turned off ("off"), or no folder (no HOME) */
+  VNCL_CACHE_UNTRUSTED = 2, /* others could have written it (docs/security.md):
+                               off; why says what, fix how to mend it */
+  VNCL_CACHE_UNUSABLE = 3   /* could not be made, opened or written: off */
+} vncl_cache_state;
+
+typedef struct vncl_cache_info {
+  vncl_cache_state state;
+  char dir[1024]; /* ON: the folder in use; otherwise the folder asked for
+                     ("" when OFF) */
+  char why[512];  /* UNTRUSTED, UNUSABLE: the reason, naming the path */
+  char fix[512];  /* UNTRUSTED: the command that mends it ("" if none) */
+} vncl_cache_info;
+
+/* Fills *out with the state of ctx's binary cache. Errors:
+ * VNCL_ERR_INVALID_ARG (ctx or out NULL; nothing written). Thread-safe. */
+VNCL_API vncl_status vncl_context_cache_info(const vncl_context *ctx,
+                                             vncl_cache_info *out);
+
+/* Builds the library's smallest kernel (an axpy, cl_kernels/selftest.cl)
+ * for ctx's device, from the binary cache when it holds it: proves the
+ * device's compiler works. *seconds (may be NULL) receives the time the
+ * build or load took. Errors: VNCL_ERR_INVALID_ARG (ctx NULL),
+ * VNCL_ERR_BUILD (the message carries the build log's start),
+ * VNCL_ERR_OPENCL. Thread-safe per the rule above. */
+VNCL_API vncl_status vncl_context_selftest(vncl_context *ctx,
+                                           double *seconds);
+
 /* Blocks until all work enqueued on the context's queue has finished. */
 VNCL_API vncl_status vncl_finish(vncl_context *ctx);
 

@@ -68,7 +68,7 @@ case $BUDGET in ''|*[!0-9]*) echo "gpu-check: --budget takes seconds" >&2; exit 
 if [ "$PACK" = 1 ]; then
   [ -x build/vncl ] || { echo "gpu-check --pack: build first (make -j all tests)" >&2; exit 5; }
   rm -rf build/gpu-libs && mkdir -p build/gpu-libs
-  bins="build/vncl $(ls build/test/test_* 2>/dev/null | grep -v '\.log$')"
+  bins="build/vncl build/vncl-bench $(ls build/test/test_* 2>/dev/null | grep -v '\.log$')"
   for lib in $(ldd $bins 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $1 "=" $3}' | sort -u); do
     name=${lib%%=*}
     case $name in
@@ -76,7 +76,7 @@ if [ "$PACK" = 1 ]; then
     esac
     cp -L "${lib#*=}" "build/gpu-libs/$name"
   done
-  files="build/vncl build/libvncl.so build/libvncl.so.* build/test/test_* build/test/libfake_*.so build/gpu-libs"
+  files="build/vncl build/vncl-bench build/libvncl.so build/libvncl.so.* build/test/test_* build/test/libfake_*.so build/gpu-libs"
   # shellcheck disable=SC2086
   tar -cJf build/gpu-check-bundle.tar.xz --exclude='*.log' $files || exit 1
   echo "gpu-check --pack: build/gpu-check-bundle.tar.xz ($(du -h build/gpu-check-bundle.tar.xz | cut -f1)," \
@@ -228,7 +228,7 @@ else
   run_limited "$lim" "$LOGS/build.log" make -j"$(nproc)" all tests
   rc=$?
 fi
-nf=$(ldd build/vncl 2>/dev/null | awk '/not found/ {print $1}' | tr '\n' ' ')
+nf=$(ldd build/vncl build/vncl-bench 2>/dev/null | awk '/not found/ {print $1}' | tr '\n' ' ')
 if [ "$rc" -ne 0 ] || [ ! -x build/vncl ] || [ -n "$nf" ]; then
   say "build: $how failed (rc $rc${nf:+; libraries not found: $nf}); log $LOGS/build.log"
   [ -f "$LOGS/build.log" ] && tail -n 15 "$LOGS/build.log"

@@ -10,14 +10,17 @@
 int cmd_devices(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
-int cmd_startup_child(int argc, char **argv); /* bench/bench_startup.c */
 int cmd_monitor(int argc, char **argv);
 int cmd_autotune(int argc, char **argv);
 
-/* Exit code for usage errors. */
+/* Exit codes: usage errors; `vncl bench` when vncl-bench is absent, or
+ * present but cannot be executed (the shell's codes for the same). */
 #define CLI_USAGE 2
+#define CLI_NOT_FOUND 127
+#define CLI_CANNOT_RUN 126
 
+/* Seconds on a monotonic clock. */
+double cli_now(void);
 cJSON *cli_device_json(const vncl_device_info *d);
 cJSON *cli_memory_json(const vncl_memory_stats *m);
 const char *cli_device_type(vncl_device_type t);

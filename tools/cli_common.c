@@ -1,10 +1,17 @@
-/* JSON forms of device info and memory stats, option parsing. */
+/* JSON forms of device info and memory stats, option parsing, the clock. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "cli.h"
+
+double cli_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 const char *cli_device_type(vncl_device_type t) {
   switch (t) {

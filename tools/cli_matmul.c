@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "cli_matmul.h"
 
 static uint64_t rng_state;

@@ -20,5 +20,4 @@ vncl_status cli_matmul_check(vncl_context *ctx, int n, int repeats,
 vncl_status cli_matmul_run(vncl_context *ctx, double alpha,
                            const vncl_tensor *a, const vncl_tensor *b,
                            double beta, vncl_tensor *c);
-double cli_now(void);
 #endif

@@ -1,9 +1,6 @@
 /* The product behind `vncl info` and `vncl doctor`: the library's GEMM, as
  * a user calls it. */
 #include "cli_matmul.h"
-#include "runtime/runtime.h"
-
-double cli_now(void) { return vncl__now(); }
 
 vncl_status cli_matmul_run(vncl_context *ctx, double alpha,
                            const vncl_tensor *a, const vncl_tensor *b,

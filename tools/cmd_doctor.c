@@ -8,6 +8,9 @@
 
 #include "cli.h"
 #include "cli_matmul.h"
+/* TODO(issue 16, step 4): the tuning database's state through
+ * include/vncl_tuning.h once it lands (helper P1); until then this file
+ * reads the context's tuning fields, and the Makefile gives it -Ilib. */
 #include "runtime/runtime.h"
 #include "tuning/tuning.h"
 
@@ -128,16 +131,13 @@ static void doctor_device(vncl_context *ctx) {
   check(d.global_mem_bytes >= (64u << 20), true, line,
         "the device reports less than 64 MiB of global memory");
 
-  double t0 = cli_now();
-  vncl__program *prog = NULL;
-  cl_kernel k = NULL;
-  s = vncl__kernel_get(ctx, "selftest.cl", "", "selftest_axpy", &prog, &k);
-  snprintf(line, sizeof line, "test kernel compiles (%.2f s)%s%s",
-           cli_now() - t0, s ? ": " : "", s ? vncl_errmsg(ctx) : "");
+  double build_s = 0;
+  s = vncl_context_selftest(ctx, &build_s);
+  snprintf(line, sizeof line, "test kernel compiles (%.2f s)%s%s", build_s,
+           s ? ": " : "", s ? vncl_errmsg(ctx) : "");
   check(!s, true, line,
         "the driver's compiler failed; run with VNCL_LOG=debug and report the "
         "build log");
-  if (k) vncl__kernel_release(ctx, prog, "selftest_axpy", k);
   cli_matmul_result r = {0};
   s = cli_matmul_check(ctx, 64, 1, &r);
   snprintf(line, sizeof line,
@@ -148,28 +148,28 @@ static void doctor_device(vncl_context *ctx) {
         "the device computed a wrong result or failed to run; update the "
         "driver, or try another device");
 
-  char dir[1024];
-  vncl__bincache_default_dir(dir, sizeof dir);
-  bool cache_on = ctx->bincache.dir[0] != '\0';
-  if (ctx->bincache.untrusted.why[0]) {
+  vncl_cache_info ci;
+  vncl_context_cache_info(ctx, &ci);
+  if (ci.state == VNCL_CACHE_UNTRUSTED) {
     /* Someone else could have written it: a required check, since a
      * cached binary is code this process runs. */
     snprintf(line, sizeof line, "binary cache: %s not trusted, so off: %s",
-             dir, ctx->bincache.untrusted.why);
+             ci.dir, ci.why);
     char fix[1400];
     snprintf(fix, sizeof fix,
              "%s%sset VNCL_CACHE_DIR to a private folder (kernels compile "
              "in every process meanwhile)",
-             ctx->bincache.untrusted.fix,
-             ctx->bincache.untrusted.fix[0] ? ", or " : "");
+             ci.fix, ci.fix[0] ? ", or " : "");
     check(false, true, line, fix);
   } else {
-    bool writable = cache_on && access(ctx->bincache.dir, W_OK) == 0;
-    snprintf(line, sizeof line, "binary cache: %s",
-             cache_on ? ctx->bincache.dir
-             : dir[0] ? "not writable, so off"
-                      : "off (VNCL_CACHE_DIR=off)");
-    check(writable || !dir[0], false, line,
+    bool writable = ci.state == VNCL_CACHE_ON && access(ci.dir, W_OK) == 0;
+    if (ci.state == VNCL_CACHE_UNUSABLE)
+      snprintf(line, sizeof line, "binary cache: %s %s, so off", ci.dir,
+               ci.why);
+    else
+      snprintf(line, sizeof line, "binary cache: %s",
+               ci.state == VNCL_CACHE_ON ? ci.dir : "off (VNCL_CACHE_DIR=off)");
+    check(writable || ci.state == VNCL_CACHE_OFF, false, line,
           "set VNCL_CACHE_DIR to a writable folder so kernels compile once, "
           "not in every process");
   }

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "runtime/runtime.h"
 
 static volatile sig_atomic_t g_stop;
 
@@ -39,9 +38,22 @@ static void usage(FILE *f) {
 
 /* ---- shared with `info` and `doctor` (declared in cli.h) ---------------- */
 
+/* Whether `hay` contains `needle`, ignoring ASCII case. */
+static bool contains_nocase(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  for (; *hay; hay++) {
+    size_t i = 0;
+    while (i < n && hay[i] &&
+           tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+      i++;
+    if (i == n) return true;
+  }
+  return n == 0;
+}
+
 const char *cli_platform_short(const vncl_device_info *d) {
-  if (vncl__contains_nocase(d->platform, "portable computing language") ||
-      vncl__contains_nocase(d->platform, "pocl"))
+  if (contains_nocase(d->platform, "portable computing language") ||
+      contains_nocase(d->platform, "pocl"))
     return "PoCL";
   return d->platform[0] ? d->platform : d->name;
 }

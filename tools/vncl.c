@@ -1,9 +1,48 @@
 /* The `vncl` command: device report, checks, and (as they land) tuning and
  * benchmarks. Usage errors exit 2, failed checks 1, success 0. */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+
+/* `vncl bench ...` runs the separate vncl-bench program (bench/), which
+ * links the peers (OpenBLAS, FFTW, CLBlast and clFFT called directly), so
+ * that this command links only what the library needs. vncl-bench is looked
+ * for next to this program, then in PATH. Returns only when it cannot be
+ * run: CLI_NOT_FOUND (127) when absent, 126 when it cannot be executed. */
+static int cmd_bench(int argc, char **argv) {
+  char *args[argc + 1];
+  args[0] = "vncl-bench";
+  for (int i = 1; i < argc; i++) args[i] = argv[i];
+  args[argc] = NULL;
+  char self[PATH_MAX], next[PATH_MAX + 16] = "";
+  int e = ENOENT;
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  char *slash = n > 0 ? (self[n] = '\0', strrchr(self, '/')) : NULL;
+  if (slash) {
+    *slash = '\0';
+    snprintf(next, sizeof next, "%s/vncl-bench", self);
+    execv(next, args); /* returns only on failure */
+    e = errno;
+  }
+  if (e == ENOENT) {
+    execvp("vncl-bench", args);
+    e = errno;
+  }
+  if (e == ENOENT) {
+    fprintf(stderr,
+            "vncl bench: vncl-bench not found (looked next to this program%s%s "
+            "and in PATH); build it with `make` (build/vncl-bench) or install "
+            "it with `make install`\n",
+            next[0] ? ", for " : "", next);
+    return CLI_NOT_FOUND;
+  }
+  fprintf(stderr, "vncl bench: cannot run vncl-bench: %s\n", strerror(e));
+  return CLI_CANNOT_RUN;
+}
 
 static const struct {
   const char *name;
@@ -43,9 +82,6 @@ int main(int argc, char **argv) {
     usage(stdout);
     return 0;
   }
-  /* Internal: a fresh process measured by `vncl bench --suite startup`. */
-  if (!strcmp(cmd, "__startup-child"))
-    return cmd_startup_child(argc - 1, argv + 1);
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
     if (!strcmp(cmd, commands[i].name))
       return commands[i].fn(argc - 1, argv + 1);

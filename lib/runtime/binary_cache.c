@@ -56,7 +56,9 @@ void vncl__bincache_init(vncl__bincache *bc, const char *dir_opt) {
   bc->dir[0] = '\0';
   bc->dirfd = -1;
   memset(&bc->untrusted, 0, sizeof bc->untrusted);
+  bc->asked[0] = bc->unusable[0] = '\0';
   if (!dir_opt || !*dir_opt || !strcmp(dir_opt, "off")) return;
+  vncl__strlcpy(bc->asked, dir_opt, sizeof bc->asked);
   vncl__trust t;
   char canon[sizeof bc->dir];
   /* Nothing is made where others could take it over, and what the folder
@@ -76,6 +78,8 @@ void vncl__bincache_init(vncl__bincache *bc, const char *dir_opt) {
     vncl__log(VNCL_LOG_WARN,
               "binary cache '%s' is not a writable folder%s%s: caching is off",
               dir_opt, fd < 0 ? ": " : "", fd < 0 ? t.why : "");
+    snprintf(bc->unusable, sizeof bc->unusable, "not a writable folder%s%s",
+             fd < 0 ? ": " : "", fd < 0 ? t.why : "");
     if (fd >= 0) close(fd);
     return;
   }

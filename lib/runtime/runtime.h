@@ -226,6 +226,10 @@ typedef struct vncl__bincache {
   char dir[1024]; /* resolved path; "" when disabled */
   int dirfd;      /* the open folder; -1 when disabled */
   vncl__trust untrusted; /* why it was disabled as untrusted ("" if not) */
+  /* For vncl_context_cache_info: the folder asked for ("" when off) and,
+   * when it could not be used for another reason, why ("" if it could). */
+  char asked[1024];
+  char unusable[600];
 } vncl__bincache;
 void vncl__bincache_init(vncl__bincache *bc, const char *dir_opt);
 /* Closes the folder (the context's last reference). */
