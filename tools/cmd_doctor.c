@@ -129,15 +129,14 @@ static void doctor_device(vncl_context *ctx) {
         "the device reports less than 64 MiB of global memory");
 
   double t0 = cli_now();
-  vncl__program *prog = NULL;
-  cl_kernel k = NULL;
-  s = vncl__kernel_get(ctx, "selftest.cl", "", "selftest_axpy", &prog, &k);
+  vncl__kernel k = {0};
+  s = vncl__kernel_get(ctx, "selftest.cl", "", "selftest_axpy", &k);
   snprintf(line, sizeof line, "test kernel compiles (%.2f s)%s%s",
            cli_now() - t0, s ? ": " : "", s ? vncl_errmsg(ctx) : "");
   check(!s, true, line,
         "the driver's compiler failed; run with VNCL_LOG=debug and report the "
         "build log");
-  if (k) vncl__kernel_release(ctx, prog, "selftest_axpy", k);
+  vncl__kernel_put(ctx, &k);
   cli_matmul_result r = {0};
   s = cli_matmul_check(ctx, 64, 1, &r);
   snprintf(line, sizeof line,

@@ -305,8 +305,10 @@ vncl_status vncl__program_get(vncl_context *ctx, const char *source,
   return VNCL_OK;
 }
 
-vncl_status vncl__kernel_acquire(vncl_context *ctx, vncl__program *p,
-                                 const char *name, cl_kernel *out) {
+/* Takes a kernel object named `name` out of p's pool, creating one when
+ * every pooled one is busy. */
+static vncl_status pool_take(vncl_context *ctx, vncl__program *p,
+                             const char *name, cl_kernel *out) {
   pthread_mutex_lock(&ctx->prog_lock);
   for (pooled_kernel *k = p->kernels; k; k = k->next)
     if (!k->busy && !strcmp(k->name, name)) {
@@ -338,9 +340,7 @@ vncl_status vncl__kernel_acquire(vncl_context *ctx, vncl__program *p,
   return VNCL_OK;
 }
 
-void vncl__kernel_release(vncl_context *ctx, vncl__program *p,
-                          const char *name, cl_kernel k) {
-  VNCL_UNUSED(name);
+static void pool_give(vncl_context *ctx, vncl__program *p, cl_kernel k) {
   pthread_mutex_lock(&ctx->prog_lock);
   for (pooled_kernel *pk = p->kernels; pk; pk = pk->next)
     if (pk->k == k) {
@@ -348,6 +348,31 @@ void vncl__kernel_release(vncl_context *ctx, vncl__program *p,
       break;
     }
   pthread_mutex_unlock(&ctx->prog_lock);
+}
+
+vncl_status vncl__kernel_from(vncl_context *ctx, vncl__program *p,
+                              const char *name, vncl__kernel *out) {
+  out->prog = p;
+  out->name = name;
+  out->k = NULL;
+  return pool_take(ctx, p, name, &out->k);
+}
+
+void vncl__kernel_put(vncl_context *ctx, vncl__kernel *k) {
+  if (k->k) pool_give(ctx, k->prog, k->k);
+  k->k = NULL;
+}
+
+bool vncl__kernel_wg_fits(vncl_context *ctx, const vncl__kernel *k,
+                          size_t want, size_t *allowed) {
+  size_t kwg = 0;
+  *allowed = 0;
+  if (clGetKernelWorkGroupInfo(k->k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE,
+                               sizeof kwg, &kwg, NULL) != CL_SUCCESS ||
+      kwg == 0 || kwg >= want)
+    return true;
+  *allowed = kwg;
+  return false;
 }
 
 vncl__program *vncl__program_find_variant(vncl_context *ctx,
@@ -379,10 +404,13 @@ void vncl__program_add_variant(vncl_context *ctx, vncl__program *p,
 
 vncl_status vncl__kernel_get(vncl_context *ctx, const char *source,
                              const char *options, const char *name,
-                             vncl__program **prog, cl_kernel *out) {
-  vncl_status s = vncl__program_get(ctx, source, options, prog);
+                             vncl__kernel *out) {
+  out->prog = NULL;
+  out->name = name;
+  out->k = NULL;
+  vncl_status s = vncl__program_get(ctx, source, options, &out->prog);
   if (s) return s;
-  return vncl__kernel_acquire(ctx, *prog, name, out);
+  return pool_take(ctx, out->prog, name, &out->k);
 }
 
 void vncl__programs_free(vncl_context *ctx) {
