@@ -44,49 +44,25 @@
 #define IDX_BITS 32
 #endif
 
-/* NaN and finiteness by comparison: x != x only for NaN, x - x == 0 only
- * for finite x. (PoCL's isnan/isfinite are calls that cost several times
- * a Kahan step; these compile to one compare, and stay exact without
- * -cl-fast-relaxed-math.) */
-#define IS_NAN(x) ((x) != (x))
-#define IS_FINITE(x) ((x) - (x) == 0)
-
 #if IDX_BITS == 64
 typedef ulong IDX;
 #else
 typedef uint IDX;
 #endif
 
+/* REAL: the compute type; STORE: what the buffers hold (vncl_prelude.cl);
+ * K: values per Philox block. */
 #if DTYPE == 1
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#define REAL double
-#define STORE double
 #define K 2
 #else
-#define REAL float
 #define K 4
-#if DTYPE == 2
-#define STORE half
-#elif DTYPE == 3
-#define STORE ushort
-#else
-#define STORE float
 #endif
-#endif
+#define REAL VNCL_REAL(DTYPE)
+#define STORE VNCL_STORAGE(DTYPE)
 typedef REAL real;
 
-#if DTYPE == 2
-#define ST(p, i, x) vstore_half_rte((x), (i), (p))
-#elif DTYPE == 3
-inline ushort bf16_round(float f) {
-  uint u = as_uint(f);
-  if (IS_NAN(f)) return (ushort)((u >> 16) | 0x40u);
-  return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-#define ST(p, i, x) ((p)[i] = bf16_round(x))
-#else
-#define ST(p, i, x) ((p)[i] = (x))
-#endif
+#define ST(p, i, x) VNCL_STORE(DTYPE, p, i, x)
 
 #define PHILOX_M0 0xD2511F53u
 #define PHILOX_M1 0xCD9E8D57u
@@ -97,8 +73,6 @@ inline ushort bf16_round(float f) {
  * one per vector lane, so that the ten dependent rounds of different blocks
  * run side by side in vector instructions (a block alone is a chain of
  * multiplies). */
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
 #if BPI == 1
 #define BSUF
 #define LANE_IDS ((ulong)0)

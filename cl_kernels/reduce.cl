@@ -62,13 +62,6 @@
 #define IDX_BITS 32
 #endif
 
-/* NaN and finiteness by comparison: x != x only for NaN, x - x == 0 only
- * for finite x. (PoCL's isnan/isfinite are calls that cost several times
- * a Kahan step; these compile to one compare, and stay exact without
- * -cl-fast-relaxed-math.) */
-#define IS_NAN(x) ((x) != (x))
-#define IS_FINITE(x) ((x) - (x) == 0)
-
 #if IDX_BITS == 64
 typedef ulong IDX;
 #define IDX_NONE ULONG_MAX
@@ -77,59 +70,27 @@ typedef uint IDX;
 #define IDX_NONE UINT_MAX
 #endif
 
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
 #if VW == 1
 #define VSUF
 #else
 #define VSUF VW
 #endif
 
+/* ACC: the compute type; STORE: what the buffers hold (vncl_prelude.cl). */
 #if DTYPE == 1
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#define ACC double
-#define STORE double
-#elif DTYPE == 2
-#define ACC float
-#define STORE half
-#elif DTYPE == 3
-#define ACC float
-#define STORE ushort
-#else
-#define ACC float
-#define STORE float
 #endif
+#define ACC VNCL_REAL(DTYPE)
+#define STORE VNCL_STORAGE(DTYPE)
 typedef ACC acc;
 typedef CAT(ACC, VSUF) accv;
 
-#if DTYPE == 3
-#define BF16_LOAD(N, u) CAT(as_float, N)(CAT(convert_uint, N)(u) << 16)
-inline ushort bf16_round(float f) {
-  uint u = as_uint(f);
-  if (IS_NAN(f)) return (ushort)((u >> 16) | 0x40u);
-  return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-#endif
-
-#if DTYPE == 2
-#define LD(p, i) vload_half((i), (p))
-#define ST(p, i, x) vstore_half_rte((x), (i), (p))
-#elif DTYPE == 3
-#define LD(p, i) BF16_LOAD(, (p)[i])
-#define ST(p, i, x) ((p)[i] = bf16_round(x))
-#else
-#define LD(p, i) ((p)[i])
-#define ST(p, i, x) ((p)[i] = (x))
-#endif
-
+#define LD(p, i) VNCL_LOAD(DTYPE, p, i)
+#define ST(p, i, x) VNCL_STORE(DTYPE, p, i, x)
 #if VW == 1
 #define LDV(p, v) LD(p, v)
-#elif DTYPE == 2
-#define LDV(p, v) CAT(vload_half, VW)((v), (p))
-#elif DTYPE == 3
-#define LDV(p, v) BF16_LOAD(VW, CAT(vload, VW)((v), (p)))
 #else
-#define LDV(p, v) CAT(vload, VW)((v), (p))
+#define LDV(p, v) VNCL_VLOAD(DTYPE, VW, v, p)
 #endif
 
 /* Operation codes: must match lib/ops_reduce.c. */

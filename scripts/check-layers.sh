@@ -27,7 +27,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for d in "$obj"/*/; do
   layer=$(basename "$d")
-  case $layer in blas|blas-gen|mpi) continue ;; esac
+  case $layer in blas|blas-gen|mpi|bench|tools) continue ;; esac
   rank "$layer" > /dev/null
   for o in "$d"*.o; do
     nm --defined-only "$o" | awk -v L="$layer" '$2 ~ /^[TDBR]$/ {print $3, L}' >> "$tmp/defs"

@@ -445,14 +445,6 @@ const char *vncl_fft_plan_algorithm(const vncl_fft_plan *plan) {
 
 /* ---- execution ---------------------------------------------------------- */
 
-static void shape_str(const int64_t *s, int n, char *out, size_t cap) {
-  size_t used = 0;
-  out[0] = '\0';
-  for (int i = 0; i < n && used < cap; i++)
-    used += (size_t)snprintf(out + used, cap - used, "%s%lld", i ? ", " : "",
-                             (long long)s[i]);
-}
-
 /* Checks that t is [B..., want...] with product(B) == batch. */
 static vncl_status check_shape(const vncl_fft_plan *p, const vncl_tensor *t,
                                const char *role, const int64_t *want,
@@ -464,16 +456,17 @@ static vncl_status check_shape(const vncl_fft_plan *p, const vncl_tensor *t,
   for (int i = 0; ok && i < t->ndim - nwant; i++) b *= (uint64_t)t->shape[i];
   if (ok && b == p->batch) return VNCL_OK;
   char got[256], exp[128];
-  shape_str(t->shape, t->ndim, got, sizeof got);
-  shape_str(want, nwant, exp, sizeof exp);
+  vncl__shape_str(t->ndim, t->shape, got, sizeof got);
+  vncl__shape_str(nwant, want, exp, sizeof exp);
   if (ok)
     return vncl__fail(p->ctx, VNCL_ERR_INVALID_ARG,
-                      "%s: shape [%s] has batch %llu, the plan has batch %zu",
+                      "%s: shape %s has batch %llu, the plan has batch %zu",
                       role, got, (unsigned long long)b, p->batch);
+  /* exp + 1: "[n0, n1]" without its '[', after "[batch..., ". */
   return vncl__fail(p->ctx, VNCL_ERR_INVALID_ARG,
-                    "%s: shape [%s] does not match the %s plan, which needs "
-                    "[batch..., %s]%s",
-                    role, got, type_name(p->d.type), exp,
+                    "%s: shape %s does not match the %s plan, which needs "
+                    "[batch..., %s%s",
+                    role, got, type_name(p->d.type), exp + 1,
                     p->d.type == VNCL_FFT_C2C
                         ? " (complex: interleaved pairs, last dimension 2)"
                         : "");

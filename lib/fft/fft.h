@@ -134,37 +134,25 @@ void vncl__fft_tuning_for(const vncl_device_info *dev, vncl__fft_tuning *out);
 /* ---- steps on vncl's kernels (fft_stockham.c, fft_bluestein.c,
  *      fft_layout.c) ------------------------------------------------------ */
 
-/* A kernel of cl_kernels/fft_*.cl taken from the program pool. */
-typedef struct vncl__fft_kern {
-  vncl__program *prog;
-  cl_kernel k;
-  const char *name;
-} vncl__fft_kern;
-/* Gets `name` from `file` built for dtype (-DPRECISION=32 or 64) and the
- * extra options `more` (may be NULL). */
+/* Gets kernel `name` (runtime.h's handle) from `file` built for dtype
+ * (-DPRECISION=32 or 64) and the extra options `more` (may be NULL). */
 vncl_status vncl__fft_kget(vncl_context *ctx, vncl_dtype dtype,
                            const char *file, const char *more,
-                           const char *name, vncl__fft_kern *out);
+                           const char *name, vncl__kernel *out);
 /* The build options of the FFT kernels for dtype and `more`. */
 void vncl__fft_options(vncl_dtype dtype, const char *more, char *out,
                        size_t cap);
 /* Launches k on a (d0, d1) range unless `args` (the status of setting its
  * arguments) is an error, and gives the kernel back either way. */
-vncl_status vncl__fft_klaunch(vncl_context *ctx, vncl__fft_kern *k,
+vncl_status vncl__fft_klaunch(vncl_context *ctx, vncl__kernel *k,
                               vncl_status args, size_t d0, size_t d1,
                               double bytes);
 /* The same on a 1-D range with a work-group size (0: the driver's). */
-vncl_status vncl__fft_klaunch1(vncl_context *ctx, vncl__fft_kern *k,
+vncl_status vncl__fft_klaunch1(vncl_context *ctx, vncl__kernel *k,
                                vncl_status args, size_t global, size_t local,
                                double flops, double bytes);
-/* A `real` kernel argument: float or double by dtype. */
-typedef struct vncl__fft_real {
-  float f;
-  double d;
-  size_t size;
-  const void *ptr;
-} vncl__fft_real;
-void vncl__fft_real_arg(vncl__fft_real *a, vncl_dtype dtype, double v);
+/* A `real` kernel argument (float or double by dtype) is runtime.h's
+ * vncl__real_arg. */
 
 /* An axis of a multi-dimensional array of complex values, seen as `lines`
  * = outer * inner lines of n elements: element j of line l sits at

@@ -19,7 +19,7 @@ vncl_status vncl__fft_bluestein_run(vncl_context *ctx, vncl__fft_state *st,
   if (s) return s;
   cl_ulong n_ = ax.n, m_ = m, inner_ = ax.inner;
   cl_int conj_ = conj;
-  vncl__fft_kern k;
+  vncl__kernel k;
   if ((s = vncl__fft_kget(ctx, dtype, "fft_bluestein.cl", NULL, "fft_bs_pre",
                           &k)))
     return s;
@@ -56,12 +56,11 @@ vncl_status vncl__fft_bluestein_run(vncl_context *ctx, vncl__fft_state *st,
   if ((s = vncl__fft_kget(ctx, dtype, "fft_bluestein.cl", NULL, "fft_bs_post",
                           &k)))
     return s;
-  vncl__fft_real sc;
-  vncl__fft_real_arg(&sc, dtype, scale);
+  vncl__targ sc = vncl__real_arg(dtype, scale);
   return vncl__fft_klaunch(
       ctx, &k,
       vncl__set_args(ctx, k.k, 8, VNCL_ARG(n_), VNCL_ARG(m_), VNCL_ARG(inner_),
-                     VNCL_ARG(conj_), sc.size, sc.ptr, VNCL_ARG(s_buf),
+                     VNCL_ARG(conj_), VNCL_TARG(sc), VNCL_ARG(s_buf),
                      VNCL_ARG(chirp->tables[0]), VNCL_ARG(dst)),
       ax.n, lines, 2.0 * lines * ax.n * esize);
 }

@@ -132,14 +132,13 @@ static vncl_status pass(vncl_context *ctx, vncl__fft_state *st,
   if (s) return s;
   char more[32];
   snprintf(more, sizeof more, "-DVW=%zu", vw);
-  vncl__fft_kern k;
+  vncl__kernel k;
   if ((s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", more, "fft_stockham",
                           &k)))
     return s;
   cl_uint n_ = (cl_uint)n;
   cl_int sign_ = sign;
-  vncl__fft_real sc;
-  vncl__fft_real_arg(&sc, dtype, scale);
+  vncl__targ sc = vncl__real_arg(dtype, scale);
   cl_ulong a[11] = {g->lines, g->mid, g->inner, g->xo, g->xm, g->xi,
                     g->xj,    g->yo,  g->ym,    g->yi, g->yj};
   cl_ulong twn_ = twn;
@@ -148,7 +147,7 @@ static vncl_status pass(vncl_context *ctx, vncl__fft_state *st,
   cl_mem lo = split ? split->tables[0] : tw->tables[0];
   cl_mem hi = split ? split->tables[1] : tw->tables[0];
   s = vncl__set_args(
-      ctx, k.k, 22, VNCL_ARG(n_), VNCL_ARG(sign_), sc.size, sc.ptr,
+      ctx, k.k, 22, VNCL_ARG(n_), VNCL_ARG(sign_), VNCL_TARG(sc),
       VNCL_ARG(a[0]), VNCL_ARG(a[1]), VNCL_ARG(a[2]), VNCL_ARG(x),
       VNCL_ARG(a[3]), VNCL_ARG(a[4]), VNCL_ARG(a[5]), VNCL_ARG(a[6]),
       VNCL_ARG(y), VNCL_ARG(a[7]), VNCL_ARG(a[8]), VNCL_ARG(a[9]),

@@ -93,12 +93,11 @@ vncl_status vncl__ops_params_set(vncl_context *ctx, vncl__ops_family f,
 void vncl__ops_options(vncl__ops_family f, const int *values,
                        const char *extra, char *out, size_t cap);
 
-/* A kernel fetched for a launch; give it back with vncl__ops_kernel_put. */
-typedef struct vncl__ops_kernel {
-  vncl__program *prog;
-  cl_kernel k;
-  const char *name;
-} vncl__ops_kernel;
+/* The runtime's kernel handle and typed argument (runtime.h) under the
+ * names the family files use. */
+typedef vncl__kernel vncl__ops_kernel;
+typedef vncl__targ vncl__ops_arg;
+#define VNCL_OPS_ARG(a) VNCL_TARG(a)
 
 /* Builds (or finds) `name` in family f's source with the family's
  * parameters `values` plus `extra`, and checks the kernel accepts the
@@ -107,30 +106,19 @@ typedef struct vncl__ops_kernel {
  * program rebuilt, and `values` updated to what the launch must use. */
 vncl_status vncl__ops_kernel_get(vncl_context *ctx, vncl__ops_family f,
                                  int *values, const char *extra,
-                                 const char *name, vncl__ops_kernel *out);
-void vncl__ops_kernel_put(vncl_context *ctx, vncl__ops_kernel *k);
+                                 const char *name, vncl__kernel *out);
+static inline void vncl__ops_kernel_put(vncl_context *ctx, vncl__kernel *k) {
+  vncl__kernel_put(ctx, k);
+}
 
-/* A kernel argument whose C type is chosen at run time (index width,
- * compute precision), passed to vncl__set_args with VNCL_OPS_ARG. */
-typedef struct vncl__ops_arg {
-  size_t size;
-  union {
-    cl_int i;
-    cl_uint u;
-    cl_ulong ul;
-    cl_float f;
-    cl_double d;
-    cl_uint8 u8;
-    cl_ulong8 ul8;
-  } v;
-} vncl__ops_arg;
-#define VNCL_OPS_ARG(a) (a).size, (const void *)&(a).v
 /* An index (IDX in the kernels): cl_uint for 32 bits, cl_ulong for 64. */
-vncl__ops_arg vncl__ops_idx(int bits, size_t v);
+vncl__targ vncl__ops_idx(int bits, size_t v);
 /* An IDX8 vector from up to 8 values (the rest 1). */
-vncl__ops_arg vncl__ops_idx8(int bits, const size_t *v, int n);
-/* A scalar of the kernels' compute type: cl_double for f64, else cl_float. */
-vncl__ops_arg vncl__ops_real(vncl_dtype dt, double v);
+vncl__targ vncl__ops_idx8(int bits, const size_t *v, int n);
+/* A scalar of the kernels' compute type (vncl__real_arg). */
+static inline vncl__targ vncl__ops_real(vncl_dtype dt, double v) {
+  return vncl__real_arg(dt, v);
+}
 
 /* Round n up to a multiple of m (m > 0). */
 static inline size_t vncl__round_up(size_t n, size_t m) {
@@ -159,9 +147,11 @@ vncl_status vncl__ops_check_same_shape(vncl_context *ctx,
                                        const vncl_tensor *b, const char *fn,
                                        const char *aname, const char *bname);
 
-/* "[2, 3, 4]" into buf. */
-const char *vncl__ops_shape_str(int ndim, const int64_t *shape, char *buf,
-                                size_t cap);
+/* "[2, 3, 4]" into buf (vncl__shape_str). */
+static inline const char *vncl__ops_shape_str(int ndim, const int64_t *shape,
+                                              char *buf, size_t cap) {
+  return vncl__shape_str(ndim, shape, buf, cap);
+}
 
 /* -DIDX_BITS=32 when every index stays below 2^31, else 64. */
 int vncl__ops_idx_bits(size_t max_elements);

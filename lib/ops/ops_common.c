@@ -229,25 +229,16 @@ void vncl__ops_options(vncl__ops_family f, const int *values,
 
 vncl_status vncl__ops_kernel_get(vncl_context *ctx, vncl__ops_family f,
                                  int *values, const char *extra,
-                                 const char *name, vncl__ops_kernel *out) {
+                                 const char *name, vncl__kernel *out) {
   const vncl__tune_space *sp = &spaces[f];
   for (int attempt = 0;; attempt++) {
     char opts[512];
     vncl__ops_options(f, values, extra, opts, sizeof opts);
-    vncl__ops_kernel k = {NULL, NULL, name};
-    vncl_status s = vncl__kernel_get(ctx, sp->source, opts, name, &k.prog,
-                                     &k.k);
+    vncl_status s = vncl__kernel_get(ctx, sp->source, opts, name, out);
     if (s) return s;
-    size_t kwg = 0;
-    cl_int err = clGetKernelWorkGroupInfo(k.k, ctx->device,
-                                          CL_KERNEL_WORK_GROUP_SIZE,
-                                          sizeof kwg, &kwg, NULL);
-    size_t want = wg_total(sp, values);
-    if (err != CL_SUCCESS || kwg == 0 || kwg >= want) {
-      *out = k;
-      return VNCL_OK;
-    }
-    vncl__kernel_release(ctx, k.prog, name, k.k);
+    size_t want = wg_total(sp, values), kwg;
+    if (vncl__kernel_wg_fits(ctx, out, want, &kwg)) return VNCL_OK;
+    vncl__kernel_put(ctx, out);
     int *shrink = sp->wg2 >= 0 && values[sp->wg2] > 1 ? &values[sp->wg2]
                                                        : &values[sp->wg];
     if (attempt >= 6 || *shrink <= 1)
@@ -259,11 +250,6 @@ vncl_status vncl__ops_kernel_get(vncl_context *ctx, vncl__ops_family f,
               "halving", name, kwg, want);
     *shrink /= 2;
   }
-}
-
-void vncl__ops_kernel_put(vncl_context *ctx, vncl__ops_kernel *k) {
-  if (k->k) vncl__kernel_release(ctx, k->prog, k->name, k->k);
-  k->k = NULL;
 }
 
 /* ---- checks ------------------------------------------------------------ */
@@ -326,29 +312,19 @@ vncl_status vncl__ops_check_same_shape(vncl_context *ctx,
     char sa[160], sb[160];
     return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
                       "%s: shape mismatch: %s is %s, %s is %s", fn, aname,
-                      vncl__ops_shape_str(a->ndim, a->shape, sa, sizeof sa),
+                      vncl__shape_str(a->ndim, a->shape, sa, sizeof sa),
                       bname,
-                      vncl__ops_shape_str(b->ndim, b->shape, sb, sizeof sb));
+                      vncl__shape_str(b->ndim, b->shape, sb, sizeof sb));
   }
   return VNCL_OK;
-}
-
-const char *vncl__ops_shape_str(int ndim, const int64_t *shape, char *buf,
-                                size_t cap) {
-  size_t n = (size_t)snprintf(buf, cap, "[");
-  for (int i = 0; i < ndim && n < cap; i++)
-    n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? ", " : "",
-                          (long long)shape[i]);
-  if (n < cap) snprintf(buf + n, cap - n, "]");
-  return buf;
 }
 
 int vncl__ops_idx_bits(size_t max_elements) {
   return max_elements < ((size_t)1 << 31) ? 32 : 64;
 }
 
-vncl__ops_arg vncl__ops_idx(int bits, size_t v) {
-  vncl__ops_arg a;
+vncl__targ vncl__ops_idx(int bits, size_t v) {
+  vncl__targ a;
   memset(&a, 0, sizeof a);
   if (bits == 64) {
     a.size = sizeof(cl_ulong);
@@ -360,8 +336,8 @@ vncl__ops_arg vncl__ops_idx(int bits, size_t v) {
   return a;
 }
 
-vncl__ops_arg vncl__ops_idx8(int bits, const size_t *v, int n) {
-  vncl__ops_arg a;
+vncl__targ vncl__ops_idx8(int bits, const size_t *v, int n) {
+  vncl__targ a;
   memset(&a, 0, sizeof a);
   for (int i = 0; i < 8; i++) {
     size_t x = i < n ? v[i] : 1;
@@ -371,19 +347,6 @@ vncl__ops_arg vncl__ops_idx8(int bits, const size_t *v, int n) {
       a.v.u8.s[i] = (cl_uint)x;
   }
   a.size = bits == 64 ? sizeof(cl_ulong8) : sizeof(cl_uint8);
-  return a;
-}
-
-vncl__ops_arg vncl__ops_real(vncl_dtype dt, double v) {
-  vncl__ops_arg a;
-  memset(&a, 0, sizeof a);
-  if (dt == VNCL_F64) {
-    a.size = sizeof(cl_double);
-    a.v.d = v;
-  } else {
-    a.size = sizeof(cl_float);
-    a.v.f = (cl_float)v;
-  }
   return a;
 }
 

@@ -189,13 +189,6 @@ bool vncl__build_log(vncl_context *ctx, cl_program prog, char *out,
  * valid while ctx lives. For tests and diagnostics. */
 int vncl__programs_list(vncl_context *ctx, const char **sources,
                         const char **options, cl_program *progs, int cap);
-/* Takes a kernel object out of the program's pool (creating one if every
- * pooled one is in use), so that two threads never set arguments on the same
- * cl_kernel. Give it back with vncl__kernel_release. */
-vncl_status vncl__kernel_acquire(vncl_context *ctx, vncl__program *p,
-                                 const char *name, cl_kernel *out);
-void vncl__kernel_release(vncl_context *ctx, vncl__program *p,
-                          const char *name, cl_kernel k);
 /* Variants: a caller's compact key (a few ints it derives from its
  * parameters) for a (source, options) pair it has built and checked before,
  * so that a hot path finds the program without formatting the options
@@ -211,11 +204,57 @@ vncl__program *vncl__program_find_variant(vncl_context *ctx,
                                           const vncl__variant_key *key);
 void vncl__program_add_variant(vncl_context *ctx, vncl__program *p,
                                const vncl__variant_key *key);
-/* Convenience: program_get + kernel_acquire. *prog receives the program for
- * the matching release. */
+/* ---- kernel handles (program.c) ------------------------------------------
+ * A kernel object taken out of its program's pool for one launch, so that
+ * two threads never set arguments on the same cl_kernel: get it, set its
+ * arguments, launch, put it back. Every family (GEMM, ops, FFT) uses this
+ * one handle; a handle that holds no kernel (k NULL) may be put again. */
+typedef struct vncl__kernel {
+  vncl__program *prog;
+  cl_kernel k;
+  const char *name; /* static: the kernel's name in its source */
+} vncl__kernel;
+/* Builds or finds (source, options) (vncl__program_get) and takes kernel
+ * `name` (a string literal or otherwise static) out of its pool, creating
+ * one when every pooled one is in use. Errors: those of program_get, or
+ * the OpenCL error of clCreateKernel. On error out->k is NULL. */
 vncl_status vncl__kernel_get(vncl_context *ctx, const char *source,
                              const char *options, const char *name,
-                             vncl__program **prog, cl_kernel *out);
+                             vncl__kernel *out);
+/* The same from a program already found (a variant, below). */
+vncl_status vncl__kernel_from(vncl_context *ctx, vncl__program *p,
+                              const char *name, vncl__kernel *out);
+/* Gives the kernel back to its pool and clears the handle. */
+void vncl__kernel_put(vncl_context *ctx, vncl__kernel *k);
+/* The work-group check: true when the compiled kernel accepts `want`
+ * work-items per group on ctx's device (or the driver does not say);
+ * false with the most it allows in *allowed. */
+bool vncl__kernel_wg_fits(vncl_context *ctx, const vncl__kernel *k,
+                          size_t want, size_t *allowed);
+
+/* ---- typed kernel arguments (launch.c) ------------------------------------
+ * A kernel argument whose C type is chosen at run time (compute precision,
+ * index width), passed to vncl__set_args with VNCL_TARG. */
+typedef struct vncl__targ {
+  size_t size;
+  union {
+    cl_int i;
+    cl_uint u;
+    cl_ulong ul;
+    cl_float f;
+    cl_double d;
+    cl_uint8 u8;
+    cl_ulong8 ul8;
+  } v;
+} vncl__targ;
+#define VNCL_TARG(a) (a).size, (const void *)&(a).v
+/* A scalar of the kernels' compute type for dtype dt (VNCL_REAL of
+ * vncl_prelude.cl): cl_double for f64, else cl_float. */
+vncl__targ vncl__real_arg(vncl_dtype dt, double v);
+
+/* "[2, 3, 4]" into buf (cap > 0); returns buf. For messages. */
+const char *vncl__shape_str(int ndim, const int64_t *shape, char *buf,
+                            size_t cap);
 
 /* Binary cache (binary_cache.c). Keys are full strings; files carry a
  * header with magic, key, length and checksum, and anything that does not
