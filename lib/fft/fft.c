@@ -7,8 +7,8 @@
  *    clFFT moves them. Taken when every length is one clFFT can do (prime
  *    factors 2..13) and the backend gives no axis to vncl's kernels.
  *  - axis by axis on a complex array (the output, or for real transforms a
- *    full complex workspace): lengths 2^a 3^b 5^c on vncl's Stockham
- *    kernels when the backend is vncl (fft_stockham.c), other lengths
+ *    full complex workspace): lengths 2^a 3^b 5^c 7^d 11^e 13^f on vncl's
+ *    Stockham kernels when the backend is vncl (fft_stockham.c), lengths
  *    clFFT can do on clFFT (fft_layout.c gathers strided lines), the rest
  *    through the Bluestein path (fft_bluestein.c).
  *    vncl_fft_plan_algorithm names it "stockham", "bluestein" or "axes".
@@ -25,7 +25,7 @@ typedef enum step_kind {
   STEP_CLFFT_INPLACE, /* contiguous last axis: clFFT in place on the array */
   STEP_LINES,         /* strided axis: gather, clFFT, scatter */
   STEP_BLUESTEIN,     /* a length clFFT cannot do */
-  STEP_STOCKHAM       /* a 2^a 3^b 5^c length on vncl's kernels */
+  STEP_STOCKHAM       /* a 2..13-smooth length on vncl's kernels */
 } step_kind;
 
 typedef struct fft_step {

@@ -181,8 +181,9 @@ typedef struct vncl__fft_stockham {
   const vncl__fft_entry *tw1, *tw2, *split;
 } vncl__fft_stockham;
 
-/* True when the Stockham kernels do length n: n >= 2, n = 2^a 3^b 5^c, and
- * n <= nmax or n = n1 n2 with n1 <= n2 <= nmax. */
+/* True when the Stockham kernels do length n: n >= 2, every prime factor
+ * in {2, 3, 5, 7, 11, 13}, and n <= nmax or n = n1 n2 with
+ * n1 <= n2 <= nmax. */
 bool vncl__fft_stockham_length(const vncl__fft_tuning *tn, size_t n);
 /* Fetches the twiddle tables for n (cached in the context). */
 vncl_status vncl__fft_stockham_prepare(vncl_context *ctx, vncl__fft_state *st,

@@ -1,6 +1,6 @@
-/* vncl's own FFT kernels (cl_kernels/fft_stockham.cl): lengths 2^a 3^b 5^c
- * along the lines of any axis, VW lines per work-item with the
- * lines in the lanes of a vector, and the two-step (four-step) split of
+/* vncl's own FFT kernels (cl_kernels/fft_stockham.cl): lengths
+ * 2^a 3^b 5^c 7^d 11^e 13^f along the lines of any axis, VW lines per
+ * work-item with the lines in the lanes of a vector, and the two-step (four-step) split of
  * lengths longer than one pass should take. Also the per-device table that
  * decides when these kernels run instead of clFFT. Enqueues only, with
  * st->exec_lock held by the caller (the scratch is shared). */
@@ -36,11 +36,12 @@ void vncl__fft_tuning_for(const vncl_device_info *dev, vncl__fft_tuning *out) {
   *out = fft_table[n - 1].t;
 }
 
-/* n = 2^a 3^b 5^c, the radices the kernel has. */
+/* n = 2^a 3^b 5^c 7^d 11^e 13^f, the radices the kernel has (4 and 2 for
+ * the powers of two). */
 static bool smooth(size_t n) {
-  static const size_t r[] = {2, 3, 5};
+  static const size_t r[] = {2, 3, 5, 7, 11, 13};
   if (n == 0) return false;
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 6; i++)
     while (n % r[i] == 0) n /= r[i];
   return n == 1;
 }
