@@ -1,16 +1,16 @@
 /*
  * fft_bluestein.cl: the chirp-z (Bluestein) steps of a DFT of any length n,
- * for the lengths clFFT cannot do. With w[j] = exp(-i pi j^2 / n):
+ * for lengths with a prime factor above 13. With w[j] = exp(-i pi j^2 / n):
  *
  *   X[k] = w[k] * sum_j (x[j] w[j]) conj(w[k-j])
  *
- * a circular convolution of length m (a power of two >= 2n-1) that clFFT
- * does between fft_bs_pre and fft_bs_post:
+ * a circular convolution of length m (2^a 3^b 5^c >= 2n-1) that the
+ * Stockham kernels or clFFT do between fft_bs_pre and fft_bs_post:
  *
  *   fft_bs_pre:   s[l][j] = x[l][j] * w[j] for j < n, 0 for n <= j < m
- *   (clFFT forward, length m, batched over the lines, in place on s)
+ *   (forward FFT, length m, batched over the lines, in place on s)
  *   fft_bs_mul:   s[l][j] *= F[j]      F = FFT_m of the filter conj(w[|j|])
- *   (clFFT inverse, scaled by 1/m)
+ *   (inverse FFT; its 1/m in `scale` below or in the FFT)
  *   fft_bs_post:  y[l][k] = scale * s[l][k] * w[k] for k < n
  *
  * The inverse DFT is conj(forward(conj x)): `conj_in` / `conj_out`.

@@ -482,7 +482,7 @@ static void test_bluestein(void **st) {
       {C2C, VNCL_F32, 2, {17, 12}, 1, 1, BACK, BOTH},
       /* A strided clFFT axis (gathered lines) and a prime middle axis. */
       {C2C, VNCL_F64, 3, {4, 19, 6}, 2, 0, VNCL_FFT_NORM_FORWARD, BOTH},
-      /* A convolution longer than one Stockham pass (m = 16384). */
+      /* A convolution longer than one Stockham pass (m = 8200 = 82 x 100). */
       {C2C, VNCL_F32, 1, {4099}, 1, 0, BACK, VNCL},
       {R2C, VNCL_F32, 1, {97}, 3, 0, BACK, BOTH},
       {R2C, VNCL_F64, 2, {6, 17}, 1, 1, VNCL_FFT_NORM_NONE, BOTH},

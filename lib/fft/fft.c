@@ -225,8 +225,9 @@ static vncl_status line_plan(vncl_fft_plan *p, size_t n, size_t lines,
 
 static vncl_status make_bluestein_step(vncl_fft_plan *p, fft_step *s) {
   s->kind = STEP_BLUESTEIN;
-  vncl_status r =
-      vncl__fft_chirp_get(p->ctx, p->st, s->ax.n, p->d.dtype, &s->chirp);
+  size_t mlen = vncl__fft_bluestein_length(&p->tn, s->ax.n, p->own);
+  vncl_status r = vncl__fft_chirp_get(p->ctx, p->st, s->ax.n, mlen,
+                                      p->d.dtype, &s->chirp);
   if (r) return r;
   size_t m = s->chirp->m;
   if (p->own && vncl__fft_stockham_length(&p->tn, m)) {
@@ -234,8 +235,10 @@ static vncl_status make_bluestein_step(vncl_fft_plan *p, fft_step *s) {
     return vncl__fft_stockham_prepare(p->ctx, p->st, p->d.dtype, &p->tn, m,
                                       &s->sk);
   }
-  r = line_plan(p, m, s->ax.outer * s->ax.inner, 1.0f / (float)m, &s->plan);
-  if (r == VNCL_ERR_UNSUPPORTED) /* clFFT refused a power of two */
+  /* Unscaled: the 1/m goes into the post-multiply, in the plan's precision
+   * (1/m is not a float for most m). */
+  r = line_plan(p, m, s->ax.outer * s->ax.inner, 1.0f, &s->plan);
+  if (r == VNCL_ERR_UNSUPPORTED) /* clFFT refused a 5-smooth length */
     return vncl__fail(p->ctx, VNCL_ERR_UNSUPPORTED,
                       "clFFT cannot do the length-%zu convolution of the "
                       "Bluestein path for length %zu",

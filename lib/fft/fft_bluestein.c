@@ -1,6 +1,7 @@
 /* The Bluestein (chirp-z) path: a DFT of any length along any axis, with
- * the kernels of cl_kernels/fft_bluestein.cl around a power-of-two
- * convolution done by clFFT. Enqueues only, with st->exec_lock held by the
+ * the kernels of cl_kernels/fft_bluestein.cl around a convolution of
+ * 5-smooth length m >= 2n - 1 (vncl__fft_bluestein_length) done by the
+ * Stockham kernels or clFFT. Enqueues only, with st->exec_lock held by the
  * caller (the lines scratch is shared). */
 #include "fft/fft.h"
 
@@ -47,17 +48,17 @@ vncl_status vncl__fft_bluestein_run(vncl_context *ctx, vncl__fft_state *st,
                      VNCL_ARG(chirp->tables[1])),
       m, lines, 2.0 * lines * m * esize);
   if (s) return s;
-  if (mst) /* the clFFT plan scales its inverse by 1/m itself */
+  if (mst)
     s = vncl__fft_stockham_run(ctx, st, dtype, tn, mst, conv, 1,
                                1.0 / (double)m, s_buf, s_buf);
-  else
+  else /* unscaled (clFFT takes a float scale): 1/m in the post-multiply */
     s = vncl__fft_clfft_run(ctx, st, mplan, CLFFT_BACKWARD, s_buf, NULL);
   if (s) return s;
   if ((s = vncl__fft_kget(ctx, dtype, "fft_bluestein.cl", NULL, "fft_bs_post",
                           &k)))
     return s;
   vncl__fft_real sc;
-  vncl__fft_real_arg(&sc, dtype, scale);
+  vncl__fft_real_arg(&sc, dtype, mst ? scale : scale / (double)m);
   return vncl__fft_klaunch(
       ctx, &k,
       vncl__set_args(ctx, k.k, 8, VNCL_ARG(n_), VNCL_ARG(m_), VNCL_ARG(inner_),

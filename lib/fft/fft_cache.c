@@ -297,35 +297,63 @@ static void unit_root(size_t t, size_t n, double *re, double *im) {
   *im = -s;
 }
 
-static void host_fft(double *x, size_t m) {
-  for (size_t i = 1, j = 0; i < m; i++) {
-    size_t bit = m >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) {
-      double tr = x[2 * i], ti = x[2 * i + 1];
-      x[2 * i] = x[2 * j];
-      x[2 * i + 1] = x[2 * j + 1];
-      x[2 * j] = tr;
-      x[2 * j + 1] = ti;
+/* Forward DFT of x (m complex values) in double on the host, in place,
+ * for any m: Stockham passes over the prime factors of m, each a direct
+ * DFT of its radix p (O(m p) per pass; the convolution lengths are smooth,
+ * p <= 13), every twiddle and root from unit_root (not by recurrence).
+ * Returns false when out of host memory. */
+static bool host_fft(double *x, size_t m) {
+  size_t pmax = 1;
+  for (size_t r = m, p = 2; r > 1; p++)
+    while (r % p == 0) {
+      r /= p;
+      pmax = p;
     }
+  double *y = malloc(2 * m * sizeof *y + 1);
+  /* One butterfly's inputs, then the p-th roots of unity. */
+  double *a = malloc(4 * pmax * sizeof *a), *rt = a + 2 * pmax;
+  if (!y || !a) {
+    free(y);
+    free(a);
+    return false;
   }
-  for (size_t len = 2; len <= m; len <<= 1) {
-    size_t half = len / 2;
-    for (size_t k = 0; k < half; k++) {
-      /* Twiddles computed directly (not by recurrence) to stay exact. */
-      double wr, wi;
-      unit_root(k, len, &wr, &wi);
-      for (size_t s = 0; s < m; s += len) {
-        double *u = x + 2 * (s + k), *v = x + 2 * (s + k + half);
-        double vr = v[0] * wr - v[1] * wi, vi = v[0] * wi + v[1] * wr;
-        v[0] = u[0] - vr;
-        v[1] = u[1] - vi;
-        u[0] += vr;
-        u[1] += vi;
+  double *in = x, *out = y;
+  size_t ns = 1, rest = m;
+  while (rest > 1) {
+    size_t p = 2;
+    while (rest % p) p++;
+    size_t q = m / p;
+    for (size_t r = 0; r < p; r++) unit_root(r, p, &rt[2 * r], &rt[2 * r + 1]);
+    for (size_t j = 0; j < q; j++) {
+      size_t k = j % ns, d = (j / ns) * ns * p + k;
+      for (size_t r = 0; r < p; r++) {
+        double wr, wi;
+        unit_root(r * k, ns * p, &wr, &wi);
+        const double *v = in + 2 * (j + r * q);
+        a[2 * r] = v[0] * wr - v[1] * wi;
+        a[2 * r + 1] = v[0] * wi + v[1] * wr;
+      }
+      for (size_t t = 0; t < p; t++) {
+        double sr = 0, si = 0;
+        for (size_t r = 0; r < p; r++) {
+          const double wr = rt[2 * (r * t % p)], wi = rt[2 * (r * t % p) + 1];
+          sr += a[2 * r] * wr - a[2 * r + 1] * wi;
+          si += a[2 * r] * wi + a[2 * r + 1] * wr;
+        }
+        out[2 * (d + t * ns)] = sr;
+        out[2 * (d + t * ns) + 1] = si;
       }
     }
+    double *t = in;
+    in = out;
+    out = t;
+    ns *= p;
+    rest /= p;
   }
+  if (in != x) memcpy(x, in, 2 * m * sizeof *x);
+  free(y);
+  free(a);
+  return true;
 }
 
 static vncl_status upload(vncl_context *ctx, const double *x, size_t count,
@@ -370,10 +398,11 @@ static uint64_t square_mod(uint64_t j, uint64_t m) {
 }
 
 vncl_status vncl__fft_chirp_get(vncl_context *ctx, vncl__fft_state *st,
-                                size_t n, vncl_dtype dtype,
+                                size_t n, size_t m, vncl_dtype dtype,
                                 vncl__fft_entry **out) {
   char key[256];
-  snprintf(key, sizeof key, "chirp n%zu %s", n, vncl_dtype_name(dtype));
+  snprintf(key, sizeof key, "chirp n%zu m%zu %s", n, m,
+           vncl_dtype_name(dtype));
   pthread_mutex_lock(&st->lock);
   vncl__fft_entry *e = find(st, key);
   if (e) {
@@ -381,7 +410,6 @@ vncl_status vncl__fft_chirp_get(vncl_context *ctx, vncl__fft_state *st,
     *out = e;
     return VNCL_OK;
   }
-  size_t m = vncl__fft_pow2_at_least(2 * n - 1);
   e = calloc(1, sizeof *e);
   double *w = calloc(2 * n, sizeof *w), *b = calloc(2 * m, sizeof *b);
   if (!e || !w || !b) {
@@ -405,11 +433,12 @@ vncl_status vncl__fft_chirp_get(vncl_context *ctx, vncl__fft_state *st,
       b[2 * (m - j) + 1] = -w[2 * j + 1];
     }
   }
-  host_fft(b, m);
+  vncl_status s = VNCL_OK;
+  if (!host_fft(b, m))
+    s = vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "out of host memory");
   e->n = n;
   e->m = m;
-  vncl_status s =
-      upload(ctx, w, 2 * n, dtype, &e->tables[0], &e->table_bytes[0]);
+  if (!s) s = upload(ctx, w, 2 * n, dtype, &e->tables[0], &e->table_bytes[0]);
   if (!s) s = upload(ctx, b, 2 * m, dtype, &e->tables[1], &e->table_bytes[1]);
   free(w);
   free(b);

@@ -61,6 +61,23 @@ bool vncl__fft_stockham_length(const vncl__fft_tuning *tn, size_t n) {
   return n >= 2 && smooth(n) && split_of(tn, n) != 0;
 }
 
+size_t vncl__fft_bluestein_length(const vncl__fft_tuning *tn, size_t n,
+                                  bool own) {
+  size_t need = 2 * n - 1, best = vncl__fft_pow2_at_least(need);
+  /* Every 2^a 3^b 5^c in [need, best): a 5-smooth length costs about what
+   * a power of two of the same size costs on these kernels and on clFFT,
+   * and the nearest one is at most a few percent above need (the power
+   * of two up to twice). */
+  for (size_t p5 = 1; p5 < best; p5 *= 5)
+    for (size_t p3 = p5; p3 < best; p3 *= 3)
+      for (size_t m = p3; m < best; m *= 2)
+        if (m >= need && (!own || vncl__fft_stockham_length(tn, m))) {
+          best = m;
+          break;
+        }
+  return best;
+}
+
 vncl_status vncl__fft_stockham_prepare(vncl_context *ctx, vncl__fft_state *st,
                                        vncl_dtype dtype,
                                        const vncl__fft_tuning *tn, size_t n,
