@@ -379,17 +379,25 @@ __kernel void fft_stockham(
   for (ulong g = get_global_id(0); g < groups; g += get_global_size(0)) {
     ulong xb[VW], yb[VW], mm[VW];
     int lanes = 0;
+    /* (o, m, i) of the group's first line by division, of the next ones by
+     * counting (short lines in large batches spend little else). */
+    ulong i = g * VW % inner, t = g * VW / inner;
+    ulong m = t % mid, o = t / mid;
     for (int l = 0; l < VW; l++) {
-      const ulong line = g * VW + l;
-      if (line < lines) {
-        const ulong i = line % inner, t = line / inner;
-        const ulong m = t % mid, o = t / mid;
+      if (g * VW + l < lines) {
         xb[l] = o * xo + m * xm + i * xi;
         yb[l] = o * yo + m * ym + i * yi;
         mm[l] = m;
         lanes = l + 1;
       } else {
         xb[l] = yb[l] = mm[l] = 0;
+      }
+      if (++i == inner) {
+        i = 0;
+        if (++m == mid) {
+          m = 0;
+          o++;
+        }
       }
     }
     /* Whether the group's lines sit side by side in x and in y. */
