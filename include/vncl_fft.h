@@ -138,9 +138,11 @@ VNCL_API void vncl_fft_plan_destroy(vncl_fft_plan *plan);
 VNCL_API vncl_status vncl_fft_plan_desc(const vncl_fft_plan *plan,
                                         vncl_fft_desc *out);
 
-/* How the plan runs: "clfft" (one clFFT plan does it all), "bluestein"
- * (axis by axis, at least one axis through vncl's chirp-z path) or "axes"
- * (axis by axis on clFFT, where clFFT refused the transform as a whole).
+/* How the plan runs: "clfft" (one clFFT plan does it all), "stockham"
+ * (every axis on vncl's Stockham kernels), "bluestein" (axis by axis, at
+ * least one axis through vncl's chirp-z path), "rader" (axis by axis, at
+ * least one prime axis through vncl's Rader path and none through
+ * Bluestein) or "axes" (another mix of the above).
  * Static string; NULL plan gives "". */
 VNCL_API const char *vncl_fft_plan_algorithm(const vncl_fft_plan *plan);
 

@@ -1149,8 +1149,8 @@ static void real_case(vncl_dtype t, int nd, const size_t *n, size_t batch) {
 
 /* vncl's own kernels, the default backend on CPUs and GPUs (AUTO): lengths
  * with prime factors up to 13 on Stockham (radix 2, 3, 4, 5, 7, 11, 13),
- * one pass and split, Bluestein (its inner FFT on Stockham, of 5-smooth
- * length), 2-D and 3-D, real transforms through the layout kernels. No
+ * one pass and split, Rader and Bluestein (their inner FFTs on Stockham),
+ * 2-D and 3-D, real transforms through the layout kernels. No
  * clFFT kernel runs here. */
 static void test_fft(void **st) {
   (void)st;
@@ -1172,9 +1172,14 @@ static void test_fft(void **st) {
     size_t split = 4500, split7 = 4900;
     c2c_case(t, 1, &split, 1, false, "stockham");
     c2c_case(t, 1, &split7, 1, true, "stockham");
-    size_t prime = 17, bs[2] = {6, 17};
-    c2c_case(t, 1, &prime, 2, true, "bluestein");
-    c2c_case(t, 2, bs, 1, false, "bluestein");
+    /* Primes: Rader where p - 1 runs on Stockham (17, 257, 6 x 17),
+     * Bluestein where it does not (47: 46 = 2 23). */
+    size_t prime = 17, p257 = 257, p47 = 47, bs[2] = {6, 17}, b47[2] = {47, 3};
+    c2c_case(t, 1, &prime, 2, true, "rader");
+    c2c_case(t, 1, &p257, 1, false, "rader");
+    c2c_case(t, 2, bs, 1, false, "rader");
+    c2c_case(t, 1, &p47, 2, true, "bluestein");
+    c2c_case(t, 2, b47, 1, false, "bluestein");
     size_t n2[2] = {6, 10}, n3[3] = {4, 3, 5}, n3b[3] = {7, 2, 13};
     c2c_case(t, 2, n2, 2, true, "stockham");
     c2c_case(t, 3, n3, 1, false, "stockham");

@@ -191,18 +191,41 @@ static bool factors_in(int n, int k) {
   return n == 1;
 }
 
+static bool is_prime(int n) {
+  if (n < 2) return false;
+  for (int d = 2; d * d <= n; d++)
+    if (n % d == 0) return false;
+  return true;
+}
+
+/* Whether vncl's kernels take length n by Rader: a prime above 13 whose
+ * n - 1 has prime factors up to 13 (every such n - 1 in these cases has a
+ * four-step split). */
+static bool rader_length(int n) {
+  return n > 13 && is_prime(n) && factors_in(n - 1, 6);
+}
+
 /* What vncl_fft_plan_algorithm must say for the case and backend: clFFT
- * and vncl's Stockham kernels both do prime factors up to 13. */
+ * and vncl's Stockham kernels both do prime factors up to 13; vncl's
+ * kernels do primes p with a 13-smooth p - 1 by Rader, clFFT's backend
+ * every other length by Bluestein, and vncl's the rest. */
 static const char *expected_algorithm(const fcase *c) {
-  bool prime = false, sk_any = false, sk_all = true;
+  bool prime = false, rader = false, sk_any = false, sk_all = true;
+  bool own = backend_now != VNCL_FFT_BACKEND_CLFFT;
   for (int i = 0; i < c->nd; i++) {
     int n = c->n[i];
-    prime |= !factors_in(n, 6);
+    if (!factors_in(n, 6)) {
+      if (own && rader_length(n))
+        rader = true;
+      else
+        prime = true;
+    }
     bool sk = n > 1 && factors_in(n, 6);
     sk_any |= sk;
     if (n > 1) sk_all &= sk;
   }
   if (prime) return "bluestein";
+  if (rader) return "rader";
   if (backend_now == VNCL_FFT_BACKEND_CLFFT || !sk_any) return "clfft";
   return sk_all ? "stockham" : "axes";
 }
@@ -482,8 +505,18 @@ static void test_bluestein(void **st) {
       {C2C, VNCL_F32, 2, {17, 12}, 1, 1, BACK, BOTH},
       /* A strided clFFT axis (gathered lines) and a prime middle axis. */
       {C2C, VNCL_F64, 3, {4, 19, 6}, 2, 0, VNCL_FFT_NORM_FORWARD, BOTH},
-      /* A convolution longer than one Stockham pass (m = 8200 = 82 x 100). */
+      /* A convolution longer than one Stockham pass (m = 8640 = 90 x 96);
+       * 4098 = 2 3 683 and 46 = 2 23 leave Bluestein to vncl's kernels. */
       {C2C, VNCL_F32, 1, {4099}, 1, 0, BACK, VNCL},
+      {C2C, VNCL_F64, 1, {47}, 5, 1, VNCL_FFT_NORM_ORTHO, VNCL},
+      /* Rader on vncl's kernels (17, 97, 1009 above too): p - 1 in one
+       * pass, split (65537: 2^16 = 256 x 256; 8191: 8190 = 2 3^2 5 7 13
+       * = 90 x 91), strided axes and real transforms. */
+      {C2C, VNCL_F32, 1, {8191}, 2, 1, BACK, VNCL},
+      {C2C, VNCL_F64, 1, {65537}, 1, 0, VNCL_FFT_NORM_FORWARD, VNCL},
+      {C2C, VNCL_F32, 3, {29, 5, 3}, 2, 0, BACK, VNCL},
+      {R2C, VNCL_F64, 2, {23, 31}, 2, 0, BACK, VNCL},
+      {R2C, VNCL_F32, 1, {211}, 3, 1, BACK, VNCL},
       {R2C, VNCL_F32, 1, {97}, 3, 0, BACK, BOTH},
       {R2C, VNCL_F64, 2, {6, 17}, 1, 1, VNCL_FFT_NORM_NONE, BOTH},
       {R2C, VNCL_F32, 3, {17, 4, 6}, 1, 0, BACK, CLFFT},
@@ -496,14 +529,14 @@ static void test_bluestein(void **st) {
  * reduced in integers to |phi| <= pi/4; radix constants correctly
  * rounded): the largest error of every element over the rms of the
  * output, against FFTW in double, for one-pass, split, 7/11/13 and
- * Bluestein lengths, within 1.5 eps log2(N) (Bluestein, three transforms
- * of length m > 2N: 3 eps log2(N)), against the general 4 eps log2(N).
+ * Rader (65537) lengths, within 1.5 eps log2(N) (Rader and Bluestein, two
+ * transforms and a product of filters made in double: 3 eps log2(N)), against the general 4 eps log2(N).
  * Measured: 0.2 to 0.45 of that; with the angle 2 pi t/n rounded directly
  * (the twiddles before) 173056 = 2^10 13^2 reached 1.1 eps log2(N). */
 static void test_f64_accuracy(void **st) {
   (void)st;
   static const int lens[] = {1001, 4096, 2197, 117649, 173056, 1 << 20,
-                             65537};
+                             65537, 4099};
   double worst = 0;
   for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
     int n = lens[li];
@@ -533,7 +566,7 @@ static void test_f64_accuracy(void **st) {
       double ei = fabs(y[i] - ref[i]);
       if (!(ei <= e)) e = isnan(ei) ? INFINITY : ei;
     }
-    bool blue = !factors_in(n, 6);
+    bool blue = !factors_in(n, 6); /* Rader here (65536 = 2^16) */
     double rel = e / rms, bound = (blue ? 3 : 1.5) * DBL_EPSILON * log2(n);
     print_message("f64 %s %d: max error %.3g of the output rms (bound %.3g)\n",
                   vncl_fft_plan_algorithm(p), n, rel, bound);
@@ -763,7 +796,7 @@ static void *tjob_run(void *arg) {
 
 /* Threads making and dropping their own contexts (clFFT's counted setup
  * under contention) beside threads sharing one context and running plans
- * that share its scratch (a Bluestein length and a clFFT one). */
+ * that share its scratch (Rader lengths 17 and 1009, Stockham ones). */
 static void test_threads(void **st) {
   (void)st;
   enum { NT = 6 };

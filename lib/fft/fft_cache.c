@@ -456,6 +456,103 @@ vncl_status vncl__fft_chirp_get(vncl_context *ctx, vncl__fft_state *st,
   return VNCL_OK;
 }
 
+/* a * b mod p, p < 2^32. */
+static uint64_t mulmod(uint64_t a, uint64_t b, uint64_t p) { return a * b % p; }
+
+/* The smallest generator of the multiplicative group modulo the prime p:
+ * g^((p-1)/q) != 1 for every prime q dividing p - 1. */
+static uint64_t primitive_root(uint64_t p) {
+  uint64_t qs[32];
+  int nq = 0;
+  for (uint64_t r = p - 1, q = 2; r > 1; q++) {
+    if (q * q > r) q = r;
+    if (r % q == 0) {
+      qs[nq++] = q;
+      while (r % q == 0) r /= q;
+    }
+  }
+  for (uint64_t g = 2; g < p; g++) {
+    bool ok = true;
+    for (int i = 0; ok && i < nq; i++) {
+      uint64_t e = (p - 1) / qs[i], r = 1, b = g;
+      for (; e; e >>= 1, b = mulmod(b, b, p))
+        if (e & 1) r = mulmod(r, b, p);
+      ok = r != 1;
+    }
+    if (ok) return g;
+  }
+  return 1; /* p = 2: never asked for */
+}
+
+vncl_status vncl__fft_rader_get(vncl_context *ctx, vncl__fft_state *st,
+                                size_t p, vncl_dtype dtype,
+                                vncl__fft_entry **out) {
+  char key[256];
+  snprintf(key, sizeof key, "rader n%zu %s", p, vncl_dtype_name(dtype));
+  pthread_mutex_lock(&st->lock);
+  vncl__fft_entry *e = find(st, key);
+  if (e) {
+    pthread_mutex_unlock(&st->lock);
+    *out = e;
+    return VNCL_OK;
+  }
+  size_t m = p - 1;
+  e = calloc(1, sizeof *e);
+  double *b = malloc(2 * m * sizeof *b + 1);
+  cl_uint *perm = malloc(2 * m * sizeof *perm + 1);
+  vncl_status s = VNCL_OK;
+  if (!e || !b || !perm) {
+    s = vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "out of host memory");
+  } else {
+    /* perm[q] = g^q, perm[m + q] = g^-q (mod p); b[q] = exp(-2 pi i g^-q
+     * / p), transformed. g^-1 = g^(p-2). */
+    uint64_t g = primitive_root(p), gi = 1, e2 = p - 2, bb = g;
+    for (; e2; e2 >>= 1, bb = mulmod(bb, bb, p))
+      if (e2 & 1) gi = mulmod(gi, bb, p);
+    uint64_t up = 1, down = 1;
+    for (size_t q = 0; q < m; q++) {
+      perm[q] = (cl_uint)up;
+      perm[m + q] = (cl_uint)down;
+      unit_root((size_t)down, p, &b[2 * q], &b[2 * q + 1]);
+      up = mulmod(up, g, p);
+      down = mulmod(down, gi, p);
+    }
+    if (!host_fft(b, m))
+      s = vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "out of host memory");
+    e->n = p;
+    e->m = m;
+    if (!s) s = upload(ctx, b, 2 * m, dtype, &e->tables[0], &e->table_bytes[0]);
+    if (!s) {
+      e->table_bytes[1] = 2 * m * sizeof *perm;
+      s = vncl__buffer_alloc(ctx, e->table_bytes[1], &e->tables[1]);
+      if (s) {
+        e->table_bytes[1] = 0;
+      } else {
+        cl_int err =
+            clEnqueueWriteBuffer(ctx->queue, e->tables[1], CL_TRUE, 0,
+                                 e->table_bytes[1], perm, 0, NULL, NULL);
+        if (err) s = vncl__cl_fail(ctx, err, "clEnqueueWriteBuffer(Rader permutation)");
+      }
+    }
+  }
+  free(b);
+  free(perm);
+  if (s) {
+    pthread_mutex_unlock(&st->lock);
+    if (e)
+      for (int i = 0; i < 2; i++)
+        vncl__buffer_free(ctx, e->tables[i], e->table_bytes[i]);
+    free(e);
+    return s;
+  }
+  vncl__strlcpy(e->key, key, sizeof e->key);
+  e->next = st->entries;
+  st->entries = e;
+  pthread_mutex_unlock(&st->lock);
+  *out = e;
+  return VNCL_OK;
+}
+
 /* exp(-2 pi i t / n) for t = first, first + step, ... (count values). */
 static double *roots(size_t n, size_t first, size_t step, size_t count) {
   double *w = malloc(2 * count * sizeof *w + 1);

@@ -78,6 +78,13 @@ size_t vncl__fft_bluestein_length(const vncl__fft_tuning *tn, size_t n,
   return best;
 }
 
+bool vncl__fft_rader_length(const vncl__fft_tuning *tn, size_t n) {
+  if (n <= 13 || n >= ((size_t)1 << 32) || n % 2 == 0) return false;
+  for (size_t d = 3; d * d <= n; d += 2)
+    if (n % d == 0) return false;
+  return vncl__fft_stockham_length(tn, n - 1);
+}
+
 vncl_status vncl__fft_stockham_prepare(vncl_context *ctx, vncl__fft_state *st,
                                        vncl_dtype dtype,
                                        const vncl__fft_tuning *tn, size_t n,
