@@ -1148,8 +1148,9 @@ static void real_case(vncl_dtype t, int nd, const size_t *n, size_t batch) {
 }
 
 /* vncl's own kernels, the default backend on CPUs and GPUs (AUTO): lengths
- * 2^a 3^b 5^c on Stockham, one pass and split, Bluestein (its inner FFT on
- * Stockham), 2-D and 3-D, real transforms through the layout kernels. No
+ * with prime factors up to 13 on Stockham (radix 2, 3, 4, 5, 7, 11, 13),
+ * one pass and split, Rader and Bluestein (their inner FFTs on Stockham),
+ * 2-D and 3-D, real transforms through the layout kernels. No
  * clFFT kernel runs here. */
 static void test_fft(void **st) {
   (void)st;
@@ -1163,34 +1164,46 @@ static void test_fft(void **st) {
   for (int d = 0; d < 2; d++) {
     vncl_dtype t = d ? VNCL_F64 : VNCL_F32;
     if (t == VNCL_F64 && !fp64) continue;
-    static const size_t lens[] = {2, 3, 5, 8, 12, 60, 250};
+    static const size_t lens[] = {2, 3, 5, 8, 12, 60, 250, 7, 11, 13, 98, 1001};
     for (size_t i = 0; i < sizeof lens / sizeof *lens; i++)
       c2c_case(t, 1, &lens[i], 1 + i % 3, i % 2, "stockham");
-    size_t split = 4500; /* above one pass (4096): the four-step split */
+    /* Above one pass (4096): the four-step split (4500 = 60 x 75,
+     * 4900 = 70 x 70). */
+    size_t split = 4500, split7 = 4900;
     c2c_case(t, 1, &split, 1, false, "stockham");
-    size_t prime = 17, bs[2] = {6, 17};
-    c2c_case(t, 1, &prime, 2, true, "bluestein");
-    c2c_case(t, 2, bs, 1, false, "bluestein");
-    size_t n2[2] = {6, 10}, n3[3] = {4, 3, 5};
+    c2c_case(t, 1, &split7, 1, true, "stockham");
+    /* Primes: Rader where p - 1 runs on Stockham (17, 257, 6 x 17),
+     * Bluestein where it does not (47: 46 = 2 23). */
+    size_t prime = 17, p257 = 257, p47 = 47, bs[2] = {6, 17}, b47[2] = {47, 3};
+    c2c_case(t, 1, &prime, 2, true, "rader");
+    c2c_case(t, 1, &p257, 1, false, "rader");
+    c2c_case(t, 2, bs, 1, false, "rader");
+    c2c_case(t, 1, &p47, 2, true, "bluestein");
+    c2c_case(t, 2, b47, 1, false, "bluestein");
+    size_t n2[2] = {6, 10}, n3[3] = {4, 3, 5}, n3b[3] = {7, 2, 13};
     c2c_case(t, 2, n2, 2, true, "stockham");
     c2c_case(t, 3, n3, 1, false, "stockham");
-    size_t r1 = 30, r1o = 15, r2[2] = {6, 9};
+    c2c_case(t, 3, n3b, 2, true, "stockham");
+    size_t r1 = 30, r1o = 15, r2[2] = {6, 9}, r7 = 77, r2b[2] = {11, 14};
     real_case(t, 1, &r1, 3);
     real_case(t, 1, &r1o, 1);
     real_case(t, 2, r2, 2);
+    real_case(t, 1, &r7, 2);
+    real_case(t, 2, r2b, 1);
   }
 }
 
-/* A length clFFT takes and the Stockham kernels do not (7) along a strided
- * axis: vncl gathers the lines (fft_gather), clFFT transforms them in
- * place, vncl scatters them back (fft_scatter). clFFT's radix-7 kernel
- * is one pass without a local-memory exchange, so unlike its multi-pass
- * in-place kernels (docs/fft.md) it is clean under the race detector. */
+/* clFFT along a strided axis, which happens with the clFFT backend beside
+ * a prime axis: vncl gathers the lines of 7 (fft_gather), clFFT transforms
+ * them in place, vncl scatters them back (fft_scatter); the prime 31 runs
+ * through Bluestein with its length-64 convolution on clFFT. clFFT's
+ * kernels of 7 and 64 are among those clean under the race detector in
+ * place (docs/fft.md). */
 static void test_fft_lines(void **st) {
   (void)st;
-  setenv("VNCL_FFT_BACKEND", "vncl", 1);
-  size_t n[2] = {7, 8};
-  c2c_case(VNCL_F32, 2, n, 2, false, "axes");
+  setenv("VNCL_FFT_BACKEND", "clfft", 1);
+  size_t n[2] = {7, 31};
+  c2c_case(VNCL_F32, 2, n, 2, false, "bluestein");
   /* One clFFT plan for it all, in f64: the 1/7 of the inverse is no float,
    * so vncl scales after clFFT (fft_scale). */
   if (fp64) c2c_case(VNCL_F64, 1, n, 2, false, "clfft");

@@ -1,6 +1,6 @@
-/* vncl's own FFT kernels (cl_kernels/fft_stockham.cl): lengths 2^a 3^b 5^c
- * along the lines of any axis, VW lines per work-item with the
- * lines in the lanes of a vector, and the two-step (four-step) split of
+/* vncl's own FFT kernels (cl_kernels/fft_stockham.cl): lengths
+ * 2^a 3^b 5^c 7^d 11^e 13^f along the lines of any axis, VW lines per
+ * work-item with the lines in the lanes of a vector, and the two-step (four-step) split of
  * lengths longer than one pass should take. Also the per-device table that
  * decides when these kernels run instead of clFFT. Enqueues only, with
  * st->exec_lock held by the caller (the scratch is shared). */
@@ -36,11 +36,12 @@ void vncl__fft_tuning_for(const vncl_device_info *dev, vncl__fft_tuning *out) {
   *out = fft_table[n - 1].t;
 }
 
-/* n = 2^a 3^b 5^c, the radices the kernel has. */
+/* n = 2^a 3^b 5^c 7^d 11^e 13^f, the radices the kernel has (4 and 2 for
+ * the powers of two). */
 static bool smooth(size_t n) {
-  static const size_t r[] = {2, 3, 5};
+  static const size_t r[] = {2, 3, 5, 7, 11, 13};
   if (n == 0) return false;
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 6; i++)
     while (n % r[i] == 0) n /= r[i];
   return n == 1;
 }
@@ -58,6 +59,30 @@ static size_t split_of(const vncl__fft_tuning *tn, size_t n) {
 
 bool vncl__fft_stockham_length(const vncl__fft_tuning *tn, size_t n) {
   return n >= 2 && smooth(n) && split_of(tn, n) != 0;
+}
+
+size_t vncl__fft_bluestein_length(const vncl__fft_tuning *tn, size_t n,
+                                  bool own) {
+  size_t need = 2 * n - 1, best = vncl__fft_pow2_at_least(need);
+  /* Every 2^a 3^b 5^c in [need, best): a 5-smooth length costs about what
+   * a power of two of the same size costs on these kernels and on clFFT,
+   * and the nearest one is at most a few percent above need (the power
+   * of two up to twice). */
+  for (size_t p5 = 1; p5 < best; p5 *= 5)
+    for (size_t p3 = p5; p3 < best; p3 *= 3)
+      for (size_t m = p3; m < best; m *= 2)
+        if (m >= need && (!own || vncl__fft_stockham_length(tn, m))) {
+          best = m;
+          break;
+        }
+  return best;
+}
+
+bool vncl__fft_rader_length(const vncl__fft_tuning *tn, size_t n) {
+  if (n <= 13 || n >= ((size_t)1 << 32) || n % 2 == 0) return false;
+  for (size_t d = 3; d * d <= n; d += 2)
+    if (n % d == 0) return false;
+  return vncl__fft_stockham_length(tn, n - 1);
 }
 
 vncl_status vncl__fft_stockham_prepare(vncl_context *ctx, vncl__fft_state *st,
