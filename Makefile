@@ -32,8 +32,7 @@ LIBS = -lOpenCL -lclblast -lclFFT -lcjson -lpthread -lm
 TEST_LIBS = -lcmocka -lcjson -lopenblas -lfftw3 -lfftw3f $(LIBS)
 
 LIB_SRC := $(sort $(wildcard lib/*/*.c))
-LIB_OBJ := $(patsubst lib/%.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/kernels_gen.o \
-  $(B)/obj/tuning_defaults_gen.o
+LIB_OBJ := $(patsubst lib/%.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/kernels_gen.o
 CL_SRC := $(sort $(wildcard cl_kernels/*.cl))
 HDRS := $(wildcard include/*.h) $(wildcard lib/*/*.h)
 TOOL_SRC := $(sort $(wildcard tools/*.c bench/*.c))
@@ -55,15 +54,6 @@ $(B)/kernels_gen.c: $(CL_SRC) scripts/embed-kernels.sh
 	sh scripts/embed-kernels.sh $@ $(CL_SRC)
 
 $(B)/obj/kernels_gen.o: $(B)/kernels_gen.c lib/runtime/runtime.h
-	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) -c $< -o $@
-
-# The built-in tuning defaults (data) become a C array, as the kernels do.
-$(B)/tuning_defaults_gen.c: tuning/defaults.json scripts/embed-tuning.sh
-	@mkdir -p $(@D)
-	sh scripts/embed-tuning.sh $@ tuning/defaults.json
-
-$(B)/obj/tuning_defaults_gen.o: $(B)/tuning_defaults_gen.c
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 

@@ -16,12 +16,13 @@
 
 /* Which path a transfer takes, by kind of device, direction and size: a
  * transfer below the threshold takes the "small" path, others the "large"
- * one. The first row whose test matches the device wins. Figures behind
+ * one. The device-rule matcher (runtime.h) picks the row by the device's
+ * memory kind (unified or discrete). Figures behind
  * each row are in docs/transfers.md; refresh them with
  * `vncl bench --suite transfer`, which times every path. */
 static const struct policy {
+  vncl__device_rule rule; /* memory: unified (CPUs, integrated GPUs) or not */
   const char *name;
-  int unified; /* 1: shares host memory (CPUs, integrated GPUs), 0: not */
   vncl_transfer_path write_small, write_large;
   uint64_t write_threshold;
   vncl_transfer_path read_small, read_large;
@@ -32,14 +33,16 @@ static const struct policy {
      * tensor costs an extra round trip, so direct wins at every size;
      * staging adds a second copy through the same memory and runs at about
      * half speed. */
-    {"unified", 1, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_DIRECT, 0,
+    {{NULL, 0, VNCL__RULE_UNIFIED, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
+     "unified", VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_DIRECT, 0,
      VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_DIRECT, 0},
     /* Discrete GPUs: pageable copies go through the driver's own bounce
      * buffer at roughly half the pinned rate, while pinned chunks reach the
      * copy engine's full rate and the pipeline hides the host copy. Small
      * copies are latency-bound and go direct. Not measured here (no GPU on
      * the build machine): estimates to confirm with the bench. */
-    {"discrete", 0, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_STAGED, 256 * KIB,
+    {{NULL, 0, VNCL__RULE_DISCRETE, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
+     "discrete", VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_STAGED, 256 * KIB,
      VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_STAGED, 1 * MIB},
 };
 
@@ -60,12 +63,11 @@ static bool parse_path(const char *s, vncl_transfer_path *out) {
 
 void vncl__transfer_defaults(vncl_context *ctx, vncl_transfer_config *out) {
   memset(out, 0, sizeof *out);
-  const struct policy *p = &policies[0];
-  for (size_t i = 0; i < sizeof policies / sizeof *policies; i++)
-    if (policies[i].unified == (ctx->info.unified_memory ? 1 : 0)) {
-      p = &policies[i];
-      break;
-    }
+  vncl__device_key k;
+  vncl__device_key_of(&ctx->info, 0, VNCL__RULE_ANY, VNCL__RULE_ANY, &k);
+  int i = vncl__rule_pick(policies, sizeof policies / sizeof *policies,
+                          sizeof *policies, &k, -1);
+  const struct policy *p = &policies[i >= 0 ? i : 0];
   vncl__strlcpy(out->table, p->name, sizeof out->table);
   out->write_small = p->write_small;
   out->write_large = p->write_large;
