@@ -24,7 +24,7 @@ static const vncl__tune_space spaces[VNCL__OPS_FAMILIES] = {
 /* The parameter store's view (vncl__param_family): a set is an int array,
  * the candidates bound each value (checked in full by ops_valid). */
 #define TUNABLE(pre, N, def, full, quick, meaning)                      \
-  {#N, meaning, VNCL__PARAM_HOST, false, pre##_##N * sizeof(int), def, 0,  \
+  {#N, meaning, 0, false, pre##_##N * sizeof(int), def, 0,                \
    1 << 20, (const double[]){UNPAREN full}, (const double[]){UNPAREN quick}, \
    NDBLS(full), NDBLS(quick)},
 #define T_EW(...) TUNABLE(EW, __VA_ARGS__)
@@ -208,7 +208,7 @@ void vncl__ops_options(vncl__ops_family f, const int *values,
                        const char *extra, char *out, size_t cap) {
   const vncl__param_family *fam = &families[f];
   out[0] = '\0';
-  vncl__params_options(fam, VNCL__PARAM_HOST, values, out, cap);
+  vncl__params_options(fam, 0, values, out, cap);
   /* The store writes " -DWG=256 ..."; the string starts at its first. */
   size_t n = strlen(out);
   if (n && out[0] == ' ') memmove(out, out + 1, n--);
