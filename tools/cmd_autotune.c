@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "runtime/runtime.h"
 #include "ops/ops.h"
-#include "tuning/tuning.h"
+#include "autotune/autotune.h"
 
 /* Every item of a comma list is one of the names in ok (NULL-ended) or,
  * when families is set, a tensor-op family. */

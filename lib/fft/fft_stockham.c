@@ -8,8 +8,8 @@
 
 #include "fft/fft.h"
 
-/* Per-device defaults, most specific first: a device type, then the global
- * fallback (type 0). CPU devices: the Stockham kernels measured 3 to 6
+/* Per-device defaults, rows picked by the device-rule matcher: a device
+ * type, then the global fallback (any device). CPU devices: the Stockham kernels measured 3 to 6
  * times faster than clFFT under PoCL (docs/fft.md). GPUs: these kernels
  * too, because they are race-free under Oclgrind's detector while clFFT's
  * multi-pass in-place kernels read and write the same global memory across
@@ -18,22 +18,23 @@
  * CPU-shaped and not measured on a GPU yet: slow there is expected;
  * VNCL_FFT_BACKEND=clfft chooses clFFT. Other devices: clFFT. */
 static const struct {
-  vncl_device_type type; /* 0: any */
+  vncl__device_rule rule; /* the device-rule matcher (runtime.h) */
   vncl__fft_tuning t;
 } fft_table[] = {
-    {VNCL_DEVICE_CPU, {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4}},
-    {VNCL_DEVICE_GPU, {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4}},
-    {0, {VNCL_FFT_BACKEND_CLFFT, 8, 8, 4096, 4}},
+    {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
+     {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4}},
+    {{NULL, VNCL_DEVICE_GPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
+     {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4}},
+    {{NULL, 0, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
+     {VNCL_FFT_BACKEND_CLFFT, 8, 8, 4096, 4}},
 };
 
 void vncl__fft_tuning_for(const vncl_device_info *dev, vncl__fft_tuning *out) {
   size_t n = sizeof fft_table / sizeof *fft_table;
-  for (size_t i = 0; i < n; i++)
-    if (fft_table[i].type == 0 || fft_table[i].type == dev->type) {
-      *out = fft_table[i].t;
-      return;
-    }
-  *out = fft_table[n - 1].t;
+  vncl__device_key k;
+  vncl__device_key_of(dev, 0, VNCL__RULE_ANY, VNCL__RULE_ANY, &k);
+  int i = vncl__rule_pick(fft_table, n, sizeof *fft_table, &k, -1);
+  *out = fft_table[i >= 0 ? (size_t)i : n - 1].t;
 }
 
 /* n = 2^a 3^b 5^c 7^d 11^e 13^f, the radices the kernel has (4 and 2 for

@@ -30,6 +30,45 @@ typedef struct vncl__profiler vncl__profiler; /* profile.c */
 #define VNCL__MAX_RELEASE_HOOKS 8
 typedef void (*vncl__release_hook)(vncl_context *ctx);
 
+/* ---- the device-rule matcher (device_rule.c) --------------------------- */
+
+/* Per-device knowledge is rows of data (GEMM and ops parameter rows, the FFT
+ * engine table, the transfer path table), each with a rule; a rule's field
+ * left at "any" matches every device. Of the rows whose rule matches, the
+ * most specific wins: a vendor outranks a device type, which outranks the
+ * memory kind, then the vector-width class (a higher minimum width ranks
+ * higher), the accumulation type and the shape class; among equals the
+ * first row. docs/tuning.md. */
+#define VNCL__RULE_ANY (-1)
+enum { VNCL__RULE_DISCRETE = 0, VNCL__RULE_UNIFIED = 1 };
+typedef struct vncl__device_rule {
+  const char *vendor;    /* part of CL_DEVICE_VENDOR, any case; NULL/"": any */
+  vncl_device_type type; /* 0: any */
+  int memory;            /* VNCL__RULE_UNIFIED / _DISCRETE / _ANY */
+  int min_vec;           /* native float vector width at least; 0: any */
+  int acc;               /* accumulation class of the family; _ANY */
+  int shape;             /* shape class of the family; _ANY */
+} vncl__device_rule;
+/* What a rule is matched against. */
+typedef struct vncl__device_key {
+  const char *vendor;
+  vncl_device_type type;
+  bool unified;
+  int vec, acc, shape;
+} vncl__device_key;
+void vncl__device_key_of(const vncl_device_info *info, int vec, int acc,
+                         int shape, vncl__device_key *out);
+/* The rule's specificity for k, -1 when it does not match. */
+int vncl__rule_score(const vncl__device_rule *r, const vncl__device_key *k);
+/* The best row of n rows `stride` bytes apart, each beginning with a
+ * vncl__device_rule, or -1 when none matches. below < 0: the best; else the
+ * best ranked below the row whose vncl__rule_rank_key is `below` (walks the
+ * ranking from most to least specific, for rows that may not fit). */
+int vncl__rule_pick(const void *rows, size_t n, size_t stride,
+                    const vncl__device_key *k, int below);
+int vncl__rule_rank_key(const void *rows, size_t stride, int i,
+                        const vncl__device_key *k);
+
 /* ---- status and messages (status.c) ---------------------------------- */
 
 /* Records a formatted message for (ctx, calling thread), logs it at "error"
@@ -325,14 +364,16 @@ struct vncl_context {
   vncl__profiler *profiler; /* profile.c; has its own lock */
   /* program statistics (program.c), for tests, doctor and bench */
   uint64_t programs_built, binary_hits, binary_stores;
-  /* Tensor-operation parameters set by the autotuner, one row per kernel
-   * family (vncl__ops_family, ops_common.c); a row of zeros means the
-   * built-in defaults. Guarded by `lock`. */
-  int ops_params[8][6];
-  /* The tuning database read at creation (tuning_db.c), for doctor and
-   * `vncl autotune --show`: state 0 none, 1 read, -1 invalid (reason in
+  /* The parameter sets in force on this context, per kernel family and
+   * class, and the tuning database they came from (lib/tuning/store.c):
+   * made on the first parameter lookup, which reads the database; freed by
+   * the release hook the tuning layer registers. Has its own lock. */
+  struct vncl__tuning_store *tuning_store;
+  /* The tuning database as the first lookup read it (store.c), for doctor
+   * and `vncl autotune --show`: state 0 none, 1 read, -1 invalid (reason in
    * tuning_why), -2 not trusted and ignored (reason in tuning_why, the
-   * remedy in tuning_fix); entries that matched this device. */
+   * remedy in tuning_fix); entries that matched this device. Valid after
+   * vncl__tuning_load(ctx). */
   int tuning_state;
   int tuning_entries;
   char tuning_why[512];
@@ -372,12 +413,18 @@ typedef struct vncl__settings {
   uint64_t memory_limit;
   char cache_dir[1024];
   char kernel_dir[1024];
-  char tuning_db[1024];
+  char tuning_db[1024]; /* the resolved path; "" when there is none */
   uint64_t staging_bytes;
   int gemm_probe; /* VNCL_GEMM_PROBE: 0 off, 1 on, 2 force */
 } vncl__settings;
 vncl_status vncl__settings_resolve(const vncl_options *opts,
                                    vncl__settings *out);
+/* The tuning database's default path, read from the environment with the
+ * other settings: $XDG_DATA_HOME/vncl/tuning.json, else
+ * ~/.local/share/vncl/tuning.json; "" when neither variable is set (or the
+ * process is set-user-ID). The settings' tuning_db is this when neither
+ * vncl_options.tuning_db nor VNCL_TUNING_DB names a file. */
+void vncl__tuning_default_path(char *out, size_t cap);
 
 /* ---- device memory (alloc.c) ----------------------------------------------- */
 
