@@ -145,6 +145,8 @@ static void test_reduce_axes(void **st) {
       {3, {2, 1, 3}, 1},    /* an axis of one */
       {1, {1}, 0},          {1, {1000}, 0},
       {4, {2, 3, 1, 5}, 3}, {2, {1, 70001}, -1},
+      {2, {300, 2501}, 0},  /* several column strips, the last partial */
+      {3, {5, 300, 1030}, 1}, /* the middle axis, rows of whole strips */
   };
   for (int ti = 0; ti < 4; ti++)
     for (int op = 0; op <= VNCL_REDUCE_NORM2; op++)
