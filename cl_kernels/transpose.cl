@@ -65,6 +65,17 @@ typedef ulong T;
 typedef uint T;
 #endif
 
+/* A store of a whole output line's element: non-temporal where the
+ * compiler has it (CPUs then skip reading the line before writing it). */
+#if ROW_ITEMS && defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define ST_NT(p, x) __builtin_nontemporal_store((x), (p))
+#endif
+#endif
+#ifndef ST_NT
+#define ST_NT(p, x) (*(p) = (x))
+#endif
+
 /* Batch decomposition: component C of shape/istr/ostr is batch dimension
  * C counted from the innermost. */
 #define DECOMP(C)                                  \
@@ -89,20 +100,38 @@ permute_tiled(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
   out += ooff + ob;
 #if ROW_ITEMS
   /* Each work-item moves whole tile rows: reads one input row segment and
-   * writes one output row segment, both contiguous. */
+   * writes one output row segment, both contiguous. Whole tiles (all but
+   * the edges) run without bounds tests, so that the compiler vectorizes
+   * the row loops, and write with non-temporal stores where the compiler
+   * has them (the output lines are written whole, never read). */
   const int t = ly * TILE + lx;
-  for (int j = t; j < TILE; j += TILE * WGY) {
-    const IDX r = r0 + j;
-    if (r < nr)
-      for (int i = 0; i < TILE; i++)
-        if (a0 + i < na) tile[j][i] = in[r * in_sr + a0 + i];
+  const int full = a0 + TILE <= na && r0 + TILE <= nr;
+  if (full) {
+    for (int j = t; j < TILE; j += TILE * WGY) {
+      __global const T *src = in + (r0 + j) * in_sr + a0;
+      for (int i = 0; i < TILE; i++) tile[j][i] = src[i];
+    }
+  } else {
+    for (int j = t; j < TILE; j += TILE * WGY) {
+      const IDX r = r0 + j;
+      if (r < nr)
+        for (int i = 0; i < TILE; i++)
+          if (a0 + i < na) tile[j][i] = in[r * in_sr + a0 + i];
+    }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (int j = t; j < TILE; j += TILE * WGY) {
-    const IDX a = a0 + j;
-    if (a < na)
-      for (int i = 0; i < TILE; i++)
-        if (r0 + i < nr) out[a * out_sa + r0 + i] = tile[i][j];
+  if (full) {
+    for (int j = t; j < TILE; j += TILE * WGY) {
+      __global T *dst = out + (a0 + j) * out_sa + r0;
+      for (int i = 0; i < TILE; i++) ST_NT(dst + i, tile[i][j]);
+    }
+  } else {
+    for (int j = t; j < TILE; j += TILE * WGY) {
+      const IDX a = a0 + j;
+      if (a < na)
+        for (int i = 0; i < TILE; i++)
+          if (r0 + i < nr) out[a * out_sa + r0 + i] = tile[i][j];
+    }
   }
 #else
   for (int j = ly; j < TILE; j += WGY) {
