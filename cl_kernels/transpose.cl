@@ -17,6 +17,10 @@
  *                   other axes (the batch), whose strides come from the host.
  *                   The tile row is padded by one element against bank
  *                   conflicts.
+ *   permute_rows    the innermost axis stays innermost, on CPUs (ROW_ITEMS):
+ *                   work-item g copies run g % nruns (RUN elements) of
+ *                   output row g / nruns, a contiguous copy on both sides;
+ *                   only the row's input offset is decomposed.
  *   permute_gather  one output element per work-item, read from wherever the
  *                   permutation puts it: the path when the innermost axis
  *                   stays innermost (reads are then contiguous too), and the
@@ -41,6 +45,10 @@
  * GPUs). */
 #ifndef ROW_ITEMS
 #define ROW_ITEMS 0
+#endif
+/* Elements per work-item of permute_rows. */
+#ifndef RUN
+#define RUN 256
 #endif
 /* Index width: 32 or 64 bits. */
 #ifndef IDX_BITS
@@ -165,4 +173,22 @@ permute_gather(const IDX n, const int nd, const IDX8 shape, const IDX8 istr,
   GDECOMP(0) GDECOMP(1) GDECOMP(2) GDECOMP(3)
   GDECOMP(4) GDECOMP(5) GDECOMP(6) GDECOMP(7)
   out[ooff + o] = in[ioff + ii];
+}
+
+/* Output rows of L elements: row q of the output starts at input element
+ * sum of its coordinates (output dimensions nd-2 .. 0, innermost first in
+ * shape/istr) times the input strides. */
+__kernel __attribute__((reqd_work_group_size(TILE * WGY, 1, 1))) void
+permute_rows(const IDX nrows, const IDX L, const IDX nruns, const int nd,
+             const IDX8 shape, const IDX8 istr, __global const T *in,
+             const IDX ioff, __global T *out, const IDX ooff) {
+  const IDX g = get_global_id(0), q = g / nruns;
+  if (q >= nrows) return;
+  const IDX c = (g - q * nruns) * RUN, e = min(L, c + RUN);
+  IDX r = q, ii = 0;
+  GDECOMP(0) GDECOMP(1) GDECOMP(2) GDECOMP(3)
+  GDECOMP(4) GDECOMP(5) GDECOMP(6)
+  __global const T *src = in + ioff + ii;
+  __global T *dst = out + ooff + q * L;
+  for (IDX i = c; i < e; i++) ST_NT(dst + i, src[i]);
 }

@@ -97,6 +97,10 @@ static void test_permute_3d_all(void **st) {
    * permutation. */
   int64_t sl[3] = {70, 3, 131};
   for (int p = 0; p < 6; p++) run_permute(VNCL_F32, 3, sl, perms[p], 0);
+  /* The innermost axis kept, rows longer than one work-item's run. */
+  int64_t sr[3] = {4, 3, 600};
+  for (int ti = 0; ti < 5; ti++)
+    run_permute(all_types[ti], 3, sr, perms[2], 0);
 }
 
 static void shuffle(int *p, int n) {
