@@ -7,7 +7,7 @@
  * data races and invalid accesses to a log the driver fails on; it runs on
  * any device (on PoCL it is a quick functional check).
  *
- *   oclgrind_check [--set NAME] [--parts gemm,ops,fft]
+ *   oclgrind_check [--set NAME] [--parts gemm,ops,fft] [--cpu-rows]
  *
  * --set points one built-in GEMM parameter set at the device through a
  * tuning database written for the run (the database is data, so the
@@ -19,7 +19,9 @@
  * OCLGRIND_MAX_WGSIZE) and pass the check against the vendor's preferred
  * work-group multiple too: a set that does not fit is a bug in the table.
  * The tensor-op families run with the device's rows of lib/ops/ops_common.c
- * (the GPU rows on Oclgrind), which must also fit unchanged. */
+ * (the GPU rows on Oclgrind), which must also fit unchanged; --cpu-rows
+ * runs transpose, reduce, softmax and random again with the CPU rows'
+ * kernel shapes (one profile of scripts/check-oclgrind.sh asks for it). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +53,7 @@ static vncl_context *ctx;
 static cl_context clctx;
 static cl_command_queue clq;
 static const char *set_name = "own";
+static int cpu_rows = 0; /* --cpu-rows */
 static char db_path[512], tmp_dir[256];
 static bool fp64;
 
@@ -735,8 +738,7 @@ static void test_cast(void **st) {
 
 /* Transposes across partial tiles with a batch, and permutations (tiled
  * and gathered), in every dtype (bits move unchanged). */
-static void test_transpose(void **st) {
-  (void)st;
+static void transpose_cases(void) {
   const vncl_dtype all[5] = {VNCL_F32, VNCL_F64, VNCL_F16, VNCL_BF16, VNCL_I32};
   static const struct {
     int nd;
@@ -813,15 +815,15 @@ static double red_ref(int op, const double *x, size_t base, size_t R,
   }
 }
 
-static void test_reduce(void **st) {
-  (void)st;
+static void reduce_cases(void) {
   static const struct {
     int nd;
     int64_t shape[3];
     int axis; /* 99: all */
   } cs[] = {{2, {9, 13}, 1},   {2, {5, 300}, 1},  {2, {2, 5000}, 1},
             {2, {50, 37}, 0},  {3, {4, 33, 5}, 1}, {1, {4099}, 99},
-            {3, {3, 4, 17}, 99}};
+            {3, {3, 4, 17}, 99},
+            {2, {40, 1100}, 0}}; /* CPU rows: two column strips */
   FOR_DTYPES(t) {
     for (size_t c = 0; c < sizeof cs / sizeof *cs; c++)
       for (int op = VNCL_REDUCE_SUM; op <= VNCL_REDUCE_NORM2; op++) {
@@ -884,11 +886,12 @@ static void test_reduce(void **st) {
   }
 }
 
-static void test_softmax(void **st) {
-  (void)st;
-  static const int64_t shapes[][2] = {{7, 300}, {3, 1000}, {4, 5}};
+static void softmax_cases(void) {
+  /* 2 x 5000: rows too long for local memory here (exp kept in the
+   * output, or computed again for 16-bit storage) */
+  static const int64_t shapes[][2] = {{7, 300}, {3, 1000}, {4, 5}, {2, 5000}};
   FOR_DTYPES(t) {
-    for (size_t c = 0; c < 3; c++)
+    for (size_t c = 0; c < sizeof shapes / sizeof *shapes; c++)
       for (int lg = 0; lg < 2; lg++) {
         size_t rows = (size_t)shapes[c][0], N = (size_t)shapes[c][1];
         vncl_tensor *x = t_new(ctx, t, 2, shapes[c]), *y = t_new(ctx, t, 2, shapes[c]);
@@ -928,8 +931,7 @@ static void test_softmax(void **st) {
 
 /* ---- random: against the CPU Philox of test/common.c -------------------- */
 
-static void test_random(void **st) {
-  (void)st;
+static void random_cases(void) {
   size_t n = 1029;
   int64_t sn[1] = {(int64_t)n};
   FOR_DTYPES(t) {
@@ -1213,6 +1215,41 @@ static void test_fft_lines(void **st) {
 
 /* ---- main ------------------------------------------------------------------- */
 
+/* The ops families with their GPU rows (the defaults here), then, with
+ * --cpu-rows, with the CPU rows' kernel shapes (ITEM_CONTIG, ROW_ITEMS,
+ * BPI 16: column strips, row copies, whole-tile fast paths, interleaved
+ * stores), so that those kernels too run under the race and bounds
+ * checks. The CPU transpose tile is 32 here (64 x 65 elements of 8 bytes
+ * exceed 32 KiB of local memory). */
+static void with_cpu_rows(void (*cases)(void), vncl__ops_family f,
+                          const int *cpu) {
+  cases();
+  if (!cpu_rows) return;
+  T_OK(ctx, vncl__ops_params_set(ctx, f, cpu));
+  cases();
+  T_OK(ctx, vncl__ops_params_set(ctx, f, NULL));
+}
+static void test_transpose(void **st) {
+  (void)st;
+  static const int cpu[VNCL__OPS_MAX_PARAMS] = {32, 1, 1};
+  with_cpu_rows(transpose_cases, VNCL__OPS_TRANSPOSE, cpu);
+}
+static void test_reduce(void **st) {
+  (void)st;
+  static const int cpu[VNCL__OPS_MAX_PARAMS] = {16, 16, 1, 65536, 4};
+  with_cpu_rows(reduce_cases, VNCL__OPS_REDUCE, cpu);
+}
+static void test_softmax(void **st) {
+  (void)st;
+  static const int cpu[VNCL__OPS_MAX_PARAMS] = {64, 16, 1};
+  with_cpu_rows(softmax_cases, VNCL__OPS_SOFTMAX, cpu);
+}
+static void test_random(void **st) {
+  (void)st;
+  static const int cpu[VNCL__OPS_MAX_PARAMS] = {16, 16};
+  with_cpu_rows(random_cases, VNCL__OPS_RANDOM, cpu);
+}
+
 int main(int argc, char **argv) {
   const char *parts = "gemm,ops,fft";
   for (int i = 1; i < argc; i++) {
@@ -1220,9 +1257,11 @@ int main(int argc, char **argv) {
       set_name = argv[++i];
     else if (!strcmp(argv[i], "--parts") && i + 1 < argc)
       parts = argv[++i];
+    else if (!strcmp(argv[i], "--cpu-rows"))
+      cpu_rows = 1;
     else {
       fprintf(stderr, "usage: oclgrind_check [--set NAME] [--parts "
-              "gemm,ops,fft]\n");
+              "gemm,ops,fft] [--cpu-rows]\n");
       return 2;
     }
   }
