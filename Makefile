@@ -112,8 +112,13 @@ $(B)/vncl.pc: vncl.pc.in Makefile
 
 $(B)/test/%: test/%.c $(TEST_COMMON) test/common.h $(B)/libvncl.a $(HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(INTERNAL_CFLAGS) -Itest -o $@ $< $(TEST_COMMON) $(B)/libvncl.a \
-	  $(TEST_LIBS)
+	$(CC) $(INTERNAL_CFLAGS) -Itest -o $@ $< $(TEST_EXTRA) $(TEST_COMMON) \
+	  $(B)/libvncl.a $(TEST_LIBS)
+
+# test_tuning checks `vncl autotune --show`, a report of tools/ over the
+# public API.
+$(B)/test/test_tuning: TEST_EXTRA = tools/tuning_show.c
+$(B)/test/test_tuning: tools/tuning_show.c tools/tuning_show.h
 
 # Fake vendor telemetry libraries (NVML, ROCm SMI, Level Zero) that
 # test_telemetry loads through VNCL_*_LIBRARY; plain shared objects, linked

@@ -77,16 +77,39 @@ typedef struct vncl_tuning_params {
   double values[VNCL_TUNING_MAX_PARAMS];
   vncl_tuning_source source; /* filled by vncl_tuning_get */
   int index; /* the built-in row or database entry, -1 for none */
+  /* Filled by vncl_tuning_get: where the set came from in words ("PATH
+   * entry 0 (exact device and driver)", "built-in table (FILE, row 1;
+   * measured on HOST, DATE)"), and for a database entry its measured rate
+   * (GFLOP/s for GEMM, GB/s for ops; 0 when unknown) and date. */
+  char origin[1280];
+  double rate;
+  char date[32];
 } vncl_tuning_params;
 
 /* The set in force on ctx for (family, dtype, shape class) and where it
- * came from (the first lookup reads ctx's tuning database). shape_class
+ * came from (the first lookup reads ctx's tuning database). For the
+ * tensor-op families the values are those the launches use, after fitting
+ * to the device's work-group and local-memory limits. shape_class
  * NULL means the family's first ("square", "default"). Errors:
  * VNCL_ERR_INVALID_ARG (NULL ctx or out, unknown family or class). */
 VNCL_API vncl_status vncl_tuning_get(vncl_context *ctx, const char *family,
                                      vncl_dtype dtype,
                                      const char *shape_class,
                                      vncl_tuning_params *out);
+
+/* The tuning database a context reads (on its first parameter lookup,
+ * which this call makes if none has). */
+typedef struct vncl_tuning_database_info {
+  int state;        /* 0 none (no such file, or no path), 1 read,
+                     * -1 invalid, -2 not trusted and ignored */
+  int entries;      /* entries naming this device (state 1) */
+  char path[1024];  /* "" when there is none (no home folder) */
+  char why[512];    /* state < 0: the reason */
+  char fix[512];    /* state -2: the remedy, when one is known */
+} vncl_tuning_database_info;
+/* Errors: VNCL_ERR_INVALID_ARG (NULL argument). */
+VNCL_API vncl_status vncl_tuning_database(vncl_context *ctx,
+                                          vncl_tuning_database_info *out);
 
 /* The value of `name` in p into *out. Errors: VNCL_ERR_INVALID_ARG (NULL
  * argument, name not in p). */

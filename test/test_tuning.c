@@ -13,6 +13,7 @@
 #include "common.h"
 
 #include "autotune/autotune.h"
+#include "../tools/tuning_show.h"
 #include "ops/ops.h"
 
 static const char *const worker_argv[] = {"/proc/self/exe", "autotune",
@@ -377,7 +378,7 @@ static void test_apply_and_show(void **state) {
   snprintf(showp, sizeof showp, "%s/show.txt", dir);
   FILE *f = fopen(showp, "w+");
   assert_non_null(f);
-  vncl__tuning_show(ctx, f);
+  tuning_show(ctx, f); /* tools/tuning_show.c */
   rewind(f);
   static char buf[65536];
   size_t n = fread(buf, 1, sizeof buf - 1, f);

@@ -243,11 +243,25 @@ static void test_database(void **st) {
 
   /* A context on that database runs its entries. */
   vncl_context *c2 = ctx_db(path);
+  vncl_tuning_database_info di;
+  memset(&di, 0x5a, sizeof di);
+  T_OK(c2, vncl_tuning_database(c2, &di));
+  assert_int_equal(di.state, 1);
+  assert_int_equal(di.entries, 2);
+  assert_string_equal(di.path, path);
+  T_OK(ctx, vncl_tuning_database(ctx, &di));
+  assert_int_equal(di.state, 0);
+  assert_int_equal(di.entries, 0);
+  T_FAILS(ctx, vncl_tuning_database(ctx, NULL), VNCL_ERR_INVALID_ARG,
+          "out is NULL");
   vncl_tuning_params got;
   T_OK(c2, vncl_tuning_get(c2, "gemm", VNCL_F32, "square", &got));
   assert_int_equal(got.source, VNCL_TUNING_SOURCE_DATABASE);
   assert_true(got.index >= 0);
   assert_true(value_of(&got, "switch_mnk") == 0);
+  assert_true(got.rate == 13); /* the later put replaced the first */
+  assert_non_null(strstr(got.origin, "exact device and driver"));
+  assert_non_null(strstr(got.origin, path));
   T_OK(c2, vncl_tuning_get(c2, "transpose", VNCL_F32, NULL, &got));
   assert_int_equal(got.source, VNCL_TUNING_SOURCE_DATABASE);
   assert_true(value_of(&got, "TILE") == 16);

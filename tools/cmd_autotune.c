@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "tuning_show.h"
 #include "runtime/runtime.h"
 #include "ops/ops.h"
 #include "autotune/autotune.h"
@@ -134,7 +135,7 @@ int cmd_autotune(int argc, char **argv) {
       fprintf(stderr, "vncl autotune: %s\n", vncl_errmsg(NULL));
       return 1;
     }
-    vncl__tuning_show(ctx, stdout);
+    tuning_show(ctx, stdout);
     vncl_context_destroy(ctx);
     return 0;
   }

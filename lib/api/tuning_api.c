@@ -129,6 +129,32 @@ typedef union set_buf {
   int ops[VNCL__OPS_MAX_PARAMS];
 } set_buf;
 
+/* Where a set came from, in words (vncl_tuning_params.origin). */
+static void origin_of(vncl_context *ctx, const vncl__param_family *f, int acc,
+                      int shape, vncl__param_source src, int row,
+                      vncl_tuning_params *out) {
+  const vncl__tuning_db *db =
+      src == VNCL__SRC_DATABASE ? vncl__tuning_db_of(ctx) : NULL;
+  if (db && row >= 0 && row < db->n) {
+    vncl__tune_level lvl = VNCL__TUNE_BUILTIN_TABLE;
+    vncl__tuning_find(db, &ctx->info, f->kernel, f->acc_names[acc],
+                      f->shape_names[shape], &lvl);
+    snprintf(out->origin, sizeof out->origin, "%s entry %d (%s)",
+             ctx->tuning_db, row, vncl__tune_level_name(lvl));
+    out->rate = db->e[row].gflops;
+    vncl__strlcpy(out->date, db->e[row].date, sizeof out->date);
+  } else if (src == VNCL__SRC_USER) {
+    snprintf(out->origin, sizeof out->origin, "set on this context");
+  } else if (src == VNCL__SRC_BUILTIN && row >= 0 && row < f->nrows) {
+    const char *m = f->rows[row].measured;
+    snprintf(out->origin, sizeof out->origin, "built-in table (%s, row %d%s%s)",
+             f->table, row, m ? "; measured on " : "", m ? m : "");
+  } else {
+    snprintf(out->origin, sizeof out->origin,
+             "built-in table (%s, the table's defaults)", f->table);
+  }
+}
+
 static void to_public(const vncl__param_family *f, const void *set,
                       vncl__param_source src, int row,
                       vncl_tuning_params *out) {
@@ -190,7 +216,27 @@ vncl_status vncl_tuning_get(vncl_context *ctx, const char *family,
   vncl__param_source src;
   int row;
   vncl__params_get(ctx, f, acc, shape, &b, &src, &row);
+  int fi = 0;
+  family_of(ctx, "vncl_tuning_get", family, &fi);
+  if (fi > 0) /* what the launches use: fitted to the device's limits */
+    vncl__ops_params(ctx, (vncl__ops_family)(fi - 1), b.ops);
   to_public(f, &b, src, row, out);
+  origin_of(ctx, f, acc, shape, src, row, out);
+  return VNCL_OK;
+}
+
+vncl_status vncl_tuning_database(vncl_context *ctx,
+                                 vncl_tuning_database_info *out) {
+  if (!ctx || !out)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "vncl_tuning_database: %s is NULL", !ctx ? "ctx" : "out");
+  vncl__tuning_load(ctx);
+  memset(out, 0, sizeof *out);
+  out->state = ctx->tuning_state;
+  out->entries = ctx->tuning_entries;
+  vncl__strlcpy(out->path, ctx->tuning_db, sizeof out->path);
+  vncl__strlcpy(out->why, ctx->tuning_why, sizeof out->why);
+  vncl__strlcpy(out->fix, ctx->tuning_fix, sizeof out->fix);
   return VNCL_OK;
 }
 

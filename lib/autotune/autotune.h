@@ -1,7 +1,7 @@
 /* The autotuner: its search spaces (autotune_space.c, from the families'
  * tables), the search (autotune.c), the isolated worker and its runner
- * (autotune_worker.c, autotune_runner.c) and the --show report
- * (autotune_show.c). */
+ * (autotune_worker.c, autotune_runner.c). The --show report is a tool
+ * over the public API (tools/tuning_show.c). */
 #ifndef VNCL_AUTOTUNE_INTERNAL_H
 #define VNCL_AUTOTUNE_INTERNAL_H
 
@@ -55,10 +55,6 @@ int vncl__tspace_get(const vncl__tspace *s, const int *idx, const char *name,
 bool vncl__tspace_valid(const vncl__tune_device *d, const vncl__tspace *s,
                         const int *idx, const vncl__gemm_params *base,
                         int acc, char *why, size_t cap);
-
-/* One line per (kernel, dtype, class): what the library will use on ctx
- * and where it came from (`vncl autotune --show`). */
-void vncl__tuning_show(vncl_context *ctx, FILE *f);
 
 /* ---- the search (autotune.c) -------------------------------------------- */
 

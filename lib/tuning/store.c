@@ -271,6 +271,16 @@ void vncl__tuning_load(vncl_context *ctx) {
   pthread_mutex_unlock(&s->lock);
 }
 
+const vncl__tuning_db *vncl__tuning_db_of(vncl_context *ctx) {
+  struct vncl__tuning_store *s = ctx ? store_of(ctx) : NULL;
+  if (!s) return NULL;
+  pthread_mutex_lock(&s->lock);
+  load_locked(ctx, s);
+  const vncl__tuning_db *db = s->have ? &s->db : NULL;
+  pthread_mutex_unlock(&s->lock);
+  return db; /* never changed after loading */
+}
+
 static int vec_locked(vncl_context *ctx, struct vncl__tuning_store *s) {
   if (s->vec < 0) {
     cl_uint w = 0;

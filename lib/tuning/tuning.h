@@ -154,6 +154,9 @@ const char *vncl__param_source_name(vncl__param_source s);
  * tuning_entries, tuning_why and tuning_fix; a bad file only warns).
  * Thread-safe; never fails. */
 void vncl__tuning_load(vncl_context *ctx);
+/* The database the store read for ctx (loading it first), NULL when it
+ * read none; valid for the context's life. */
+const vncl__tuning_db *vncl__tuning_db_of(vncl_context *ctx);
 
 /* The set in force on ctx for (acc, shape) of family f, into out
  * (f->size bytes): a user set, else the database's entry over the best
