@@ -7,10 +7,11 @@
  * in turn within each repeat so that load on the machine hits them alike.
  * Cases cover every length class of issue 15: powers of two, 2^a 3^b 5^c
  * 7^d (one pass, split, small lengths in large batches), factors 11 and
- * 13, primes (Bluestein), 1-D batched, 2-D and 3-D, C2C and R2C, f32 and
- * f64. Rates are in GFLOP/s counting 5 N log2 N per complex transform and
- * 2.5 N log2 N per real one (the usual FFT convention, also for lengths
- * that are not powers of two).
+ * 13, primes (Rader where p - 1 is 13-smooth, else Bluestein), 1-D
+ * batched, 2-D and 3-D, C2C and R2C, f32 and f64. Rates are in GFLOP/s
+ * counting 5 N log2 N per complex transform and 2.5 N log2 N per real one
+ * (the usual FFT convention, also for lengths that are not powers of
+ * two).
  *
  * clFFT's setup is vncl's: the suite uses clFFT directly only while a vncl
  * plan holds it, and never tears it down itself. */
@@ -335,7 +336,8 @@ int bench_suite_fft(bench_ctx *b) {
   /* The length classes of issue 15. With clFFT as a second peer: the 1-D
    * C2C f32 lengths it does. FFTW is the peer of every case. */
   static const fft_shape full[] = {
-      /* powers of two, 2^5 5^5, a prime (Bluestein): the long-standing four */
+      /* powers of two, 2^5 5^5, a prime (Rader: 65536 = 2^16): the
+       * long-standing four */
       {C2C, F32, 1, {1u << 20}, 1, true},
       {C2C, F32, 1, {4096}, 256, true},
       {C2C, F32, 1, {100000}, 1, true},
@@ -345,6 +347,8 @@ int bench_suite_fft(bench_ctx *b) {
       {C2C, F32, 1, {3528}, 256, true},           /* 2^3 3^2 7^2 */
       {C2C, F32, 1, {1u << 22}, 1, true},
       {C2C, F32, 1, {200704}, 1, true},           /* 2^12 7^2 */
+      /* a prime through Bluestein (100002 = 2 3 7 2381) */
+      {C2C, F32, 1, {100003}, 1, false},
       /* factors 11 and 13 */
       {C2C, F32, 1, {1001}, 256, true},           /* 7 11 13 */
       {C2C, F64, 1, {173056}, 1, false},          /* 2^10 13^2 */
@@ -359,7 +363,8 @@ int bench_suite_fft(bench_ctx *b) {
       {C2C, F32, 1, {1u << 14}, 1, true},
       {C2C, F32, 1, {1024}, 64, true},
       {C2C, F32, 1, {1000}, 16, true},
-      {C2C, F32, 1, {4099}, 1, false},
+      {C2C, F32, 1, {4099}, 1, false}, /* Bluestein */
+      {C2C, F32, 1, {1009}, 8, false}, /* Rader */
       {C2C, F32, 1, {1001}, 16, true},
       {C2C, F64, 2, {64, 70}, 4, false},
       {R2C, F32, 3, {16, 14, 22}, 2, false},

@@ -7,7 +7,7 @@
  * docs/fft.md).
  *
  *   gather    the work-item's VW lines -> its scratch, as [n][re|im][VW]
- *   passes    Stockham autosort passes of radix 4, 2, 3, 5, 7, 11, 13,
+ *   passes    Stockham autosort passes of radix 8, 4, 2, 3, 5, 7, 11, 13,
  *             ping-ponging between the two halves of the scratch
  *   scatter   scratch -> y, times `scale`, times an optional twiddle
  *
@@ -37,6 +37,11 @@
 /* Lines per work-item: the vector width (2, 4, 8 or 16). */
 #ifndef VW
 #define VW 8
+#endif
+/* 1: radix-8 passes for the factors 8 of n (then 4, 2, ...); 0: radix 4
+ * and 2 only. */
+#ifndef RADIX8
+#define RADIX8 1
 #endif
 /* Four-step twiddles: read from the tables every TW_EVERY outputs, by
  * recurrence in between. */
@@ -275,6 +280,66 @@ inline void radix5(__global const real *in, __global real *out, uint j,
   STOREC(o, 4 * st, t1r - u1i, t1i + u1r);
 }
 
+/* Radix 8 as two 4-point DFTs (even and odd inputs) and a radix-2 step
+ * with w8^t = exp(-s 2 pi i t/8): 3 passes of 8 where there were 4.5 of 4,
+ * so fewer trips through the scratch for powers of two. */
+#define DFT4(r0, i0, r1, i1, r2, i2, r3, i3)                    \
+  do {                                                          \
+    const vec a0r = r0 + r2, a0i = i0 + i2;                     \
+    const vec a1r = r0 - r2, a1i = i0 - i2;                     \
+    const vec a2r = r1 + r3, a2i = i1 + i3;                     \
+    const vec a3r = r1 - r3, a3i = i1 - i3;                     \
+    r0 = a0r + a2r;                                             \
+    i0 = a0i + a2i;                                             \
+    r2 = a0r - a2r;                                             \
+    i2 = a0i - a2i;                                             \
+    r1 = a1r + s * a3i;                                         \
+    i1 = a1i - s * a3r;                                         \
+    r3 = a1r - s * a3i;                                         \
+    i3 = a1i + s * a3r;                                         \
+  } while (0)
+
+inline void radix8(__global const real *in, __global real *out, uint j,
+                   uint k, uint d, uint q, uint ns, uint twstep, real s,
+                   __global const real2 *tw) {
+  const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
+  __global const real *p = in + (size_t)j * 2 * VW;
+  vec r0, i0, r1, i1, r2, i2, r3, i3, r4, i4, r5, i5, r6, i6, r7, i7;
+  LOADC(p, 0, r0, i0);
+  LOADC(p, qs, r1, i1);
+  LOADC(p, 2 * qs, r2, i2);
+  LOADC(p, 3 * qs, r3, i3);
+  LOADC(p, 4 * qs, r4, i4);
+  LOADC(p, 5 * qs, r5, i5);
+  LOADC(p, 6 * qs, r6, i6);
+  LOADC(p, 7 * qs, r7, i7);
+  if (k) {
+    TWIDDLE(r1, i1, k * twstep);
+    TWIDDLE(r2, i2, 2 * k * twstep);
+    TWIDDLE(r3, i3, 3 * k * twstep);
+    TWIDDLE(r4, i4, 4 * k * twstep);
+    TWIDDLE(r5, i5, 5 * k * twstep);
+    TWIDDLE(r6, i6, 6 * k * twstep);
+    TWIDDLE(r7, i7, 7 * k * twstep);
+  }
+  DFT4(r0, i0, r2, i2, r4, i4, r6, i6); /* E_t in (r0,r2,r4,r6)[t] */
+  DFT4(r1, i1, r3, i3, r5, i5, r7, i7); /* O_t in (r1,r3,r5,r7)[t] */
+  const real c = (real)0.70710678118654752440; /* sqrt(1/2) */
+  /* O_t times w8^t: t = 1, 2, 3 */
+  const vec o1r = c * (r3 + s * i3), o1i = c * (i3 - s * r3);
+  const vec o2r = s * i5, o2i = -s * r5;
+  const vec o3r = c * (s * i7 - r7), o3i = -c * (i7 + s * r7);
+  __global real *o = out + (size_t)d * 2 * VW;
+  STOREC(o, 0, r0 + r1, i0 + i1);
+  STOREC(o, st, r2 + o1r, i2 + o1i);
+  STOREC(o, 2 * st, r4 + o2r, i4 + o2i);
+  STOREC(o, 3 * st, r6 + o3r, i6 + o3i);
+  STOREC(o, 4 * st, r0 - r1, i0 - i1);
+  STOREC(o, 5 * st, r2 - o1r, i2 - o1i);
+  STOREC(o, 6 * st, r4 - o2r, i4 - o2i);
+  STOREC(o, 7 * st, r6 - o3r, i6 - o3i);
+}
+
 /* Odd prime radices 7, 11 and 13, one generic body: with the pairs
  * b_m = x_m + x_{R-m} and d_m = x_m - x_{R-m} (m = 1 .. H, H = (R-1)/2),
  *   X_k     = T_k - i U_k,   X_{R-k} = T_k + i U_k   (k = 1 .. H),
@@ -453,6 +518,9 @@ __kernel void fft_stockham(
     }
     __global real *in = a, *out = b;
     uint ns = 1, rest = n;
+#if RADIX8
+    while (rest % 8 == 0) PASS(8, radix8);
+#endif
     while (rest % 4 == 0) PASS(4, radix4);
     while (rest % 2 == 0) PASS(2, radix2);
     while (rest % 3 == 0) PASS(3, radix3);

@@ -1151,7 +1151,7 @@ static void real_case(vncl_dtype t, int nd, const size_t *n, size_t batch) {
 }
 
 /* vncl's own kernels, the default backend on CPUs and GPUs (AUTO): lengths
- * with prime factors up to 13 on Stockham (radix 2, 3, 4, 5, 7, 11, 13),
+ * with prime factors up to 13 on Stockham (radix 2, 3, 4, 5, 7, 8, 11, 13),
  * one pass and split, Rader and Bluestein (their inner FFTs on Stockham),
  * 2-D and 3-D, real transforms through the layout kernels. No
  * clFFT kernel runs here. */

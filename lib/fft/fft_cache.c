@@ -300,8 +300,9 @@ static void unit_root(size_t t, size_t n, double *re, double *im) {
 /* Forward DFT of x (m complex values) in double on the host, in place,
  * for any m: Stockham passes over the prime factors of m, each a direct
  * DFT of its radix p (O(m p) per pass; the convolution lengths are smooth,
- * p <= 13), every twiddle and root from unit_root (not by recurrence).
- * Returns false when out of host memory. */
+ * p <= 13), every twiddle and root from unit_root (not by recurrence): the
+ * ns p twiddles of a pass into a table first, so about 2m unit_root calls
+ * in all. Returns false when out of host memory. */
 static bool host_fft(double *x, size_t m) {
   size_t pmax = 1;
   for (size_t r = m, p = 2; r > 1; p++)
@@ -310,11 +311,13 @@ static bool host_fft(double *x, size_t m) {
       pmax = p;
     }
   double *y = malloc(2 * m * sizeof *y + 1);
+  double *tw = malloc(2 * m * sizeof *tw + 1); /* a pass's twiddles */
   /* One butterfly's inputs, then the p-th roots of unity. */
   double *a = malloc(4 * pmax * sizeof *a), *rt = a + 2 * pmax;
-  if (!y || !a) {
+  if (!y || !a || !tw) {
     free(y);
     free(a);
+    free(tw);
     return false;
   }
   double *in = x, *out = y;
@@ -324,11 +327,13 @@ static bool host_fft(double *x, size_t m) {
     while (rest % p) p++;
     size_t q = m / p;
     for (size_t r = 0; r < p; r++) unit_root(r, p, &rt[2 * r], &rt[2 * r + 1]);
+    for (size_t k = 0; k < ns; k++)
+      for (size_t r = 0; r < p; r++)
+        unit_root(r * k, ns * p, &tw[2 * (k * p + r)], &tw[2 * (k * p + r) + 1]);
     for (size_t j = 0; j < q; j++) {
       size_t k = j % ns, d = (j / ns) * ns * p + k;
       for (size_t r = 0; r < p; r++) {
-        double wr, wi;
-        unit_root(r * k, ns * p, &wr, &wi);
+        const double wr = tw[2 * (k * p + r)], wi = tw[2 * (k * p + r) + 1];
         const double *v = in + 2 * (j + r * q);
         a[2 * r] = v[0] * wr - v[1] * wi;
         a[2 * r + 1] = v[0] * wi + v[1] * wr;
@@ -353,6 +358,7 @@ static bool host_fft(double *x, size_t m) {
   if (in != x) memcpy(x, in, 2 * m * sizeof *x);
   free(y);
   free(a);
+  free(tw);
   return true;
 }
 
