@@ -111,8 +111,8 @@ static region region_c(const problem *p, const block *bl) {
  * when the host stride allows it, else one per matrix. The first command
  * waits for the wait list; the queue being in order, so do the others.
  * *ev: the last command's event (NULL when there was nothing to move). */
-static cl_int move_region(cl_command_queue q, bool write, cl_mem buf,
-                          const region *r, size_t es,
+static cl_int move_region(vncl_context *ctx, cl_command_queue q, bool write,
+                          cl_mem buf, const region *r, size_t es,
                           const unsigned char *host, cl_uint nw,
                           const cl_event *wl, cl_event *ev) {
   *ev = NULL;
@@ -133,14 +133,10 @@ static cl_int move_region(cl_command_queue q, bool write, cl_mem buf,
     cl_event e = NULL;
     cl_uint n = i == 0 ? nw : 0;
     const cl_event *w = n ? wl : NULL;
-    if (write)
-      err = clEnqueueWriteBufferRect(q, buf, CL_FALSE, borg, horg, reg, brow,
-                                     bslice, hrow, hsp, h, n, w,
-                                     &e);
-    else
-      err = clEnqueueReadBufferRect(q, buf, CL_FALSE, borg, horg, reg, brow,
-                                    bslice, hrow, hsp, (void *)h,
-                                    n, w, &e);
+    /* Each command is timed on the context's profile (the launch path). */
+    err = vncl__enqueue_rect(ctx, q, write ? "group_write" : "group_read",
+                             write, buf, borg, horg, reg, brow, bslice, hrow,
+                             hsp, (void *)h, n, w, &e);
     if (!err) {
       if (*ev) clReleaseEvent(*ev);
       *ev = e;
@@ -255,24 +251,16 @@ static vncl_status run_part(part *pt) {
     cl_uint n = 0;
     if (a_fixed) {
       H2D_WAIT(n, wl);
-      err = move_region(h2d, true, abuf[0], &ra0, es, p->a, n, wl, &afix);
+      err = move_region(ctx, h2d, true, abuf[0], &ra0, es, p->a, n, wl, &afix);
       what = "clEnqueueWriteBufferRect(A)";
-      if (!err && afix) {
-        first_h2d = false;
-        vncl__profile_event(ctx, "group_write", afix, (double)a_bytes, 0,
-                            true);
-      }
+      if (!err && afix) first_h2d = false;
     }
     n = 0;
     if (!err && b_fixed) {
       H2D_WAIT(n, wl);
-      err = move_region(h2d, true, bbuf[0], &rb0, es, p->b, n, wl, &bfix);
+      err = move_region(ctx, h2d, true, bbuf[0], &rb0, es, p->b, n, wl, &bfix);
       what = "clEnqueueWriteBufferRect(B)";
-      if (!err && bfix) {
-        first_h2d = false;
-        vncl__profile_event(ctx, "group_write", bfix, (double)b_bytes, 0,
-                            true);
-      }
+      if (!err && bfix) first_h2d = false;
     }
     if (!err) clFlush(h2d);
   }
@@ -290,7 +278,7 @@ static vncl_status run_part(part *pt) {
       n = 0;
       H2D_WAIT(n, wl);
       if (st >= nslots) wl[n++] = gev[st - nslots];
-      err = move_region(h2d, true, abuf[slot], &ra, es, p->a, n, wl, &ea);
+      err = move_region(ctx, h2d, true, abuf[slot], &ra, es, p->a, n, wl, &ea);
       what = "clEnqueueWriteBufferRect(A)";
       if (ea) first_h2d = false;
     }
@@ -298,7 +286,7 @@ static vncl_status run_part(part *pt) {
       n = 0;
       H2D_WAIT(n, wl);
       if (st >= nslots) wl[n++] = gev[st - nslots];
-      err = move_region(h2d, true, bbuf[slot], &rb, es, p->b, n, wl, &eb);
+      err = move_region(ctx, h2d, true, bbuf[slot], &rb, es, p->b, n, wl, &eb);
       what = "clEnqueueWriteBufferRect(B)";
       if (eb) first_h2d = false;
     }
@@ -307,7 +295,7 @@ static vncl_status run_part(part *pt) {
       n = 0;
       H2D_WAIT(n, wl);
       if (st >= nslots) wl[n++] = rev[st - nslots];
-      err = move_region(h2d, true, cbuf[slot], &rc, es, p->c, n, wl, &ec);
+      err = move_region(ctx, h2d, true, cbuf[slot], &rc, es, p->c, n, wl, &ec);
       what = "clEnqueueWriteBufferRect(C)";
       if (ec) first_h2d = false;
     }
@@ -316,12 +304,6 @@ static vncl_status run_part(part *pt) {
       s = vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "out of host memory");
       break;
     }
-    if (ea) vncl__profile_event(ctx, "group_write", ea,
-                                (double)region_elems(&ra) * es, 0, true);
-    if (eb) vncl__profile_event(ctx, "group_write", eb,
-                                (double)region_elems(&rb) * es, 0, true);
-    if (ec) vncl__profile_event(ctx, "group_write", ec,
-                                (double)region_elems(&rc) * es, 0, true);
     if (err) break;
     /* The product of the step on the context's queue. */
     cl_event gw[5];
@@ -347,14 +329,10 @@ static vncl_status run_part(part *pt) {
                            n ? gw : NULL, &gev[st]);
     if (s) break;
     clFlush(ctx->queue);
-    err = move_region(d2h, false, cbuf[slot], &rc, es, p->c, 1, &gev[st],
+    err = move_region(ctx, d2h, false, cbuf[slot], &rc, es, p->c, 1, &gev[st],
                       &rev[st]);
     what = "clEnqueueReadBufferRect(C)";
-    if (!err && rev[st]) {
-      vncl__profile_event(ctx, "group_read", rev[st],
-                          (double)region_elems(&rc) * es, 0, true);
-      clFlush(d2h);
-    }
+    if (!err && rev[st]) clFlush(d2h);
   }
 #undef H2D_WAIT
   if (err && !s) s = vncl__cl_fail(ctx, err, what);

@@ -98,21 +98,15 @@ static vncl_status direct(vncl_context *ctx, int dir, cl_mem mem,
                           size_t offset, void *host, size_t bytes, bool async,
                           cl_uint nwait, const cl_event *wait, cl_event *done) {
   cl_event ev = NULL;
-  /* The profiler times every transfer, so ask for an event when it runs. */
-  cl_event *evp = (async && done) || ctx->profiler ? &ev : NULL;
   cl_bool block = async ? CL_FALSE : CL_TRUE;
-  cl_int err =
-      dir == VNCL__WRITE
-          ? clEnqueueWriteBuffer(ctx->queue, mem, block, offset, bytes, host,
-                                 nwait, nwait ? wait : NULL, evp)
-          : clEnqueueReadBuffer(ctx->queue, mem, block, offset, bytes, host,
-                                nwait, nwait ? wait : NULL, evp);
+  bool write = dir == VNCL__WRITE;
+  /* The launch path times it (with an event of its own when we want none). */
+  cl_int err = vncl__enqueue_rw(ctx, ctx->queue, write ? "write" : "read",
+                                write, mem, block, offset, bytes, host, nwait,
+                                wait, async && done ? &ev : NULL);
   if (err)
-    return vncl__cl_fail(ctx, err, dir == VNCL__WRITE ? "clEnqueueWriteBuffer"
-                                                      : "clEnqueueReadBuffer");
-  if (ev)
-    vncl__profile_event(ctx, dir == VNCL__WRITE ? "write" : "read", ev,
-                        (double)bytes, 0, true);
+    return vncl__cl_fail(ctx, err, write ? "clEnqueueWriteBuffer"
+                                         : "clEnqueueReadBuffer");
   if (async) {
     clFlush(ctx->queue);
     if (done) {
@@ -186,14 +180,13 @@ static vncl_status staged_write(vncl_context *ctx, struct vncl__xfer *x,
     }
     size_t off = i * piece, len = bytes - off < piece ? bytes - off : piece;
     memcpy(ch->ptr, src + off, len);
-    err = clEnqueueWriteBuffer(ctx->queue, mem, CL_FALSE, offset + off, len,
-                               ch->ptr, pre ? 1 : 0, pre ? &pre : NULL,
-                               &ch->busy);
+    err = vncl__enqueue_rw(ctx, ctx->queue, "write", true, mem, CL_FALSE,
+                           offset + off, len, ch->ptr, pre ? 1 : 0,
+                           pre ? &pre : NULL, &ch->busy);
     if (err) {
       ch->busy = NULL;
       break;
     }
-    vncl__profile_event(ctx, "write", ch->busy, (double)len, 0, true);
     clFlush(ctx->queue);
   }
   if (!err && !async) {
@@ -338,10 +331,9 @@ static vncl_status staged_read(vncl_context *ctx, struct vncl__xfer *x,
     else if (ch->busy)
       wl[nw++] = ch->busy; /* the chunk's last command, from its last user */
     size_t off = enq * piece, len = bytes - off < piece ? bytes - off : piece;
-    err = clEnqueueReadBuffer(ctx->queue, mem, CL_FALSE, offset + off, len,
-                              ch->ptr, nw, nw ? wl : NULL, &j->dev[enq]);
+    err = vncl__enqueue_rw(ctx, ctx->queue, "read", false, mem, CL_FALSE,
+                           offset + off, len, ch->ptr, nw, wl, &j->dev[enq]);
     if (err) break;
-    vncl__profile_event(ctx, "read", j->dev[enq], (double)len, 0, true);
   }
   /* The first reads wait for the chunks' old commands: drop those. A chunk
    * whose first read was not enqueued keeps its event. */
