@@ -479,11 +479,8 @@ static vncl_status check_operand(vncl_context *ctx, const char *fn,
   if (!buf)
     return vncl__fail(ctx, VNCL_ERR_INVALID_ARG, "%s: buffer %s is NULL", fn,
                       name);
-  size_t min_ld = inner ? inner : 1;
-  if (ld < min_ld)
-    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
-                      "%s: %s=%zu is below its minimum %zu", fn, ldname, ld,
-                      min_ld);
+  vncl_status s = vncl__gemm_check_ld(ctx, fn, ldname, ld, inner);
+  if (s) return s;
   cl_context bctx = NULL;
   size_t size = 0;
   cl_int err = clGetMemObjectInfo(buf, CL_MEM_CONTEXT, sizeof bctx, &bctx,
@@ -513,8 +510,8 @@ static vncl_status check_operand(vncl_context *ctx, const char *fn,
   return VNCL_OK;
 }
 
-static vncl_status check_dtype(vncl_context *ctx, const char *fn,
-                               const char *what, vncl_dtype dt) {
+vncl_status vncl__gemm_check_dtype(vncl_context *ctx, const char *fn,
+                                   const char *what, vncl_dtype dt) {
   if (dt == VNCL_I32)
     return vncl__fail(ctx, VNCL_ERR_UNSUPPORTED,
                       "%s: %s is i32; GEMM takes f32, f64, f16 or bf16", fn,
@@ -522,10 +519,81 @@ static vncl_status check_dtype(vncl_context *ctx, const char *fn,
   if (dt != VNCL_F32 && dt != VNCL_F64 && dt != VNCL_F16 && dt != VNCL_BF16)
     return vncl__fail(ctx, VNCL_ERR_INVALID_ARG, "%s: %s %d is not a dtype",
                       fn, what, (int)dt);
+  return VNCL_OK;
+}
+
+/* The dtype check with this context's device. */
+static vncl_status check_dtype(vncl_context *ctx, const char *fn,
+                               const char *what, vncl_dtype dt) {
+  vncl_status s = vncl__gemm_check_dtype(ctx, fn, what, dt);
+  if (s) return s;
   if (dt == VNCL_F64 && !ctx->info.fp64)
     return vncl__fail(ctx, VNCL_ERR_UNSUPPORTED,
                       "%s: f64 needs double precision, which %s lacks", fn,
                       ctx->info.name);
+  return VNCL_OK;
+}
+
+static bool is_trans(vncl_trans t) {
+  return t == VNCL_NO_TRANS || t == VNCL_TRANS;
+}
+
+vncl_status vncl__gemm_check_form(vncl_context *ctx, const char *fn,
+                                  const vncl__gemm_args *g) {
+  if (g->layout != VNCL_ROW_MAJOR && g->layout != VNCL_COL_MAJOR)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG, "%s: layout %d is neither "
+                      "VNCL_ROW_MAJOR nor VNCL_COL_MAJOR", fn, (int)g->layout);
+  if (!is_trans(g->ta) || !is_trans(g->tb))
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: %s %d is neither VNCL_NO_TRANS nor VNCL_TRANS", fn,
+                      !is_trans(g->ta) ? "ta" : "tb",
+                      !is_trans(g->ta) ? (int)g->ta : (int)g->tb);
+  if (g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: m=%zu, n=%zu, k=%zu: each must be below 2^31", fn,
+                      g->m, g->n, g->k);
+  return VNCL_OK;
+}
+
+void vncl__gemm_stored(const vncl__gemm_args *g, char which, size_t *outer,
+                       size_t *inner) {
+  size_t r, c; /* rows and columns of the stored matrix, row-major view */
+  if (which == 'a') {
+    r = g->ta == VNCL_NO_TRANS ? g->m : g->k;
+    c = g->ta == VNCL_NO_TRANS ? g->k : g->m;
+  } else if (which == 'b') {
+    r = g->tb == VNCL_NO_TRANS ? g->k : g->n;
+    c = g->tb == VNCL_NO_TRANS ? g->n : g->k;
+  } else {
+    r = g->m;
+    c = g->n;
+  }
+  bool row = g->layout == VNCL_ROW_MAJOR;
+  *outer = row ? r : c;
+  *inner = row ? c : r;
+}
+
+vncl_status vncl__gemm_check_ld(vncl_context *ctx, const char *fn,
+                                const char *ldname, size_t ld, size_t inner) {
+  size_t min_ld = inner ? inner : 1;
+  if (ld < min_ld)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: %s=%zu is below its minimum %zu", fn, ldname, ld,
+                      min_ld);
+  return VNCL_OK;
+}
+
+vncl_status vncl__gemm_check_c_overlap(vncl_context *ctx, const char *fn,
+                                       const vncl__gemm_args *g) {
+  if (g->batch <= 1 || g->m == 0 || g->n == 0) return VNCL_OK;
+  size_t outer, inner, one = SIZE_MAX;
+  vncl__gemm_stored(g, 'c', &outer, &inner);
+  /* outer - 1 < 2^31 and ldc was checked against the buffer's size. */
+  if (!extent(0, outer, inner, g->ldc, 0, 1, &one) || g->stride_c < one)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: stride_c=%zu makes the %zu matrices of C "
+                      "overlap (one spans %zu elements)",
+                      fn, g->stride_c, g->batch, one);
   return VNCL_OK;
 }
 
@@ -606,22 +674,14 @@ vncl_status vncl_gemm_cl_event(
     const cl_event *wait_list, cl_event *event) {
   const char *fn = "vncl_gemm_cl";
   if (!ctx) return vncl__fail(NULL, VNCL_ERR_INVALID_ARG, "%s: ctx is NULL", fn);
+  const vncl__gemm_args g = {.dtype = dtype, .layout = layout, .ta = ta,
+                             .tb = tb, .m = m, .n = n, .k = k, .batch = batch,
+                             .lda = lda, .ldb = ldb, .ldc = ldc,
+                             .stride_a = stride_a, .stride_b = stride_b,
+                             .stride_c = stride_c};
   vncl_status s = check_dtype(ctx, fn, "dtype", dtype);
+  if (!s) s = vncl__gemm_check_form(ctx, fn, &g);
   if (s) return s;
-  if (layout != VNCL_ROW_MAJOR && layout != VNCL_COL_MAJOR)
-    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG, "%s: layout %d is neither "
-                      "VNCL_ROW_MAJOR nor VNCL_COL_MAJOR", fn, (int)layout);
-  if ((ta != VNCL_NO_TRANS && ta != VNCL_TRANS) ||
-      (tb != VNCL_NO_TRANS && tb != VNCL_TRANS))
-    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
-                      "%s: %s %d is neither VNCL_NO_TRANS nor VNCL_TRANS", fn,
-                      (ta != VNCL_NO_TRANS && ta != VNCL_TRANS) ? "ta" : "tb",
-                      (ta != VNCL_NO_TRANS && ta != VNCL_TRANS) ? (int)ta
-                                                                : (int)tb);
-  if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
-    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
-                      "%s: m=%zu, n=%zu, k=%zu: each must be below 2^31", fn,
-                      m, n, k);
   if (num_wait > 0 && !wait_list)
     return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
                       "%s: num_wait=%u with a NULL wait list", fn, num_wait);
@@ -629,28 +689,20 @@ vncl_status vncl_gemm_cl_event(
     return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
                       "%s: a wait list with num_wait=0", fn);
   /* Stored shapes: rows ("outer") of `inner` elements, ld apart. */
-  bool row = layout == VNCL_ROW_MAJOR;
-  size_t ar = ta == VNCL_NO_TRANS ? m : k, ac = ta == VNCL_NO_TRANS ? k : m;
-  size_t br = tb == VNCL_NO_TRANS ? k : n, bc = tb == VNCL_NO_TRANS ? n : k;
-  size_t es = vncl_dtype_size(dtype);
-  s = check_operand(ctx, fn, "a", a, a_offset, row ? ar : ac, row ? ac : ar,
-                    lda, "lda", stride_a, batch, es);
+  size_t es = vncl_dtype_size(dtype), ao, ai, bo, bi, co, ci;
+  vncl__gemm_stored(&g, 'a', &ao, &ai);
+  vncl__gemm_stored(&g, 'b', &bo, &bi);
+  vncl__gemm_stored(&g, 'c', &co, &ci);
+  s = check_operand(ctx, fn, "a", a, a_offset, ao, ai, lda, "lda", stride_a,
+                    batch, es);
   if (!s)
-    s = check_operand(ctx, fn, "b", b, b_offset, row ? br : bc, row ? bc : br,
-                      ldb, "ldb", stride_b, batch, es);
+    s = check_operand(ctx, fn, "b", b, b_offset, bo, bi, ldb, "ldb", stride_b,
+                      batch, es);
   if (!s)
-    s = check_operand(ctx, fn, "c", c, c_offset, row ? m : n, row ? n : m,
-                      ldc, "ldc", stride_c, batch, es);
+    s = check_operand(ctx, fn, "c", c, c_offset, co, ci, ldc, "ldc", stride_c,
+                      batch, es);
+  if (!s) s = vncl__gemm_check_c_overlap(ctx, fn, &g);
   if (s) return s;
-  if (batch > 1 && m > 0 && n > 0) {
-    size_t one;
-    extent(0, row ? m : n, row ? n : m, ldc, 0, 1, &one);
-    if (stride_c < one)
-      return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
-                        "%s: stride_c=%zu makes the %zu matrices of C "
-                        "overlap (one spans %zu elements)",
-                        fn, stride_c, batch, one);
-  }
   vncl__gemm_problem pr;
   make_problem(dtype, dtype, layout, ta, tb, m, n, k, alpha, beta, a,
                a_offset, lda, stride_a, b, b_offset, ldb, stride_b, c,

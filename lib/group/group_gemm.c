@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemm/gemm.h"
 #include "group/group.h"
 
 #define SLOTS 2
@@ -471,11 +472,9 @@ static vncl_status check_matrix(const char *fn, const char *name,
                                 size_t batch, size_t es) {
   if (!ptr)
     return vncl__fail(NULL, VNCL_ERR_INVALID_ARG, "%s: %s is NULL", fn, name);
-  size_t min = inner ? inner : 1, bytes;
-  if (ld < min)
-    return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
-                      "%s: %s=%zu is below its minimum %zu", fn, ldname, ld,
-                      min);
+  size_t bytes;
+  vncl_status s = vncl__gemm_check_ld(NULL, fn, ldname, ld, inner);
+  if (s) return s;
   if (!span(outer, inner, ld, stride, batch, es, &bytes))
     return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
                       "%s: the extent of %s (%zu x %zu, %s %zu, batch %zu) "
@@ -484,62 +483,35 @@ static vncl_status check_matrix(const char *fn, const char *name,
   return VNCL_OK;
 }
 
-static vncl_status check_args(vncl_group *g, const char *fn, vncl_dtype dt,
-                              vncl_layout layout, vncl_trans ta,
-                              vncl_trans tb, size_t m, size_t n, size_t k,
-                              const void *a, size_t lda, size_t sa,
-                              const void *b, size_t ldb, size_t sb, void *c,
-                              size_t ldc, size_t sc, size_t batch) {
+/* The checks of gemm.c's front end (vncl__gemm_check_*), on host
+ * matrices, with f64 needing every device of the group. */
+static vncl_status check_args(vncl_group *g, const char *fn,
+                              const vncl__gemm_args *ga, const void *a,
+                              const void *b, void *c) {
   if (!g) return vncl__fail(NULL, VNCL_ERR_INVALID_ARG, "%s: g is NULL", fn);
-  if (dt == VNCL_I32)
-    return vncl__fail(NULL, VNCL_ERR_UNSUPPORTED,
-                      "%s: dtype is i32; GEMM takes f32, f64, f16 or bf16",
-                      fn);
-  if (dt != VNCL_F32 && dt != VNCL_F64 && dt != VNCL_F16 && dt != VNCL_BF16)
-    return vncl__fail(NULL, VNCL_ERR_INVALID_ARG, "%s: dtype %d is not a "
-                      "dtype", fn, (int)dt);
-  for (int i = 0; dt == VNCL_F64 && i < g->n; i++)
+  vncl_status s = vncl__gemm_check_dtype(NULL, fn, "dtype", ga->dtype);
+  if (s) return s;
+  for (int i = 0; ga->dtype == VNCL_F64 && i < g->n; i++)
     if (!g->dev[i].ctx->info.fp64)
       return vncl__fail(NULL, VNCL_ERR_UNSUPPORTED,
                         "%s: f64 needs double precision, which device %d "
                         "(%s) lacks",
                         fn, i, g->dev[i].ctx->info.name);
-  if (layout != VNCL_ROW_MAJOR && layout != VNCL_COL_MAJOR)
-    return vncl__fail(NULL, VNCL_ERR_INVALID_ARG, "%s: layout %d is neither "
-                      "VNCL_ROW_MAJOR nor VNCL_COL_MAJOR", fn, (int)layout);
-  if ((ta != VNCL_NO_TRANS && ta != VNCL_TRANS) ||
-      (tb != VNCL_NO_TRANS && tb != VNCL_TRANS))
-    return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
-                      "%s: %s %d is neither VNCL_NO_TRANS nor VNCL_TRANS", fn,
-                      (ta != VNCL_NO_TRANS && ta != VNCL_TRANS) ? "ta" : "tb",
-                      (ta != VNCL_NO_TRANS && ta != VNCL_TRANS) ? (int)ta
-                                                                : (int)tb);
-  if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
-    return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
-                      "%s: m=%zu, n=%zu, k=%zu: each must be below 2^31", fn,
-                      m, n, k);
-  bool row = layout == VNCL_ROW_MAJOR;
-  size_t ar = ta == VNCL_NO_TRANS ? m : k, ac = ta == VNCL_NO_TRANS ? k : m;
-  size_t br = tb == VNCL_NO_TRANS ? k : n, bc = tb == VNCL_NO_TRANS ? n : k;
-  size_t es = vncl_dtype_size(dt);
-  vncl_status s = check_matrix(fn, "a", a, row ? ar : ac, row ? ac : ar, lda,
-                               "lda", sa, batch, es);
+  if ((s = vncl__gemm_check_form(NULL, fn, ga))) return s;
+  size_t es = vncl_dtype_size(ga->dtype), ao, ai, bo, bi, co, ci;
+  vncl__gemm_stored(ga, 'a', &ao, &ai);
+  vncl__gemm_stored(ga, 'b', &bo, &bi);
+  vncl__gemm_stored(ga, 'c', &co, &ci);
+  s = check_matrix(fn, "a", a, ao, ai, ga->lda, "lda", ga->stride_a,
+                   ga->batch, es);
   if (!s)
-    s = check_matrix(fn, "b", b, row ? br : bc, row ? bc : br, ldb, "ldb", sb,
-                     batch, es);
+    s = check_matrix(fn, "b", b, bo, bi, ga->ldb, "ldb", ga->stride_b,
+                     ga->batch, es);
   if (!s)
-    s = check_matrix(fn, "c", c, row ? m : n, row ? n : m, ldc, "ldc", sc,
-                     batch, es);
-  if (s) return s;
-  if (batch > 1 && m > 0 && n > 0) {
-    size_t one = ((row ? m : n) - 1) * ldc + (row ? n : m);
-    if (sc < one)
-      return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
-                        "%s: stride_c=%zu makes the %zu matrices of C "
-                        "overlap (one spans %zu elements)",
-                        fn, sc, batch, one);
-  }
-  return VNCL_OK;
+    s = check_matrix(fn, "c", c, co, ci, ga->ldc, "ldc", ga->stride_c,
+                     ga->batch, es);
+  if (!s) s = vncl__gemm_check_c_overlap(NULL, fn, ga);
+  return s;
 }
 
 /* ---- the split ------------------------------------------------------------------ */
@@ -581,8 +553,12 @@ static vncl_status group_gemm(vncl_group *g, const char *fn, vncl_dtype dt,
                               size_t sa, const void *b, size_t ldb, size_t sb,
                               double beta, void *c, size_t ldc, size_t sc,
                               size_t batch) {
-  vncl_status s = check_args(g, fn, dt, layout, ta, tb, m, n, k, a, lda, sa,
-                             b, ldb, sb, c, ldc, sc, batch);
+  const vncl__gemm_args ga = {.dtype = dt, .layout = layout, .ta = ta,
+                              .tb = tb, .m = m, .n = n, .k = k,
+                              .batch = batch, .lda = lda, .ldb = ldb,
+                              .ldc = ldc, .stride_a = sa, .stride_b = sb,
+                              .stride_c = sc};
+  vncl_status s = check_args(g, fn, &ga, a, b, c);
   if (s) return s;
   double t0 = vncl__now();
   vncl_group_run run;
