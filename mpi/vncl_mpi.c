@@ -414,13 +414,32 @@ static void pack(unsigned char *dst, const unsigned char *src, size_t rows,
     memcpy(dst + i * cols * es, src + i * ld * es, cols * es);
 }
 
-vncl_status vncl_mpi_gemm(vncl_mpi_grid *g, vncl_context *ctx,
-                          vncl_dtype dtype, size_t m, size_t n, size_t k,
-                          double alpha, const void *a, size_t lda,
-                          const void *b, size_t ldb, double beta, void *c,
-                          size_t ldc) {
-  const char *fn = "vncl_mpi_gemm";
-  if (!g) return fail(VNCL_ERR_INVALID_ARG, "%s: g is NULL", fn);
+/* What one rank holds during a product: its blocks' sizes, the panel
+ * width, its device buffers (C, two slots of panels), its host panels and
+ * the events of their last writes, and the first device error (agreed
+ * between ranks at the end). */
+typedef struct gemm_rank {
+  vncl_mpi_grid *g;
+  vncl_context *ctx;
+  vncl_dtype dtype;
+  size_t es, mr, nc, aoff, boff, wmax;
+  bool mine; /* this rank holds part of C */
+  bool walk; /* k > 0 and alpha != 0: the walk over k runs */
+  cl_command_queue q;
+  vncl_tensor *dc, *da[2], *db[2];
+  hostbuf ha[2], hb[2];
+  cl_event wev[2];
+  vncl_status ds;
+} gemm_rank;
+
+/* Every rank passes the same sizes, dtype, alpha and beta, and each its
+ * own valid blocks (agreed: one rank's error is every rank's). */
+static vncl_status gemm_agree_args(vncl_mpi_grid *g, vncl_context *ctx,
+                                   vncl_dtype dtype, size_t m, size_t n,
+                                   size_t k, double alpha, const void *a,
+                                   size_t lda, const void *b, size_t ldb,
+                                   double beta, const void *c, size_t ldc,
+                                   const char *fn) {
   static const char *const names[6] = {"m", "n", "k", "dtype", "alpha",
                                        "beta"};
   long long v[6] = {(long long)m, (long long)n, (long long)k, (long long)dtype,
@@ -431,132 +450,172 @@ vncl_status vncl_mpi_gemm(vncl_mpi_grid *g, vncl_context *ctx,
                 names[which],
                 which < 4 ? "sizes and dtype must be the same on every rank"
                           : "alpha and beta must be the same on every rank");
-  vncl_status s = agree(g->comm,
-                        gemm_checks(g, ctx, dtype, m, n, k, a, lda, b, ldb, c,
-                                    ldc),
-                        fn);
-  if (s) return s;
+  return agree(g->comm,
+               gemm_checks(g, ctx, dtype, m, n, k, a, lda, b, ldb, c, ldc),
+               fn);
+}
 
-  size_t es = vncl_dtype_size(dtype);
-  size_t mr, nc, aoff, boff, kc, kr;
-  vncl_mpi_block(m, g->prow, g->myrow, NULL, &mr);
-  vncl_mpi_block(n, g->pcol, g->mycol, NULL, &nc);
-  vncl_mpi_block(k, g->pcol, g->mycol, &aoff, &kc);
-  vncl_mpi_block(k, g->prow, g->myrow, &boff, &kr);
-  bool mine = mr > 0 && nc > 0; /* this rank holds part of C */
-  bool walk = k > 0 && alpha != 0;
-  /* Panel width: at most PANEL, and a broadcast's bytes must fit an int. */
-  size_t wmax = PANEL, big = mr > nc ? mr : nc;
-  if (big && wmax > (size_t)INT_MAX / es / big) wmax = (size_t)INT_MAX / es / big;
-  if (wmax == 0) wmax = 1;
+/* The rank's blocks and panel width: at most PANEL, and a broadcast's
+ * bytes must fit an int. */
+static void gemm_rank_plan(gemm_rank *r, size_t m, size_t n, size_t k,
+                           double alpha) {
+  vncl_mpi_grid *g = r->g;
+  size_t kc, kr;
+  r->es = vncl_dtype_size(r->dtype);
+  vncl_mpi_block(m, g->prow, g->myrow, NULL, &r->mr);
+  vncl_mpi_block(n, g->pcol, g->mycol, NULL, &r->nc);
+  vncl_mpi_block(k, g->pcol, g->mycol, &r->aoff, &kc);
+  vncl_mpi_block(k, g->prow, g->myrow, &r->boff, &kr);
+  r->mine = r->mr > 0 && r->nc > 0;
+  r->walk = k > 0 && alpha != 0;
+  size_t wmax = PANEL, big = r->mr > r->nc ? r->mr : r->nc;
+  if (big && wmax > (size_t)INT_MAX / r->es / big)
+    wmax = (size_t)INT_MAX / r->es / big;
+  r->wmax = wmax ? wmax : 1;
+}
 
-  vncl_status ds = VNCL_OK; /* device errors, agreed at the end */
-  cl_command_queue q = NULL;
-  vncl_context_cl(ctx, NULL, &q, NULL);
-  vncl_tensor *dc = NULL, *da[2] = {NULL, NULL}, *db[2] = {NULL, NULL};
-  hostbuf ha[2] = {{0}}, hb[2] = {{0}};
-  cl_event wev[2] = {NULL, NULL};
-  if (mine) {
+/* Device C and panels (for a rank that holds C), host panels (for every
+ * rank of the walk). Errors go to r->ds. */
+static void gemm_rank_alloc(gemm_rank *r) {
+  size_t mr = r->mr, nc = r->nc, wmax = r->wmax, es = r->es;
+  vncl_context_cl(r->ctx, NULL, &r->q, NULL);
+  if (r->mine) {
     int64_t sc = (int64_t)(mr * nc), sa = (int64_t)(mr * wmax),
             sb = (int64_t)(wmax * nc);
-    vncl_status st = vncl_tensor_create(ctx, dtype, 1, &sc, &dc);
-    if (st) dev_fail(&ds, st, ctx, 0, "C on the device");
-    for (int i = 0; i < 2 && walk && !ds; i++)
-      if ((st = vncl_tensor_create(ctx, dtype, 1, &sa, &da[i])) ||
-          (st = vncl_tensor_create(ctx, dtype, 1, &sb, &db[i])))
-        dev_fail(&ds, st, ctx, 0, "panels on the device");
+    vncl_status st = vncl_tensor_create(r->ctx, r->dtype, 1, &sc, &r->dc);
+    if (st) dev_fail(&r->ds, st, r->ctx, 0, "C on the device");
+    for (int i = 0; i < 2 && r->walk && !r->ds; i++)
+      if ((st = vncl_tensor_create(r->ctx, r->dtype, 1, &sa, &r->da[i])) ||
+          (st = vncl_tensor_create(r->ctx, r->dtype, 1, &sb, &r->db[i])))
+        dev_fail(&r->ds, st, r->ctx, 0, "panels on the device");
   }
-  for (int i = 0; i < 2 && walk; i++)
-    if (!hostbuf_alloc(&ha[i], ctx, mr * wmax * es) ||
-        !hostbuf_alloc(&hb[i], ctx, wmax * nc * es))
-      ds = ds ? ds : fail(VNCL_ERR_OUT_OF_MEMORY, "out of host memory for "
-                          "the panels");
-  /* A rank that could not set up stops every rank before the walk. */
-  vncl_status hs = agree(g->comm, ds, fn);
-  if (hs) ds = hs;
-  if (!hs && mine && beta != 0) {
+  for (int i = 0; i < 2 && r->walk; i++)
+    if (!hostbuf_alloc(&r->ha[i], r->ctx, mr * wmax * es) ||
+        !hostbuf_alloc(&r->hb[i], r->ctx, wmax * nc * es))
+      r->ds = r->ds ? r->ds
+                    : fail(VNCL_ERR_OUT_OF_MEMORY, "out of host memory for "
+                           "the panels");
+}
+
+/* C to the device when beta != 0; C = beta*C there when there is no walk. */
+static void gemm_rank_load_c(gemm_rank *r, double beta, const void *c,
+                             size_t ldc) {
+  size_t mr = r->mr, nc = r->nc, es = r->es;
+  if (!r->mine) return;
+  if (beta != 0) {
     size_t borg[3] = {0, 0, 0}, horg[3] = {0, 0, 0}, reg[3] = {nc * es, mr, 1};
     cl_int err = clEnqueueWriteBufferRect(
-        q, vncl_tensor_cl_mem(dc), CL_TRUE, borg, horg, reg, nc * es, 0,
+        r->q, vncl_tensor_cl_mem(r->dc), CL_TRUE, borg, horg, reg, nc * es, 0,
         ldc * es, 0, c, 0, NULL, NULL);
-    if (err) dev_fail(&ds, VNCL_OK, ctx, err, "writing C to the device");
+    if (err) dev_fail(&r->ds, VNCL_OK, r->ctx, err, "writing C to the device");
   }
-  if (!hs && mine && !ds && !walk) {
-    vncl_status st = vncl_gemm_cl(
-        ctx, dtype, VNCL_ROW_MAJOR, VNCL_NO_TRANS, VNCL_NO_TRANS, mr, nc, 0,
-        0.0, vncl_tensor_cl_mem(dc), 0, 1, vncl_tensor_cl_mem(dc), 0, nc, beta,
-        vncl_tensor_cl_mem(dc), 0, nc);
-    if (st) dev_fail(&ds, st, ctx, 0, "C = beta*C");
+  if (!r->ds && !r->walk) {
+    cl_mem dcm = vncl_tensor_cl_mem(r->dc);
+    vncl_status st = vncl_gemm_cl(r->ctx, r->dtype, VNCL_ROW_MAJOR,
+                                  VNCL_NO_TRANS, VNCL_NO_TRANS, mr, nc, 0, 0.0,
+                                  dcm, 0, 1, dcm, 0, nc, beta, dcm, 0, nc);
+    if (st) dev_fail(&r->ds, st, r->ctx, 0, "C = beta*C");
   }
+}
 
-  /* The walk over k (see post_segment): the broadcasts of segment s + 1
-   * go while the device computes segment s. */
-  summa sm = {g, a, b, lda, ldb, es, k, mr, nc, aoff, boff, wmax, 0,
+/* The panels of a segment in `slot` to the device, then the local product
+ * (beta on the first segment, 1 after). */
+static void gemm_rank_segment(gemm_rank *r, const summa *sm, size_t slot,
+                              double alpha, double beta) {
+  size_t mr = r->mr, nc = r->nc, es = r->es, w = sm->w[slot];
+  cl_int err = clEnqueueWriteBuffer(r->q, vncl_tensor_cl_mem(r->da[slot]),
+                                    CL_FALSE, 0, mr * w * es, r->ha[slot].p, 0,
+                                    NULL, NULL);
+  if (!err)
+    err = clEnqueueWriteBuffer(r->q, vncl_tensor_cl_mem(r->db[slot]),
+                               CL_FALSE, 0, w * nc * es, r->hb[slot].p, 0,
+                               NULL, &r->wev[slot]);
+  vncl_status st = VNCL_OK;
+  if (err)
+    dev_fail(&r->ds, VNCL_OK, r->ctx, err, "writing a panel");
+  else if ((st = vncl_gemm_cl(r->ctx, r->dtype, VNCL_ROW_MAJOR, VNCL_NO_TRANS,
+                              VNCL_NO_TRANS, mr, nc, w, alpha,
+                              vncl_tensor_cl_mem(r->da[slot]), 0, w,
+                              vncl_tensor_cl_mem(r->db[slot]), 0, nc,
+                              sm->k0[slot] == 0 ? beta : 1.0,
+                              vncl_tensor_cl_mem(r->dc), 0, nc)))
+    dev_fail(&r->ds, st, r->ctx, 0, "the local product");
+  clFlush(r->q);
+}
+
+/* The walk over k (see post_segment): the broadcasts of segment s + 1 go
+ * while the device computes segment s. */
+static void gemm_rank_walk(gemm_rank *r, const void *a, size_t lda,
+                           const void *b, size_t ldb, size_t k, double alpha,
+                           double beta) {
+  summa sm = {r->g, a, b, lda, ldb, r->es, k, r->mr, r->nc, r->aoff, r->boff,
+              r->wmax, 0,
               {{MPI_REQUEST_NULL, MPI_REQUEST_NULL},
                {MPI_REQUEST_NULL, MPI_REQUEST_NULL}},
               {0, 0}, {0, 0}};
-  size_t seg = 0;
-  bool posted = false;
-  if (!hs && walk) {
-    post_segment(&sm, ha, hb, 0);
-    posted = true;
-  }
-  while (posted) {
+  post_segment(&sm, r->ha, r->hb, 0);
+  for (size_t seg = 0;; seg++) {
     size_t slot = seg % 2;
     MPI_Waitall(2, sm.req[slot], MPI_STATUSES_IGNORE);
-    posted = false;
-    if (sm.next < k) {
+    bool more = sm.next < k;
+    if (more) {
       size_t ns = (seg + 1) % 2;
       /* The slot's last device writes must be done with its host panels. */
-      if (wev[ns]) {
-        cl_int err = ev_wait(wev[ns]);
-        if (err) dev_fail(&ds, VNCL_OK, ctx, err, "writing a panel");
-        clReleaseEvent(wev[ns]);
-        wev[ns] = NULL;
+      if (r->wev[ns]) {
+        cl_int err = ev_wait(r->wev[ns]);
+        if (err) dev_fail(&r->ds, VNCL_OK, r->ctx, err, "writing a panel");
+        clReleaseEvent(r->wev[ns]);
+        r->wev[ns] = NULL;
       }
-      post_segment(&sm, ha, hb, ns);
-      posted = true;
+      post_segment(&sm, r->ha, r->hb, ns);
     }
-    if (mine && !ds) {
-      size_t w = sm.w[slot];
-      cl_int err = clEnqueueWriteBuffer(q, vncl_tensor_cl_mem(da[slot]),
-                                        CL_FALSE, 0, mr * w * es, ha[slot].p,
-                                        0, NULL, NULL);
-      if (!err)
-        err = clEnqueueWriteBuffer(q, vncl_tensor_cl_mem(db[slot]), CL_FALSE,
-                                   0, w * nc * es, hb[slot].p, 0, NULL,
-                                   &wev[slot]);
-      vncl_status st = VNCL_OK;
-      if (err)
-        dev_fail(&ds, VNCL_OK, ctx, err, "writing a panel");
-      else if ((st = vncl_gemm_cl(ctx, dtype, VNCL_ROW_MAJOR, VNCL_NO_TRANS,
-                                  VNCL_NO_TRANS, mr, nc, w, alpha,
-                                  vncl_tensor_cl_mem(da[slot]), 0, w,
-                                  vncl_tensor_cl_mem(db[slot]), 0, nc,
-                                  sm.k0[slot] == 0 ? beta : 1.0,
-                                  vncl_tensor_cl_mem(dc), 0, nc)))
-        dev_fail(&ds, st, ctx, 0, "the local product");
-      clFlush(q);
-    }
-    seg++;
+    if (r->mine && !r->ds) gemm_rank_segment(r, &sm, slot, alpha, beta);
+    if (!more) break;
   }
-  if (mine && !ds) {
+}
+
+/* C back to the host, then everything the rank held goes. */
+static void gemm_rank_end(gemm_rank *r, void *c, size_t ldc) {
+  size_t mr = r->mr, nc = r->nc, es = r->es;
+  if (r->mine && !r->ds) {
     size_t borg[3] = {0, 0, 0}, horg[3] = {0, 0, 0}, reg[3] = {nc * es, mr, 1};
-    cl_int err = clEnqueueReadBufferRect(q, vncl_tensor_cl_mem(dc), CL_TRUE,
-                                         borg, horg, reg, nc * es, 0, ldc * es,
-                                         0, c, 0, NULL, NULL);
-    if (err) dev_fail(&ds, VNCL_OK, ctx, err, "reading C from the device");
+    cl_int err = clEnqueueReadBufferRect(
+        r->q, vncl_tensor_cl_mem(r->dc), CL_TRUE, borg, horg, reg, nc * es, 0,
+        ldc * es, 0, c, 0, NULL, NULL);
+    if (err)
+      dev_fail(&r->ds, VNCL_OK, r->ctx, err, "reading C from the device");
   }
-  if (q) clFinish(q);
+  if (r->q) clFinish(r->q);
   for (int i = 0; i < 2; i++) {
-    if (wev[i]) clReleaseEvent(wev[i]);
-    vncl_tensor_destroy(da[i]);
-    vncl_tensor_destroy(db[i]);
-    if (ha[i].p) hostbuf_free(&ha[i]);
-    if (hb[i].p) hostbuf_free(&hb[i]);
+    if (r->wev[i]) clReleaseEvent(r->wev[i]);
+    vncl_tensor_destroy(r->da[i]);
+    vncl_tensor_destroy(r->db[i]);
+    if (r->ha[i].p) hostbuf_free(&r->ha[i]);
+    if (r->hb[i].p) hostbuf_free(&r->hb[i]);
   }
-  vncl_tensor_destroy(dc);
-  return hs ? hs : agree(g->comm, ds, fn);
+  vncl_tensor_destroy(r->dc);
+}
+
+vncl_status vncl_mpi_gemm(vncl_mpi_grid *g, vncl_context *ctx,
+                          vncl_dtype dtype, size_t m, size_t n, size_t k,
+                          double alpha, const void *a, size_t lda,
+                          const void *b, size_t ldb, double beta, void *c,
+                          size_t ldc) {
+  const char *fn = "vncl_mpi_gemm";
+  if (!g) return fail(VNCL_ERR_INVALID_ARG, "%s: g is NULL", fn);
+  vncl_status s = gemm_agree_args(g, ctx, dtype, m, n, k, alpha, a, lda, b,
+                                  ldb, beta, c, ldc, fn);
+  if (s) return s;
+  gemm_rank r = {.g = g, .ctx = ctx, .dtype = dtype};
+  gemm_rank_plan(&r, m, n, k, alpha);
+  gemm_rank_alloc(&r);
+  /* A rank that could not set up stops every rank before the walk. */
+  vncl_status hs = agree(g->comm, r.ds, fn);
+  if (hs) r.ds = hs;
+  if (!hs) gemm_rank_load_c(&r, beta, c, ldc);
+  if (!hs && r.walk) gemm_rank_walk(&r, a, lda, b, ldb, k, alpha, beta);
+  gemm_rank_end(&r, c, ldc);
+  return hs ? hs : agree(g->comm, r.ds, fn);
 }
 
 /* ---- allreduce ------------------------------------------------------------------ */

@@ -3,7 +3,9 @@
  * counts the calls of every kind in a clean run, then fails each call in
  * turn and checks: a clean negative status with a message (or success where
  * the failure is harmless, like a cache that cannot be written), no crash,
- * no leak (LeakSanitizer at exit), and a context that works afterwards. */
+ * no leak (LeakSanitizer at exit), and a context that works afterwards.
+ * Every command of vncl__enqueue (kernels, transfers, CLBlast's and clFFT's
+ * calls) is one "enqueue" call. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,15 @@
 /* The test itself calls the real functions; only the library is faulted. */
 #define VNCL_FAULT_CLIENT
 #include "runtime/runtime.h"
+
+/* The library flow runs clFFT, which under AddressSanitizer reports its own
+ * new-delete-type-mismatch in clfftDestroyPlan (test_fft.c and docs/fft.md,
+ * "Known limits"): that one check is off for this program, as for
+ * test_fft. */
+__attribute__((used)) const char *__asan_default_options(void);
+__attribute__((used)) const char *__asan_default_options(void) {
+  return "new_delete_type_mismatch=0";
+}
 
 static char cache_dir[256];
 static char flow_msg[8192]; /* the failing call's message, kept by the flow */
@@ -172,6 +183,38 @@ static vncl_status flow_fft(void) {
   return s;
 }
 
+/* The libraries behind the same launch path: a GEMM through CLBlast and
+ * an FFT through clFFT, each call one command of vncl__enqueue (so one
+ * fault point, as a kernel of ours is). */
+static vncl_status flow_libraries(void) {
+  vncl_status s = VNCL_OK;
+  int64_t sq[2] = {48, 48}, cx[2] = {256, 2};
+  vncl_tensor *a = tensor_of(VNCL_F32, 2, sq, &s);
+  vncl_tensor *c = tensor_of(VNCL_F32, 2, sq, &s);
+  vncl_tensor *x = tensor_of(VNCL_F32, 2, cx, &s);
+  vncl_tensor *y = tensor_of(VNCL_F32, 2, cx, &s);
+  setenv("VNCL_GEMM_BACKEND", "clblast", 1);
+  if (!s)
+    s = keep(vncl_gemm(shared_ctx, VNCL_NO_TRANS, VNCL_NO_TRANS, 1.0, a, a,
+                       0.5, c), shared_ctx);
+  unsetenv("VNCL_GEMM_BACKEND");
+  vncl_fft_desc d;
+  vncl_fft_desc_init(&d);
+  d.n[0] = 256;
+  d.backend = VNCL_FFT_BACKEND_CLFFT;
+  vncl_fft_plan *p = NULL;
+  if (!s) s = keep(vncl_fft_plan_create(shared_ctx, &d, &p), shared_ctx);
+  if (!s)
+    s = keep(vncl_fft_execute(p, VNCL_FFT_FORWARD, x, y), shared_ctx);
+  if (!s) s = keep(vncl_finish(shared_ctx), shared_ctx);
+  vncl_fft_plan_destroy(p);
+  vncl_tensor_destroy(a);
+  vncl_tensor_destroy(c);
+  vncl_tensor_destroy(x);
+  vncl_tensor_destroy(y);
+  return s;
+}
+
 /* Staged (pinned pool) and asynchronous transfers. */
 static vncl_status flow_staged(void) {
   vncl_status s = VNCL_OK;
@@ -307,6 +350,10 @@ static void test_walk_fft(void **st) {
   (void)st;
   walk_shared("fft", flow_fft, false);
 }
+static void test_walk_libraries(void **st) {
+  (void)st;
+  walk_shared("library", flow_libraries, false);
+}
 static void test_walk_staged(void **st) {
   (void)st;
   walk_shared("staged", flow_staged, true);
@@ -332,6 +379,7 @@ int main(void) {
       cmocka_unit_test(test_walk_gemm),
       cmocka_unit_test(test_walk_ops),
       cmocka_unit_test(test_walk_fft),
+      cmocka_unit_test(test_walk_libraries),
       cmocka_unit_test(test_walk_staged),
       cmocka_unit_test(test_summary),
   };

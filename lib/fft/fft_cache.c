@@ -634,6 +634,22 @@ vncl_status vncl__fft_scratch(vncl_context *ctx, vncl__fft_state *st, int slot,
   return VNCL_OK;
 }
 
+/* One clFFT transform, made by vncl__enqueue (the launch path). */
+typedef struct clfft_call {
+  const vncl__fft_entry *e;
+  clfftDirection dir;
+  cl_command_queue q;
+  cl_mem in, out, tmp;
+} clfft_call;
+
+static cl_int clfft_enqueue(void *arg, cl_event *ev) {
+  clfft_call *c = arg;
+  cl_mem outs[1] = {c->out};
+  return (cl_int)clfftEnqueueTransform(c->e->plan, c->dir, 1, &c->q, 0, NULL,
+                                       ev, &c->in, c->out ? outs : NULL,
+                                       c->e->tmp_bytes ? c->tmp : NULL);
+}
+
 vncl_status vncl__fft_clfft_run(vncl_context *ctx, vncl__fft_state *st,
                                 const vncl__fft_entry *e, clfftDirection dir,
                                 cl_mem in, cl_mem out) {
@@ -641,18 +657,12 @@ vncl_status vncl__fft_clfft_run(vncl_context *ctx, vncl__fft_state *st,
   vncl_status s =
       vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_CLFFT, e->tmp_bytes, &tmp);
   if (s) return s;
-  cl_mem outs[1] = {out};
-  cl_event ev = NULL;
-  clfftStatus cs = clfftEnqueueTransform(
-      e->plan, dir, 1, &ctx->queue, 0, NULL, ctx->profiler ? &ev : NULL, &in,
-      out ? outs : NULL, e->tmp_bytes ? tmp : NULL);
+  /* clFFT gives the event of its last kernel only: plans of several kernels
+   * are under-counted in the profile. */
+  vncl__cmd cmd = {"fft", 0, 0, false};
+  clfft_call c = {e, dir, ctx->queue, in, out, tmp};
+  cl_int cs = vncl__enqueue(ctx, &cmd, clfft_enqueue, &c, NULL);
   if (cs != CLFFT_SUCCESS)
-    return vncl__fft_fail(ctx, cs, "clfftEnqueueTransform");
-  if (ev) {
-    /* clFFT gives the event of its last kernel only: plans of several
-     * kernels are under-counted in the profile. */
-    vncl__profile_event(ctx, "fft", ev, 0, 0, false);
-    clReleaseEvent(ev);
-  }
+    return vncl__fft_fail(ctx, (clfftStatus)cs, "clfftEnqueueTransform");
   return VNCL_OK;
 }

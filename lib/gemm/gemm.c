@@ -224,109 +224,139 @@ static vncl_status enqueue_pack(vncl_context *ctx, vncl__kernel *pk,
                            num_wait, wait, ev, 0, bytes);
 }
 
-/* Pack + fast kernel. */
-static vncl_status run_packed(vncl_context *ctx, const vncl__gemm_params *p,
-                              const vncl__gemm_problem *pr, cl_uint num_wait,
-                              const cl_event *wait, cl_event *event) {
-  vncl__gemm_kernel fk = (vncl__gemm_kernel)p->fast;
-  size_t pwa, pwb, bm, bn, ku;
-  bool pack_a = true;
-  if (fk == VNCL__GEMM_PACKED_CPU) {
-    pwa = (size_t)p->cpu.mr;
-    pwb = (size_t)p->cpu.nr;
-    bm = (size_t)p->cpu.mb;
-    bn = (size_t)p->cpu.nb;
+/* The packed path's geometry under a parameter set: panel widths of A and
+ * B, the C block a work-item or group covers, the padded sizes and the
+ * scratch they need (A not packed when the CPU kernel reads it in place). */
+typedef struct packed_plan {
+  vncl__gemm_kernel fk;
+  size_t pwa, pwb, bm, bn;
+  size_t mp, np, kp, es;
+  bool pack_a;
+  size_t a_bytes, b_bytes;
+} packed_plan;
+
+static vncl_status plan_packed(vncl_context *ctx, const vncl__gemm_params *p,
+                               const vncl__gemm_problem *pr, packed_plan *pl) {
+  memset(pl, 0, sizeof *pl);
+  pl->fk = (vncl__gemm_kernel)p->fast;
+  size_t ku;
+  pl->pack_a = true;
+  if (pl->fk == VNCL__GEMM_PACKED_CPU) {
+    pl->pwa = (size_t)p->cpu.mr;
+    pl->pwb = (size_t)p->cpu.nr;
+    pl->bm = (size_t)p->cpu.mb;
+    pl->bn = (size_t)p->cpu.nb;
     ku = (size_t)p->cpu.ku;
-    pack_a = p->cpu.a_packed != 0;
+    pl->pack_a = p->cpu.a_packed != 0;
   } else {
-    pwa = bm = (size_t)p->local.mwg;
-    pwb = bn = (size_t)p->local.nwg;
+    pl->pwa = pl->bm = (size_t)p->local.mwg;
+    pl->pwb = pl->bn = (size_t)p->local.nwg;
     ku = (size_t)p->local.kwg;
   }
-  size_t mp = round_up(pr->m, bm), np = round_up(pr->n, bn);
-  size_t kp = round_up(pr->k, ku);
-  size_t es = pr->ab == VNCL_F64 ? 8 : 4;
-  size_t a_elems = 0, b_elems = 0, a_bytes = 0, b_bytes = 0;
-  if (kp > UINT_MAX || mp > UINT_MAX || np > UINT_MAX ||
-      (pack_a && (!vncl__mul_overflow(mp, kp, &a_elems) ||
-                  !vncl__mul_overflow(a_elems, pr->batch, &a_bytes) ||
-                  !vncl__mul_overflow(a_bytes, es, &a_bytes))) ||
-      !vncl__mul_overflow(np, kp, &b_elems) ||
-      !vncl__mul_overflow(b_elems, pr->batch, &b_bytes) ||
-      !vncl__mul_overflow(b_bytes, es, &b_bytes))
+  pl->mp = round_up(pr->m, pl->bm);
+  pl->np = round_up(pr->n, pl->bn);
+  pl->kp = round_up(pr->k, ku);
+  pl->es = pr->ab == VNCL_F64 ? 8 : 4;
+  size_t a_elems = 0, b_elems = 0;
+  if (pl->kp > UINT_MAX || pl->mp > UINT_MAX || pl->np > UINT_MAX ||
+      (pl->pack_a && (!vncl__mul_overflow(pl->mp, pl->kp, &a_elems) ||
+                      !vncl__mul_overflow(a_elems, pr->batch, &pl->a_bytes) ||
+                      !vncl__mul_overflow(pl->a_bytes, pl->es, &pl->a_bytes))) ||
+      !vncl__mul_overflow(pl->np, pl->kp, &b_elems) ||
+      !vncl__mul_overflow(b_elems, pr->batch, &pl->b_bytes) ||
+      !vncl__mul_overflow(pl->b_bytes, pl->es, &pl->b_bytes))
     return vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY,
                       "gemm: packing scratch for %zu x %zu x %zu (batch %zu) "
                       "overflows",
                       pr->m, pr->n, pr->k, pr->batch);
+  return VNCL_OK;
+}
 
+/* The fast kernel on the packed scratch (sa: packed A, or NULL when A is
+ * read in place; sb: packed B), after the packs (deps). */
+static vncl_status launch_packed(vncl_context *ctx, const vncl__gemm_params *p,
+                                 const vncl__gemm_problem *pr,
+                                 const packed_plan *pl, vncl__kernel *gk,
+                                 cl_mem sa, cl_mem sb, cl_uint ndeps,
+                                 const cl_event *deps, cl_event *event) {
+  cl_uint m = (cl_uint)pr->m, n = (cl_uint)pr->n, k = (cl_uint)pr->k,
+          kpu = (cl_uint)pl->kp;
+  vncl__targ al = vncl__real_arg(pr->ab, pr->alpha),
+             be = vncl__real_arg(pr->ab, pr->beta);
+  bool pa = pl->pack_a;
+  cl_mem a = pa ? sa : pr->a;
+  cl_ulong a_off = pa ? 0 : pr->a_off, a_rs = pa ? 0 : pr->a_rs,
+           a_cs = pa ? 0 : pr->a_cs,
+           a_bs = pa ? (cl_ulong)pl->mp * pl->kp : pr->a_bs;
+  cl_ulong b_bs = (cl_ulong)pl->np * pl->kp, c_off = pr->c_off, ldc = pr->ldc,
+           c_bs = pr->c_bs;
+  vncl_status s = vncl__set_args(
+      ctx, gk->k, 17, VNCL_ARG(m), VNCL_ARG(n), VNCL_ARG(k), VNCL_ARG(kpu),
+      VNCL_TARG(al), VNCL_TARG(be), VNCL_ARG(a), VNCL_ARG(a_off),
+      VNCL_ARG(a_rs), VNCL_ARG(a_cs), VNCL_ARG(a_bs), VNCL_ARG(sb),
+      VNCL_ARG(b_bs), VNCL_ARG(pr->cm), VNCL_ARG(c_off), VNCL_ARG(ldc),
+      VNCL_ARG(c_bs));
+  if (s) return s;
+  size_t global[3], local[3];
+  if (pl->fk == VNCL__GEMM_PACKED_CPU) {
+    global[0] = pl->np / pl->bn;
+    global[1] = pl->mp / pl->bm;
+    local[0] = local[1] = 1;
+  } else {
+    global[0] = pl->np / pl->bn * (size_t)p->local.ndimc;
+    global[1] = pl->mp / pl->bm * (size_t)p->local.mdimc;
+    local[0] = (size_t)p->local.ndimc;
+    local[1] = (size_t)p->local.mdimc;
+  }
+  global[2] = pr->batch;
+  local[2] = 1;
+  return vncl__launch_work(ctx, "gemm", gk->k, 3, global, local, ndeps, deps,
+                           event, 2.0 * pr->m * pr->n * pr->k * pr->batch,
+                           work_bytes(pr));
+}
+
+/* Pack + fast kernel. */
+static vncl_status run_packed(vncl_context *ctx, const vncl__gemm_params *p,
+                              const vncl__gemm_problem *pr, cl_uint num_wait,
+                              const cl_event *wait, cl_event *event) {
+  packed_plan pl;
+  vncl_status s = plan_packed(ctx, p, pr, &pl);
+  if (s) return s;
   /* Kernels first (a build failure must not leave anything enqueued). */
   vncl__kernel pk = {0}, gk = {0};
-  vncl_status s = kernel_get(ctx, VNCL__GEMM_PACK,
-                             p->pack_elem ? "gemm_pack_elem" : "gemm_pack", p,
-                             pr, &pk);
+  s = kernel_get(ctx, VNCL__GEMM_PACK,
+                 p->pack_elem ? "gemm_pack_elem" : "gemm_pack", p, pr, &pk);
   if (s) return s;
-  s = kernel_get(ctx, fk, kernel_name[fk], p, pr, &gk);
+  s = kernel_get(ctx, pl.fk, kernel_name[pl.fk], p, pr, &gk);
   if (s) {
     vncl__kernel_put(ctx, &pk);
     return s;
   }
   cl_mem sa = NULL, sb = NULL;
-  if (pack_a) s = vncl__buffer_alloc_scratch(ctx, a_bytes, &sa);
-  if (!s) s = vncl__buffer_alloc_scratch(ctx, b_bytes, &sb);
+  if (pl.pack_a) s = vncl__buffer_alloc_scratch(ctx, pl.a_bytes, &sa);
+  if (!s) s = vncl__buffer_alloc_scratch(ctx, pl.b_bytes, &sb);
 
   cl_event deps[2] = {NULL, NULL};
   cl_uint ndeps = 0;
   double abytes = (double)vncl_dtype_size(pr->ab) * pr->batch;
-  if (!s && pack_a)
-    s = enqueue_pack(ctx, &pk, p, pr->m, mp, pr->k, kp, pwa, pr->batch, pr->a,
-                     pr->a_off, pr->a_rs, pr->a_cs, pr->a_bs, sa, es, num_wait,
-                     wait, &deps[ndeps++], abytes * pr->m * pr->k);
+  if (!s && pl.pack_a)
+    s = enqueue_pack(ctx, &pk, p, pr->m, pl.mp, pr->k, pl.kp, pl.pwa,
+                     pr->batch, pr->a, pr->a_off, pr->a_rs, pr->a_cs,
+                     pr->a_bs, sa, pl.es, num_wait, wait, &deps[ndeps++],
+                     abytes * pr->m * pr->k);
   /* B(p,j) as X(r=j, p): rows n, strides swapped. */
   if (!s)
-    s = enqueue_pack(ctx, &pk, p, pr->n, np, pr->k, kp, pwb, pr->batch, pr->b,
-                     pr->b_off, pr->b_cs, pr->b_rs, pr->b_bs, sb, es, num_wait,
-                     wait, &deps[ndeps++], abytes * pr->k * pr->n);
-  if (!s) {
-    cl_uint m = (cl_uint)pr->m, n = (cl_uint)pr->n, k = (cl_uint)pr->k,
-            kpu = (cl_uint)kp;
-    vncl__targ al = vncl__real_arg(pr->ab, pr->alpha),
-               be = vncl__real_arg(pr->ab, pr->beta);
-    cl_mem a = pack_a ? sa : pr->a;
-    cl_ulong a_off = pack_a ? 0 : pr->a_off, a_rs = pack_a ? 0 : pr->a_rs,
-             a_cs = pack_a ? 0 : pr->a_cs,
-             a_bs = pack_a ? (cl_ulong)mp * kp : pr->a_bs;
-    cl_ulong b_bs = (cl_ulong)np * kp, c_off = pr->c_off, ldc = pr->ldc,
-             c_bs = pr->c_bs;
-    s = vncl__set_args(ctx, gk.k, 17, VNCL_ARG(m), VNCL_ARG(n), VNCL_ARG(k),
-                       VNCL_ARG(kpu), VNCL_TARG(al), VNCL_TARG(be), VNCL_ARG(a),
-                       VNCL_ARG(a_off), VNCL_ARG(a_rs), VNCL_ARG(a_cs),
-                       VNCL_ARG(a_bs), VNCL_ARG(sb), VNCL_ARG(b_bs),
-                       VNCL_ARG(pr->cm), VNCL_ARG(c_off), VNCL_ARG(ldc),
-                       VNCL_ARG(c_bs));
-    if (!s) {
-      size_t global[3], local[3];
-      if (fk == VNCL__GEMM_PACKED_CPU) {
-        global[0] = np / bn;
-        global[1] = mp / bm;
-        local[0] = local[1] = 1;
-      } else {
-        global[0] = np / bn * (size_t)p->local.ndimc;
-        global[1] = mp / bm * (size_t)p->local.mdimc;
-        local[0] = (size_t)p->local.ndimc;
-        local[1] = (size_t)p->local.mdimc;
-      }
-      global[2] = pr->batch;
-      local[2] = 1;
-      s = vncl__launch_work(ctx, "gemm", gk.k, 3, global, local, ndeps, deps,
-                            event, 2.0 * pr->m * pr->n * pr->k * pr->batch,
-                            work_bytes(pr));
-    }
-  }
+    s = enqueue_pack(ctx, &pk, p, pr->n, pl.np, pr->k, pl.kp, pl.pwb,
+                     pr->batch, pr->b, pr->b_off, pr->b_cs, pr->b_rs,
+                     pr->b_bs, sb, pl.es, num_wait, wait, &deps[ndeps++],
+                     abytes * pr->k * pr->n);
+  if (!s)
+    s = launch_packed(ctx, p, pr, &pl, &gk, sa, sb, ndeps, deps, event);
   for (cl_uint i = 0; i < ndeps; i++)
     if (deps[i]) clReleaseEvent(deps[i]);
   /* Safe while the kernels run: see vncl__buffer_free. */
-  if (sa) vncl__buffer_free(ctx, sa, a_bytes);
-  if (sb) vncl__buffer_free(ctx, sb, b_bytes);
+  if (sa) vncl__buffer_free(ctx, sa, pl.a_bytes);
+  if (sb) vncl__buffer_free(ctx, sb, pl.b_bytes);
   vncl__kernel_put(ctx, &pk);
   vncl__kernel_put(ctx, &gk);
   return s;
@@ -449,11 +479,8 @@ static vncl_status check_operand(vncl_context *ctx, const char *fn,
   if (!buf)
     return vncl__fail(ctx, VNCL_ERR_INVALID_ARG, "%s: buffer %s is NULL", fn,
                       name);
-  size_t min_ld = inner ? inner : 1;
-  if (ld < min_ld)
-    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
-                      "%s: %s=%zu is below its minimum %zu", fn, ldname, ld,
-                      min_ld);
+  vncl_status s = vncl__gemm_check_ld(ctx, fn, ldname, ld, inner);
+  if (s) return s;
   cl_context bctx = NULL;
   size_t size = 0;
   cl_int err = clGetMemObjectInfo(buf, CL_MEM_CONTEXT, sizeof bctx, &bctx,
@@ -483,8 +510,8 @@ static vncl_status check_operand(vncl_context *ctx, const char *fn,
   return VNCL_OK;
 }
 
-static vncl_status check_dtype(vncl_context *ctx, const char *fn,
-                               const char *what, vncl_dtype dt) {
+vncl_status vncl__gemm_check_dtype(vncl_context *ctx, const char *fn,
+                                   const char *what, vncl_dtype dt) {
   if (dt == VNCL_I32)
     return vncl__fail(ctx, VNCL_ERR_UNSUPPORTED,
                       "%s: %s is i32; GEMM takes f32, f64, f16 or bf16", fn,
@@ -492,10 +519,81 @@ static vncl_status check_dtype(vncl_context *ctx, const char *fn,
   if (dt != VNCL_F32 && dt != VNCL_F64 && dt != VNCL_F16 && dt != VNCL_BF16)
     return vncl__fail(ctx, VNCL_ERR_INVALID_ARG, "%s: %s %d is not a dtype",
                       fn, what, (int)dt);
+  return VNCL_OK;
+}
+
+/* The dtype check with this context's device. */
+static vncl_status check_dtype(vncl_context *ctx, const char *fn,
+                               const char *what, vncl_dtype dt) {
+  vncl_status s = vncl__gemm_check_dtype(ctx, fn, what, dt);
+  if (s) return s;
   if (dt == VNCL_F64 && !ctx->info.fp64)
     return vncl__fail(ctx, VNCL_ERR_UNSUPPORTED,
                       "%s: f64 needs double precision, which %s lacks", fn,
                       ctx->info.name);
+  return VNCL_OK;
+}
+
+static bool is_trans(vncl_trans t) {
+  return t == VNCL_NO_TRANS || t == VNCL_TRANS;
+}
+
+vncl_status vncl__gemm_check_form(vncl_context *ctx, const char *fn,
+                                  const vncl__gemm_args *g) {
+  if (g->layout != VNCL_ROW_MAJOR && g->layout != VNCL_COL_MAJOR)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG, "%s: layout %d is neither "
+                      "VNCL_ROW_MAJOR nor VNCL_COL_MAJOR", fn, (int)g->layout);
+  if (!is_trans(g->ta) || !is_trans(g->tb))
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: %s %d is neither VNCL_NO_TRANS nor VNCL_TRANS", fn,
+                      !is_trans(g->ta) ? "ta" : "tb",
+                      !is_trans(g->ta) ? (int)g->ta : (int)g->tb);
+  if (g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: m=%zu, n=%zu, k=%zu: each must be below 2^31", fn,
+                      g->m, g->n, g->k);
+  return VNCL_OK;
+}
+
+void vncl__gemm_stored(const vncl__gemm_args *g, char which, size_t *outer,
+                       size_t *inner) {
+  size_t r, c; /* rows and columns of the stored matrix, row-major view */
+  if (which == 'a') {
+    r = g->ta == VNCL_NO_TRANS ? g->m : g->k;
+    c = g->ta == VNCL_NO_TRANS ? g->k : g->m;
+  } else if (which == 'b') {
+    r = g->tb == VNCL_NO_TRANS ? g->k : g->n;
+    c = g->tb == VNCL_NO_TRANS ? g->n : g->k;
+  } else {
+    r = g->m;
+    c = g->n;
+  }
+  bool row = g->layout == VNCL_ROW_MAJOR;
+  *outer = row ? r : c;
+  *inner = row ? c : r;
+}
+
+vncl_status vncl__gemm_check_ld(vncl_context *ctx, const char *fn,
+                                const char *ldname, size_t ld, size_t inner) {
+  size_t min_ld = inner ? inner : 1;
+  if (ld < min_ld)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: %s=%zu is below its minimum %zu", fn, ldname, ld,
+                      min_ld);
+  return VNCL_OK;
+}
+
+vncl_status vncl__gemm_check_c_overlap(vncl_context *ctx, const char *fn,
+                                       const vncl__gemm_args *g) {
+  if (g->batch <= 1 || g->m == 0 || g->n == 0) return VNCL_OK;
+  size_t outer, inner, one = SIZE_MAX;
+  vncl__gemm_stored(g, 'c', &outer, &inner);
+  /* outer - 1 < 2^31 and ldc was checked against the buffer's size. */
+  if (!extent(0, outer, inner, g->ldc, 0, 1, &one) || g->stride_c < one)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                      "%s: stride_c=%zu makes the %zu matrices of C "
+                      "overlap (one spans %zu elements)",
+                      fn, g->stride_c, g->batch, one);
   return VNCL_OK;
 }
 
@@ -576,22 +674,14 @@ vncl_status vncl_gemm_cl_event(
     const cl_event *wait_list, cl_event *event) {
   const char *fn = "vncl_gemm_cl";
   if (!ctx) return vncl__fail(NULL, VNCL_ERR_INVALID_ARG, "%s: ctx is NULL", fn);
+  const vncl__gemm_args g = {.dtype = dtype, .layout = layout, .ta = ta,
+                             .tb = tb, .m = m, .n = n, .k = k, .batch = batch,
+                             .lda = lda, .ldb = ldb, .ldc = ldc,
+                             .stride_a = stride_a, .stride_b = stride_b,
+                             .stride_c = stride_c};
   vncl_status s = check_dtype(ctx, fn, "dtype", dtype);
+  if (!s) s = vncl__gemm_check_form(ctx, fn, &g);
   if (s) return s;
-  if (layout != VNCL_ROW_MAJOR && layout != VNCL_COL_MAJOR)
-    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG, "%s: layout %d is neither "
-                      "VNCL_ROW_MAJOR nor VNCL_COL_MAJOR", fn, (int)layout);
-  if ((ta != VNCL_NO_TRANS && ta != VNCL_TRANS) ||
-      (tb != VNCL_NO_TRANS && tb != VNCL_TRANS))
-    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
-                      "%s: %s %d is neither VNCL_NO_TRANS nor VNCL_TRANS", fn,
-                      (ta != VNCL_NO_TRANS && ta != VNCL_TRANS) ? "ta" : "tb",
-                      (ta != VNCL_NO_TRANS && ta != VNCL_TRANS) ? (int)ta
-                                                                : (int)tb);
-  if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
-    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
-                      "%s: m=%zu, n=%zu, k=%zu: each must be below 2^31", fn,
-                      m, n, k);
   if (num_wait > 0 && !wait_list)
     return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
                       "%s: num_wait=%u with a NULL wait list", fn, num_wait);
@@ -599,28 +689,20 @@ vncl_status vncl_gemm_cl_event(
     return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
                       "%s: a wait list with num_wait=0", fn);
   /* Stored shapes: rows ("outer") of `inner` elements, ld apart. */
-  bool row = layout == VNCL_ROW_MAJOR;
-  size_t ar = ta == VNCL_NO_TRANS ? m : k, ac = ta == VNCL_NO_TRANS ? k : m;
-  size_t br = tb == VNCL_NO_TRANS ? k : n, bc = tb == VNCL_NO_TRANS ? n : k;
-  size_t es = vncl_dtype_size(dtype);
-  s = check_operand(ctx, fn, "a", a, a_offset, row ? ar : ac, row ? ac : ar,
-                    lda, "lda", stride_a, batch, es);
+  size_t es = vncl_dtype_size(dtype), ao, ai, bo, bi, co, ci;
+  vncl__gemm_stored(&g, 'a', &ao, &ai);
+  vncl__gemm_stored(&g, 'b', &bo, &bi);
+  vncl__gemm_stored(&g, 'c', &co, &ci);
+  s = check_operand(ctx, fn, "a", a, a_offset, ao, ai, lda, "lda", stride_a,
+                    batch, es);
   if (!s)
-    s = check_operand(ctx, fn, "b", b, b_offset, row ? br : bc, row ? bc : br,
-                      ldb, "ldb", stride_b, batch, es);
+    s = check_operand(ctx, fn, "b", b, b_offset, bo, bi, ldb, "ldb", stride_b,
+                      batch, es);
   if (!s)
-    s = check_operand(ctx, fn, "c", c, c_offset, row ? m : n, row ? n : m,
-                      ldc, "ldc", stride_c, batch, es);
+    s = check_operand(ctx, fn, "c", c, c_offset, co, ci, ldc, "ldc", stride_c,
+                      batch, es);
+  if (!s) s = vncl__gemm_check_c_overlap(ctx, fn, &g);
   if (s) return s;
-  if (batch > 1 && m > 0 && n > 0) {
-    size_t one;
-    extent(0, row ? m : n, row ? n : m, ldc, 0, 1, &one);
-    if (stride_c < one)
-      return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
-                        "%s: stride_c=%zu makes the %zu matrices of C "
-                        "overlap (one spans %zu elements)",
-                        fn, stride_c, batch, one);
-  }
   vncl__gemm_problem pr;
   make_problem(dtype, dtype, layout, ta, tb, m, n, k, alpha, beta, a,
                a_offset, lda, stride_a, b, b_offset, ldb, stride_b, c,

@@ -286,6 +286,40 @@ typedef struct vncl__gemm_problem {
   size_t c_off, ldc, c_bs;
 } vncl__gemm_problem;
 
+/* ---- the front end: what every GEMM entry checks (gemm.c) ---------------- */
+
+/* A product as a caller states it, before any check: sizes, layout and
+ * transposes, leading dimensions and batch strides in elements. Entries
+ * fill it with designated initialisers (fields left out are 0). */
+typedef struct vncl__gemm_args {
+  vncl_dtype dtype;
+  vncl_layout layout;
+  vncl_trans ta, tb;
+  size_t m, n, k, batch;
+  size_t lda, ldb, ldc;
+  size_t stride_a, stride_b, stride_c;
+} vncl__gemm_args;
+
+/* dt is one GEMM takes: i32 is VNCL_ERR_UNSUPPORTED, anything else that is
+ * not f32, f64, f16 or bf16 VNCL_ERR_INVALID_ARG ("fn: what is i32; ...").
+ * Whether the device has fp64 is the caller's check (one device or a
+ * group). ctx may be NULL (the message then goes to the thread's). */
+vncl_status vncl__gemm_check_dtype(vncl_context *ctx, const char *fn,
+                                   const char *what, vncl_dtype dt);
+/* The layout, the transposes and the sizes (each below 2^31). */
+vncl_status vncl__gemm_check_form(vncl_context *ctx, const char *fn,
+                                  const vncl__gemm_args *g);
+/* How operand 'a', 'b' or 'c' is stored: `outer` rows of `inner`
+ * elements, ld apart (the caller's layout and transposes applied). */
+void vncl__gemm_stored(const vncl__gemm_args *g, char which, size_t *outer,
+                       size_t *inner);
+/* An operand's leading dimension is at least its row (1 when empty). */
+vncl_status vncl__gemm_check_ld(vncl_context *ctx, const char *fn,
+                                const char *ldname, size_t ld, size_t inner);
+/* With batch > 1, stride_c keeps the matrices of C apart. */
+vncl_status vncl__gemm_check_c_overlap(vncl_context *ctx, const char *fn,
+                                       const vncl__gemm_args *g);
+
 /* The caller's view of the same product, as CLBlast wants it. */
 typedef struct vncl__gemm_blas_args {
   vncl_layout layout;

@@ -53,76 +53,92 @@ void vncl__gemm_clblast_release(vncl_context *ctx) {
   pthread_mutex_unlock(&clblast_lock);
 }
 
-vncl_status vncl__gemm_clblast(vncl_context *ctx, const vncl__gemm_problem *pr,
-                               const vncl__gemm_blas_args *ba,
-                               cl_uint num_wait, const cl_event *wait,
-                               cl_event *event) {
-  if (!atomic_load(&ctx->used_clblast)) {
-    pthread_mutex_lock(&clblast_lock);
-    if (!atomic_load(&ctx->used_clblast)) {
-      atomic_store(&ctx->used_clblast, true);
-      clblast_users++;
-    }
-    pthread_mutex_unlock(&clblast_lock);
-    vncl__context_on_release(ctx, vncl__gemm_clblast_release);
-  }
-  /* CLBlast takes no wait list: a barrier on the queue stands for it. */
-  if (num_wait) {
-    cl_int err = clEnqueueBarrierWithWaitList(ctx->queue, num_wait, wait, NULL);
-    if (err) return vncl__cl_fail(ctx, err, "clEnqueueBarrierWithWaitList");
-  }
+/* One CLBlast GEMM call, made by vncl__enqueue (the launch path). */
+typedef struct clblast_call {
+  const vncl__gemm_problem *pr;
+  const vncl__gemm_blas_args *ba;
+  cl_command_queue q;
+} clblast_call;
+
+static cl_int clblast_enqueue(void *arg, cl_event *ev) {
+  const clblast_call *cc = arg;
+  const vncl__gemm_problem *pr = cc->pr;
+  const vncl__gemm_blas_args *ba = cc->ba;
   CLBlastLayout lay = ba->layout == VNCL_COL_MAJOR ? CLBlastLayoutColMajor
                                                    : CLBlastLayoutRowMajor;
   CLBlastTranspose ta = tr(ba->ta), tb = tr(ba->tb);
   size_t m = ba->m, n = ba->n, k = pr->k, batch = pr->batch;
   cl_mem a = ba->a, b = ba->b, c = pr->cm;
-  cl_command_queue q = ctx->queue;
-  cl_event ev = NULL;
+  cl_command_queue q = cc->q;
   CLBlastStatusCode st;
   if (pr->ab == VNCL_F32) {
     float al = (float)pr->alpha, be = (float)pr->beta;
     st = batch == 1
              ? CLBlastSgemm(lay, ta, tb, m, n, k, al, a, ba->a_offset, ba->lda,
                             b, ba->b_offset, ba->ldb, be, c, ba->c_offset,
-                            pr->ldc, &q, &ev)
+                            pr->ldc, &q, ev)
              : CLBlastSgemmStridedBatched(
                    lay, ta, tb, m, n, k, al, a, ba->a_offset, ba->lda,
                    ba->stride_a, b, ba->b_offset, ba->ldb, ba->stride_b, be, c,
-                   ba->c_offset, pr->ldc, ba->stride_c, batch, &q, &ev);
+                   ba->c_offset, pr->ldc, ba->stride_c, batch, &q, ev);
   } else if (pr->ab == VNCL_F64) {
     double al = pr->alpha, be = pr->beta;
     st = batch == 1
              ? CLBlastDgemm(lay, ta, tb, m, n, k, al, a, ba->a_offset, ba->lda,
                             b, ba->b_offset, ba->ldb, be, c, ba->c_offset,
-                            pr->ldc, &q, &ev)
+                            pr->ldc, &q, ev)
              : CLBlastDgemmStridedBatched(
                    lay, ta, tb, m, n, k, al, a, ba->a_offset, ba->lda,
                    ba->stride_a, b, ba->b_offset, ba->ldb, ba->stride_b, be, c,
-                   ba->c_offset, pr->ldc, ba->stride_c, batch, &q, &ev);
+                   ba->c_offset, pr->ldc, ba->stride_c, batch, &q, ev);
   } else {
     cl_half al = vncl__f64_to_f16_bits(pr->alpha),
             be = vncl__f64_to_f16_bits(pr->beta);
     st = batch == 1
              ? CLBlastHgemm(lay, ta, tb, m, n, k, al, a, ba->a_offset, ba->lda,
                             b, ba->b_offset, ba->ldb, be, c, ba->c_offset,
-                            pr->ldc, &q, &ev)
+                            pr->ldc, &q, ev)
              : CLBlastHgemmStridedBatched(
                    lay, ta, tb, m, n, k, al, a, ba->a_offset, ba->lda,
                    ba->stride_a, b, ba->b_offset, ba->ldb, ba->stride_b, be, c,
-                   ba->c_offset, pr->ldc, ba->stride_c, batch, &q, &ev);
+                   ba->c_offset, pr->ldc, ba->stride_c, batch, &q, ev);
   }
-  vncl_status s = status_of(ctx, st);
-  if (s) {
-    if (ev) clReleaseEvent(ev);
-    return s;
+  return (cl_int)st;
+}
+
+static void note_user(vncl_context *ctx) {
+  if (atomic_load(&ctx->used_clblast)) return;
+  pthread_mutex_lock(&clblast_lock);
+  if (!atomic_load(&ctx->used_clblast)) {
+    atomic_store(&ctx->used_clblast, true);
+    clblast_users++;
   }
-  if (ev) {
-    double es = (double)vncl_dtype_size(pr->ab);
-    vncl__profile_event(ctx, "gemm", ev,
-                        es * batch * ((double)m * k + (double)k * n +
-                                      (double)m * n * (pr->beta != 0 ? 2 : 1)),
-                        2.0 * m * n * k * batch, false);
+  pthread_mutex_unlock(&clblast_lock);
+  vncl__context_on_release(ctx, vncl__gemm_clblast_release);
+}
+
+vncl_status vncl__gemm_clblast(vncl_context *ctx, const vncl__gemm_problem *pr,
+                               const vncl__gemm_blas_args *ba,
+                               cl_uint num_wait, const cl_event *wait,
+                               cl_event *event) {
+  note_user(ctx);
+  /* CLBlast takes no wait list: a barrier on the queue stands for it. */
+  if (num_wait) {
+    cl_int err = clEnqueueBarrierWithWaitList(ctx->queue, num_wait, wait, NULL);
+    if (err) return vncl__cl_fail(ctx, err, "clEnqueueBarrierWithWaitList");
   }
+  double es = (double)vncl_dtype_size(pr->ab);
+  double m = (double)ba->m, n = (double)ba->n, k = (double)pr->k,
+         batch = (double)pr->batch;
+  vncl__cmd cmd = {"gemm", 2.0 * m * n * k * batch,
+                   es * batch * (m * k + k * n + m * n * (pr->beta != 0 ? 2 : 1)),
+                   false};
+  clblast_call cc = {pr, ba, ctx->queue};
+  cl_event ev = NULL;
+  vncl_status s =
+      status_of(ctx, (CLBlastStatusCode)vncl__enqueue(ctx, &cmd, clblast_enqueue,
+                                                      &cc, &ev));
+  if (s) return s;
   if (event)
     *event = ev;
   else if (ev)

@@ -23,12 +23,10 @@ static cl_int ev_wait(cl_event ev) {
 static vncl_status copy_same(vncl_context *ctx, vncl_tensor *dst,
                              const vncl_tensor *src) {
   cl_event ev = NULL;
-  cl_int err = clEnqueueCopyBuffer(ctx->queue, src->mem, dst->mem,
-                                   src->offset, dst->offset, src->bytes, 0,
-                                   NULL, &ev);
+  cl_int err = vncl__enqueue_copy(ctx, ctx->queue, "group_copy", src->mem,
+                                  dst->mem, src->offset, dst->offset,
+                                  src->bytes, 0, NULL, &ev);
   if (!err) {
-    vncl__profile_event(ctx, "group_copy", ev, 2.0 * (double)src->bytes, 0,
-                        true);
     err = ev_wait(ev);
     clReleaseEvent(ev);
   }
@@ -58,12 +56,10 @@ static vncl_status copy_through_host(vncl__group_dev *sd, vncl__group_dev *dd,
   const char *what = "";
 #define LEN(i) ((i) + 1 < nch ? CHUNK : bytes - (i) * CHUNK)
   for (size_t i = 0; i < nch && i < DEPTH && !err; i++) {
-    err = clEnqueueReadBuffer(sc->queue, src->mem, CL_FALSE,
-                              src->offset + i * CHUNK, LEN(i), slot[i], 0,
-                              NULL, &rd[i]);
+    err = vncl__enqueue_rw(sc, sc->queue, "group_copy", false, src->mem,
+                           CL_FALSE, src->offset + i * CHUNK, LEN(i), slot[i],
+                           0, NULL, &rd[i]);
     what = "clEnqueueReadBuffer(source)";
-    if (!err)
-      vncl__profile_event(sc, "group_copy", rd[i], (double)LEN(i), 0, true);
   }
   clFlush(sc->queue);
   for (size_t i = 0; i < nch && !err; i++) {
@@ -73,12 +69,11 @@ static vncl_status copy_through_host(vncl__group_dev *sd, vncl__group_dev *dd,
     if (err) break;
     if (wr[k]) clReleaseEvent(wr[k]);
     wr[k] = NULL;
-    err = clEnqueueWriteBuffer(dc->queue, dst->mem, CL_FALSE,
-                               dst->offset + i * CHUNK, LEN(i), slot[k], 0,
-                               NULL, &wr[k]);
+    err = vncl__enqueue_rw(dc, dc->queue, "group_copy", true, dst->mem,
+                           CL_FALSE, dst->offset + i * CHUNK, LEN(i), slot[k],
+                           0, NULL, &wr[k]);
     what = "clEnqueueWriteBuffer(destination)";
     if (err) break;
-    vncl__profile_event(dc, "group_copy", wr[k], (double)LEN(i), 0, true);
     clFlush(dc->queue);
     /* The chunk before this one is being written: once it is, its slot
      * takes the next read. */
@@ -89,13 +84,11 @@ static vncl_status copy_through_host(vncl__group_dev *sd, vncl__group_dev *dd,
       if (err) break;
       clReleaseEvent(rd[kj]);
       rd[kj] = NULL;
-      err = clEnqueueReadBuffer(sc->queue, src->mem, CL_FALSE,
-                                src->offset + (j + DEPTH) * CHUNK,
-                                LEN(j + DEPTH), slot[kj], 0, NULL, &rd[kj]);
+      err = vncl__enqueue_rw(sc, sc->queue, "group_copy", false, src->mem,
+                             CL_FALSE, src->offset + (j + DEPTH) * CHUNK,
+                             LEN(j + DEPTH), slot[kj], 0, NULL, &rd[kj]);
       what = "clEnqueueReadBuffer(source)";
       if (err) break;
-      vncl__profile_event(sc, "group_copy", rd[kj], (double)LEN(j + DEPTH), 0,
-                          true);
       clFlush(sc->queue);
     }
   }

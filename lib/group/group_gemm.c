@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemm/gemm.h"
 #include "group/group.h"
 
 #define SLOTS 2
@@ -111,8 +112,8 @@ static region region_c(const problem *p, const block *bl) {
  * when the host stride allows it, else one per matrix. The first command
  * waits for the wait list; the queue being in order, so do the others.
  * *ev: the last command's event (NULL when there was nothing to move). */
-static cl_int move_region(cl_command_queue q, bool write, cl_mem buf,
-                          const region *r, size_t es,
+static cl_int move_region(vncl_context *ctx, cl_command_queue q, bool write,
+                          cl_mem buf, const region *r, size_t es,
                           const unsigned char *host, cl_uint nw,
                           const cl_event *wl, cl_event *ev) {
   *ev = NULL;
@@ -133,14 +134,10 @@ static cl_int move_region(cl_command_queue q, bool write, cl_mem buf,
     cl_event e = NULL;
     cl_uint n = i == 0 ? nw : 0;
     const cl_event *w = n ? wl : NULL;
-    if (write)
-      err = clEnqueueWriteBufferRect(q, buf, CL_FALSE, borg, horg, reg, brow,
-                                     bslice, hrow, hsp, h, n, w,
-                                     &e);
-    else
-      err = clEnqueueReadBufferRect(q, buf, CL_FALSE, borg, horg, reg, brow,
-                                    bslice, hrow, hsp, (void *)h,
-                                    n, w, &e);
+    /* Each command is timed on the context's profile (the launch path). */
+    err = vncl__enqueue_rect(ctx, q, write ? "group_write" : "group_read",
+                             write, buf, borg, horg, reg, brow, bslice, hrow,
+                             hsp, (void *)h, n, w, &e);
     if (!err) {
       if (*ev) clReleaseEvent(*ev);
       *ev = e;
@@ -186,13 +183,33 @@ static block step_block(const part *pt, size_t s0, size_t s1) {
   return bl;
 }
 
-static vncl_status run_part(part *pt) {
-  vncl_context *ctx = pt->dev->ctx;
-  cl_command_queue h2d = pt->dev->h2d, d2h = pt->dev->d2h;
-  const problem *p = pt->p;
-  size_t es = p->es;
-  double t0 = vncl__now();
-  /* Steps: a few, so that transfers overlap, but each worth a launch. */
+/* One device's part in flight: the plan of its steps, its buffers, the
+ * events that order them, and the first error (an OpenCL code with the
+ * command that gave it, or a status already recorded). */
+typedef struct pipeline {
+  part *pt;
+  vncl_context *ctx;
+  cl_command_queue h2d, d2h;
+  const problem *p;
+  size_t steps, step, nslots;
+  bool a_fixed, b_fixed; /* written once into slot 0 (shared by every step) */
+  region ra0, rb0;       /* their regions */
+  size_t a_bytes, b_bytes, c_bytes;
+  cl_mem abuf[SLOTS], bbuf[SLOTS], cbuf[SLOTS];
+  events all; /* every panel write's event, released at the end */
+  cl_event gev[MAX_STEPS], rev[MAX_STEPS]; /* each step's gemm and read */
+  cl_event ready, afix, bfix;
+  bool first_h2d; /* no transfer enqueued yet: the next waits for `ready` */
+  vncl_status s;
+  cl_int err;
+  const char *what;
+} pipeline;
+
+/* Steps: a few, so that transfers overlap, but each worth a launch; their
+ * length a multiple of the panel unit. */
+static void plan_steps(pipeline *pl) {
+  const part *pt = pl->pt;
+  const problem *p = pl->p;
   size_t len = pt->hi - pt->lo;
   size_t unit = pt->split == VNCL_GROUP_SPLIT_BATCH ? 1 : PANEL_UNIT;
   block whole = step_block(pt, pt->lo, pt->hi);
@@ -206,191 +223,223 @@ static vncl_status run_part(part *pt) {
   size_t steps = want >= MAX_STEPS ? MAX_STEPS : want < 1 ? 1 : (size_t)want;
   size_t step = (len + steps - 1) / steps;
   step = (step + unit - 1) / unit * unit;
-  steps = (len + step - 1) / step;
-  pt->steps = (int)steps;
-  size_t nslots = steps < SLOTS ? steps : SLOTS;
+  pl->step = step;
+  pl->steps = (len + step - 1) / step;
+  pl->nslots = pl->steps < SLOTS ? pl->steps : SLOTS;
+  pl->pt->steps = (int)pl->steps;
+}
 
-  /* Which operands every step shares: written once into `fixed` buffers. */
-  block first = step_block(pt, pt->lo, pt->lo + (step < len ? step : len));
-  region ra0 = region_a(p, &first), rb0 = region_b(p, &first);
-  bool a_fixed = pt->split == VNCL_GROUP_SPLIT_COLS ||
-                 (pt->split == VNCL_GROUP_SPLIT_BATCH && ra0.shared);
-  bool b_fixed = pt->split == VNCL_GROUP_SPLIT_ROWS ||
-                 (pt->split == VNCL_GROUP_SPLIT_BATCH && rb0.shared);
+/* Which operands every step shares (written once into slot 0), and the
+ * device buffers: scratch, since each is written whole before a kernel
+ * reads it (A and B are not read when k or alpha is 0, C not when beta
+ * is 0). */
+static void alloc_buffers(pipeline *pl) {
+  const part *pt = pl->pt;
+  const problem *p = pl->p;
+  size_t len = pt->hi - pt->lo, es = p->es;
+  block first =
+      step_block(pt, pt->lo, pt->lo + (pl->step < len ? pl->step : len));
+  pl->ra0 = region_a(p, &first);
+  pl->rb0 = region_b(p, &first);
+  pl->a_fixed = pt->split == VNCL_GROUP_SPLIT_COLS ||
+                (pt->split == VNCL_GROUP_SPLIT_BATCH && pl->ra0.shared);
+  pl->b_fixed = pt->split == VNCL_GROUP_SPLIT_ROWS ||
+                (pt->split == VNCL_GROUP_SPLIT_BATCH && pl->rb0.shared);
   region rc0 = region_c(p, &first);
-  size_t a_bytes = region_elems(&ra0) * es, b_bytes = region_elems(&rb0) * es,
-         c_bytes = region_elems(&rc0) * es;
+  pl->a_bytes = region_elems(&pl->ra0) * es;
+  pl->b_bytes = region_elems(&pl->rb0) * es;
+  pl->c_bytes = region_elems(&rc0) * es;
+  size_t na = pl->a_fixed ? 1 : pl->nslots, nb = pl->b_fixed ? 1 : pl->nslots;
+  for (size_t i = 0; i < na && !pl->s; i++)
+    pl->s = vncl__buffer_alloc_scratch(pl->ctx, pl->a_bytes, &pl->abuf[i]);
+  for (size_t i = 0; i < nb && !pl->s; i++)
+    pl->s = vncl__buffer_alloc_scratch(pl->ctx, pl->b_bytes, &pl->bbuf[i]);
+  for (size_t i = 0; i < pl->nslots && !pl->s; i++)
+    pl->s = vncl__buffer_alloc_scratch(pl->ctx, pl->c_bytes, &pl->cbuf[i]);
+}
 
-  vncl_status s = VNCL_OK;
-  cl_mem abuf[SLOTS] = {NULL}, bbuf[SLOTS] = {NULL}, cbuf[SLOTS] = {NULL};
-  size_t na = a_fixed ? 1 : nslots, nb = b_fixed ? 1 : nslots;
-  /* Every buffer is written whole before a kernel reads it (A and B are
-   * not read when k or alpha is 0, C not when beta is 0): scratch. */
-  for (size_t i = 0; i < na && !s; i++)
-    s = vncl__buffer_alloc_scratch(ctx, a_bytes, &abuf[i]);
-  for (size_t i = 0; i < nb && !s; i++)
-    s = vncl__buffer_alloc_scratch(ctx, b_bytes, &bbuf[i]);
-  for (size_t i = 0; i < nslots && !s; i++)
-    s = vncl__buffer_alloc_scratch(ctx, c_bytes, &cbuf[i]);
+/* The allocator touches new buffers on ctx's queue: the transfer queues
+ * start after that (`ready`). */
+static void mark_ready(pipeline *pl) {
+  pl->err = clEnqueueMarkerWithWaitList(pl->ctx->queue, 0, NULL, &pl->ready);
+  pl->what = "clEnqueueMarkerWithWaitList";
+  if (!pl->err) clFlush(pl->ctx->queue);
+}
 
-  events all = {0};
-  cl_event gev[MAX_STEPS] = {NULL}, rev[MAX_STEPS] = {NULL};
-  cl_event ready = NULL, afix = NULL, bfix = NULL;
-  cl_int err = CL_SUCCESS;
-  const char *what = "";
-  /* The allocator touches new buffers on ctx's queue: the transfer queues
-   * start after that. */
-  if (!s) {
-    err = clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &ready);
-    what = "clEnqueueMarkerWithWaitList";
-    if (!err) clFlush(ctx->queue);
+/* Until one transfer has been enqueued on h2d, each waits for `ready`. */
+static void h2d_wait(const pipeline *pl, cl_event *wl, cl_uint *n) {
+  if (pl->first_h2d) wl[(*n)++] = pl->ready;
+}
+
+/* Writes `r` of host operand `host` into buf on h2d after the wait list;
+ * *ev: the write's last event. */
+static void write_panel(pipeline *pl, cl_mem buf, const region *r,
+                        const unsigned char *host, const char *what,
+                        cl_uint n, cl_event *wl, cl_event *ev) {
+  h2d_wait(pl, wl, &n);
+  pl->err = move_region(pl->ctx, pl->h2d, true, buf, r, pl->p->es, host, n,
+                        wl, ev);
+  pl->what = what;
+  if (!pl->err && *ev) pl->first_h2d = false;
+}
+
+/* The operands every step shares, once. */
+static void write_fixed(pipeline *pl) {
+  cl_event wl[1];
+  if (pl->a_fixed)
+    write_panel(pl, pl->abuf[0], &pl->ra0, pl->p->a,
+                "clEnqueueWriteBufferRect(A)", 0, wl, &pl->afix);
+  if (!pl->err && pl->b_fixed)
+    write_panel(pl, pl->bbuf[0], &pl->rb0, pl->p->b,
+                "clEnqueueWriteBufferRect(B)", 0, wl, &pl->bfix);
+  if (!pl->err) clFlush(pl->h2d);
+}
+
+/* Step st's panels of A and B (the slot's last gemm must be done with
+ * them) and of C when beta != 0 (the slot's last read must be done). */
+static void write_step(pipeline *pl, size_t st, const block *bl,
+                       cl_event ev[3]) {
+  const problem *p = pl->p;
+  size_t slot = st % pl->nslots;
+  bool again = st >= pl->nslots;
+  region ra = region_a(p, bl), rb = region_b(p, bl), rc = region_c(p, bl);
+  cl_event wl[3];
+  if (p->read_ab && !pl->a_fixed) {
+    if (again) wl[0] = pl->gev[st - pl->nslots];
+    write_panel(pl, pl->abuf[slot], &ra, p->a, "clEnqueueWriteBufferRect(A)",
+                again, wl, &ev[0]);
   }
-  bool first_h2d = true;
-#define H2D_WAIT(n, list)                                                      \
-  do {                                                                         \
-    if (first_h2d) list[n++] = ready;                                          \
-  } while (0)
-  if (!s && !err && p->read_ab) {
-    cl_event wl[1];
-    cl_uint n = 0;
-    if (a_fixed) {
-      H2D_WAIT(n, wl);
-      err = move_region(h2d, true, abuf[0], &ra0, es, p->a, n, wl, &afix);
-      what = "clEnqueueWriteBufferRect(A)";
-      if (!err && afix) {
-        first_h2d = false;
-        vncl__profile_event(ctx, "group_write", afix, (double)a_bytes, 0,
-                            true);
-      }
-    }
-    n = 0;
-    if (!err && b_fixed) {
-      H2D_WAIT(n, wl);
-      err = move_region(h2d, true, bbuf[0], &rb0, es, p->b, n, wl, &bfix);
-      what = "clEnqueueWriteBufferRect(B)";
-      if (!err && bfix) {
-        first_h2d = false;
-        vncl__profile_event(ctx, "group_write", bfix, (double)b_bytes, 0,
-                            true);
-      }
-    }
-    if (!err) clFlush(h2d);
+  if (!pl->err && p->read_ab && !pl->b_fixed) {
+    if (again) wl[0] = pl->gev[st - pl->nslots];
+    write_panel(pl, pl->bbuf[slot], &rb, p->b, "clEnqueueWriteBufferRect(B)",
+                again, wl, &ev[1]);
   }
-  for (size_t st = 0; st < steps && !s && !err; st++) {
-    size_t s0 = pt->lo + st * step, s1 = s0 + step < pt->hi ? s0 + step
-                                                            : pt->hi;
+  if (!pl->err && p->beta != 0) {
+    if (again) wl[0] = pl->rev[st - pl->nslots];
+    write_panel(pl, pl->cbuf[slot], &rc, p->c, "clEnqueueWriteBufferRect(C)",
+                again, wl, &ev[2]);
+  }
+  if (!pl->err) clFlush(pl->h2d);
+}
+
+/* Step st's product on the context's queue, after its panels (ev), the
+ * fixed operands and, when C was not written, the slot's last read. */
+static void gemm_step(pipeline *pl, size_t st, const block *bl,
+                      const cl_event ev[3]) {
+  const problem *p = pl->p;
+  size_t slot = st % pl->nslots;
+  region ra = region_a(p, bl), rb = region_b(p, bl);
+  cl_event gw[5];
+  cl_uint n = 0;
+  for (int i = 0; i < 3; i++)
+    if (ev[i]) gw[n++] = ev[i];
+  if (pl->afix) gw[n++] = pl->afix;
+  if (pl->bfix) gw[n++] = pl->bfix;
+  if (!ev[2] && st >= pl->nslots && pl->rev[st - pl->nslots] && n < 5)
+    gw[n++] = pl->rev[st - pl->nslots];
+  size_t mb = bl->r1 - bl->r0, nbc = bl->c1 - bl->c0, items = bl->b1 - bl->b0;
+  size_t ald = ra.cols ? ra.cols : 1, bld = rb.cols ? rb.cols : 1;
+  size_t cld = nbc ? nbc : 1;
+  size_t ast = ra.shared ? 0 : ra.rows * ra.cols;
+  size_t bst = rb.shared ? 0 : rb.rows * rb.cols;
+  cl_mem am = pl->abuf[pl->a_fixed ? 0 : slot];
+  cl_mem bm = pl->bbuf[pl->b_fixed ? 0 : slot];
+  /* A fixed in a column split holds the whole op(A); B fixed in a row
+   * split the whole op(B): the block's part starts at 0 either way. */
+  pl->s = vncl_gemm_cl_event(pl->ctx, p->dt, VNCL_ROW_MAJOR, p->ta, p->tb, mb,
+                             nbc, p->k, p->alpha, am, 0, ald, ast, bm, 0, bld,
+                             bst, p->beta, pl->cbuf[slot], 0, cld, mb * nbc,
+                             items, n, n ? gw : NULL, &pl->gev[st]);
+  if (!pl->s) clFlush(pl->ctx->queue);
+}
+
+/* Step st's C panel back to the host after its product. */
+static void read_step(pipeline *pl, size_t st, const block *bl) {
+  region rc = region_c(pl->p, bl);
+  pl->err = move_region(pl->ctx, pl->d2h, false, pl->cbuf[st % pl->nslots],
+                        &rc, pl->p->es, pl->p->c, 1, &pl->gev[st],
+                        &pl->rev[st]);
+  pl->what = "clEnqueueReadBufferRect(C)";
+  if (!pl->err && pl->rev[st]) clFlush(pl->d2h);
+}
+
+static void run_steps(pipeline *pl) {
+  const part *pt = pl->pt;
+  for (size_t st = 0; st < pl->steps && !pl->s && !pl->err; st++) {
+    size_t s0 = pt->lo + st * pl->step;
+    size_t s1 = s0 + pl->step < pt->hi ? s0 + pl->step : pt->hi;
     block bl = step_block(pt, s0, s1);
-    size_t slot = st % nslots;
-    region ra = region_a(p, &bl), rb = region_b(p, &bl), rc = region_c(p, &bl);
-    cl_event ea = NULL, eb = NULL, ec = NULL;
-    cl_event wl[3];
-    cl_uint n;
-    /* A and B panels: the slot's last gemm must be done with them. */
-    if (p->read_ab && !a_fixed) {
-      n = 0;
-      H2D_WAIT(n, wl);
-      if (st >= nslots) wl[n++] = gev[st - nslots];
-      err = move_region(h2d, true, abuf[slot], &ra, es, p->a, n, wl, &ea);
-      what = "clEnqueueWriteBufferRect(A)";
-      if (ea) first_h2d = false;
-    }
-    if (!err && p->read_ab && !b_fixed) {
-      n = 0;
-      H2D_WAIT(n, wl);
-      if (st >= nslots) wl[n++] = gev[st - nslots];
-      err = move_region(h2d, true, bbuf[slot], &rb, es, p->b, n, wl, &eb);
-      what = "clEnqueueWriteBufferRect(B)";
-      if (eb) first_h2d = false;
-    }
-    /* C panel (beta != 0): its slot's last read must be done. */
-    if (!err && p->beta != 0) {
-      n = 0;
-      H2D_WAIT(n, wl);
-      if (st >= nslots) wl[n++] = rev[st - nslots];
-      err = move_region(h2d, true, cbuf[slot], &rc, es, p->c, n, wl, &ec);
-      what = "clEnqueueWriteBufferRect(C)";
-      if (ec) first_h2d = false;
-    }
-    if (!err) clFlush(h2d);
-    if (!ev_keep(&all, ea) || !ev_keep(&all, eb) || !ev_keep(&all, ec)) {
-      s = vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "out of host memory");
+    cl_event ev[3] = {NULL, NULL, NULL};
+    write_step(pl, st, &bl, ev);
+    if (!ev_keep(&pl->all, ev[0]) || !ev_keep(&pl->all, ev[1]) ||
+        !ev_keep(&pl->all, ev[2])) {
+      pl->s = vncl__fail(pl->ctx, VNCL_ERR_OUT_OF_MEMORY, "out of host memory");
       break;
     }
-    if (ea) vncl__profile_event(ctx, "group_write", ea,
-                                (double)region_elems(&ra) * es, 0, true);
-    if (eb) vncl__profile_event(ctx, "group_write", eb,
-                                (double)region_elems(&rb) * es, 0, true);
-    if (ec) vncl__profile_event(ctx, "group_write", ec,
-                                (double)region_elems(&rc) * es, 0, true);
-    if (err) break;
-    /* The product of the step on the context's queue. */
-    cl_event gw[5];
-    n = 0;
-    if (ea) gw[n++] = ea;
-    if (eb) gw[n++] = eb;
-    if (ec) gw[n++] = ec;
-    if (afix) gw[n++] = afix;
-    if (bfix) gw[n++] = bfix;
-    if (!ec && st >= nslots && rev[st - nslots] && n < 5)
-      gw[n++] = rev[st - nslots];
-    size_t mb = bl.r1 - bl.r0, nbc = bl.c1 - bl.c0, items = bl.b1 - bl.b0;
-    size_t ald = ra.cols ? ra.cols : 1, bld = rb.cols ? rb.cols : 1;
-    size_t cld = nbc ? nbc : 1;
-    size_t ast = ra.shared ? 0 : ra.rows * ra.cols;
-    size_t bst = rb.shared ? 0 : rb.rows * rb.cols;
-    cl_mem am = abuf[a_fixed ? 0 : slot], bm = bbuf[b_fixed ? 0 : slot];
-    /* A fixed in a column split holds the whole op(A); B fixed in a row
-     * split the whole op(B): the block's part starts at 0 either way. */
-    s = vncl_gemm_cl_event(ctx, p->dt, VNCL_ROW_MAJOR, p->ta, p->tb, mb, nbc,
-                           p->k, p->alpha, am, 0, ald, ast, bm, 0, bld, bst,
-                           p->beta, cbuf[slot], 0, cld, mb * nbc, items, n,
-                           n ? gw : NULL, &gev[st]);
-    if (s) break;
-    clFlush(ctx->queue);
-    err = move_region(d2h, false, cbuf[slot], &rc, es, p->c, 1, &gev[st],
-                      &rev[st]);
-    what = "clEnqueueReadBufferRect(C)";
-    if (!err && rev[st]) {
-      vncl__profile_event(ctx, "group_read", rev[st],
-                          (double)region_elems(&rc) * es, 0, true);
-      clFlush(d2h);
-    }
+    if (pl->err) break;
+    gemm_step(pl, st, &bl, ev);
+    if (pl->s) break;
+    read_step(pl, st, &bl);
   }
-#undef H2D_WAIT
-  if (err && !s) s = vncl__cl_fail(ctx, err, what);
-  /* Everything enqueued finishes before the buffers go. */
-  cl_int ferr = clFinish(h2d);
+}
+
+/* Everything enqueued finishes before the buffers go; a command that failed
+ * on the device fails the part. */
+static void finish(pipeline *pl) {
+  vncl_context *ctx = pl->ctx;
+  if (pl->err && !pl->s) pl->s = vncl__cl_fail(ctx, pl->err, pl->what);
+  cl_int ferr = clFinish(pl->h2d);
   cl_int f2 = clFinish(ctx->queue);
-  cl_int f3 = clFinish(d2h);
-  if (!s && (ferr || f2 || f3))
-    s = vncl__cl_fail(ctx, ferr ? ferr : f2 ? f2 : f3, "clFinish");
-  ev_keep(&all, afix);
-  ev_keep(&all, bfix);
-  ev_keep(&all, ready);
+  cl_int f3 = clFinish(pl->d2h);
+  if (!pl->s && (ferr || f2 || f3))
+    pl->s = vncl__cl_fail(ctx, ferr ? ferr : f2 ? f2 : f3, "clFinish");
+  events *all = &pl->all;
+  ev_keep(all, pl->afix);
+  ev_keep(all, pl->bfix);
+  ev_keep(all, pl->ready);
   for (size_t i = 0; i < MAX_STEPS; i++) {
-    ev_keep(&all, gev[i]);
-    ev_keep(&all, rev[i]);
+    ev_keep(all, pl->gev[i]);
+    ev_keep(all, pl->rev[i]);
   }
-  for (size_t i = 0; i < all.n; i++) {
+  for (size_t i = 0; i < all->n; i++) {
     cl_int stt = CL_COMPLETE;
-    clGetEventInfo(all.list[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof stt,
-                   &stt, NULL);
-    if (stt < 0 && !s)
-      s = vncl__fail(ctx, VNCL_ERR_OPENCL,
-                     "a command of the device's part failed: %s (%d)",
-                     vncl__cl_error_name(stt), (int)stt);
-    clReleaseEvent(all.list[i]);
+    clGetEventInfo(all->list[i], CL_EVENT_COMMAND_EXECUTION_STATUS,
+                   sizeof stt, &stt, NULL);
+    if (stt < 0 && !pl->s)
+      pl->s = vncl__fail(ctx, VNCL_ERR_OPENCL,
+                         "a command of the device's part failed: %s (%d)",
+                         vncl__cl_error_name(stt), (int)stt);
+    clReleaseEvent(all->list[i]);
   }
-  free(all.list);
+  free(all->list);
   for (size_t i = 0; i < SLOTS; i++) {
-    if (abuf[i]) vncl__buffer_free(ctx, abuf[i], a_bytes);
-    if (bbuf[i]) vncl__buffer_free(ctx, bbuf[i], b_bytes);
-    if (cbuf[i]) vncl__buffer_free(ctx, cbuf[i], c_bytes);
+    if (pl->abuf[i]) vncl__buffer_free(ctx, pl->abuf[i], pl->a_bytes);
+    if (pl->bbuf[i]) vncl__buffer_free(ctx, pl->bbuf[i], pl->b_bytes);
+    if (pl->cbuf[i]) vncl__buffer_free(ctx, pl->cbuf[i], pl->c_bytes);
   }
+}
+
+/* One device's part: plan, buffers, the shared operands, the steps, and
+ * the wait for all of it. */
+static vncl_status run_part(part *pt) {
+  double t0 = vncl__now();
+  pipeline pl = {.pt = pt,
+                 .ctx = pt->dev->ctx,
+                 .h2d = pt->dev->h2d,
+                 .d2h = pt->dev->d2h,
+                 .p = pt->p,
+                 .first_h2d = true,
+                 .what = ""};
+  plan_steps(&pl);
+  alloc_buffers(&pl);
+  if (!pl.s) mark_ready(&pl);
+  if (!pl.s && !pl.err && pl.p->read_ab) write_fixed(&pl);
+  run_steps(&pl);
+  finish(&pl);
   pt->seconds = vncl__now() - t0;
-  if (s) vncl__strlcpy(pt->msg, vncl_errmsg(ctx), sizeof pt->msg);
-  pt->status = s;
-  return s;
+  if (pl.s) vncl__strlcpy(pt->msg, vncl_errmsg(pl.ctx), sizeof pt->msg);
+  pt->status = pl.s;
+  return pl.s;
 }
 
 static void *part_main(void *arg) {
@@ -423,11 +472,9 @@ static vncl_status check_matrix(const char *fn, const char *name,
                                 size_t batch, size_t es) {
   if (!ptr)
     return vncl__fail(NULL, VNCL_ERR_INVALID_ARG, "%s: %s is NULL", fn, name);
-  size_t min = inner ? inner : 1, bytes;
-  if (ld < min)
-    return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
-                      "%s: %s=%zu is below its minimum %zu", fn, ldname, ld,
-                      min);
+  size_t bytes;
+  vncl_status s = vncl__gemm_check_ld(NULL, fn, ldname, ld, inner);
+  if (s) return s;
   if (!span(outer, inner, ld, stride, batch, es, &bytes))
     return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
                       "%s: the extent of %s (%zu x %zu, %s %zu, batch %zu) "
@@ -436,62 +483,35 @@ static vncl_status check_matrix(const char *fn, const char *name,
   return VNCL_OK;
 }
 
-static vncl_status check_args(vncl_group *g, const char *fn, vncl_dtype dt,
-                              vncl_layout layout, vncl_trans ta,
-                              vncl_trans tb, size_t m, size_t n, size_t k,
-                              const void *a, size_t lda, size_t sa,
-                              const void *b, size_t ldb, size_t sb, void *c,
-                              size_t ldc, size_t sc, size_t batch) {
+/* The checks of gemm.c's front end (vncl__gemm_check_*), on host
+ * matrices, with f64 needing every device of the group. */
+static vncl_status check_args(vncl_group *g, const char *fn,
+                              const vncl__gemm_args *ga, const void *a,
+                              const void *b, void *c) {
   if (!g) return vncl__fail(NULL, VNCL_ERR_INVALID_ARG, "%s: g is NULL", fn);
-  if (dt == VNCL_I32)
-    return vncl__fail(NULL, VNCL_ERR_UNSUPPORTED,
-                      "%s: dtype is i32; GEMM takes f32, f64, f16 or bf16",
-                      fn);
-  if (dt != VNCL_F32 && dt != VNCL_F64 && dt != VNCL_F16 && dt != VNCL_BF16)
-    return vncl__fail(NULL, VNCL_ERR_INVALID_ARG, "%s: dtype %d is not a "
-                      "dtype", fn, (int)dt);
-  for (int i = 0; dt == VNCL_F64 && i < g->n; i++)
+  vncl_status s = vncl__gemm_check_dtype(NULL, fn, "dtype", ga->dtype);
+  if (s) return s;
+  for (int i = 0; ga->dtype == VNCL_F64 && i < g->n; i++)
     if (!g->dev[i].ctx->info.fp64)
       return vncl__fail(NULL, VNCL_ERR_UNSUPPORTED,
                         "%s: f64 needs double precision, which device %d "
                         "(%s) lacks",
                         fn, i, g->dev[i].ctx->info.name);
-  if (layout != VNCL_ROW_MAJOR && layout != VNCL_COL_MAJOR)
-    return vncl__fail(NULL, VNCL_ERR_INVALID_ARG, "%s: layout %d is neither "
-                      "VNCL_ROW_MAJOR nor VNCL_COL_MAJOR", fn, (int)layout);
-  if ((ta != VNCL_NO_TRANS && ta != VNCL_TRANS) ||
-      (tb != VNCL_NO_TRANS && tb != VNCL_TRANS))
-    return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
-                      "%s: %s %d is neither VNCL_NO_TRANS nor VNCL_TRANS", fn,
-                      (ta != VNCL_NO_TRANS && ta != VNCL_TRANS) ? "ta" : "tb",
-                      (ta != VNCL_NO_TRANS && ta != VNCL_TRANS) ? (int)ta
-                                                                : (int)tb);
-  if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
-    return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
-                      "%s: m=%zu, n=%zu, k=%zu: each must be below 2^31", fn,
-                      m, n, k);
-  bool row = layout == VNCL_ROW_MAJOR;
-  size_t ar = ta == VNCL_NO_TRANS ? m : k, ac = ta == VNCL_NO_TRANS ? k : m;
-  size_t br = tb == VNCL_NO_TRANS ? k : n, bc = tb == VNCL_NO_TRANS ? n : k;
-  size_t es = vncl_dtype_size(dt);
-  vncl_status s = check_matrix(fn, "a", a, row ? ar : ac, row ? ac : ar, lda,
-                               "lda", sa, batch, es);
+  if ((s = vncl__gemm_check_form(NULL, fn, ga))) return s;
+  size_t es = vncl_dtype_size(ga->dtype), ao, ai, bo, bi, co, ci;
+  vncl__gemm_stored(ga, 'a', &ao, &ai);
+  vncl__gemm_stored(ga, 'b', &bo, &bi);
+  vncl__gemm_stored(ga, 'c', &co, &ci);
+  s = check_matrix(fn, "a", a, ao, ai, ga->lda, "lda", ga->stride_a,
+                   ga->batch, es);
   if (!s)
-    s = check_matrix(fn, "b", b, row ? br : bc, row ? bc : br, ldb, "ldb", sb,
-                     batch, es);
+    s = check_matrix(fn, "b", b, bo, bi, ga->ldb, "ldb", ga->stride_b,
+                     ga->batch, es);
   if (!s)
-    s = check_matrix(fn, "c", c, row ? m : n, row ? n : m, ldc, "ldc", sc,
-                     batch, es);
-  if (s) return s;
-  if (batch > 1 && m > 0 && n > 0) {
-    size_t one = ((row ? m : n) - 1) * ldc + (row ? n : m);
-    if (sc < one)
-      return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
-                        "%s: stride_c=%zu makes the %zu matrices of C "
-                        "overlap (one spans %zu elements)",
-                        fn, sc, batch, one);
-  }
-  return VNCL_OK;
+    s = check_matrix(fn, "c", c, co, ci, ga->ldc, "ldc", ga->stride_c,
+                     ga->batch, es);
+  if (!s) s = vncl__gemm_check_c_overlap(NULL, fn, ga);
+  return s;
 }
 
 /* ---- the split ------------------------------------------------------------------ */
@@ -533,8 +553,12 @@ static vncl_status group_gemm(vncl_group *g, const char *fn, vncl_dtype dt,
                               size_t sa, const void *b, size_t ldb, size_t sb,
                               double beta, void *c, size_t ldc, size_t sc,
                               size_t batch) {
-  vncl_status s = check_args(g, fn, dt, layout, ta, tb, m, n, k, a, lda, sa,
-                             b, ldb, sb, c, ldc, sc, batch);
+  const vncl__gemm_args ga = {.dtype = dt, .layout = layout, .ta = ta,
+                              .tb = tb, .m = m, .n = n, .k = k,
+                              .batch = batch, .lda = lda, .ldb = ldb,
+                              .ldc = ldc, .stride_a = sa, .stride_b = sb,
+                              .stride_c = sc};
+  vncl_status s = check_args(g, fn, &ga, a, b, c);
   if (s) return s;
   double t0 = vncl__now();
   vncl_group_run run;

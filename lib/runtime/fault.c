@@ -49,6 +49,16 @@ static int hit(vncl__fault_kind k) {
   return 0;
 }
 
+int vncl__fault_point(vncl__fault_kind k) { return hit(k); }
+#else
+int vncl__fault_point(vncl__fault_kind k) {
+  (void)k;
+  return 0;
+}
+#endif
+
+#ifdef VNCL_FAULT_INJECTION
+
 #define FAIL_RET(kind, err, value) \
   do {                             \
     if (hit(kind)) {               \

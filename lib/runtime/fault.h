@@ -17,7 +17,9 @@ typedef enum vncl__fault_kind {
   VNCL_FAULT_BUFFER,         /* clCreateBuffer */
   VNCL_FAULT_BUILD,          /* clCreateProgramWith*, clBuildProgram */
   VNCL_FAULT_KERNEL,         /* clCreateKernel */
-  VNCL_FAULT_ENQUEUE,        /* clEnqueue{NDRangeKernel,Read,Write,Fill,Copy}* */
+  VNCL_FAULT_ENQUEUE,        /* every vncl__enqueue command (kernels, reads,
+                                writes, CLBlast, clFFT), clEnqueue{Read,Write,
+                                Fill,Copy}* made directly */
   VNCL_FAULT_MAP,            /* clEnqueueMapBuffer */
   VNCL_FAULT_WAIT,           /* clWaitForEvents, clFinish */
   VNCL_FAULT_FILE,           /* mkstemp, fopen/openat for writing, rename(at) */
@@ -34,6 +36,10 @@ void vncl__fault_reset(void);
 /* Whether the armed fault has fired since the last arm. */
 int vncl__fault_fired(void);
 const char *vncl__fault_kind_name(vncl__fault_kind kind);
+/* One call of `kind` that is not an OpenCL or libc call the macros below
+ * can wrap (vncl__enqueue's commands, a library's among them): counts it
+ * and returns 1 when it is the armed one. Always 0 in a normal build. */
+int vncl__fault_point(vncl__fault_kind kind);
 
 #if defined(VNCL_FAULT_INJECTION) && !defined(VNCL_FAULT_IMPL) && \
     !defined(VNCL_FAULT_CLIENT)

@@ -156,85 +156,141 @@ int vncl__programs_list(vncl_context *ctx, const char **sources,
   return n;
 }
 
+/* The texts of one program: prelude, LINE_RESET, the file. */
+typedef struct program_text {
+  const char *parts[3];
+  size_t lens[3];
+  char *owned[2]; /* read from VNCL_KERNEL_DIR: freed by text_free */
+} program_text;
+
+static vncl_status text_load(vncl_context *ctx, const char *source,
+                             program_text *t) {
+  memset(t, 0, sizeof *t);
+  vncl_status s = load_source(ctx, source, false, &t->parts[2], &t->lens[2],
+                              &t->owned[0]);
+  if (!s)
+    s = load_source(ctx, PRELUDE, true, &t->parts[0], &t->lens[0],
+                    &t->owned[1]);
+  t->parts[1] = LINE_RESET;
+  t->lens[1] = sizeof LINE_RESET - 1;
+  return s;
+}
+
+static void text_free(program_text *t) {
+  free(t->owned[0]);
+  free(t->owned[1]);
+}
+
+/* The program from the binary cache, or NULL (none, or the driver refused
+ * it: then it is rebuilt from source). */
+static cl_program from_binary(vncl_context *ctx, const char *key,
+                              const char *source, const char *options) {
+  size_t blen = 0;
+  unsigned char *bin = vncl__bincache_load(&ctx->bincache, key, &blen);
+  if (!bin) return NULL;
+  const unsigned char *bins[1] = {bin};
+  cl_int bstatus = CL_SUCCESS, err = CL_SUCCESS;
+  cl_program p = clCreateProgramWithBinary(ctx->cl_ctx, 1, &ctx->device,
+                                           &blen, bins, &bstatus, &err);
+  free(bin);
+  if (p && err == CL_SUCCESS && bstatus == CL_SUCCESS &&
+      clBuildProgram(p, 1, &ctx->device, options, NULL, NULL) == CL_SUCCESS) {
+    vncl__log(VNCL_LOG_DEBUG, "binary cache hit: %s [%s]", source, options);
+    ctx->binary_hits++;
+    return p;
+  }
+  if (p) clReleaseProgram(p);
+  vncl__log(VNCL_LOG_WARN, "cached binary for %s rejected by the driver; "
+            "rebuilding", source);
+  return NULL;
+}
+
+/* Compiles the texts; *out is the program, built or not (for its log),
+ * or NULL when none could be made. Returns the build's OpenCL status. */
+static cl_int compile(vncl_context *ctx, program_text *t,
+                      const char *source, const char *options,
+                      cl_program *out) {
+  cl_int err = CL_SUCCESS;
+  cl_program p =
+      clCreateProgramWithSource(ctx->cl_ctx, 3, t->parts, t->lens, &err);
+  *out = p;
+  if (!p) return err;
+  err = clBuildProgram(p, 1, &ctx->device, options, NULL, NULL);
+  if (err != CL_BUILD_PROGRAM_FAILURE) return err;
+  /* Drivers with a shared on-disk cache of their own (PoCL) can fail a
+   * build when many processes compile the same program at the same
+   * moment. A real compile error fails again; a race does not. */
+  cl_program retry =
+      clCreateProgramWithSource(ctx->cl_ctx, 3, t->parts, t->lens, &err);
+  if (!retry) return CL_BUILD_PROGRAM_FAILURE;
+  err = clBuildProgram(retry, 1, &ctx->device, options, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    clReleaseProgram(retry);
+    return err;
+  }
+  vncl__log(VNCL_LOG_WARN, "build of %s [%s] failed once, then succeeded: a "
+            "transient driver failure", source, options);
+  clReleaseProgram(p);
+  *out = retry;
+  return CL_SUCCESS;
+}
+
+/* A kernel of ours must build without warnings (test_kernel_builds): say
+ * so where one does. */
+static void warn_on_warnings(vncl_context *ctx, cl_program p,
+                             const char *source, const char *options) {
+  if (vncl__log_level() < VNCL_LOG_WARN) return;
+  char blog[2048];
+  if (vncl__build_log(ctx, p, blog, sizeof blog) &&
+      vncl__contains_nocase(blog, "warning"))
+    vncl__log(VNCL_LOG_WARN, "%s [%s] built with warnings:\n%s", source,
+              options, blog);
+}
+
+/* Keeps the built binary in the on-disk cache (when there is one). */
+static void store_binary(vncl_context *ctx, cl_program p, const char *key) {
+  size_t bsize = 0;
+  if (!ctx->bincache.dir[0] ||
+      clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof bsize, &bsize,
+                       NULL) != CL_SUCCESS ||
+      bsize == 0)
+    return;
+  unsigned char *b = malloc(bsize);
+  unsigned char *bins[1] = {b};
+  if (b && clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bins, bins,
+                            NULL) == CL_SUCCESS)
+    if (vncl__bincache_store(&ctx->bincache, key, b, bsize))
+      ctx->binary_stores++;
+  free(b);
+}
+
+/* The program for (source, options): from the binary cache when it holds
+ * one for exactly these texts and options, else compiled (and stored). The
+ * key hashes all three texts. */
 static vncl_status build(vncl_context *ctx, const char *source,
                          const char *options, cl_program *out,
                          uint64_t *out_hash) {
-  const char *text;
-  size_t len;
-  char *owned;
-  vncl_status s = load_source(ctx, source, false, &text, &len, &owned);
-  if (s) return s;
-  const char *pre;
-  size_t plen;
-  char *pre_owned;
-  s = load_source(ctx, PRELUDE, true, &pre, &plen, &pre_owned);
+  program_text t;
+  vncl_status s = text_load(ctx, source, &t);
   if (s) {
-    free(owned);
+    text_free(&t);
     return s;
   }
-  /* The program is prelude + "#line 1" + file; the key hashes all three. */
-  const char *parts[3] = {pre, LINE_RESET, text};
-  size_t lens[3] = {plen, sizeof LINE_RESET - 1, len};
   uint64_t hash = VNCL_FNV_SEED;
-  for (int i = 0; i < 3; i++) hash = vncl__hash(parts[i], lens[i], hash);
+  for (int i = 0; i < 3; i++) hash = vncl__hash(t.parts[i], t.lens[i], hash);
   *out_hash = hash;
   char key[4096];
   cache_key(ctx, source, hash, options, key, sizeof key);
-  cl_int err = CL_SUCCESS;
-
-  size_t blen = 0;
-  unsigned char *bin = vncl__bincache_load(&ctx->bincache, key, &blen);
-  if (bin) {
-    const unsigned char *bins[1] = {bin};
-    cl_int bstatus = CL_SUCCESS;
-    cl_program p = clCreateProgramWithBinary(ctx->cl_ctx, 1, &ctx->device,
-                                             &blen, bins, &bstatus, &err);
-    free(bin);
-    if (p && err == CL_SUCCESS && bstatus == CL_SUCCESS &&
-        clBuildProgram(p, 1, &ctx->device, options, NULL, NULL) ==
-            CL_SUCCESS) {
-      vncl__log(VNCL_LOG_DEBUG, "binary cache hit: %s [%s]", source, options);
-      ctx->binary_hits++;
-      free(owned);
-      free(pre_owned);
-      *out = p;
-      return VNCL_OK;
-    }
-    if (p) clReleaseProgram(p);
-    vncl__log(VNCL_LOG_WARN, "cached binary for %s rejected by the driver; "
-              "rebuilding", source);
+  cl_program p = from_binary(ctx, key, source, options);
+  if (p) {
+    text_free(&t);
+    *out = p;
+    return VNCL_OK;
   }
-
   double t0 = vncl__now();
-  cl_program p = clCreateProgramWithSource(ctx->cl_ctx, 3, parts, lens, &err);
-  if (!p) {
-    free(owned);
-    free(pre_owned);
-    return vncl__cl_fail(ctx, err, "clCreateProgramWithSource");
-  }
-  err = clBuildProgram(p, 1, &ctx->device, options, NULL, NULL);
-  if (err == CL_BUILD_PROGRAM_FAILURE) {
-    /* Drivers with a shared on-disk cache of their own (PoCL) can fail a
-     * build when many processes compile the same program at the same
-     * moment. A real compile error fails again; a race does not. */
-    cl_program retry =
-        clCreateProgramWithSource(ctx->cl_ctx, 3, parts, lens, &err);
-    if (retry) {
-      err = clBuildProgram(retry, 1, &ctx->device, options, NULL, NULL);
-      if (err == CL_SUCCESS) {
-        vncl__log(VNCL_LOG_WARN, "build of %s [%s] failed once, then "
-                  "succeeded: a transient driver failure", source, options);
-        clReleaseProgram(p);
-        p = retry;
-      } else {
-        clReleaseProgram(retry);
-      }
-    } else {
-      err = CL_BUILD_PROGRAM_FAILURE;
-    }
-  }
-  free(owned);
-  free(pre_owned);
+  cl_int err = compile(ctx, &t, source, options, &p);
+  text_free(&t);
+  if (!p) return vncl__cl_fail(ctx, err, "clCreateProgramWithSource");
   if (err != CL_SUCCESS) {
     s = build_log_fail(ctx, p, source, options, err);
     clReleaseProgram(p);
@@ -242,29 +298,9 @@ static vncl_status build(vncl_context *ctx, const char *source,
   }
   vncl__log(VNCL_LOG_INFO, "built %s [%s] in %.2f s", source, options,
             vncl__now() - t0);
-  if (vncl__log_level() >= VNCL_LOG_WARN) {
-    /* A kernel of ours must build without warnings (test_kernel_builds);
-     * say so where one does. */
-    char blog[2048];
-    if (vncl__build_log(ctx, p, blog, sizeof blog) &&
-        vncl__contains_nocase(blog, "warning"))
-      vncl__log(VNCL_LOG_WARN, "%s [%s] built with warnings:\n%s", source,
-                options, blog);
-  }
+  warn_on_warnings(ctx, p, source, options);
   ctx->programs_built++;
-  size_t bsize = 0;
-  if (ctx->bincache.dir[0] &&
-      clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof bsize, &bsize,
-                       NULL) == CL_SUCCESS &&
-      bsize > 0) {
-    unsigned char *b = malloc(bsize);
-    unsigned char *bins[1] = {b};
-    if (b && clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bins, bins,
-                              NULL) == CL_SUCCESS)
-      if (vncl__bincache_store(&ctx->bincache, key, b, bsize))
-        ctx->binary_stores++;
-    free(b);
-  }
+  store_binary(ctx, p, key);
   *out = p;
   return VNCL_OK;
 }

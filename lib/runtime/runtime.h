@@ -473,21 +473,71 @@ void vncl__profile_event(vncl_context *ctx, const char *op, cl_event ev,
  * GEMM probe's runs show as "gemm probe", not as the caller's GEMMs. */
 void vncl__profile_label(const char *op);
 
-/* ---- launching (launch.c) ---------------------------------------------------- */
+/* ---- launching (launch.c) ----------------------------------------------------
+ * Every command vncl enqueues, on any of its queues (the context's, the
+ * staging queue, a group's transfer queues), goes through vncl__enqueue:
+ * vncl's kernels (vncl__launch, vncl__launch_work), the transfers
+ * (vncl__enqueue_rw, vncl__enqueue_rect) and the libraries' calls (CLBlast,
+ * clFFT: the caller passes a function that makes the call and leaves its
+ * event). That one function is the command's fault point (test builds) and
+ * hands its event to the profiler. Enqueued directly, outside the profile:
+ * markers and barriers (no work), map and unmap (their own fault kind),
+ * and three internal commands (the allocator's zero fill, an FFT's buffer
+ * copy and its chirp-table upload), fault-wrapped as OpenCL calls. */
 
-/* Every kernel vncl runs goes through here: one place for profiling,
- * fault injection and error mapping. `op` names the operation ("gemm"). */
+/* What a command is, for the profile: `op` (static) names it ("gemm",
+ * "write"); the FLOPs and bytes it does (0 when unknown); transfer or
+ * compute. */
+typedef struct vncl__cmd {
+  const char *op;
+  double flops, bytes;
+  bool transfer;
+} vncl__cmd;
+/* Makes the real enqueue and leaves its event in *ev (ev NULL: no event
+ * wanted). Returns the OpenCL status, or the library's own code. */
+typedef cl_int (*vncl__enqueue_fn)(void *arg, cl_event *ev);
+/* Runs fn(arg, ev) for command c with an event when the caller wants one
+ * (event) or the profiler does; returns fn's code unchanged (the caller
+ * maps it, with its own message), or CL_OUT_OF_RESOURCES when a test build
+ * injects a fault here, without calling fn. On failure *event is NULL. */
+cl_int vncl__enqueue(vncl_context *ctx, const vncl__cmd *c,
+                     vncl__enqueue_fn fn, void *arg, cl_event *event);
+
+/* A kernel on the context's queue; `op` (static) names it in the profile.
+ * An empty range runs nothing (a marker when an event is asked for). A
+ * failure is mapped and recorded ("clEnqueueNDRangeKernel(op)"). */
 vncl_status vncl__launch(vncl_context *ctx, const char *op, cl_kernel k,
                          cl_uint dims, const size_t *global,
                          const size_t *local, cl_uint num_wait,
                          const cl_event *wait, cl_event *event);
 /* The same, declaring the work the kernel does for the profile (FLOPs and
- * bytes it must move; 0 when unknown). `op` must be static. */
+ * bytes it must move; 0 when unknown). */
 vncl_status vncl__launch_work(vncl_context *ctx, const char *op, cl_kernel k,
                               cl_uint dims, const size_t *global,
                               const size_t *local, cl_uint num_wait,
                               const cl_event *wait, cl_event *event,
                               double flops, double bytes);
+/* clEnqueueWriteBuffer (write) or clEnqueueReadBuffer on queue q through
+ * vncl__enqueue, timed as the transfer `op`; OpenCL's code back. */
+cl_int vncl__enqueue_rw(vncl_context *ctx, cl_command_queue q, const char *op,
+                        bool write, cl_mem mem, cl_bool block, size_t offset,
+                        size_t bytes, void *host, cl_uint num_wait,
+                        const cl_event *wait, cl_event *event);
+/* clEnqueueCopyBuffer, the same way (bytes counted twice: read and
+ * written). */
+cl_int vncl__enqueue_copy(vncl_context *ctx, cl_command_queue q,
+                          const char *op, cl_mem src, cl_mem dst,
+                          size_t src_off, size_t dst_off, size_t bytes,
+                          cl_uint num_wait, const cl_event *wait,
+                          cl_event *event);
+/* clEnqueue{Write,Read}BufferRect (non-blocking), the same way. */
+cl_int vncl__enqueue_rect(vncl_context *ctx, cl_command_queue q,
+                          const char *op, bool write, cl_mem mem,
+                          const size_t *borg, const size_t *horg,
+                          const size_t *region, size_t brow, size_t bslice,
+                          size_t hrow, size_t hslice, void *host,
+                          cl_uint num_wait, const cl_event *wait,
+                          cl_event *event);
 
 /* Sets kernel arguments from a list: pairs of (size, pointer). Returns the
  * first OpenCL error, mapped and recorded. */

@@ -98,21 +98,15 @@ static vncl_status direct(vncl_context *ctx, int dir, cl_mem mem,
                           size_t offset, void *host, size_t bytes, bool async,
                           cl_uint nwait, const cl_event *wait, cl_event *done) {
   cl_event ev = NULL;
-  /* The profiler times every transfer, so ask for an event when it runs. */
-  cl_event *evp = (async && done) || ctx->profiler ? &ev : NULL;
   cl_bool block = async ? CL_FALSE : CL_TRUE;
-  cl_int err =
-      dir == VNCL__WRITE
-          ? clEnqueueWriteBuffer(ctx->queue, mem, block, offset, bytes, host,
-                                 nwait, nwait ? wait : NULL, evp)
-          : clEnqueueReadBuffer(ctx->queue, mem, block, offset, bytes, host,
-                                nwait, nwait ? wait : NULL, evp);
+  bool write = dir == VNCL__WRITE;
+  /* The launch path times it (with an event of its own when we want none). */
+  cl_int err = vncl__enqueue_rw(ctx, ctx->queue, write ? "write" : "read",
+                                write, mem, block, offset, bytes, host, nwait,
+                                wait, async && done ? &ev : NULL);
   if (err)
-    return vncl__cl_fail(ctx, err, dir == VNCL__WRITE ? "clEnqueueWriteBuffer"
-                                                      : "clEnqueueReadBuffer");
-  if (ev)
-    vncl__profile_event(ctx, dir == VNCL__WRITE ? "write" : "read", ev,
-                        (double)bytes, 0, true);
+    return vncl__cl_fail(ctx, err, write ? "clEnqueueWriteBuffer"
+                                         : "clEnqueueReadBuffer");
   if (async) {
     clFlush(ctx->queue);
     if (done) {
@@ -186,14 +180,13 @@ static vncl_status staged_write(vncl_context *ctx, struct vncl__xfer *x,
     }
     size_t off = i * piece, len = bytes - off < piece ? bytes - off : piece;
     vncl__host_copy(ch->ptr, src + off, len);
-    err = clEnqueueWriteBuffer(ctx->queue, mem, CL_FALSE, offset + off, len,
-                               ch->ptr, pre ? 1 : 0, pre ? &pre : NULL,
-                               &ch->busy);
+    err = vncl__enqueue_rw(ctx, ctx->queue, "write", true, mem, CL_FALSE,
+                           offset + off, len, ch->ptr, pre ? 1 : 0,
+                           pre ? &pre : NULL, &ch->busy);
     if (err) {
       ch->busy = NULL;
       break;
     }
-    vncl__profile_event(ctx, "write", ch->busy, (double)len, 0, true);
     clFlush(ctx->queue);
   }
   if (!err && !async) {
@@ -280,17 +273,14 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
-static vncl_status staged_read(vncl_context *ctx, struct vncl__xfer *x,
-                               cl_mem mem, size_t offset, unsigned char *dst,
-                               size_t bytes, bool async, cl_event pre,
-                               cl_event *done, vncl__xstatus **status,
-                               vncl__chunk **c, unsigned k) {
-  size_t piece = piece_size(bytes, min_chunk(c, k));
-  size_t n = (bytes + piece - 1) / piece;
-  if (n < k) {
-    vncl__chunks_release(x, c + n, k - (unsigned)n);
-    k = (unsigned)n;
-  }
+/* The job of a staged read of `bytes` in n pieces through chunks c[0..k):
+ * its event arrays, the gates that let piece i + k reuse piece i's chunk,
+ * and (async) the user event of its end and its shared status. On failure
+ * the chunks go back. */
+static vncl_status job_make(vncl_context *ctx, struct vncl__xfer *x,
+                            unsigned char *dst, size_t bytes, size_t piece,
+                            size_t n, vncl__chunk **c, unsigned k, bool async,
+                            bool with_status, vncl__job **out) {
   vncl__job *j = calloc(1, sizeof *j + 2 * n * sizeof(cl_event));
   if (!j) {
     vncl__chunks_release(x, c, k);
@@ -306,7 +296,7 @@ static vncl_status staged_read(vncl_context *ctx, struct vncl__xfer *x,
   memcpy(j->c, c, k * sizeof *c);
   j->dev = (cl_event *)(j + 1);
   j->gate = j->dev + n;
-  if (async && status) {
+  if (async && with_status) {
     j->status = calloc(1, sizeof *j->status);
     if (!j->status) {
       vncl__chunks_release(x, c, k);
@@ -326,50 +316,69 @@ static vncl_status staged_read(vncl_context *ctx, struct vncl__xfer *x,
     job_free(j);
     return vncl__cl_fail(ctx, err, "clCreateUserEvent");
   }
-  if (async) pthread_mutex_lock(&x->enq_lock);
-  size_t enq = 0;
-  for (; enq < n; enq++) {
-    vncl__chunk *ch = c[enq % k];
+  *out = j;
+  return VNCL_OK;
+}
+
+/* Enqueues the job's device reads, piece by piece into its chunks: the
+ * first k after `pre` and the chunk's last command, the others after the
+ * gate of the piece before them in the same chunk. *enq: how many were
+ * enqueued. The chunks' old commands are dropped once waited for. */
+static cl_int enqueue_reads(vncl_context *ctx, vncl__job *j, cl_mem mem,
+                            size_t offset, cl_event pre, size_t *enq) {
+  cl_int err = CL_SUCCESS;
+  size_t e = 0, n = j->n, k = j->k, piece = j->piece, bytes = j->bytes;
+  for (; e < n; e++) {
+    vncl__chunk *ch = j->c[e % k];
     cl_event wl[2];
     cl_uint nw = 0;
     if (pre) wl[nw++] = pre;
-    if (enq >= k)
-      wl[nw++] = j->gate[enq - k];
+    if (e >= k)
+      wl[nw++] = j->gate[e - k];
     else if (ch->busy)
       wl[nw++] = ch->busy; /* the chunk's last command, from its last user */
-    size_t off = enq * piece, len = bytes - off < piece ? bytes - off : piece;
-    err = clEnqueueReadBuffer(ctx->queue, mem, CL_FALSE, offset + off, len,
-                              ch->ptr, nw, nw ? wl : NULL, &j->dev[enq]);
+    size_t off = e * piece, len = bytes - off < piece ? bytes - off : piece;
+    err = vncl__enqueue_rw(ctx, ctx->queue, "read", false, mem, CL_FALSE,
+                           offset + off, len, ch->ptr, nw, wl, &j->dev[e]);
     if (err) break;
-    vncl__profile_event(ctx, "read", j->dev[enq], (double)len, 0, true);
   }
   /* The first reads wait for the chunks' old commands: drop those. A chunk
    * whose first read was not enqueued keeps its event. */
-  for (unsigned q = 0; q < k && q < enq; q++)
-    if (c[q]->busy) {
-      clReleaseEvent(c[q]->busy);
-      c[q]->busy = NULL;
+  for (unsigned q = 0; q < k && q < e; q++)
+    if (j->c[q]->busy) {
+      clReleaseEvent(j->c[q]->busy);
+      j->c[q]->busy = NULL;
     }
   clFlush(ctx->queue);
-  if (err) {
-    if (async) pthread_mutex_unlock(&x->enq_lock);
-    for (size_t i = 0; i + k < n; i++)
-      clSetUserEventStatus(j->gate[i], CL_COMPLETE);
-    for (size_t i = 0; i < enq; i++) {
-      if (wait_ok(j->dev[i]))
-        keep_pending(c[i % k], j->dev[i]);
-      else
-        clReleaseEvent(j->dev[i]);
-    }
-    if (j->done) clSetUserEventStatus(j->done, CL_COMPLETE);
-    vncl__chunks_release(x, c, k);
-    job_free(j);
-    return vncl__cl_fail(ctx, err, "clEnqueueReadBuffer(staged)");
-  }
-  if (!async) return run_job(ctx, j);
+  *enq = e;
+  return err;
+}
 
+/* After a read failed to enqueue: opens every gate, lets the enqueued
+ * reads finish (a chunk keeps one that did not), and frees the job. */
+static void job_abandon(vncl__job *j, size_t enq) {
+  size_t n = j->n, k = j->k;
+  for (size_t i = 0; i + k < n; i++)
+    clSetUserEventStatus(j->gate[i], CL_COMPLETE);
+  for (size_t i = 0; i < enq; i++) {
+    if (wait_ok(j->dev[i]))
+      keep_pending(j->c[i % k], j->dev[i]);
+    else
+      clReleaseEvent(j->dev[i]);
+  }
+  if (j->done) clSetUserEventStatus(j->done, CL_COMPLETE);
+  vncl__chunks_release(j->x, j->c, (unsigned)k);
+  job_free(j);
+}
+
+/* An async job goes to the transfer thread (started on first use), which
+ * copies the pieces out; *done is a marker after the job's end. Without a
+ * thread, the job runs here. Called with x->enq_lock held; releases it. */
+static vncl_status job_hand_over(vncl_context *ctx, struct vncl__xfer *x,
+                                 vncl__job *j, cl_event *done,
+                                 vncl__xstatus **status) {
   cl_event marker = NULL;
-  err = clEnqueueMarkerWithWaitList(ctx->queue, 1, &j->done, &marker);
+  cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, 1, &j->done, &marker);
   vncl__xstatus *xs = j->status; /* the job may be gone once handed over */
   if (xs) atomic_fetch_add(&xs->refs, 1);
   bool threaded = false;
@@ -411,6 +420,33 @@ static vncl_status staged_read(vncl_context *ctx, struct vncl__xfer *x,
   else
     vncl__xstatus_release(xs);
   return VNCL_OK;
+}
+
+static vncl_status staged_read(vncl_context *ctx, struct vncl__xfer *x,
+                               cl_mem mem, size_t offset, unsigned char *dst,
+                               size_t bytes, bool async, cl_event pre,
+                               cl_event *done, vncl__xstatus **status,
+                               vncl__chunk **c, unsigned k) {
+  size_t piece = piece_size(bytes, min_chunk(c, k));
+  size_t n = (bytes + piece - 1) / piece;
+  if (n < k) {
+    vncl__chunks_release(x, c + n, k - (unsigned)n);
+    k = (unsigned)n;
+  }
+  vncl__job *j = NULL;
+  vncl_status s = job_make(ctx, x, dst, bytes, piece, n, c, k, async,
+                           status != NULL, &j);
+  if (s) return s;
+  if (async) pthread_mutex_lock(&x->enq_lock);
+  size_t enq = 0;
+  cl_int err = enqueue_reads(ctx, j, mem, offset, pre, &enq);
+  if (err) {
+    if (async) pthread_mutex_unlock(&x->enq_lock);
+    job_abandon(j, enq);
+    return vncl__cl_fail(ctx, err, "clEnqueueReadBuffer(staged)");
+  }
+  if (!async) return run_job(ctx, j);
+  return job_hand_over(ctx, x, j, done, status);
 }
 
 /* ---- dispatch ---------------------------------------------------------- */
