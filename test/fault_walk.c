@@ -193,11 +193,11 @@ static vncl_status flow_libraries(void) {
   vncl_tensor *c = tensor_of(VNCL_F32, 2, sq, &s);
   vncl_tensor *x = tensor_of(VNCL_F32, 2, cx, &s);
   vncl_tensor *y = tensor_of(VNCL_F32, 2, cx, &s);
-  setenv("VNCL_GEMM_BACKEND", "clblast", 1);
+  shared_ctx->gemm_backend = VNCL__BACKEND_CLBLAST; /* VNCL_GEMM_BACKEND */
   if (!s)
     s = keep(vncl_gemm(shared_ctx, VNCL_NO_TRANS, VNCL_NO_TRANS, 1.0, a, a,
                        0.5, c), shared_ctx);
-  unsetenv("VNCL_GEMM_BACKEND");
+  shared_ctx->gemm_backend = VNCL__BACKEND_AUTO;
   vncl_fft_desc d;
   vncl_fft_desc_init(&d);
   d.n[0] = 256;

@@ -141,8 +141,9 @@ static int setup(void **st) {
     fail_msg("vncl_context_create: %s", vncl_errmsg(NULL));
   vncl_context_cl(ctx, &clctx, &clq, NULL);
   fp64 = ctx->info.fp64;
-  if (!strcmp(set_name, "ref")) setenv("VNCL_GEMM_BACKEND", "ref", 1);
-  else unsetenv("VNCL_GEMM_BACKEND");
+  /* VNCL_GEMM_BACKEND=ref, as the context would have read it. */
+  ctx->gemm_backend =
+      !strcmp(set_name, "ref") ? VNCL__BACKEND_REF : VNCL__BACKEND_AUTO;
   fprintf(stderr, "oclgrind_check: %s (%s), %llu bytes local, %zu work-items, "
           "GEMM set %s\n", ctx->info.name, ctx->info.vendor,
           (unsigned long long)ctx->info.local_mem_bytes,

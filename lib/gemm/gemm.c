@@ -30,29 +30,6 @@
 
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 
-/* ---- backend choice ----------------------------------------------------- */
-
-typedef enum { MODE_AUTO, MODE_OWN, MODE_CLBLAST, MODE_REF } backend_mode;
-
-static vncl_status backend_mode_get(vncl_context *ctx, const char *fn,
-                                    backend_mode *out) {
-  const char *v = vncl__getenv("VNCL_GEMM_BACKEND");
-  if (!v || !strcmp(v, "auto"))
-    *out = MODE_AUTO;
-  else if (!strcmp(v, "own"))
-    *out = MODE_OWN;
-  else if (!strcmp(v, "clblast"))
-    *out = MODE_CLBLAST;
-  else if (!strcmp(v, "ref"))
-    *out = MODE_REF; /* the reference kernel only (checks, not speed) */
-  else
-    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
-                      "%s: VNCL_GEMM_BACKEND='%s' is not own, clblast, ref or "
-                      "auto",
-                      fn, v);
-  return VNCL_OK;
-}
-
 /* ---- kernels ------------------------------------------------------------ */
 
 static const char *const kernel_source[VNCL__GEMM_KERNELS] = {
@@ -407,13 +384,11 @@ vncl_status vncl__gemm_run_backend(vncl_context *ctx, int backend,
 }
 
 /* After the checks: choose the backend and run. */
-static vncl_status dispatch(vncl_context *ctx, const char *fn,
+static vncl_status dispatch(vncl_context *ctx,
                             const vncl__gemm_problem *pr,
                             const vncl__gemm_blas_args *ba, cl_uint num_wait,
                             const cl_event *wait, cl_event *event) {
-  backend_mode mode = MODE_AUTO;
-  vncl_status s = backend_mode_get(ctx, fn, &mode);
-  if (s) return s;
+  int mode = ctx->gemm_backend; /* VNCL_GEMM_BACKEND, read at creation */
   if (pr->m == 0 || pr->n == 0 || pr->batch == 0) {
     if (!event) return VNCL_OK;
     cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_wait,
@@ -424,15 +399,15 @@ static vncl_status dispatch(vncl_context *ctx, const char *fn,
   vncl__gemm_params p;
   vncl__gemm_params_get(ctx, vncl__gemm_acc_of(pr->ab),
                         vncl__gemm_shape_of(pr->m, pr->n, pr->k), &p);
-  if (mode == MODE_REF)
+  if (mode == VNCL__BACKEND_REF)
     return run_unpacked(ctx, VNCL__GEMM_REF, &p, pr,
                         pr->alpha == 0 ? 0 : (cl_uint)pr->k,
                         pr->k == 0 ? 0.0 : pr->alpha, num_wait, wait, event);
-  bool clblast = mode == MODE_CLBLAST ||
-                 (mode == MODE_AUTO && p.backend == VNCL__GEMM_CLBLAST);
+  bool clblast = mode == VNCL__BACKEND_CLBLAST ||
+                 (mode == VNCL__BACKEND_AUTO && p.backend == VNCL__GEMM_CLBLAST);
   /* An untuned class on a device that is probed (not CPUs, unless forced):
    * the faster of our built-in set and CLBlast (gemm_probe.c). */
-  if (ctx->gemm_probe && mode == MODE_AUTO && !clblast && pr->k > 0 &&
+  if (ctx->gemm_probe && mode == VNCL__BACKEND_AUTO && !clblast && pr->k > 0 &&
       pr->alpha != 0 && vncl__gemm_clblast_can(ctx, pr)) {
     vncl__gemm_acc acc = vncl__gemm_acc_of(pr->ab);
     vncl__gemm_shape shape = vncl__gemm_shape_of(pr->m, pr->n, pr->k);
@@ -710,7 +685,7 @@ vncl_status vncl_gemm_cl_event(
   vncl__gemm_blas_args ba = {layout,   ta,       tb,       m,        n,
                              a,        b,        lda,      ldb,      a_offset,
                              b_offset, c_offset, stride_a, stride_b, stride_c};
-  return dispatch(ctx, fn, &pr, &ba, num_wait, wait_list, event);
+  return dispatch(ctx, &pr, &ba, num_wait, wait_list, event);
 }
 
 vncl_status vncl_gemm_cl_batched(
@@ -830,5 +805,5 @@ vncl_status vncl_gemm(vncl_context *ctx, vncl_trans ta, vncl_trans tb,
                              b->offset / eab, c->offset / ec,
                              ar * ac,         br * bc,
                              m * n};
-  return dispatch(ctx, fn, &pr, &ba, 0, NULL, NULL);
+  return dispatch(ctx, &pr, &ba, 0, NULL, NULL);
 }

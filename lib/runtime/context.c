@@ -85,6 +85,19 @@ vncl_status vncl__settings_resolve(const vncl_options *opts,
   else
     return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
                       "VNCL_GEMM_PROBE='%s' is not 0, off, 1, on or force", v);
+  v = vncl__getenv("VNCL_GEMM_BACKEND");
+  static const char *const backends[] = {"auto", "own", "clblast", "ref"};
+  out->gemm_backend = -1;
+  for (int i = 0; i < 4; i++)
+    if (!v || !*v || !strcmp(v, backends[i])) {
+      out->gemm_backend = v && *v ? i : VNCL__BACKEND_AUTO;
+      break;
+    }
+  if (out->gemm_backend < 0)
+    return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
+                      "VNCL_GEMM_BACKEND='%s' is not own, clblast, ref or "
+                      "auto",
+                      v);
   return VNCL_OK;
 }
 
@@ -120,6 +133,7 @@ static vncl_status context_init(vncl_context **out, cl_platform_id plat,
   vncl__bincache_init(&ctx->bincache, st->cache_dir);
   ctx->limit_bytes = st->memory_limit;
   ctx->staging_bytes = st->staging_bytes;
+  ctx->gemm_backend = st->gemm_backend;
   ctx->gemm_probe = st->gemm_probe == 2 ||
                     (st->gemm_probe == 1 && ctx->info.type != VNCL_DEVICE_CPU);
   atomic_init(&ctx->refs, 1);

@@ -382,6 +382,8 @@ struct vncl_context {
    * VNCL_GEMM_PROBE is not 0, and the device is not a CPU or the probe is
    * forced. Set at creation. */
   bool gemm_probe;
+  /* VNCL_GEMM_BACKEND, resolved at creation (vncl__backend_choice). */
+  int gemm_backend;
   /* This context has run CLBlast (gemm_clblast.c). */
   _Atomic bool used_clblast;
   /* FFT plan cache and scratch (fft_cache.c), made on the first FFT; has
@@ -416,7 +418,16 @@ typedef struct vncl__settings {
   char tuning_db[1024]; /* the resolved path; "" when there is none */
   uint64_t staging_bytes;
   int gemm_probe; /* VNCL_GEMM_PROBE: 0 off, 1 on, 2 force */
+  int gemm_backend; /* VNCL_GEMM_BACKEND: a vncl__backend_choice */
 } vncl__settings;
+/* Which GEMM kernels run (VNCL_GEMM_BACKEND): the device's choice, vncl's
+ * own, CLBlast, or the reference kernel alone (checks, not speed). */
+typedef enum vncl__backend_choice {
+  VNCL__BACKEND_AUTO,
+  VNCL__BACKEND_OWN,
+  VNCL__BACKEND_CLBLAST,
+  VNCL__BACKEND_REF
+} vncl__backend_choice;
 vncl_status vncl__settings_resolve(const vncl_options *opts,
                                    vncl__settings *out);
 /* The tuning database's default path, read from the environment with the
