@@ -112,8 +112,9 @@ typedef CAT(REAL, VSUF) realv;
 #define STV(p, v, x) VNCL_VSTORE(DTYPE, VW, p, v, x)
 #endif
 
-/* STV_OUT: the vector store of the contiguous kernels, whose output is
- * vector-aligned: non-temporal when asked and available. */
+/* STV_OUT: the vector store of the contiguous kernels and of rows of whole
+ * vectors, whose output is vector-aligned: non-temporal when asked and
+ * available. */
 #if NT_STORE && VW > 1 && DTYPE != 2 && defined(__has_builtin)
 #if __has_builtin(__builtin_nontemporal_store)
 #if DTYPE == 3
@@ -281,7 +282,10 @@ ew_binary_scalar(const IDX n, const int op, __global const STORE *a,
       if (v < nv) {                                                      \
         const realv x = ainner ? LDV(pa, v) : (realv)xa;                 \
         const realv y = binner ? LDV(pb, v) : (realv)xb;                 \
-        STV(po, v, EXPR);                                                \
+        if (nt)                                                          \
+          STV_OUT(po, v, EXPR);                                          \
+        else                                                             \
+          STV(po, v, EXPR);                                              \
       } else if (v == nv) {                                              \
         for (IDX i = v * VW; i < inner; i++) {                           \
           const real x = ainner ? LD(pa, i) : xa;                        \
@@ -313,6 +317,10 @@ ew_binary_rows(const IDX rows, const IDX inner, const int op, const int nd,
    * may be writing a's first element (a data race, even if unused). */
   const real xa = ainner ? (real)0 : LD(pa, 0);
   const real xb = binner ? (real)0 : LD(pb, 0);
+  /* Rows of whole vectors start vector-aligned (the host asks for NT_STORE
+   * only with an aligned output): non-temporal stores there, as in the
+   * contiguous kernels. */
+  const int nt = inner % VW == 0;
   switch (op) { FOR_EACH_BINARY(BIN_ROWS_CASE) }
 }
 

@@ -46,7 +46,7 @@
 #ifndef ROW_ITEMS
 #define ROW_ITEMS 0
 #endif
-/* Elements per work-item of permute_rows. */
+/* Elements per work-item of permute_rows (the host passes it). */
 #ifndef RUN
 #define RUN 256
 #endif

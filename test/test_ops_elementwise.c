@@ -175,6 +175,11 @@ static void test_binary_broadcast(void **st) {
       {5, {2, 1, 3, 1, 5}, 4, {4, 3, 2, 1}}, /* rank 5 */
       {2, {0, 5}, 1, {5}},            /* empty */
       {3, {1, 1, 1}, 1, {1}},         /* one element */
+      /* rows of whole vectors (non-temporal row stores) */
+      {2, {9, 64}, 1, {64}},          /* row */
+      {2, {9, 64}, 2, {9, 1}},        /* column */
+      {3, {3, 5, 48}, 3, {3, 1, 48}}, /* middle */
+      {1, {4096}, 1, {1}},            /* scalar-like */
   };
   for (int ti = 0; ti < 4; ti++)
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)

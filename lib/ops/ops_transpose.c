@@ -19,7 +19,7 @@
 
 #define TILED_MIN 4
 #define ROWS_MIN 16
-#define ROW_RUN 256 /* RUN in transpose.cl */
+#define ROW_RUN 256 /* elements per work-item of permute_rows (RUN) */
 
 typedef struct perm_plan {
   int nd;
@@ -126,7 +126,8 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
   size_t maxel = x->numel + (xo > oo ? xo : oo);
   int bits = vncl__ops_idx_bits(maxel);
   char extra[64];
-  snprintf(extra, sizeof extra, "-DELEM=%zu -DIDX_BITS=%d", esz, bits);
+  snprintf(extra, sizeof extra, "-DELEM=%zu -DIDX_BITS=%d -DRUN=%d", esz,
+           bits, ROW_RUN);
   vncl__ops_kernel k;
   bool rows = !tiled && nd >= 2 && R == A && p[TR_ROW_ITEMS] &&
               pl.shape[A] >= ROWS_MIN;
