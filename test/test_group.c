@@ -374,7 +374,10 @@ static void test_gemm_split(void **st) {
   (void)st;
   NEED_TWO();
   vncl_group *g = make("0,1", NULL), *g1 = make("0", NULL);
-  setenv("VNCL_GROUP_STEP_FLOPS", "2e4", 1); /* several steps per device */
+  /* Read when a group is made: gs takes several steps per device. */
+  setenv("VNCL_GROUP_STEP_FLOPS", "2e4", 1);
+  vncl_group *gs = make("0,1", NULL);
+  unsetenv("VNCL_GROUP_STEP_FLOPS");
   int rows = 0, cols = 0;
   for (int lay = 0; lay < 2; lay++)
     for (int ta = 0; ta < 2; ta++)
@@ -386,7 +389,7 @@ static void test_gemm_split(void **st) {
                    (size_t)(t_rand_u64() % 3)};
         c.m = tall ? odd_size(150, 260) : odd_size(20, 90);
         c.n = tall ? odd_size(20, 90) : odd_size(150, 260);
-        vncl_group_run r = run_case(g, g1, &c);
+        vncl_group_run r = run_case(gs, g1, &c);
         vncl_group_split want =
             (lay == VNCL_ROW_MAJOR) == tall ? VNCL_GROUP_SPLIT_ROWS
                                             : VNCL_GROUP_SPLIT_COLS;
@@ -399,7 +402,7 @@ static void test_gemm_split(void **st) {
                    r.steps[1], r.share[0], r.share[1]);
       }
   assert_true(rows > 0 && cols > 0);
-  unsetenv("VNCL_GROUP_STEP_FLOPS");
+  vncl_group_destroy(gs);
   /* Large enough for the packed kernels on each device. */
   gcase big = {VNCL_F32, VNCL_ROW_MAJOR, VNCL_NO_TRANS, VNCL_NO_TRANS, 701,
                499, 403, 1, 1.0, 0.0, 0, 0};
@@ -446,7 +449,9 @@ static void test_gemm_uneven(void **st) {
 static void test_gemm_batched(void **st) {
   (void)st;
   NEED_TWO();
+  setenv("VNCL_GROUP_STEP_FLOPS", "1e5", 1); /* read when a group is made */
   vncl_group *g = make("0,1", NULL), *g1 = make("0", NULL);
+  unsetenv("VNCL_GROUP_STEP_FLOPS");
   gcase cases[] = {
       {VNCL_F32, VNCL_ROW_MAJOR, VNCL_NO_TRANS, VNCL_NO_TRANS, 37, 45, 29, 7,
        1.0, 0.0, 0, 2},
@@ -462,7 +467,6 @@ static void test_gemm_batched(void **st) {
       {VNCL_F32, VNCL_COL_MAJOR, VNCL_TRANS, VNCL_NO_TRANS, 90, 40, 23, 2, 1.0,
        0.0, 1, 2},
   };
-  setenv("VNCL_GROUP_STEP_FLOPS", "1e5", 1);
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     vncl_group_run r = run_case(g, g1, &cases[i]);
     assert_int_equal(r.split, cases[i].batch >= 4 ? VNCL_GROUP_SPLIT_BATCH
@@ -471,7 +475,6 @@ static void test_gemm_batched(void **st) {
                                   : VNCL_GROUP_SPLIT_COLS);
     assert_true(r.share[0] > 0 && r.share[1] > 0);
   }
-  unsetenv("VNCL_GROUP_STEP_FLOPS");
   vncl_group_destroy(g);
   vncl_group_destroy(g1);
 }

@@ -120,6 +120,7 @@ vncl_status vncl_group_create(vncl_group **out, const char *selector,
     return vncl__fail(NULL, VNCL_ERR_OUT_OF_MEMORY,
                       "vncl_group_create: out of host memory");
   pthread_mutex_init(&g->lock, NULL);
+  g->step_flops = st.group_step_flops;
   vncl_options o;
   if (opts)
     o = *opts;

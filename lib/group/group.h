@@ -27,6 +27,7 @@ typedef struct vncl__group_dev {
 struct vncl_group {
   int n;
   vncl__group_dev dev[VNCL_GROUP_MAX_DEVICES];
+  double step_flops; /* VNCL_GROUP_STEP_FLOPS at creation; 0: the default */
   pthread_mutex_t lock; /* guards everything below */
   bool have_speeds;
   double speeds[VNCL_GROUP_MAX_DEVICES];

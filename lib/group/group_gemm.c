@@ -42,6 +42,7 @@ typedef struct problem {
   unsigned char *c;
   size_t lda, ldb, ldc, sa, sb, sc;
   bool read_ab; /* k > 0 and alpha != 0 */
+  double step_flops; /* the group's work per step (its settings) */
 } problem;
 
 typedef struct part {
@@ -216,9 +217,7 @@ static void plan_steps(pipeline *pl) {
   double flops = 2.0 * (double)(whole.b1 - whole.b0) *
                  (double)(whole.r1 - whole.r0) *
                  (double)(whole.c1 - whole.c0) * (double)p->k;
-  double per_step = STEP_FLOPS;
-  const char *v = vncl__getenv("VNCL_GROUP_STEP_FLOPS"); /* tests, tuning */
-  if (v && strtod(v, NULL) > 0) per_step = strtod(v, NULL);
+  double per_step = p->step_flops > 0 ? p->step_flops : STEP_FLOPS;
   double want = flops / per_step;
   size_t steps = want >= MAX_STEPS ? MAX_STEPS : want < 1 ? 1 : (size_t)want;
   size_t step = (len + steps - 1) / steps;
@@ -569,7 +568,8 @@ static vncl_status group_gemm(vncl_group *g, const char *fn, vncl_dtype dt,
     return VNCL_OK;
   }
   problem p = {dt, vncl_dtype_size(dt), ta, tb, m, n, k, batch, alpha, beta,
-               a, b, c, lda, ldb, ldc, sa, sb, sc, k > 0 && alpha != 0};
+               a, b, c, lda, ldb, ldc, sa, sb, sc, k > 0 && alpha != 0,
+               g->step_flops};
   if (layout == VNCL_COL_MAJOR) { /* C^T = op(B)^T op(A)^T, row-major */
     p.m = n;
     p.n = m;

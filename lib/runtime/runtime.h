@@ -419,6 +419,9 @@ typedef struct vncl__settings {
   uint64_t staging_bytes;
   int gemm_probe; /* VNCL_GEMM_PROBE: 0 off, 1 on, 2 force */
   int gemm_backend; /* VNCL_GEMM_BACKEND: a vncl__backend_choice */
+  /* VNCL_GROUP_STEP_FLOPS: a device group's work per pipelined step (tests
+   * and tuning); 0 when unset or not a positive number (the default). */
+  double group_step_flops;
 } vncl__settings;
 /* Which GEMM kernels run (VNCL_GEMM_BACKEND): the device's choice, vncl's
  * own, CLBlast, or the reference kernel alone (checks, not speed). */
