@@ -51,7 +51,7 @@ TEST_COMMON := $(sort $(wildcard test/common*.c))
 BENCH_SRC := $(sort $(wildcard bench/*.c))
 BENCH_OBJ := $(patsubst bench/%.c,$(B)/obj/bench/%.o,$(BENCH_SRC))
 # What vncl-bench shares with the vncl command: option parsing, JSON forms.
-BENCH_TOOL_OBJ := $(B)/obj/tools/cli_common.o
+BENCH_TOOL_OBJ := $(B)/obj/tools/cli_common.o $(B)/obj/tools/cli_opts.o
 
 SONAME = libvncl.so.$(VERSION_MAJOR)
 
@@ -122,8 +122,17 @@ $(B)/vncl.pc: vncl.pc.in Makefile
 
 $(B)/test/%: test/%.c $(TEST_COMMON) test/common.h $(B)/libvncl.a $(HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(INTERNAL_CFLAGS) -Itest -o $@ $< $(TEST_COMMON) $(B)/libvncl.a \
+	$(CC) $(INTERNAL_CFLAGS) -Itest -I$(B)/test -o $@ $< $(TEST_COMMON) $(B)/libvncl.a \
 	  $(TEST_LIBS)
+
+# The environment variables the sources read (scripts/env-names.sh), for
+# test_cli's check that `vncl --help` lists each one; and the commands it
+# runs.
+$(B)/test/env_names.h: scripts/env-names.sh $(LIB_SRC) $(TOOL_SRC) \
+  $(BENCH_SRC) $(wildcard blas/*.c) $(wildcard include/*.h)
+	@mkdir -p $(@D)
+	sh scripts/env-names.sh lib tools bench blas > $@.tmp && mv $@.tmp $@
+$(B)/test/test_cli: $(B)/test/env_names.h $(B)/vncl $(B)/vncl-bench
 
 # Fake vendor telemetry libraries (NVML, ROCm SMI, Level Zero) that
 # test_telemetry loads through VNCL_*_LIBRARY; plain shared objects, linked

@@ -92,13 +92,6 @@ static void telemetry_line(vncl_context *ctx, const vncl_device_info *d) {
         "for an unusual path");
 }
 
-static void usage(FILE *f) {
-  fprintf(f, "usage: vncl doctor [--device SEL]\n"
-             "Checks what a deployment needs: the OpenCL ICD loader and "
-             "drivers, the device's\ncompiler and precisions, a kernel that "
-             "builds, runs and verifies, and the caches.\n");
-}
-
 /* The checks of one device: compiler, precisions, memory, a kernel that
  * builds, runs and verifies, the caches and the tuning database. */
 static void doctor_device(vncl_context *ctx) {
@@ -203,19 +196,20 @@ static void doctor_device(vncl_context *ctx) {
 }
 
 int cmd_doctor(int argc, char **argv) {
-  const char *dev = NULL, *v;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      usage(stdout);
-      return 0;
-    } else if (cli_opt_value(argc, argv, &i, "--device", &v) && v) {
-      dev = v;
-    } else {
-      fprintf(stderr, "vncl doctor: bad option '%s'\n", argv[i]);
-      usage(stderr);
-      return CLI_USAGE;
-    }
-  }
+  const char *dev = NULL;
+  const cli_opt opts[] = {
+      {.name = "device", .kind = CLI_STRING, .out = &dev, .arg = "SEL",
+       .help = "device or group to check (default: VNCL_DEVICE, else the "
+               "first)"},
+      {0}};
+  const cli_command cmd = {
+      .name = "doctor", .opts = opts,
+      .about = "Checks what a deployment needs: the OpenCL ICD loader and "
+               "drivers, the device's\ncompiler and precisions, a kernel "
+               "that builds, runs and verifies, and the caches.\nExit 0 "
+               "when every required check holds, 1 otherwise.\n"};
+  int pr = cli_parse(&cmd, argc, argv);
+  if (pr != CLI_PARSED) return pr;
   char line[1600], names[512];
   failures = 0;
   printf("vncl %s doctor\n", vncl_version_string());
