@@ -50,8 +50,10 @@ TEST_BIN := $(patsubst test/%.c,$(B)/test/%,$(TEST_SRC))
 TEST_COMMON := $(sort $(wildcard test/common*.c))
 BENCH_SRC := $(sort $(wildcard bench/*.c))
 BENCH_OBJ := $(patsubst bench/%.c,$(B)/obj/bench/%.o,$(BENCH_SRC))
-# What vncl-bench shares with the vncl command: option parsing, JSON forms.
-BENCH_TOOL_OBJ := $(B)/obj/tools/cli_common.o $(B)/obj/tools/cli_opts.o
+# What vncl-bench shares with the vncl command (option parsing, JSON forms)
+# and with the tests (the host reference GEMM: test/common_ref.c, plain C).
+BENCH_TOOL_OBJ := $(B)/obj/tools/cli_common.o $(B)/obj/tools/cli_opts.o \
+  $(B)/obj/test/common_ref.o
 
 SONAME = libvncl.so.$(VERSION_MAJOR)
 
@@ -103,11 +105,16 @@ $(B)/obj/tools/%.o: tools/%.c $(TOOL_HDRS) $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_CFLAGS) -c $< -o $@
 
-$(B)/obj/bench/%.o: bench/%.c bench/bench.h $(TOOL_HDRS) $(HDRS)
+$(B)/obj/bench/%.o: bench/%.c bench/bench.h test/common_ref.h $(TOOL_HDRS) \
+  $(HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_CFLAGS) -Ibench \
+	$(CC) $(TOOL_CFLAGS) -Ibench -Itest \
 	  -DVNCL_GIT_COMMIT='"$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)"' \
 	  -c $< -o $@
+
+$(B)/obj/test/common_ref.o: test/common_ref.c test/common_ref.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -c $< -o $@
 
 $(B)/vncl: $(TOOL_OBJ) $(B)/libvncl.a
 	$(CC) $(SAN) -o $@ $(TOOL_OBJ) $(B)/libvncl.a $(LIBS)
@@ -120,7 +127,8 @@ $(B)/vncl.pc: vncl.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 	  -e 's|@INCDIR@|$(INCDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
-$(B)/test/%: test/%.c $(TEST_COMMON) test/common.h $(B)/libvncl.a $(HDRS)
+$(B)/test/%: test/%.c $(TEST_COMMON) test/common.h test/common_ref.h \
+  $(B)/libvncl.a $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(INTERNAL_CFLAGS) -Itest -I$(B)/test -o $@ $< $(TEST_COMMON) $(B)/libvncl.a \
 	  $(TEST_LIBS)
