@@ -42,18 +42,20 @@ LIB_OBJ := $(patsubst lib/%.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/kernels_gen.o \
   $(B)/obj/tuning_defaults_gen.o
 CL_SRC := $(sort $(wildcard cl_kernels/*.cl))
 HDRS := $(wildcard include/*.h) $(wildcard lib/*/*.h)
+# The applications' objects (tools/, bench/) go under $(B)/app, apart from
+# lib/'s layers under $(B)/obj, which scripts/check-layers.sh reads.
 TOOL_SRC := $(sort $(wildcard tools/*.c tools/*/*.c))
-TOOL_OBJ := $(patsubst tools/%.c,$(B)/obj/tools/%.o,$(TOOL_SRC))
+TOOL_OBJ := $(patsubst tools/%.c,$(B)/app/tools/%.o,$(TOOL_SRC))
 TOOL_HDRS := $(wildcard tools/*.h tools/*/*.h)
 TEST_SRC := $(sort $(wildcard test/test_*.c))
 TEST_BIN := $(patsubst test/%.c,$(B)/test/%,$(TEST_SRC))
 TEST_COMMON := $(sort $(wildcard test/common*.c))
 BENCH_SRC := $(sort $(wildcard bench/*.c))
-BENCH_OBJ := $(patsubst bench/%.c,$(B)/obj/bench/%.o,$(BENCH_SRC))
+BENCH_OBJ := $(patsubst bench/%.c,$(B)/app/bench/%.o,$(BENCH_SRC))
 # What vncl-bench shares with the vncl command (option parsing, JSON forms)
 # and with the tests (the host reference GEMM: test/common_ref.c, plain C).
-BENCH_TOOL_OBJ := $(B)/obj/tools/cli_common.o $(B)/obj/tools/cli_opts.o \
-  $(B)/obj/test/common_ref.o
+BENCH_TOOL_OBJ := $(B)/app/tools/cli_common.o $(B)/app/tools/cli_opts.o \
+  $(B)/app/test/common_ref.o
 
 SONAME = libvncl.so.$(VERSION_MAJOR)
 
@@ -98,21 +100,21 @@ $(B)/libvncl.so: $(B)/libvncl.so.$(VERSION)
 TOOL_CFLAGS = $(CFLAGS_BASE) -Itools
 # TODO(issue 16, step 4): the autotuner and doctor's tuning line still read
 # lib/ internals until include/vncl_tuning.h lands (helper P1).
-$(B)/obj/tools/cmd_autotune.o $(B)/obj/tools/cmd_doctor.o: \
+$(B)/app/tools/cmd_autotune.o $(B)/app/tools/cmd_doctor.o: \
   TOOL_CFLAGS += -Ilib
 
-$(B)/obj/tools/%.o: tools/%.c $(TOOL_HDRS) $(HDRS)
+$(B)/app/tools/%.o: tools/%.c $(TOOL_HDRS) $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_CFLAGS) -c $< -o $@
 
-$(B)/obj/bench/%.o: bench/%.c bench/bench.h test/common_ref.h $(TOOL_HDRS) \
+$(B)/app/bench/%.o: bench/%.c bench/bench.h test/common_ref.h $(TOOL_HDRS) \
   $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_CFLAGS) -Ibench -Itest \
 	  -DVNCL_GIT_COMMIT='"$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)"' \
 	  -c $< -o $@
 
-$(B)/obj/test/common_ref.o: test/common_ref.c test/common_ref.h
+$(B)/app/test/common_ref.o: test/common_ref.c test/common_ref.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -c $< -o $@
 

@@ -118,8 +118,9 @@ static bool verify(bench_ctx *bc, gemm_bufs *g) {
                                 NULL) == CL_SUCCESS;
   double uo = g->dt == VNCL_F16 ? 0x1p-11 : g->dt == VNCL_BF16 ? 0x1p-8 : 0;
   for (size_t i = 0; ok && i < mn; i++) {
-    double got = g->dt == VNCL_F16    ? vncl_f16_to_double(((uint16_t *)out)[i])
-                 : g->dt == VNCL_BF16 ? vncl_bf16_to_double(((uint16_t *)out)[i])
+    const uint16_t *h = out;
+    double got = g->dt == VNCL_F16    ? vncl_f16_to_double(h[i])
+                 : g->dt == VNCL_BF16 ? vncl_bf16_to_double(h[i])
                                       : ((float *)out)[i];
     double want = g->c[i];
     /* Both sums carry f32 rounding: allow k ulps of the terms' scale. */

@@ -338,7 +338,8 @@ static void test_env_list(void **st) {
     char name[64];
     if (sscanf(p + 3, "%63s", name) != 1) continue;
     bool known = false;
-    for (size_t i = 0; i < n && !known; i++) known = !strcmp(name, env_names[i]);
+    for (size_t i = 0; i < n && !known; i++)
+      known = !strcmp(name, env_names[i]);
     if (!known) fail_msg("vncl --help lists %s, which no source reads", name);
     listed++;
   }

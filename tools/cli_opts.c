@@ -77,9 +77,9 @@ int cli_parse(const cli_command *c, int argc, char **argv) {
   for (int i = 0; i < n; i++) {
     const cli_opt *o = &c->opts[i];
     lo[i].name = o->name;
-    lo[i].has_arg = o->kind == CLI_FLAG || o->kind == CLI_JSON
-                        ? (o->kind == CLI_JSON ? optional_argument : no_argument)
-                        : required_argument;
+    lo[i].has_arg = o->kind == CLI_FLAG   ? no_argument
+                    : o->kind == CLI_JSON ? optional_argument
+                                          : required_argument;
     lo[i].flag = NULL;
     lo[i].val = 256 + i;
   }

@@ -1,5 +1,5 @@
-/* vncl info [--device SEL] [--json [FILE]] [--size N]: detect the device, report
- * it and its memory, run a verified matrix product. A group selector
+/* vncl info [--device SEL] [--json [FILE]] [--size N]: detect the device,
+ * report it and its memory, run a verified matrix product. A group selector
  * ("all", "gpu", "0,1": vncl_group_create) reports every device of the
  * group, in the JSON as {"selector", "device_count", "devices": [...],
  * "status"}. */

@@ -1,9 +1,10 @@
 /* vncl monitor [--device SEL] [--interval MS] [--count N] [--json [FILE]]:
- * a live view of every device (or one), like nvidia-smi for any vendor: memory,
- * utilization, temperature, power and clocks from the vendor's telemetry
- * library where one is installed (vncl_telemetry_get), n/a otherwise.
- * On a terminal the view is redrawn in place; --json prints one object per
- * interval, one line each. Runs until --count intervals or SIGINT/SIGTERM. */
+ * a live view of every device (or one), like nvidia-smi for any vendor:
+ * memory, utilization, temperature, power and clocks from the vendor's
+ * telemetry library where one is installed (vncl_telemetry_get), n/a
+ * otherwise. On a terminal the view is redrawn in place; --json prints one
+ * object per interval, one line each, to stdout or FILE. Runs until --count
+ * intervals or SIGINT/SIGTERM. */
 #include <ctype.h>
 #include <errno.h>
 #include <signal.h>
