@@ -214,6 +214,13 @@ static void test_json_file(void **st) {
   (void)st;
   char *out, *err, *text, a[700], path[400];
   snprintf(path, sizeof path, "%s/out.json", tmp_dir);
+  /* A word after --json that names no JSON file is not taken as one. */
+  assert_int_equal(run_split(NULL, "devices --json extra", &out, &err), 2);
+  assert_string_equal(out, "");
+  assert_non_null(strstr(err, "unexpected argument 'extra'"));
+  assert_int_not_equal(access("extra", F_OK), 0);
+  free(out);
+  free(err);
   /* devices: the file holds what stdout would. */
   assert_int_equal(run_split(NULL, "devices --json", &out, &err), 0);
   char *want = out;
@@ -384,12 +391,17 @@ static void test_bench_absent(void **st) {
 }
 
 /* The autotuner's progress lines count true: per job, N of M with N
- * stepping by one from 1, never above M, and the last equal to M. */
+ * stepping by one from 1 and never above M (M is what the job has planned
+ * so far; a job the budget cuts short ends below it). */
 static void test_autotune_progress(void **st) {
   (void)st;
   char a[700], *out, *err, db[400];
   snprintf(db, sizeof db, "%s/tune/tuning.json", tmp_dir);
-  snprintf(a, sizeof a, "autotune --kernel elementwise --budget 2 --out '%s'",
+  /* --quick, two families, a few seconds: the searches sample, climb and
+   * reach the confirming pairs, which the old count left out (it printed
+   * up to 14/11 here). */
+  snprintf(a, sizeof a,
+           "autotune --quick --kernel elementwise,cast --budget 6 --out '%s'",
            db);
   int rc = run_split(NULL, a, &out, &err);
   if (rc != 0) fail_msg("exit %d: %s", rc, err);
@@ -401,8 +413,6 @@ static void test_autotune_progress(void **st) {
     if (sscanf(p, "autotune: %63s %d/%d ", lb, &nn, &mm) != 3) continue;
     lines++;
     if (strcmp(lb, label)) {
-      if (label[0] && last_n != last_m)
-        fail_msg("%s ended at %d/%d", label, last_n, last_m);
       snprintf(label, sizeof label, "%s", lb);
       last_n = 0;
     }
@@ -412,7 +422,6 @@ static void test_autotune_progress(void **st) {
     last_m = mm;
   }
   assert_true(lines >= 1);
-  if (last_n != last_m) fail_msg("%s ended at %d/%d", label, last_n, last_m);
   free(out);
   free(err);
 }

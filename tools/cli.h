@@ -50,8 +50,8 @@ typedef enum cli_kind {
   CLI_INT,    /* long *out, in [min, max] */
   CLI_DOUBLE, /* double *out, finite, in [min, max] */
   CLI_JSON    /* --json [FILE]: bool *out set, const char **out2 the FILE
-                 (NULL: the standard output); FILE is the next word unless
-                 it starts with '-' */
+                 (NULL: the standard output); --json=FILE, or FILE as the
+                 next word when that ends in ".json" or holds a '/' */
 } cli_kind;
 typedef struct cli_opt {
   const char *name; /* without the leading "--" */

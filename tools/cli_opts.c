@@ -70,6 +70,13 @@ static bool parse_number(const cli_opt *o, const char *v) {
   return true;
 }
 
+/* Whether the word after --json is its FILE (see cli_parse). */
+static bool json_file_word(const char *w) {
+  size_t n = strlen(w);
+  return w[0] != '-' &&
+         (strchr(w, '/') || (n > 5 && !strcmp(w + n - 5, ".json")));
+}
+
 int cli_parse(const cli_command *c, int argc, char **argv) {
   int n = 0;
   while (c->opts && c->opts[n].name) n++;
@@ -115,10 +122,12 @@ int cli_parse(const cli_command *c, int argc, char **argv) {
         *(bool *)o->out = true;
         break;
       case CLI_JSON:
-        /* --json FILE, --json=FILE, or --json alone (stdout): the next word
-         * is the file unless it is an option. */
+        /* --json=FILE, --json FILE, or --json alone (stdout). The next word
+         * is taken as FILE only when it names one: it ends in ".json" or
+         * holds a '/' (so `--json extra` stays a usage error, and a stray
+         * word is never written over). */
         *(bool *)o->out = true;
-        if (!optarg && optind < argc && argv[optind][0] != '-')
+        if (!optarg && optind < argc && json_file_word(argv[optind]))
           optarg = argv[optind++];
         if (optarg && !*optarg)
           return usage_error(c, "option '--%s' needs a file name", o->name);

@@ -50,7 +50,7 @@ typedef struct session {
    * Each phase (test faults, baseline, samples, a climbing round, the
    * confirming pairs) adds what it will evaluate before it starts (plan)
    * and, when it ends early, takes off what it did not (settle), so that
-   * the count shown never runs past its total and ends equal to it. */
+   * the count shown never runs past its total. */
   const char *label;
   int cand_done, cand_total;
   double best_rate;
