@@ -39,6 +39,7 @@ typedef struct bench_case {
   double bytes;          /* bytes moved per run (0: n/a) */
   bool correct;          /* vncl's result verified against a reference */
   bool gate;             /* CI fails when vncl is worse than the peer here */
+  double goal;           /* gated: the ratio to the peer CI requires (0: 1.0) */
   int m, n, k;           /* shape where it applies (0 elsewhere) */
 } bench_case;
 
@@ -53,6 +54,8 @@ double bench_now(void);
 
 /* Suites. Each returns 0, or -1 when it could not run at all. */
 int bench_suite_gemm(bench_ctx *b);
+/* f64, single small calls, strided batches (bench_gemm_calls.c). */
+int bench_gemm_calls(bench_ctx *b);
 int bench_suite_transfer(bench_ctx *b);
 int bench_suite_fft(bench_ctx *b);
 int bench_suite_ops(bench_ctx *b);

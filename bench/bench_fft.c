@@ -1,12 +1,17 @@
-/* The FFT suite of `vncl bench`: complex f32 transforms through vncl
- * (plans reused, tensors in and out, the device's default backend) against
- * clFFT called directly with the same configuration (plan reused: the peer
- * the issue sets, gated at 1.0x where vncl runs its own kernels) and
- * against FFTW on the host CPU (FFTW_MEASURE plan, one thread: the figure
- * users compare with; reported, not gated). The three are timed in turn
- * within each repeat so that load on the machine hits them alike. Rates are
- * in GFLOP/s counting 5 N log2 N per transform (the usual FFT convention,
- * also for lengths that are not powers of two).
+/* The FFT suite of `vncl bench`: transforms through vncl (plans reused,
+ * tensors in and out, the device's default backend) against FFTW on the
+ * host CPU (FFTW_MEASURE plans, one thread, the same precision: the peer
+ * the issue sets) and, for 1-D complex f32 lengths clFFT can do, against
+ * clFFT called directly with the same configuration (plan reused; gated
+ * at 1.0x where vncl runs its own kernels). The implementations are timed
+ * in turn within each repeat so that load on the machine hits them alike.
+ * Cases cover every length class of issue 15: powers of two, 2^a 3^b 5^c
+ * 7^d (one pass, split, small lengths in large batches), factors 11 and
+ * 13, primes (Rader where p - 1 is 13-smooth, else Bluestein), 1-D
+ * batched, 2-D and 3-D, C2C and R2C, f32 and f64. Rates are in GFLOP/s
+ * counting 5 N log2 N per complex transform and 2.5 N log2 N per real one
+ * (the usual FFT convention, also for lengths that are not powers of
+ * two).
  *
  * clFFT's setup is vncl's: the suite uses clFFT directly only while a vncl
  * plan holds it, and never tears it down itself. */
@@ -19,18 +24,32 @@
 
 #include "bench.h"
 
+/* One case: `batch` transforms of lengths n[0..nd) (row-major). */
+typedef struct fft_shape {
+  vncl_fft_type type; /* C2C or R2C (forward) */
+  vncl_dtype dtype;
+  int nd;
+  size_t n[3];
+  size_t batch;
+  bool clfft; /* also against clFFT directly (1-D C2C f32 only) */
+} fft_shape;
+
 typedef struct fft_run {
   bench_ctx *b;
-  size_t n, batch, count; /* count: floats in one buffer */
+  fft_shape sh;
+  size_t total;               /* product of the lengths */
+  size_t in_count, out_count; /* reals in the input and the output */
+  size_t esize;
   vncl_fft_plan *plan;
   vncl_tensor *in, *out;
   /* clFFT directly */
   clfftPlanHandle cplan;
   bool has_cplan;
   cl_mem cin, cout;
-  /* FFTW */
+  /* FFTW, in the case's precision */
   fftwf_plan fplan;
-  fftwf_complex *fin, *fout;
+  fftw_plan dplan;
+  void *fin, *fout;
 } fft_run;
 
 static void run_free(fft_run *r) {
@@ -38,35 +57,52 @@ static void run_free(fft_run *r) {
   if (r->cin) clReleaseMemObject(r->cin);
   if (r->cout) clReleaseMemObject(r->cout);
   if (r->fplan) fftwf_destroy_plan(r->fplan);
-  fftwf_free(r->fin);
-  fftwf_free(r->fout);
+  if (r->dplan) fftw_destroy_plan(r->dplan);
+  fftw_free(r->fin);
+  fftw_free(r->fout);
   vncl_tensor_destroy(r->in);
   vncl_tensor_destroy(r->out);
   vncl_fft_plan_destroy(r->plan);
 }
 
-static int setup_vncl(fft_run *r, const float *x) {
+static int setup_vncl(fft_run *r, const void *x) {
   bench_ctx *b = r->b;
+  const fft_shape *sh = &r->sh;
   vncl_fft_desc d;
   vncl_fft_desc_init(&d);
-  d.n[0] = (int64_t)r->n;
-  d.batch = (int64_t)r->batch;
+  d.type = sh->type;
+  d.dtype = sh->dtype;
+  d.ndim = sh->nd;
+  for (int i = 0; i < sh->nd; i++) d.n[i] = (int64_t)sh->n[i];
+  d.batch = (int64_t)sh->batch;
   if (vncl_fft_plan_create(b->ctx, &d, &r->plan)) return -1;
-  int64_t shape[3] = {(int64_t)r->batch, (int64_t)r->n, 2};
-  if (vncl_tensor_create(b->ctx, VNCL_F32, 3, shape, &r->in) ||
-      vncl_tensor_create(b->ctx, VNCL_F32, 3, shape, &r->out) ||
-      vncl_tensor_write(r->in, x, r->count * sizeof *x))
+  int64_t ishape[5], oshape[5];
+  int k = 0;
+  ishape[k] = oshape[k] = (int64_t)sh->batch;
+  k++;
+  for (int i = 0; i < sh->nd; i++, k++) ishape[k] = oshape[k] = (int64_t)sh->n[i];
+  int ni = k, no = k + 1;
+  oshape[k] = 2;
+  if (sh->type == VNCL_FFT_C2C) {
+    ishape[k] = 2;
+    ni++;
+  } else {
+    oshape[k - 1] = (int64_t)(sh->n[sh->nd - 1] / 2 + 1);
+  }
+  if (vncl_tensor_create(b->ctx, sh->dtype, ni, ishape, &r->in) ||
+      vncl_tensor_create(b->ctx, sh->dtype, no, oshape, &r->out) ||
+      vncl_tensor_write(r->in, x, r->in_count * r->esize))
     return -1;
   return 0;
 }
 
 /* The same transform with clFFT's own API: out of place, interleaved,
  * batched, default scales, clFFT's internal scratch. */
-static int setup_clfft(fft_run *r, const float *x) {
+static int setup_clfft(fft_run *r, const void *x) {
   cl_context c;
   cl_command_queue q;
   vncl_context_cl(r->b->ctx, &c, &q, NULL);
-  size_t len = r->n;
+  size_t len = r->sh.n[0];
   if (clfftCreateDefaultPlan(&r->cplan, c, CLFFT_1D, &len) != CLFFT_SUCCESS)
     return -1;
   r->has_cplan = true;
@@ -74,12 +110,12 @@ static int setup_clfft(fft_run *r, const float *x) {
       clfftSetLayout(r->cplan, CLFFT_COMPLEX_INTERLEAVED,
                      CLFFT_COMPLEX_INTERLEAVED) ||
       clfftSetResultLocation(r->cplan, CLFFT_OUTOFPLACE) ||
-      clfftSetPlanBatchSize(r->cplan, r->batch) ||
-      clfftSetPlanDistance(r->cplan, r->n, r->n) ||
+      clfftSetPlanBatchSize(r->cplan, r->sh.batch) ||
+      clfftSetPlanDistance(r->cplan, len, len) ||
       clfftBakePlan(r->cplan, 1, &q, NULL, NULL))
     return -1;
   cl_int err;
-  size_t bytes = r->count * sizeof(float);
+  size_t bytes = r->in_count * r->esize;
   r->cin = clCreateBuffer(c, CL_MEM_READ_WRITE, bytes, NULL, &err);
   r->cout = clCreateBuffer(c, CL_MEM_READ_WRITE, bytes, NULL, &err);
   if (!r->cin || !r->cout ||
@@ -88,17 +124,31 @@ static int setup_clfft(fft_run *r, const float *x) {
   return 0;
 }
 
-static int setup_fftw(fft_run *r, const float *x) {
-  size_t m = r->count / 2;
-  r->fin = fftwf_alloc_complex(m);
-  r->fout = fftwf_alloc_complex(m);
+static int setup_fftw(fft_run *r, const void *x) {
+  const fft_shape *sh = &r->sh;
+  r->fin = fftw_malloc(r->in_count * r->esize);
+  r->fout = fftw_malloc(r->out_count * r->esize);
   if (!r->fin || !r->fout) return -1;
-  int n = (int)r->n;
-  r->fplan =
-      fftwf_plan_many_dft(1, &n, (int)r->batch, r->fin, NULL, 1, n, r->fout,
-                          NULL, 1, n, FFTW_FORWARD, FFTW_MEASURE);
-  if (!r->fplan) return -1;
-  memcpy(r->fin, x, r->count * sizeof *x); /* planning overwrote it */
+  int n[3], b = (int)sh->batch;
+  for (int i = 0; i < sh->nd; i++) n[i] = (int)sh->n[i];
+  int t = (int)r->total;
+  int h = (int)(r->total / sh->n[sh->nd - 1] * (sh->n[sh->nd - 1] / 2 + 1));
+  bool c2c = sh->type == VNCL_FFT_C2C;
+  if (sh->dtype == VNCL_F64)
+    r->dplan = c2c ? fftw_plan_many_dft(sh->nd, n, b, r->fin, NULL, 1, t,
+                                        r->fout, NULL, 1, t, FFTW_FORWARD,
+                                        FFTW_MEASURE)
+                   : fftw_plan_many_dft_r2c(sh->nd, n, b, r->fin, NULL, 1, t,
+                                            r->fout, NULL, 1, h, FFTW_MEASURE);
+  else
+    r->fplan = c2c ? fftwf_plan_many_dft(sh->nd, n, b, r->fin, NULL, 1, t,
+                                         r->fout, NULL, 1, t, FFTW_FORWARD,
+                                         FFTW_MEASURE)
+                   : fftwf_plan_many_dft_r2c(sh->nd, n, b, r->fin, NULL, 1, t,
+                                             r->fout, NULL, 1, h,
+                                             FFTW_MEASURE);
+  if (!r->fplan && !r->dplan) return -1;
+  memcpy(r->fin, x, r->in_count * r->esize); /* planning overwrote it */
   return 0;
 }
 
@@ -119,48 +169,87 @@ static int run_clfft(fft_run *r, int times) {
 }
 
 static void run_fftw(fft_run *r, int times) {
-  for (int i = 0; i < times; i++) fftwf_execute(r->fplan);
+  for (int i = 0; i < times; i++)
+    if (r->dplan)
+      fftw_execute(r->dplan);
+    else
+      fftwf_execute(r->fplan);
 }
 
-/* vncl's result against FFTW's (both f32) within the rounding error of two
- * FFTs: max |a - b| <= 8 eps log2(n) rms(b). */
+static double value_at(const fft_run *r, const void *p, size_t i) {
+  return r->sh.dtype == VNCL_F64 ? ((const double *)p)[i]
+                                 : ((const float *)p)[i];
+}
+
+/* vncl's result against FFTW's (same precision) within the rounding error
+ * of two FFTs: max |a - b| <= 8 eps log2(N) rms(b). */
 static bool close_to_fftw(fft_run *r) {
-  float *y = malloc(r->count * sizeof *y);
-  if (!y || vncl_tensor_read(r->out, y, r->count * sizeof *y)) {
+  void *y = malloc(r->out_count * r->esize);
+  if (!y || vncl_tensor_read(r->out, y, r->out_count * r->esize)) {
     free(y);
     return false;
   }
-  const float *ref = (const float *)r->fout;
   double rms = 0, worst = 0;
-  for (size_t i = 0; i < r->count; i++) {
-    rms += (double)ref[i] * ref[i];
-    double e = fabs((double)y[i] - ref[i]);
+  for (size_t i = 0; i < r->out_count; i++) {
+    double ref = value_at(r, r->fout, i);
+    rms += ref * ref;
+    double e = fabs(value_at(r, y, i) - ref);
     if (!(e <= worst)) worst = isnan(e) ? INFINITY : e;
   }
   free(y);
-  rms = sqrt(rms / (double)r->count);
-  double tol = 8 * 1.1920929e-7 * fmax(1, log2((double)r->n)) * rms;
+  rms = sqrt(rms / (double)r->out_count);
+  double eps = r->sh.dtype == VNCL_F64 ? 2.220446049250313e-16 : 1.1920929e-7;
+  double tol = 8 * eps * fmax(1, log2((double)r->total)) * rms;
   return worst <= tol;
 }
 
-/* One complex f32 case: `batch` transforms of length n. with_clfft: also
- * against clFFT directly (lengths clFFT can do). */
-static int c2c_case(bench_ctx *b, size_t n, size_t batch, bool with_clfft) {
+static void case_name(const fft_run *r, const char *alg, char *out,
+                      size_t cap) {
+  const fft_shape *sh = &r->sh;
+  char dims[64] = "";
+  for (int i = 0; i < sh->nd; i++) {
+    size_t l = strlen(dims);
+    snprintf(dims + l, sizeof dims - l, "%s%zu", i ? "x" : "", sh->n[i]);
+  }
+  const char *t = sh->type == VNCL_FFT_C2C ? "c2c" : "r2c";
+  if (sh->batch > 1)
+    snprintf(out, cap, "%s %zu x %s (%s)", t, sh->batch, dims, alg);
+  else
+    snprintf(out, cap, "%s %s (%s)", t, dims, alg);
+}
+
+static int fft_case(bench_ctx *b, const fft_shape *sh) {
   fft_run r = {0};
   r.b = b;
-  r.n = n;
-  r.batch = batch;
-  r.count = 2 * n * batch;
-  float *x = malloc(r.count * sizeof *x);
+  r.sh = *sh;
+  r.total = 1;
+  for (int i = 0; i < sh->nd; i++) r.total *= sh->n[i];
+  size_t last = sh->n[sh->nd - 1];
+  bool c2c = sh->type == VNCL_FFT_C2C;
+  bool with_clfft = sh->clfft && c2c && sh->nd == 1 && sh->dtype == VNCL_F32;
+  r.esize = vncl_dtype_size(sh->dtype);
+  r.in_count = (c2c ? 2 : 1) * r.total * sh->batch;
+  r.out_count = 2 * (r.total / last) * (c2c ? last : last / 2 + 1) *
+                sh->batch;
+  void *x = malloc(r.in_count * r.esize);
   if (!x) return -1;
   srand(12345);
-  for (size_t i = 0; i < r.count; i++) x[i] = (float)rand() / RAND_MAX - 0.5f;
+  for (size_t i = 0; i < r.in_count; i++) {
+    double v = (double)rand() / RAND_MAX - 0.5;
+    if (sh->dtype == VNCL_F64)
+      ((double *)x)[i] = v;
+    else
+      ((float *)x)[i] = (float)v;
+  }
   int rc = setup_vncl(&r, x);
   if (!rc && with_clfft) rc = setup_clfft(&r, x);
   if (!rc) rc = setup_fftw(&r, x);
   free(x);
+  char name[128];
   if (rc) {
-    printf("fft       setup of %zu x %zu failed: %s\n", batch, n,
+    case_name(&r, "-", name, sizeof name);
+    printf("fft       setup of %s %s failed: %s\n", name,
+           vncl_dtype_name(sh->dtype),
            vncl_errmsg(b->ctx)[0] ? vncl_errmsg(b->ctx)
                                   : "clFFT or FFTW refused the plan");
     b->wrong++;
@@ -195,30 +284,27 @@ static int c2c_case(bench_ctx *b, size_t n, size_t batch, bool with_clfft) {
     tf[k] = (bench_now() - t0) / inner;
   }
   bool correct = !rc && close_to_fftw(&r);
-  double flops = 5.0 * (double)n * log2((double)n) * (double)batch;
+  double nn = (double)r.total;
+  double flops = (c2c ? 5.0 : 2.5) * nn * log2(nn) * (double)sh->batch;
   double sv, sc = 0, sf;
   double mv = bench_median(tv, reps, &sv);
   double mc = with_clfft ? bench_median(tc, reps, &sc) : 0;
   double mf = bench_median(tf, reps, &sf);
-  char name[96];
   const char *alg = vncl_fft_plan_algorithm(r.plan);
-  if (batch > 1)
-    snprintf(name, sizeof name, "c2c %zu x %zu (%s)", batch, n, alg);
-  else
-    snprintf(name, sizeof name, "c2c %zu (%s)", n, alg);
+  case_name(&r, alg, name, sizeof name);
   bench_case c = {0};
   c.suite = "fft";
   c.name = name;
-  c.dtype = "f32";
+  c.dtype = vncl_dtype_name(sh->dtype);
   c.unit = "GFLOP/s";
   c.value = !rc && mv > 0 ? flops / mv * 1e-9 : 0;
   c.spread = sv;
   c.wall_seconds = mv;
   c.flops = flops;
-  c.bytes = 2.0 * r.count * sizeof(float);
+  c.bytes = (double)(r.in_count + r.out_count) * (double)r.esize;
   c.correct = correct;
-  c.m = (int)n;
-  c.n = (int)batch;
+  c.m = (int)r.total;
+  c.n = (int)sh->batch;
   if (with_clfft) {
     /* Gated where vncl runs its own kernels (the device's default backend
      * chose them). Where the plan is "clfft", vncl enqueues the very same
@@ -241,29 +327,57 @@ static int c2c_case(bench_ctx *b, size_t n, size_t batch, bool with_clfft) {
   return rc;
 }
 
+#define C2C VNCL_FFT_C2C
+#define R2C VNCL_FFT_R2C
+#define F32 VNCL_F32
+#define F64 VNCL_F64
+
 int bench_suite_fft(bench_ctx *b) {
-  /* Lengths clFFT does (powers of two, and 2^5 5^5) against clFFT and
-   * FFTW; a prime through the Bluestein path against FFTW. */
-  static const struct {
-    size_t n, batch;
-    bool clfft;
-  } full[] = {{1u << 20, 1, true},
-              {4096, 256, true},
-              {100000, 1, true},
-              {65537, 1, false}},
-    quick[] = {{1u << 14, 1, true},
-               {1024, 64, true},
-               {1000, 16, true},
-               {4099, 1, false}};
-  const size_t count = 4;
+  /* The length classes of issue 15. With clFFT as a second peer: the 1-D
+   * C2C f32 lengths it does. FFTW is the peer of every case. */
+  static const fft_shape full[] = {
+      /* powers of two, 2^5 5^5, a prime (Rader: 65536 = 2^16): the
+       * long-standing four */
+      {C2C, F32, 1, {1u << 20}, 1, true},
+      {C2C, F32, 1, {4096}, 256, true},
+      {C2C, F32, 1, {100000}, 1, true},
+      {C2C, F32, 1, {65537}, 1, false},
+      /* 2^a 3^b 5^c 7^d: short in a large batch, one pass, split, 2^22 */
+      {C2C, F32, 1, {8}, 131072, true},
+      {C2C, F32, 1, {3528}, 256, true},           /* 2^3 3^2 7^2 */
+      {C2C, F32, 1, {1u << 22}, 1, true},
+      {C2C, F32, 1, {200704}, 1, true},           /* 2^12 7^2 */
+      /* a prime through Bluestein (100002 = 2 3 7 2381) */
+      {C2C, F32, 1, {100003}, 1, false},
+      /* factors 11 and 13 */
+      {C2C, F32, 1, {1001}, 256, true},           /* 7 11 13 */
+      {C2C, F64, 1, {173056}, 1, false},          /* 2^10 13^2 */
+      /* f64, 2-D, 3-D, real */
+      {C2C, F64, 1, {1u << 20}, 1, false},
+      {C2C, F32, 2, {1024, 1024}, 1, false},
+      {C2C, F32, 3, {128, 128, 128}, 1, false},
+      {R2C, F32, 1, {1u << 20}, 1, false},
+      {R2C, F64, 2, {1050, 1024}, 1, false},      /* 2 3 5^2 7 */
+  };
+  static const fft_shape quick[] = {
+      {C2C, F32, 1, {1u << 14}, 1, true},
+      {C2C, F32, 1, {1024}, 64, true},
+      {C2C, F32, 1, {1000}, 16, true},
+      {C2C, F32, 1, {4099}, 1, false}, /* Bluestein */
+      {C2C, F32, 1, {1009}, 8, false}, /* Rader */
+      {C2C, F32, 1, {1001}, 16, true},
+      {C2C, F64, 2, {64, 70}, 4, false},
+      {R2C, F32, 3, {16, 14, 22}, 2, false},
+  };
+  const fft_shape *cases = b->quick ? quick : full;
+  size_t count = b->quick ? sizeof quick / sizeof *quick
+                          : sizeof full / sizeof *full;
   vncl_fft_stats s0, s1;
   vncl_fft_stats_get(b->ctx, &s0);
   int failed = 0;
   for (size_t i = 0; i < count; i++) {
-    size_t n = b->quick ? quick[i].n : full[i].n;
-    size_t batch = b->quick ? quick[i].batch : full[i].batch;
-    bool with_clfft = b->quick ? quick[i].clfft : full[i].clfft;
-    if (c2c_case(b, n, batch, with_clfft)) failed++;
+    if (cases[i].dtype == F64 && !b->dev.fp64) continue;
+    if (fft_case(b, &cases[i])) failed++;
   }
   vncl_fft_stats_get(b->ctx, &s1);
   printf("fft       %llu clFFT plan(s) baked in %.1f s for this suite\n",

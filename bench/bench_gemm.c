@@ -9,7 +9,8 @@
  * Cases: f32 64^3 to 2048^3, 1000^3, 2047^3 and 4096x64x4096 against CLBlast
  * and OpenBLAS; f16 and bf16 storage (f32 accumulation, C in the input type)
  * on the same shapes against vncl's own f32 rate, the goal being >= 0.9x.
- * --quick runs small sizes only. */
+ * --quick runs small sizes only. f64, single small calls and strided
+ * batches follow (bench_gemm_calls.c). */
 #include <cblas.h>
 #include <clblast_c.h>
 #include <math.h>
@@ -288,5 +289,5 @@ int bench_suite_gemm(bench_ctx *bc) {
     }
     for (int d = 0; d < 3; d++) bufs_free(&g[d]);
   }
-  return 0;
+  return bench_gemm_calls(bc);
 }

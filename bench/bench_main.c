@@ -54,6 +54,8 @@ void bench_record(bench_ctx *b, const bench_case *c) {
   cJSON_AddNumberToObject(j, "bytes", c->bytes);
   cJSON_AddBoolToObject(j, "correct", c->correct);
   cJSON_AddBoolToObject(j, "gate", c->gate);
+  double goal = c->goal > 0 ? c->goal : 1.0;
+  if (c->gate) cJSON_AddNumberToObject(j, "goal", goal);
   if (c->m || c->n || c->k) {
     int shape[3] = {c->m, c->n, c->k};
     cJSON_AddItemToObject(j, "mnk", cJSON_CreateIntArray(shape, 3));
@@ -71,7 +73,7 @@ void bench_record(bench_ctx *b, const bench_case *c) {
   }
   cJSON_AddItemToArray(b->cases, j);
   if (!c->correct) b->wrong++;
-  bool gated_fail = c->gate && c->peer_value > 0 && ratio < 1.0;
+  bool gated_fail = c->gate && c->peer_value > 0 && ratio < goal;
   if (gated_fail) gate_failures++;
   if (!table_header_done) {
     printf("%-9s %-34s %-5s %12s %7s  %-9s %12s %7s %s\n", "suite", "case",

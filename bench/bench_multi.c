@@ -137,25 +137,30 @@ static void gemm_case(multi *mu, const char *label, size_t m, size_t n,
     double flops = 2.0 * (double)m * n * k * batch;
     char name[64];
     snprintf(name, sizeof name, "%s (%d dev)", label, mu->n);
-    bench_case bc = {"multi", name, "f32", "GFLOP/s", flops / mn * 1e-9, spn,
-                     wn.max_compute, mn, "1-device", flops / m1 * 1e-9, sp1,
-                     flops, 4.0 * (double)(na + nb + nc), correct, false,
-                     (int)m, (int)n, (int)k};
+    bench_case bc = {.suite = "multi", .name = name, .dtype = "f32",
+        .unit = "GFLOP/s", .value = flops / mn * 1e-9, .spread = spn,
+        .device_seconds = wn.max_compute, .wall_seconds = mn,
+        .peer = "1-device", .peer_value = flops / m1 * 1e-9,
+        .peer_spread = sp1, .flops = flops,
+        .bytes = 4.0 * (double)(na + nb + nc), .correct = correct, .m = (int)m,
+        .n = (int)n, .k = (int)k};
     bench_record(b, &bc);
     /* Where the time goes: the slowest device's compute and transfer time
      * against the one device's, and the slowest part against the mean. */
     char nm[64];
     snprintf(nm, sizeof nm, "%s compute (%d dev)", label, mu->n);
-    bench_case cc = {"multi", nm, "f32", "ms", 1e3 * wn.max_compute, 0,
-                     wn.max_compute, wn.run.wall_seconds, "1-device",
-                     1e3 * w1.max_compute, 0, 0, 0, correct, false,
-                     (int)m, (int)n, (int)k};
+    bench_case cc = {.suite = "multi", .name = nm, .dtype = "f32",
+        .unit = "ms", .value = 1e3 * wn.max_compute,
+        .device_seconds = wn.max_compute, .wall_seconds = wn.run.wall_seconds,
+        .peer = "1-device", .peer_value = 1e3 * w1.max_compute,
+        .correct = correct, .m = (int)m, .n = (int)n, .k = (int)k};
     bench_record(b, &cc);
     snprintf(nm, sizeof nm, "%s transfer (%d dev)", label, mu->n);
-    bench_case tc = {"multi", nm, "f32", "ms", 1e3 * wn.max_transfer, 0,
-                     wn.max_transfer, wn.run.wall_seconds, "1-device",
-                     1e3 * w1.max_transfer, 0, 0, 0, correct, false,
-                     (int)m, (int)n, (int)k};
+    bench_case tc = {.suite = "multi", .name = nm, .dtype = "f32",
+        .unit = "ms", .value = 1e3 * wn.max_transfer,
+        .device_seconds = wn.max_transfer, .wall_seconds = wn.run.wall_seconds,
+        .peer = "1-device", .peer_value = 1e3 * w1.max_transfer,
+        .correct = correct, .m = (int)m, .n = (int)n, .k = (int)k};
     bench_record(b, &tc);
     printf("          %s: 1 device %.1f ms (compute %.1f, transfer %.1f ms "
            "device time); %d devices %.1f ms, ideal %.1f:",
@@ -217,9 +222,10 @@ static void copy_case(multi *mu, size_t bytes) {
                    mp = bench_median(tp, reps, &sp);
     char name[64];
     snprintf(name, sizeof name, "copy %zu MiB dev0->dev1", bytes >> 20);
-    bench_case bc = {"multi", name, "f32", "GB/s", bytes / mv * 1e-9, sv, 0,
-                     mv, "memcpy", bytes / mp * 1e-9, sp, 0, (double)bytes,
-                     correct, false, 0, 0, 0};
+    bench_case bc = {.suite = "multi", .name = name, .dtype = "f32",
+        .unit = "GB/s", .value = bytes / mv * 1e-9, .spread = sv,
+        .wall_seconds = mv, .peer = "memcpy", .peer_value = bytes / mp * 1e-9,
+        .peer_spread = sp, .bytes = (double)bytes, .correct = correct};
     bench_record(b, &bc);
   } else {
     fprintf(stderr, "multi: copy: %s\n", vncl_errmsg(NULL));
@@ -282,14 +288,16 @@ static int run_in_child(bench_ctx *b) {
 #define STR(k) cJSON_GetStringValue(cJSON_GetObjectItem(c, k))
 #define NUM(k) cJSON_GetNumberValue(cJSON_GetObjectItem(c, k))
     cJSON *mnk = cJSON_GetObjectItem(c, "mnk");
-    bench_case bc = {STR("suite"), STR("name"), STR("dtype"), STR("unit"),
-                     NUM("value"), NUM("spread"), NUM("device_seconds"),
-                     NUM("wall_seconds"), STR("peer"), NUM("peer_value"),
-                     NUM("peer_spread"), NUM("flops"), NUM("bytes"),
-                     cJSON_IsTrue(cJSON_GetObjectItem(c, "correct")), false,
-                     mnk ? cJSON_GetArrayItem(mnk, 0)->valueint : 0,
-                     mnk ? cJSON_GetArrayItem(mnk, 1)->valueint : 0,
-                     mnk ? cJSON_GetArrayItem(mnk, 2)->valueint : 0};
+    bench_case bc = {.suite = STR("suite"), .name = STR("name"),
+        .dtype = STR("dtype"), .unit = STR("unit"), .value = NUM("value"),
+        .spread = NUM("spread"), .device_seconds = NUM("device_seconds"),
+        .wall_seconds = NUM("wall_seconds"), .peer = STR("peer"),
+        .peer_value = NUM("peer_value"), .peer_spread = NUM("peer_spread"),
+        .flops = NUM("flops"), .bytes = NUM("bytes"),
+        .correct = cJSON_IsTrue(cJSON_GetObjectItem(c, "correct")),
+        .m = mnk ? cJSON_GetArrayItem(mnk, 0)->valueint : 0,
+        .n = mnk ? cJSON_GetArrayItem(mnk, 1)->valueint : 0,
+        .k = mnk ? cJSON_GetArrayItem(mnk, 2)->valueint : 0};
 #undef STR
 #undef NUM
     if (!bc.suite || !bc.name || !bc.unit) continue;

@@ -21,7 +21,16 @@ typedef enum {
   K_SOFTMAX,   /* softmax over the last axis */
   K_TRANSPOSE, /* [r, n] -> [n, r] */
   K_CAST,      /* f32 -> bf16 */
-  K_RANDOM     /* uniform f32 */
+  K_RANDOM,    /* uniform f32 */
+  K_ADD_COL,   /* [r, n] + [r, 1] */
+  K_ADD_SCALAR, /* [r, n] + [1] */
+  K_ADD_MID,   /* [64, m, n] + [64, 1, n] */
+  K_SUM_MID,   /* [64, m, n] over the middle axis */
+  K_LOG_SOFTMAX, /* log-softmax over the last axis */
+  K_PERM3,     /* [64, m, n] -> [n, m, 64] */
+  K_PERM3_KEEP, /* [64, m, n] -> [m, 64, n] (the innermost axis stays) */
+  K_PERM4,     /* [8, m/8, 64, n/64] -> [8, n/64, 64, m/8] */
+  K_NORMAL     /* normal f32 */
 } kind;
 
 typedef struct ops_bench {
@@ -31,7 +40,11 @@ typedef struct ops_bench {
   unsigned char *pdst;
   size_t peer_bytes;    /* bytes memcpy copies per sample */
   int64_t rows, cols;
+  int64_t mid;          /* the 3-D view: [64, mid, cols], mid = rows / 64 */
 } ops_bench;
+
+static const int perm3[3] = {2, 1, 0}, perm3_keep[3] = {1, 0, 2},
+                 perm4[4] = {0, 3, 2, 1};
 
 static vncl_status run(ops_bench *o, kind k, vncl_tensor *a, vncl_tensor *b,
                        vncl_tensor *c) {
@@ -46,6 +59,15 @@ static vncl_status run(ops_bench *o, kind k, vncl_tensor *a, vncl_tensor *b,
     case K_TRANSPOSE: return vncl_transpose(ctx, a, c);
     case K_CAST: return vncl_cast(ctx, a, c);
     case K_RANDOM: return vncl_random_uniform(ctx, c, 1234, 0, 0, 0, 1);
+    case K_ADD_COL:
+    case K_ADD_SCALAR:
+    case K_ADD_MID: return vncl_binary(ctx, VNCL_ADD, a, b, c);
+    case K_SUM_MID: return vncl_reduce(ctx, VNCL_REDUCE_SUM, a, 1, c);
+    case K_LOG_SOFTMAX: return vncl_log_softmax(ctx, a, c);
+    case K_PERM3: return vncl_permute(ctx, a, perm3, c);
+    case K_PERM3_KEEP: return vncl_permute(ctx, a, perm3_keep, c);
+    case K_PERM4: return vncl_permute(ctx, a, perm4, c);
+    case K_NORMAL: return vncl_random_normal(ctx, c, 1234, 0, 0, 0, 1);
   }
   return VNCL_ERR_INVALID_ARG;
 }
@@ -60,6 +82,7 @@ static bool verify(ops_bench *o, kind k, const vncl_tensor *c) {
   }
   const float *x = o->host, *y = (const float *)raw;
   size_t R = (size_t)o->rows, C = (size_t)o->cols, N = R * C;
+  size_t M = (size_t)o->mid; /* [64, M, C] */
   size_t step = n / 997 + 1;
   bool ok = true;
   for (size_t i = 0; i < n && ok; i += step) {
@@ -82,13 +105,47 @@ static bool verify(ops_bench *o, kind k, const vncl_tensor *c) {
         tol = 1e-5 * sa;
         break;
       }
+      case K_SUM_MID: { /* out [64, C]: i = b * C + col */
+        double sm = 0, sa = 0;
+        size_t b0 = i / C, col = i % C;
+        for (size_t j = 0; j < M; j++) {
+          double v = x[(b0 * M + j) * C + col];
+          sm += v;
+          sa += fabs(v);
+        }
+        want = sm;
+        tol = 1e-5 * sa;
+        break;
+      }
+      case K_ADD_COL: want = (double)x[i] + x[i / C]; break;
+      case K_ADD_SCALAR: want = (double)x[i] + x[0]; break;
+      case K_ADD_MID: want = (double)x[i] + x[i / (M * C) * C + i % C]; break;
+      case K_PERM3: { /* out [C, M, 64] */
+        size_t b0 = i % 64, j = i / 64 % M, col = i / (64 * M);
+        want = x[(b0 * M + j) * C + col];
+        break;
+      }
+      case K_PERM3_KEEP: { /* out [M, 64, C] */
+        size_t col = i % C, b0 = i / C % 64, j = i / (64 * C);
+        want = x[(b0 * M + j) * C + col];
+        break;
+      }
+      case K_PERM4: { /* in [8, M8, 64, C64] -> out [8, C64, 64, M8] */
+        size_t M8 = R / 8, C64 = C / 64;
+        size_t j1 = i % M8, j2 = i / M8 % 64, j3 = i / (M8 * 64) % C64,
+               j0 = i / (M8 * 64 * C64);
+        want = x[((j0 * M8 + j1) * 64 + j2) * C64 + j3];
+        break;
+      }
+      case K_NORMAL: want = 0; tol = 7; break; /* |z| < 7: 1 in 4e11 */
+      case K_LOG_SOFTMAX:
       case K_SOFTMAX: {
         size_t r = i / C;
         double m = -INFINITY, s = 0;
         for (size_t j = 0; j < C; j++) m = fmax(m, x[r * C + j]);
         for (size_t j = 0; j < C; j++) s += exp(x[r * C + j] - m);
-        want = exp(x[i] - m) / s;
-        tol = 1e-5 * want;
+        want = k == K_SOFTMAX ? exp(x[i] - m) / s : (x[i] - m) - log(s);
+        tol = k == K_SOFTMAX ? 1e-5 * want : 1e-5 * (fabs(want) + 1);
         break;
       }
       case K_TRANSPOSE: want = x[(i % R) * C + i / R]; break;
@@ -156,6 +213,14 @@ static void bench_case_run(ops_bench *o, const char *name, const char *dtype,
   free(tp);
 }
 
+static vncl_tensor *tensor4(bench_ctx *b, int nd, int64_t d0, int64_t d1,
+                            int64_t d2, int64_t d3) {
+  int64_t shape[4] = {d0, d1, d2, d3};
+  vncl_tensor *x = NULL;
+  if (vncl_tensor_create(b->ctx, VNCL_F32, nd, shape, &x)) return NULL;
+  return x;
+}
+
 static vncl_tensor *tensor(bench_ctx *b, vncl_dtype t, int nd, int64_t d0,
                            int64_t d1) {
   int64_t shape[2] = {d0, d1};
@@ -184,9 +249,22 @@ int bench_suite_ops(bench_ctx *b) {
   vncl_tensor *one = tensor(b, VNCL_F32, 1, 1, 0);
   vncl_tensor *tr = tensor(b, VNCL_F32, 2, o.cols, o.rows);
   vncl_tensor *h = tensor(b, VNCL_BF16, 2, o.rows, o.cols);
+  o.mid = o.rows / 64;
+  int64_t M = o.mid, C0 = o.cols;
+  vncl_tensor *col = tensor(b, VNCL_F32, 2, o.rows, 1);
+  vncl_tensor *sc = tensor(b, VNCL_F32, 1, 1, 0);
+  vncl_tensor *a3 = tensor4(b, 3, 64, M, C0, 0); /* a's values, 3-D */
+  vncl_tensor *o3 = tensor4(b, 3, 64, M, C0, 0);
+  vncl_tensor *b3 = tensor4(b, 3, 64, 1, C0, 0);
+  vncl_tensor *s3 = tensor4(b, 2, 64, C0, 0, 0);
+  vncl_tensor *p3 = tensor4(b, 3, C0, M, 64, 0);
+  vncl_tensor *k3 = tensor4(b, 3, M, 64, C0, 0);
+  vncl_tensor *a4 = tensor4(b, 4, 8, o.rows / 8, 64, C0 / 64);
+  vncl_tensor *p4 = tensor4(b, 4, 8, C0 / 64, 64, o.rows / 8);
   int rc = -1;
   if (!o.host || !o.psrc || !o.pdst || !a || !bb || !c || !row || !rsum ||
-      !csum || !one || !tr || !h)
+      !csum || !one || !tr || !h || !col || !sc || !a3 || !o3 || !b3 || !s3 || !p3 ||
+      !k3 || !a4 || !p4)
     goto out;
   /* Inputs: b is a shifted copy of a, the row is a's first row. */
   srand(7);
@@ -196,7 +274,12 @@ int bench_suite_ops(bench_ctx *b) {
   memset(o.psrc, 1, bytes);
   if (vncl_tensor_write(a, o.host, bytes) ||
       vncl_tensor_write(bb, shifted, bytes) ||
-      vncl_tensor_write(row, o.host, (size_t)o.cols * 4))
+      vncl_tensor_write(row, o.host, (size_t)o.cols * 4) ||
+      vncl_tensor_write(col, o.host, (size_t)o.rows * 4) ||
+      vncl_tensor_write(sc, o.host, 4) ||
+      vncl_tensor_write(a3, o.host, bytes) ||
+      vncl_tensor_write(a4, o.host, bytes) ||
+      vncl_tensor_write(b3, o.host, (size_t)(64 * C0) * 4))
     goto out;
 
   char name[64];
@@ -220,9 +303,32 @@ int bench_suite_ops(bench_ctx *b) {
   bench_case_run(&o, name, "f32", K_CAST, a, NULL, h, 6 * n);
   snprintf(name, sizeof name, "random uniform %s", sz);
   bench_case_run(&o, name, "f32", K_RANDOM, NULL, NULL, c, 4 * n);
+  /* The other broadcast patterns, the middle axis, log-softmax, 3-D and
+   * 4-D permutations, normal numbers. Bytes: what must be read and
+   * written at least (a broadcast operand once). */
+  double Md = (double)M;
+  snprintf(name, sizeof name, "add col-broadcast %.0fx%.0f", R, C);
+  bench_case_run(&o, name, "f32", K_ADD_COL, a, col, c, 8 * n + 4 * R);
+  snprintf(name, sizeof name, "add scalar-broadcast %s", sz);
+  bench_case_run(&o, name, "f32", K_ADD_SCALAR, a, sc, c, 8 * n);
+  snprintf(name, sizeof name, "add mid-broadcast 64x%.0fx%.0f", Md, C);
+  bench_case_run(&o, name, "f32", K_ADD_MID, a3, b3, o3, 8 * n + 4 * 64 * C);
+  snprintf(name, sizeof name, "sum mid 64x%.0fx%.0f", Md, C);
+  bench_case_run(&o, name, "f32", K_SUM_MID, a3, NULL, s3, 4 * n + 4 * 64 * C);
+  snprintf(name, sizeof name, "log-softmax rows %.0fx%.0f", R, C);
+  bench_case_run(&o, name, "f32", K_LOG_SOFTMAX, a, NULL, c, 8 * n);
+  snprintf(name, sizeof name, "permute 64x%.0fx%.0f (2,1,0)", Md, C);
+  bench_case_run(&o, name, "f32", K_PERM3, a3, NULL, p3, 8 * n);
+  snprintf(name, sizeof name, "permute 64x%.0fx%.0f (1,0,2)", Md, C);
+  bench_case_run(&o, name, "f32", K_PERM3_KEEP, a3, NULL, k3, 8 * n);
+  snprintf(name, sizeof name, "permute 8x%.0fx64x%.0f (0,3,2,1)", R / 8, C / 64);
+  bench_case_run(&o, name, "f32", K_PERM4, a4, NULL, p4, 8 * n);
+  snprintf(name, sizeof name, "random normal %s", sz);
+  bench_case_run(&o, name, "f32", K_NORMAL, NULL, NULL, c, 4 * n);
   rc = 0;
 out:;
-  vncl_tensor *all[] = {a, bb, c, row, rsum, csum, one, tr, h};
+  vncl_tensor *all[] = {a,  bb, c,  row, rsum, csum, one, tr, h, col,
+                        sc, a3, o3, b3,  s3,   p3,   k3,  a4, p4};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++)
     vncl_tensor_destroy(all[i]);
   free(o.host);

@@ -44,13 +44,6 @@
 #define IDX_BITS 32
 #endif
 
-/* NaN and finiteness by comparison: x != x only for NaN, x - x == 0 only
- * for finite x. (PoCL's isnan/isfinite are calls that cost several times
- * a Kahan step; these compile to one compare, and stay exact without
- * -cl-fast-relaxed-math.) */
-#define IS_NAN(x) ((x) != (x))
-#define IS_FINITE(x) ((x) - (x) == 0)
-
 #if IDX_BITS == 64
 typedef ulong IDX;
 #else
@@ -68,30 +61,24 @@ typedef uint IDX;
 #define T_BF16 3
 #define T_I32 4
 
-inline float bf16_to_f32(ushort u) { return as_float((uint)u << 16); }
-
-/* Round-to-nearest-even from f32 bits; NaN stays a quiet NaN. */
-inline ushort f32_to_bf16(float f) {
-  uint u = as_uint(f);
-  if (IS_NAN(f)) return (ushort)((u >> 16) | 0x40u);
-  return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
+/* bf16 <-> f32: vncl_bf16_to_float and vncl_float_to_bf16 (round to nearest
+ * even, NaN stays a quiet NaN) come from vncl_prelude.cl. */
 
 /* i32 to bf16 with one rounding: f32 rounded to odd, then to bf16. */
 inline ushort i32_to_bf16(int x) {
   float f = convert_float_rtz(x);
   uint u = as_uint(f);
   if (convert_int_rtz(f) != x) u |= 1u;
-  return f32_to_bf16(as_float(u));
+  return vncl_float_to_bf16(as_float(u));
 }
 
 #if HAS_FP64
 inline ushort f64_to_bf16(double x) {
-  if (IS_NAN(x)) return f32_to_bf16((float)x);
+  if (IS_NAN(x)) return vncl_float_to_bf16((float)x);
   float f = convert_float_rtz(x);
   uint u = as_uint(f);
   if ((double)f != x) u |= 1u;
-  return f32_to_bf16(as_float(u));
+  return vncl_float_to_bf16(as_float(u));
 }
 #endif
 
@@ -137,18 +124,18 @@ cast_contig(const IDX n, const int stype, __global const uchar *src,
     /* from f32 */
     case T_F32 * 8 + T_F32: CAST_LOOP(DST(float)[i] = SRC(float)[i]) break;
     case T_F32 * 8 + T_F16: CAST_LOOP(vstore_half_rte(SRC(float)[i], i, DST(half))) break;
-    case T_F32 * 8 + T_BF16: CAST_LOOP(DST(ushort)[i] = f32_to_bf16(SRC(float)[i])) break;
+    case T_F32 * 8 + T_BF16: CAST_LOOP(DST(ushort)[i] = vncl_float_to_bf16(SRC(float)[i])) break;
     case T_F32 * 8 + T_I32: CAST_LOOP(DST(int)[i] = convert_int_sat_rtz(SRC(float)[i])) break;
     /* from f16 (exact in f32) */
     case T_F16 * 8 + T_F32: CAST_LOOP(DST(float)[i] = vload_half(i, SRC(half))) break;
     case T_F16 * 8 + T_F16: CAST_LOOP(DST(ushort)[i] = SRC(ushort)[i]) break;
-    case T_F16 * 8 + T_BF16: CAST_LOOP(DST(ushort)[i] = f32_to_bf16(vload_half(i, SRC(half)))) break;
+    case T_F16 * 8 + T_BF16: CAST_LOOP(DST(ushort)[i] = vncl_float_to_bf16(vload_half(i, SRC(half)))) break;
     case T_F16 * 8 + T_I32: CAST_LOOP(DST(int)[i] = convert_int_sat_rtz(vload_half(i, SRC(half)))) break;
     /* from bf16 (exact in f32) */
-    case T_BF16 * 8 + T_F32: CAST_LOOP(DST(float)[i] = bf16_to_f32(SRC(ushort)[i])) break;
-    case T_BF16 * 8 + T_F16: CAST_LOOP(vstore_half_rte(bf16_to_f32(SRC(ushort)[i]), i, DST(half))) break;
+    case T_BF16 * 8 + T_F32: CAST_LOOP(DST(float)[i] = vncl_bf16_to_float(SRC(ushort)[i])) break;
+    case T_BF16 * 8 + T_F16: CAST_LOOP(vstore_half_rte(vncl_bf16_to_float(SRC(ushort)[i]), i, DST(half))) break;
     case T_BF16 * 8 + T_BF16: CAST_LOOP(DST(ushort)[i] = SRC(ushort)[i]) break;
-    case T_BF16 * 8 + T_I32: CAST_LOOP(DST(int)[i] = convert_int_sat_rtz(bf16_to_f32(SRC(ushort)[i]))) break;
+    case T_BF16 * 8 + T_I32: CAST_LOOP(DST(int)[i] = convert_int_sat_rtz(vncl_bf16_to_float(SRC(ushort)[i]))) break;
     /* from i32 */
     case T_I32 * 8 + T_F32: CAST_LOOP(DST(float)[i] = convert_float_rte(SRC(int)[i])) break;
     case T_I32 * 8 + T_F16: CAST_LOOP(vstore_half_rte(convert_float_rte(SRC(int)[i]), i, DST(half))) break;
@@ -157,7 +144,7 @@ cast_contig(const IDX n, const int stype, __global const uchar *src,
 #if HAS_FP64
     case T_F32 * 8 + T_F64: CAST_LOOP(DST(double)[i] = (double)SRC(float)[i]) break;
     case T_F16 * 8 + T_F64: CAST_LOOP(DST(double)[i] = (double)vload_half(i, SRC(half))) break;
-    case T_BF16 * 8 + T_F64: CAST_LOOP(DST(double)[i] = (double)bf16_to_f32(SRC(ushort)[i])) break;
+    case T_BF16 * 8 + T_F64: CAST_LOOP(DST(double)[i] = (double)vncl_bf16_to_float(SRC(ushort)[i])) break;
     case T_I32 * 8 + T_F64: CAST_LOOP(DST(double)[i] = (double)SRC(int)[i]) break;
     case T_F64 * 8 + T_F32: CAST_LOOP(DST(float)[i] = convert_float_rte(SRC(double)[i])) break;
     case T_F64 * 8 + T_F64: CAST_LOOP(DST(double)[i] = SRC(double)[i]) break;

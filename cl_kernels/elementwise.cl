@@ -68,13 +68,6 @@
 #define IDX_BITS 32
 #endif
 
-/* NaN and finiteness by comparison: x != x only for NaN, x - x == 0 only
- * for finite x. (PoCL's isnan/isfinite are calls that cost several times
- * a Kahan step; these compile to one compare, and stay exact without
- * -cl-fast-relaxed-math.) */
-#define IS_NAN(x) ((x) != (x))
-#define IS_FINITE(x) ((x) - (x) == 0)
-
 #if IDX_BITS == 64
 typedef ulong IDX;
 typedef ulong8 IDX8;
@@ -93,70 +86,30 @@ typedef uint8 IDX8;
 #define STEP WG
 #endif
 
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-#define CAT3_(a, b, c) a##b##c
-#define CAT3(a, b, c) CAT3_(a, b, c)
-
 #if VW == 1
 #define VSUF
 #else
 #define VSUF VW
 #endif
 
-/* REAL: the compute type; STORE: what the buffers hold. */
+/* REAL: the compute type; STORE: what the buffers hold (vncl_prelude.cl). */
 #if DTYPE == 1
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#define REAL double
-#define STORE double
-#elif DTYPE == 2
-#define REAL float
-#define STORE half
-#elif DTYPE == 3
-#define REAL float
-#define STORE ushort
-#else
-#define REAL float
-#define STORE float
 #endif
+#define REAL VNCL_REAL(DTYPE)
+#define STORE VNCL_STORAGE(DTYPE)
 typedef REAL real;
 typedef CAT(REAL, VSUF) realv;
 
-#if DTYPE == 3
-/* bf16 is the top half of an f32: widening is a shift; narrowing rounds to
- * nearest even, keeps NaN a (quiet) NaN and overflows to inf. */
-#define BF16_LOAD(N, u) CAT(as_float, N)(CAT(convert_uint, N)(u) << 16)
-#define BF16_ROUND(N, f)                                                   \
-  CAT(convert_ushort, N)(IS_NAN(f) ? ((CAT(as_uint, N)(f) >> 16) | 0x40u)   \
-                                  : ((CAT(as_uint, N)(f) + 0x7fffu +        \
-                                      ((CAT(as_uint, N)(f) >> 16) & 1u)) >> \
-                                     16))
-#endif
-
 /* LD/ST: element i. LDV/STV: vector v (elements v*VW .. v*VW+VW-1). */
-#if DTYPE == 2
-#define LD(p, i) vload_half((i), (p))
-#define ST(p, i, x) vstore_half_rte((x), (i), (p))
-#elif DTYPE == 3
-#define LD(p, i) BF16_LOAD(, (p)[i])
-#define ST(p, i, x) ((p)[i] = BF16_ROUND(, (x)))
-#else
-#define LD(p, i) ((p)[i])
-#define ST(p, i, x) ((p)[i] = (x))
-#endif
-
+#define LD(p, i) VNCL_LOAD(DTYPE, p, i)
+#define ST(p, i, x) VNCL_STORE(DTYPE, p, i, x)
 #if VW == 1
 #define LDV(p, v) LD(p, v)
 #define STV(p, v, x) ST(p, v, x)
-#elif DTYPE == 2
-#define LDV(p, v) CAT(vload_half, VW)((v), (p))
-#define STV(p, v, x) CAT3(vstore_half, VW, _rte)((x), (v), (p))
-#elif DTYPE == 3
-#define LDV(p, v) BF16_LOAD(VW, CAT(vload, VW)((v), (p)))
-#define STV(p, v, x) CAT(vstore, VW)(BF16_ROUND(VW, (x)), (v), (p))
 #else
-#define LDV(p, v) CAT(vload, VW)((v), (p))
-#define STV(p, v, x) CAT(vstore, VW)((x), (v), (p))
+#define LDV(p, v) VNCL_VLOAD(DTYPE, VW, v, p)
+#define STV(p, v, x) VNCL_VSTORE(DTYPE, VW, p, v, x)
 #endif
 
 /* STV_OUT: the vector store of the contiguous kernels, whose output is
@@ -165,7 +118,7 @@ typedef CAT(REAL, VSUF) realv;
 #if __has_builtin(__builtin_nontemporal_store)
 #if DTYPE == 3
 #define STV_OUT(p, v, x)                                             \
-  __builtin_nontemporal_store(BF16_ROUND(VW, (x)),                   \
+  __builtin_nontemporal_store(CAT3(vncl_float, VW, _to_bf16)(x),     \
                               (__global CAT(ushort, VW) *)(p) + (v))
 #else
 #define STV_OUT(p, v, x) \

@@ -1,16 +1,17 @@
 /*
- * fft_bluestein.cl: the chirp-z (Bluestein) steps of a DFT of any length n,
- * for the lengths clFFT cannot do. With w[j] = exp(-i pi j^2 / n):
+ * fft_bluestein.cl: DFTs as convolutions, for lengths with a prime factor
+ * above 13: the chirp-z (Bluestein) steps for any length n, and Rader's
+ * steps for primes (below). Bluestein, with w[j] = exp(-i pi j^2 / n):
  *
  *   X[k] = w[k] * sum_j (x[j] w[j]) conj(w[k-j])
  *
- * a circular convolution of length m (a power of two >= 2n-1) that clFFT
- * does between fft_bs_pre and fft_bs_post:
+ * a circular convolution of length m (2^a 3^b 5^c >= 2n-1) that the
+ * Stockham kernels or clFFT do between fft_bs_pre and fft_bs_post:
  *
  *   fft_bs_pre:   s[l][j] = x[l][j] * w[j] for j < n, 0 for n <= j < m
- *   (clFFT forward, length m, batched over the lines, in place on s)
+ *   (forward FFT, length m, batched over the lines, in place on s)
  *   fft_bs_mul:   s[l][j] *= F[j]      F = FFT_m of the filter conj(w[|j|])
- *   (clFFT inverse, scaled by 1/m)
+ *   (inverse FFT; its 1/m in `scale` below or in the FFT)
  *   fft_bs_post:  y[l][k] = scale * s[l][k] * w[k] for k < n
  *
  * The inverse DFT is conj(forward(conj x)): `conj_in` / `conj_out`.
@@ -71,6 +72,71 @@ __kernel void fft_bs_post(const ulong n, const ulong m, const ulong inner,
                           __global real2 *y) {
   const ulong k = get_global_id(0), l = get_global_id(1);
   real2 v = cmul(s[l * m + k], chirp[k]);
+  if (conj_out) v.y = -v.y;
+  y[line_at(l, k, n, inner)] = v * scale;
+}
+
+/*
+ * Rader's algorithm for a prime length p whose p - 1 = m the Stockham
+ * kernels do: with g a generator modulo p, a[q] = x[g^q] and
+ * b[q] = exp(-2 pi i g^-q / p) (q < m),
+ *
+ *   X[0]      = x[0] + sum_q a[q]           (A[0], the DC of FFT_m(a))
+ *   X[g^-q]   = x[0] + (a (*) b)[q]         (a cyclic convolution of m)
+ *
+ *   fft_rd_pre:   s[l][q] = x[l][perm[q]] (perm[q] = g^q); dc[l] = (x0, -)
+ *   (forward FFT, length m, in place on s)
+ *   fft_rd_mul:   dc[l].A0 = s[l][0]; s[l][q] *= B[q]   (B = FFT_m(b))
+ *   (inverse FFT, scaled by 1/m)
+ *   fft_rd_post:  y[l][perm[m + q]] = scale (x0 + s[l][q]) (g^-q),
+ *                 y[l][0] = scale (x0 + A0)
+ *
+ * x[0] and A[0] of line l live in dc[2l] and dc[2l+1], after the lines in
+ * the same scratch (dc = s + dco), so that x may be y (in place): fft_rd_pre
+ * reads all of x before fft_rd_post writes any of y. Lines are addressed as
+ * in the Bluestein kernels above.
+ *
+ * NDRange: (m, lines) for pre and mul, (m + 1, lines) for post.
+ */
+
+__kernel void fft_rd_pre(const ulong n, const ulong m, const ulong inner,
+                         const int conj_in, __global const real2 *x,
+                         __global const uint *perm, __global real2 *s,
+                         const ulong dco) {
+  const ulong q = get_global_id(0), l = get_global_id(1);
+  real2 a = x[line_at(l, perm[q], n, inner)];
+  if (conj_in) a.y = -a.y;
+  s[l * m + q] = a;
+  if (q == 0) {
+    real2 a0 = x[line_at(l, 0, n, inner)];
+    if (conj_in) a0.y = -a0.y;
+    s[dco + 2 * l] = a0;
+  }
+}
+
+__kernel void fft_rd_mul(const ulong m, __global real2 *s,
+                         __global const real2 *filter_ft, const ulong dco) {
+  const ulong q = get_global_id(0), l = get_global_id(1);
+  const real2 v = s[l * m + q];
+  if (q == 0) s[dco + 2 * l + 1] = v;
+  s[l * m + q] = cmul(v, filter_ft[q]);
+}
+
+__kernel void fft_rd_post(const ulong n, const ulong m, const ulong inner,
+                          const int conj_out, const real scale,
+                          __global const real2 *s, __global const uint *perm,
+                          const ulong dco, __global real2 *y) {
+  const ulong q = get_global_id(0), l = get_global_id(1);
+  const real2 x0 = s[dco + 2 * l];
+  real2 v;
+  ulong k;
+  if (q < m) {
+    v = x0 + s[l * m + q];
+    k = perm[m + q];
+  } else {
+    v = x0 + s[dco + 2 * l + 1];
+    k = 0;
+  }
   if (conj_out) v.y = -v.y;
   y[line_at(l, k, n, inner)] = v * scale;
 }

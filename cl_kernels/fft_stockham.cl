@@ -1,12 +1,13 @@
 /*
- * fft_stockham.cl: complex DFTs of length n = 2^a 3^b 5^c along many
- * lines at once, shaped for CPU devices: one work-item transforms VW lines
- * together, with the VW lines in the lanes of a vector (SIMD across lines),
- * so every butterfly is plain vector arithmetic with no shuffles, no local
- * memory and no barriers (PoCL runs those poorly, see docs/fft.md).
+ * fft_stockham.cl: complex DFTs of length n = 2^a 3^b 5^c 7^d 11^e 13^f
+ * along many lines at once, shaped for CPU devices: one work-item
+ * transforms VW lines together, with the VW lines in the lanes of a vector
+ * (SIMD across lines), so every butterfly is plain vector arithmetic with
+ * no shuffles, no local memory and no barriers (PoCL runs those poorly, see
+ * docs/fft.md).
  *
  *   gather    the work-item's VW lines -> its scratch, as [n][re|im][VW]
- *   passes    Stockham autosort passes of radix 4, 2, 3 and 5,
+ *   passes    Stockham autosort passes of radix 8, 4, 2, 3, 5, 7, 11, 13,
  *             ping-ponging between the two halves of the scratch
  *   scatter   scratch -> y, times `scale`, times an optional twiddle
  *
@@ -36,6 +37,11 @@
 /* Lines per work-item: the vector width (2, 4, 8 or 16). */
 #ifndef VW
 #define VW 8
+#endif
+/* 1: radix-8 passes for the factors 8 of n (then 4, 2, ...); 0: radix 4
+ * and 2 only. */
+#ifndef RADIX8
+#define RADIX8 1
 #endif
 /* Four-step twiddles: read from the tables every TW_EVERY outputs, by
  * recurrence in between. */
@@ -274,6 +280,141 @@ inline void radix5(__global const real *in, __global real *out, uint j,
   STOREC(o, 4 * st, t1r - u1i, t1i + u1r);
 }
 
+/* Radix 8 as two 4-point DFTs (even and odd inputs) and a radix-2 step
+ * with w8^t = exp(-s 2 pi i t/8): 3 passes of 8 where there were 4.5 of 4,
+ * so fewer trips through the scratch for powers of two. */
+#define DFT4(r0, i0, r1, i1, r2, i2, r3, i3)                    \
+  do {                                                          \
+    const vec a0r = r0 + r2, a0i = i0 + i2;                     \
+    const vec a1r = r0 - r2, a1i = i0 - i2;                     \
+    const vec a2r = r1 + r3, a2i = i1 + i3;                     \
+    const vec a3r = r1 - r3, a3i = i1 - i3;                     \
+    r0 = a0r + a2r;                                             \
+    i0 = a0i + a2i;                                             \
+    r2 = a0r - a2r;                                             \
+    i2 = a0i - a2i;                                             \
+    r1 = a1r + s * a3i;                                         \
+    i1 = a1i - s * a3r;                                         \
+    r3 = a1r - s * a3i;                                         \
+    i3 = a1i + s * a3r;                                         \
+  } while (0)
+
+inline void radix8(__global const real *in, __global real *out, uint j,
+                   uint k, uint d, uint q, uint ns, uint twstep, real s,
+                   __global const real2 *tw) {
+  const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
+  __global const real *p = in + (size_t)j * 2 * VW;
+  vec r0, i0, r1, i1, r2, i2, r3, i3, r4, i4, r5, i5, r6, i6, r7, i7;
+  LOADC(p, 0, r0, i0);
+  LOADC(p, qs, r1, i1);
+  LOADC(p, 2 * qs, r2, i2);
+  LOADC(p, 3 * qs, r3, i3);
+  LOADC(p, 4 * qs, r4, i4);
+  LOADC(p, 5 * qs, r5, i5);
+  LOADC(p, 6 * qs, r6, i6);
+  LOADC(p, 7 * qs, r7, i7);
+  if (k) {
+    TWIDDLE(r1, i1, k * twstep);
+    TWIDDLE(r2, i2, 2 * k * twstep);
+    TWIDDLE(r3, i3, 3 * k * twstep);
+    TWIDDLE(r4, i4, 4 * k * twstep);
+    TWIDDLE(r5, i5, 5 * k * twstep);
+    TWIDDLE(r6, i6, 6 * k * twstep);
+    TWIDDLE(r7, i7, 7 * k * twstep);
+  }
+  DFT4(r0, i0, r2, i2, r4, i4, r6, i6); /* E_t in (r0,r2,r4,r6)[t] */
+  DFT4(r1, i1, r3, i3, r5, i5, r7, i7); /* O_t in (r1,r3,r5,r7)[t] */
+  const real c = (real)0.70710678118654752440; /* sqrt(1/2) */
+  /* O_t times w8^t: t = 1, 2, 3 */
+  const vec o1r = c * (r3 + s * i3), o1i = c * (i3 - s * r3);
+  const vec o2r = s * i5, o2i = -s * r5;
+  const vec o3r = c * (s * i7 - r7), o3i = -c * (i7 + s * r7);
+  __global real *o = out + (size_t)d * 2 * VW;
+  STOREC(o, 0, r0 + r1, i0 + i1);
+  STOREC(o, st, r2 + o1r, i2 + o1i);
+  STOREC(o, 2 * st, r4 + o2r, i4 + o2i);
+  STOREC(o, 3 * st, r6 + o3r, i6 + o3i);
+  STOREC(o, 4 * st, r0 - r1, i0 - i1);
+  STOREC(o, 5 * st, r2 - o1r, i2 - o1i);
+  STOREC(o, 6 * st, r4 - o2r, i4 - o2i);
+  STOREC(o, 7 * st, r6 - o3r, i6 - o3i);
+}
+
+/* Odd prime radices 7, 11 and 13, one generic body: with the pairs
+ * b_m = x_m + x_{R-m} and d_m = x_m - x_{R-m} (m = 1 .. H, H = (R-1)/2),
+ *   X_k     = T_k - i U_k,   X_{R-k} = T_k + i U_k   (k = 1 .. H),
+ *   T_k = x_0 + sum_m cos(2 pi mk/R) b_m,  U_k = s sum_m sin(2 pi mk/R) d_m,
+ * so H^2 real multiply-adds per output pair instead of R^2. The constants
+ * are cos and sin of 2 pi t/R, t = 1 .. H, correctly rounded to double
+ * (from 40-digit arithmetic); mk mod R > H uses the symmetry
+ * cos(2 pi (R-t)/R) = cos(2 pi t/R), sin(2 pi (R-t)/R) = -sin(2 pi t/R).
+ * R is a constant in every copy, so the loops unroll and the array indices
+ * are constants: the values stay in registers. */
+#define ODD_RADIX(NAME, R, H, COS, SIN)                                      \
+  inline void NAME(__global const real *in, __global real *out, uint j,      \
+                   uint k, uint d, uint q, uint ns, uint twstep, real s,     \
+                   __global const real2 *tw) {                               \
+    const real cs[H] = COS, sn[H] = SIN;                                     \
+    const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;          \
+    __global const real *p = in + (size_t)j * 2 * VW;                        \
+    vec xr[R], xi[R];                                                        \
+    _Pragma("unroll") for (int r = 0; r < R; r++)                            \
+        LOADC(p, r * qs, xr[r], xi[r]);                                      \
+    if (k) {                                                                 \
+      _Pragma("unroll") for (int r = 1; r < R; r++)                          \
+          TWIDDLE(xr[r], xi[r], r * k * twstep);                             \
+    }                                                                        \
+    vec br[H], bi[H], dr[H], di[H];                                          \
+    vec sr = xr[0], si = xi[0];                                              \
+    _Pragma("unroll") for (int m = 0; m < H; m++) {                          \
+      br[m] = xr[m + 1] + xr[R - 1 - m];                                     \
+      bi[m] = xi[m + 1] + xi[R - 1 - m];                                     \
+      dr[m] = xr[m + 1] - xr[R - 1 - m];                                     \
+      di[m] = xi[m + 1] - xi[R - 1 - m];                                     \
+      sr += br[m];                                                           \
+      si += bi[m];                                                           \
+    }                                                                        \
+    __global real *o = out + (size_t)d * 2 * VW;                             \
+    STOREC(o, 0, sr, si);                                                    \
+    _Pragma("unroll") for (int kk = 1; kk <= H; kk++) {                      \
+      vec tr = xr[0], ti = xi[0], ur = 0, ui = 0;                            \
+      _Pragma("unroll") for (int m = 1; m <= H; m++) {                       \
+        const int t = (m * kk) % R;                                          \
+        const real c = t <= H ? cs[t - 1] : cs[R - t - 1];                   \
+        const real w = t <= H ? sn[t - 1] : -sn[R - t - 1];                  \
+        tr += c * br[m - 1];                                                 \
+        ti += c * bi[m - 1];                                                 \
+        ur += w * dr[m - 1];                                                 \
+        ui += w * di[m - 1];                                                 \
+      }                                                                      \
+      ur *= s;                                                               \
+      ui *= s;                                                               \
+      STOREC(o, kk * st, tr + ui, ti - ur);                                  \
+      STOREC(o, (R - kk) * st, tr - ui, ti + ur);                            \
+    }                                                                        \
+  }
+
+#define R_(x) (real)(x)
+#define COS7 {R_(0.623489801858733530525), R_(-0.2225209339563144042889), \
+              R_(-0.9009688679024191262361)}
+#define SIN7 {R_(0.7818314824680298087084), R_(0.9749279121818236070181), \
+              R_(0.4338837391175581204758)}
+#define COS11 {R_(0.8412535328311811688618), R_(0.4154150130018864255293), \
+               R_(-0.1423148382732851404438), R_(-0.6548607339452850640569), \
+               R_(-0.9594929736144973898904)}
+#define SIN11 {R_(0.5406408174555975821076), R_(0.9096319953545183714117), \
+               R_(0.9898214418809327323761), R_(0.7557495743542582837740), \
+               R_(0.2817325568414296977114)}
+#define COS13 {R_(0.8854560256532098959004), R_(0.5680647467311558025118), \
+               R_(0.1205366802553230533491), R_(-0.3546048870425356259696), \
+               R_(-0.7485107481711010986346), R_(-0.9709418174260520271570)}
+#define SIN13 {R_(0.4647231720437685456560), R_(0.8229838658936563945796), \
+               R_(0.9927088740980539928008), R_(0.9350162426854148234398), \
+               R_(0.6631226582407952023768), R_(0.2393156642875577671488)}
+ODD_RADIX(radix7, 7, 3, COS7, SIN7)
+ODD_RADIX(radix11, 11, 5, COS11, SIN11)
+ODD_RADIX(radix13, 13, 6, COS13, SIN13)
+
 /* One pass of radix R over the work-item's lines. */
 #define PASS(R, fn)                                                   \
   do {                                                                \
@@ -303,17 +444,25 @@ __kernel void fft_stockham(
   for (ulong g = get_global_id(0); g < groups; g += get_global_size(0)) {
     ulong xb[VW], yb[VW], mm[VW];
     int lanes = 0;
+    /* (o, m, i) of the group's first line by division, of the next ones by
+     * counting (short lines in large batches spend little else). */
+    ulong i = g * VW % inner, t = g * VW / inner;
+    ulong m = t % mid, o = t / mid;
     for (int l = 0; l < VW; l++) {
-      const ulong line = g * VW + l;
-      if (line < lines) {
-        const ulong i = line % inner, t = line / inner;
-        const ulong m = t % mid, o = t / mid;
+      if (g * VW + l < lines) {
         xb[l] = o * xo + m * xm + i * xi;
         yb[l] = o * yo + m * ym + i * yi;
         mm[l] = m;
         lanes = l + 1;
       } else {
         xb[l] = yb[l] = mm[l] = 0;
+      }
+      if (++i == inner) {
+        i = 0;
+        if (++m == mid) {
+          m = 0;
+          o++;
+        }
       }
     }
     /* Whether the group's lines sit side by side in x and in y. */
@@ -369,10 +518,16 @@ __kernel void fft_stockham(
     }
     __global real *in = a, *out = b;
     uint ns = 1, rest = n;
+#if RADIX8
+    while (rest % 8 == 0) PASS(8, radix8);
+#endif
     while (rest % 4 == 0) PASS(4, radix4);
     while (rest % 2 == 0) PASS(2, radix2);
     while (rest % 3 == 0) PASS(3, radix3);
     while (rest % 5 == 0) PASS(5, radix5);
+    while (rest % 7 == 0) PASS(7, radix7);
+    while (rest % 11 == 0) PASS(11, radix11);
+    while (rest % 13 == 0) PASS(13, radix13);
     /* Scatter, scaled, with the four-step twiddle when asked. The twiddle
      * of lane l at output k is w^(m_l k), w = exp(sign 2 pi i / twn): from
      * the tables every TW_EVERY outputs, by the recurrence

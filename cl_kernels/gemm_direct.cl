@@ -68,26 +68,31 @@
 #error "gemm_direct: WGD_M % LDM, WGD_N % LDN and (WGD_N/LDN) % VWD must be 0"
 #endif
 
-/* ---- storage types (the same block opens every gemm*.cl) ---------------- */
+/* ---- storage types (the dtype block of vncl_prelude.cl) ----------------- */
 #ifndef DTYPE_AB
 #define DTYPE_AB 0        /* storage of A and B: 0 f32, 1 f64, 2 f16, 3 bf16 */
 #endif
 #ifndef DTYPE_C
 #define DTYPE_C DTYPE_AB  /* storage of C, same codes */
 #endif
+#if DTYPE_AB < 0 || DTYPE_AB > 3
+#error "DTYPE_AB must be 0, 1, 2 or 3"
+#endif
+#if DTYPE_C < 0 || DTYPE_C > 3
+#error "DTYPE_C must be 0, 1, 2 or 3"
+#endif
 
 #if DTYPE_AB == 1 || DTYPE_C == 1
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
-#if DTYPE_AB == 1
-#define ACC double        /* accumulation type */
-#else
-#define ACC float
-#endif
+#define ACC VNCL_REAL(DTYPE_AB) /* accumulation type */
+#define AB_T VNCL_STORAGE(DTYPE_AB)
+#define LOAD_AB(p, i) ((ACC)VNCL_LOAD(DTYPE_AB, p, i))
+#define C_T VNCL_STORAGE(DTYPE_C)
+#define LOAD_C(p, i) ((ACC)VNCL_LOAD(DTYPE_C, p, i))
+#define STORE_C(p, i, v) VNCL_STORE(DTYPE_C, p, i, v)
 
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
 #if VWD == 1
 #define VSUF
 #else
@@ -95,108 +100,28 @@
 #endif
 #define VT CAT(ACC, VSUF)         /* accumulator vector type */
 
-/* LOAD_AB: one element as ACC; VLOAD_AB: VWD consecutive elements as VT. */
-#if DTYPE_AB == 0
-#define AB_T float
-#define LOAD_AB(p, i) ((ACC)(p)[i])
-#define VLOAD_AB(p) CAT(vload, VWD)(0, (p))
-#elif DTYPE_AB == 1
-#define AB_T double
-#define LOAD_AB(p, i) ((p)[i])
-#define VLOAD_AB(p) CAT(vload, VWD)(0, (p))
-#elif DTYPE_AB == 2
-#define AB_T half
-#define LOAD_AB(p, i) ((ACC)vload_half((i), (p)))
-#define VLOAD_AB(p) CAT(vload_half, VSUF)(0, (p))
-#elif DTYPE_AB == 3
-#define AB_T ushort
-#define LOAD_AB(p, i) ((ACC)as_float((uint)(p)[i] << 16))
-#define VLOAD_AB(p) CAT(as_float, VSUF)(CAT(convert_uint, VSUF)(CAT(vload, VWD)(0, (p))) << 16)
-#else
-#error "DTYPE_AB must be 0, 1, 2 or 3"
-#endif
+/* VLOAD_AB: VWD consecutive elements as VT; VLOAD_C / VSTORE_C the same for
+ * C and back. */
 #if VWD == 1
-#undef VLOAD_AB
 #define VLOAD_AB(p) LOAD_AB((p), 0)
 #define VSTORE_ACC(v, p) (*(p) = (v))
 #define VLOAD_ACC(p) (*(p))
+#define VLOAD_C(p) LOAD_C((p), 0)
+#define VSTORE_C(v, p) STORE_C((p), 0, (v))
 #else
+#define VLOAD_AB(p) VNCL_VLOAD(DTYPE_AB, VWD, 0, p)
 #define VSTORE_ACC(v, p) CAT(vstore, VWD)((v), 0, (p))
 #define VLOAD_ACC(p) CAT(vload, VWD)(0, (p))
+#define VLOAD_C(p) CAT(convert_, VT)(VNCL_VLOAD(DTYPE_C, VWD, 0, p))
+#define VSTORE_C(v, p) VNCL_VSTORE(DTYPE_C, VWD, p, 0, v)
 #endif
 
 /* KWGD consecutive elements of a row of A as ACC values (A_ROWVEC). */
 #if !DIRECT_LOCAL && (KWGD == 2 || KWGD == 4 || KWGD == 8 || KWGD == 16)
 #define A_ROWVEC 1
-#if DTYPE_AB == 0 || DTYPE_AB == 1
-#define VLOAD_A_K(p) CAT(vload, KWGD)(0, (p))
-#elif DTYPE_AB == 2
-#define VLOAD_A_K(p) CAT(vload_half, KWGD)(0, (p))
-#else
-#define VLOAD_A_K(p) CAT(as_float, KWGD)(CAT(convert_uint, KWGD)(CAT(vload, KWGD)(0, (p))) << 16)
-#endif
+#define VLOAD_A_K(p) VNCL_VLOAD(DTYPE_AB, KWGD, 0, p)
 #else
 #define A_ROWVEC 0
-#endif
-
-/* float -> bf16 bits, round to nearest even; a NaN stays a (quiet) NaN. */
-inline ushort vncl_float_to_bf16(float f)
-{
-    uint u = as_uint(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return (ushort)((u >> 16) | 0x0040u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (ushort)(u >> 16);
-}
-
-#if DTYPE_C == 0
-#define C_T float
-#define LOAD_C(p, i) ((ACC)(p)[i])
-#define STORE_C(p, i, v) ((p)[i] = (float)(v))
-#elif DTYPE_C == 1
-#define C_T double
-#define LOAD_C(p, i) ((ACC)(p)[i])
-#define STORE_C(p, i, v) ((p)[i] = (double)(v))
-#elif DTYPE_C == 2
-#define C_T half
-#define LOAD_C(p, i) ((ACC)vload_half((i), (p)))
-#define STORE_C(p, i, v) vstore_half_rte((float)(v), (i), (p))
-#elif DTYPE_C == 3
-#define C_T ushort
-#define LOAD_C(p, i) ((ACC)as_float((uint)(p)[i] << 16))
-#define STORE_C(p, i, v) ((p)[i] = vncl_float_to_bf16((float)(v)))
-#else
-#error "DTYPE_C must be 0, 1, 2 or 3"
-#endif
-
-/* VWD consecutive elements of C as VT (VLOAD_C) and back (VSTORE_C). */
-#if DTYPE_C == 0
-#define VLOAD_C(p) CAT(convert_, VT)(CAT(vload, VWD)(0, (p)))
-#define VSTORE_C(v, p) CAT(vstore, VWD)(CAT(convert_float, VSUF)(v), 0, (p))
-#elif DTYPE_C == 1
-#define VLOAD_C(p) CAT(convert_, VT)(CAT(vload, VWD)(0, (p)))
-#define VSTORE_C(v, p) CAT(vstore, VWD)(CAT(convert_double, VSUF)(v), 0, (p))
-#elif DTYPE_C == 2
-#define VLOAD_C(p) CAT(convert_, VT)(CAT(vload_half, VSUF)(0, (p)))
-#define VSTORE_C(v, p) CAT(CAT(vstore_half, VSUF), _rte)(CAT(convert_float, VSUF)(v), 0, (p))
-#else
-#define VLOAD_C(p) CAT(convert_, VT)(CAT(as_float, VSUF)(CAT(convert_uint, VSUF)(CAT(vload, VWD)(0, (p))) << 16))
-#define VSTORE_C(v, p) CAT(vstore, VWD)(vncl_bf16v(CAT(convert_float, VSUF)(v)), 0, (p))
-/* VWD floats -> bf16 bits, round to nearest even, NaN kept. */
-inline CAT(ushort, VSUF) vncl_bf16v(CAT(float, VSUF) f)
-{
-    CAT(uint, VSUF) u = CAT(as_uint, VSUF)(f);
-    CAT(uint, VSUF) r = (u + (CAT(uint, VSUF))0x7fffu + ((u >> 16) & (CAT(uint, VSUF))1u)) >> 16;
-    CAT(uint, VSUF) q = (u >> 16) | (CAT(uint, VSUF))0x0040u;
-    r = ((u & (CAT(uint, VSUF))0x7fffffffu) > (CAT(uint, VSUF))0x7f800000u) ? q : r;
-    return CAT(convert_ushort, VSUF)(r);
-}
-#endif
-#if VWD == 1
-#undef VLOAD_C
-#undef VSTORE_C
-#define VLOAD_C(p) LOAD_C((p), 0)
-#define VSTORE_C(v, p) STORE_C((p), 0, (v))
 #endif
 /* ------------------------------------------------------------------------- */
 

@@ -38,47 +38,25 @@
  * storage type serves every GEMM parameter set.
  */
 
-/* ---- storage types (the same block opens every gemm*.cl) ---------------- */
+/* ---- storage types (the dtype block of vncl_prelude.cl) ----------------- */
 #ifndef DTYPE_AB
 #define DTYPE_AB 0        /* storage of the source: 0 f32, 1 f64, 2 f16, 3 bf16 */
+#endif
+#if DTYPE_AB < 0 || DTYPE_AB > 3
+#error "DTYPE_AB must be 0, 1, 2 or 3"
 #endif
 
 #if DTYPE_AB == 1
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#define ACC double        /* accumulation type = type of the packed scratch */
-#else
-#define ACC float
 #endif
-
-#if DTYPE_AB == 0
-#define AB_T float
-#define LOAD_AB(p, i) ((ACC)(p)[i])
-#elif DTYPE_AB == 1
-#define AB_T double
-#define LOAD_AB(p, i) ((p)[i])
-#elif DTYPE_AB == 2
-#define AB_T half
-#define LOAD_AB(p, i) ((ACC)vload_half((i), (p)))
-#elif DTYPE_AB == 3
-#define AB_T ushort
-#define LOAD_AB(p, i) ((ACC)as_float((uint)(p)[i] << 16))
-#else
-#error "DTYPE_AB must be 0, 1, 2 or 3"
-#endif
-
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
+#define ACC VNCL_REAL(DTYPE_AB) /* accumulation type = type of the packed scratch */
+#define AB_T VNCL_STORAGE(DTYPE_AB)
+#define LOAD_AB(p, i) ((ACC)VNCL_LOAD(DTYPE_AB, p, i))
 
 /* gemm_pack: depths per work-item (fixed: the host sizes its launch by it),
  * and PACK_K consecutive source elements as a vector of ACC. */
 #define PACK_K 16
-#if DTYPE_AB == 0 || DTYPE_AB == 1
-#define VLOAD_K(p) CAT(convert_, CAT(ACC, 16))(vload16(0, (p)))
-#elif DTYPE_AB == 2
-#define VLOAD_K(p) vload_half16(0, (p))
-#else
-#define VLOAD_K(p) as_float16(convert_uint16(vload16(0, (p))) << 16)
-#endif
+#define VLOAD_K(p) VNCL_VLOAD(DTYPE_AB, 16, 0, p)
 /* ------------------------------------------------------------------------- */
 
 __kernel void gemm_pack_elem(const uint rows, const uint depth,

@@ -76,111 +76,50 @@
 #error "gemm_packed_cpu: NR % VW, MB % MR, NB % NR and KC % KU must be 0"
 #endif
 
-/* ---- storage types (the same block opens every gemm*.cl) ---------------- */
+/* ---- storage types (the dtype block of vncl_prelude.cl) ----------------- */
 #ifndef DTYPE_AB
 #define DTYPE_AB 0        /* storage of A and B: 0 f32, 1 f64, 2 f16, 3 bf16 */
 #endif
 #ifndef DTYPE_C
 #define DTYPE_C DTYPE_AB  /* storage of C, same codes */
 #endif
+#if DTYPE_AB < 0 || DTYPE_AB > 3
+#error "DTYPE_AB must be 0, 1, 2 or 3"
+#endif
+#if DTYPE_C < 0 || DTYPE_C > 3
+#error "DTYPE_C must be 0, 1, 2 or 3"
+#endif
 
 #if DTYPE_AB == 1 || DTYPE_C == 1
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
-#if DTYPE_AB == 1
-#define ACC double        /* accumulation type = type of the packed scratch */
-#else
-#define ACC float
-#endif
+#define ACC VNCL_REAL(DTYPE_AB) /* accumulation type = type of the packed scratch */
+#define AB_T VNCL_STORAGE(DTYPE_AB)
+#define LOAD_AB(p, i) ((ACC)VNCL_LOAD(DTYPE_AB, p, i))
+#define C_T VNCL_STORAGE(DTYPE_C)
+#define LOAD_C(p, i) ((ACC)VNCL_LOAD(DTYPE_C, p, i))
+#define STORE_C(p, i, v) VNCL_STORE(DTYPE_C, p, i, v)
 
-#if DTYPE_AB == 0
-#define AB_T float
-#define LOAD_AB(p, i) ((ACC)(p)[i])
-#elif DTYPE_AB == 1
-#define AB_T double
-#define LOAD_AB(p, i) ((p)[i])
-#elif DTYPE_AB == 2
-#define AB_T half
-#define LOAD_AB(p, i) ((ACC)vload_half((i), (p)))
-#elif DTYPE_AB == 3
-#define AB_T ushort
-#define LOAD_AB(p, i) ((ACC)as_float((uint)(p)[i] << 16))
-#else
-#error "DTYPE_AB must be 0, 1, 2 or 3"
-#endif
-
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
 #if VW == 1
 #define VSUF
 #else
 #define VSUF VW
 #endif
 #define VT CAT(ACC, VSUF)                     /* accumulator vector type */
-#define VLOAD(p) CAT(vload, VW)(0, (p))
-#define VSTORE(v, p) CAT(vstore, VW)((v), 0, (p))
+
+/* VW-wide access to the packed scratch (VLOAD/VSTORE) and to C
+ * (VLOAD_C/VSTORE_C). */
 #if VW == 1
-#undef VLOAD
-#undef VSTORE
 #define VLOAD(p) (*(p))
 #define VSTORE(v, p) (*(p) = (v))
-#endif
-
-/* float -> bf16 bits, round to nearest even; a NaN stays a (quiet) NaN. */
-inline ushort vncl_float_to_bf16(float f)
-{
-    uint u = as_uint(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return (ushort)((u >> 16) | 0x0040u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (ushort)(u >> 16);
-}
-
-/* Scalar (LOAD_C/STORE_C) and VW-wide (VLOAD_C/VSTORE_C) access to C. */
-#if DTYPE_C == 0
-#define C_T float
-#define LOAD_C(p, i) ((ACC)(p)[i])
-#define STORE_C(p, i, v) ((p)[i] = (float)(v))
-#define VLOAD_C(p) CAT(convert_, VT)(CAT(vload, VW)(0, (p)))
-#define VSTORE_C(v, p) CAT(vstore, VW)(CAT(convert_float, VSUF)(v), 0, (p))
-#elif DTYPE_C == 1
-#define C_T double
-#define LOAD_C(p, i) ((ACC)(p)[i])
-#define STORE_C(p, i, v) ((p)[i] = (double)(v))
-#define VLOAD_C(p) CAT(convert_, VT)(CAT(vload, VW)(0, (p)))
-#define VSTORE_C(v, p) CAT(vstore, VW)(CAT(convert_double, VSUF)(v), 0, (p))
-#elif DTYPE_C == 2
-#define C_T half
-#define LOAD_C(p, i) ((ACC)vload_half((i), (p)))
-#define STORE_C(p, i, v) vstore_half_rte((float)(v), (i), (p))
-#define VLOAD_C(p) CAT(convert_, VT)(CAT(vload_half, VSUF)(0, (p)))
-#define VSTORE_C(v, p) CAT(CAT(vstore_half, VSUF), _rte)(CAT(convert_float, VSUF)(v), 0, (p))
-#elif DTYPE_C == 3
-#define C_T ushort
-#define LOAD_C(p, i) ((ACC)as_float((uint)(p)[i] << 16))
-#define STORE_C(p, i, v) ((p)[i] = vncl_float_to_bf16((float)(v)))
-#define VLOAD_C(p) CAT(convert_, VT)(CAT(as_float, VSUF)(CAT(convert_uint, VSUF)(CAT(vload, VW)(0, (p))) << 16))
-#define VSTORE_C(v, p) CAT(vstore, VW)(vncl_bf16v(CAT(convert_float, VSUF)(v)), 0, (p))
-#define UV CAT(uint, VSUF)
-#define FV CAT(float, VSUF)
-#define SV CAT(ushort, VSUF)
-inline SV vncl_bf16v(FV f)
-{
-    UV u = CAT(as_uint, VSUF)(f);
-    UV r = (u + (UV)0x7fffu + ((u >> 16) & (UV)1u)) >> 16;
-    UV q = (u >> 16) | (UV)0x0040u;
-    r = ((u & (UV)0x7fffffffu) > (UV)0x7f800000u) ? q : r;
-    return CAT(convert_ushort, VSUF)(r);
-}
-#else
-#error "DTYPE_C must be 0, 1, 2 or 3"
-#endif
-#if VW == 1
-#undef VLOAD_C
-#undef VSTORE_C
 #define VLOAD_C(p) LOAD_C((p), 0)
 #define VSTORE_C(v, p) STORE_C((p), 0, (v))
+#else
+#define VLOAD(p) CAT(vload, VW)(0, (p))
+#define VSTORE(v, p) CAT(vstore, VW)((v), 0, (p))
+#define VLOAD_C(p) CAT(convert_, VT)(VNCL_VLOAD(DTYPE_C, VW, 0, p))
+#define VSTORE_C(v, p) VNCL_VSTORE(DTYPE_C, VW, p, 0, v)
 #endif
 /* ------------------------------------------------------------------------- */
 
@@ -191,13 +130,7 @@ inline SV vncl_bf16v(FV f)
 #if !A_PACKED && (KU == 2 || KU == 4 || KU == 8 || KU == 16)
 #define A_ROWVEC 1
 #define KT CAT(ACC, KU)
-#if DTYPE_AB == 0 || DTYPE_AB == 1
-#define VLOAD_A_KU(p) CAT(vload, KU)(0, (p))
-#elif DTYPE_AB == 2
-#define VLOAD_A_KU(p) CAT(vload_half, KU)(0, (p))
-#else
-#define VLOAD_A_KU(p) CAT(as_float, KU)(CAT(convert_uint, KU)(CAT(vload, KU)(0, (p))) << 16)
-#endif
+#define VLOAD_A_KU(p) VNCL_VLOAD(DTYPE_AB, KU, 0, p)
 
 /* acc += A rows (in place, a_cs == 1) * B sliver over depth [0, kc), KU at
  * a time; returns with p_ at the first depth not done (the caller finishes). */

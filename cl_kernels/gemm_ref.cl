@@ -21,69 +21,30 @@
  * Accumulation is in float, or in double when A and B are f64.
  */
 
-/* ---- storage types (the same block opens every gemm*.cl) ---------------- */
+/* ---- storage types (the dtype block of vncl_prelude.cl) ----------------- */
 #ifndef DTYPE_AB
 #define DTYPE_AB 0        /* storage of A and B: 0 f32, 1 f64, 2 f16, 3 bf16 */
 #endif
 #ifndef DTYPE_C
 #define DTYPE_C DTYPE_AB  /* storage of C, same codes */
 #endif
+#if DTYPE_AB < 0 || DTYPE_AB > 3
+#error "DTYPE_AB must be 0, 1, 2 or 3"
+#endif
+#if DTYPE_C < 0 || DTYPE_C > 3
+#error "DTYPE_C must be 0, 1, 2 or 3"
+#endif
 
 #if DTYPE_AB == 1 || DTYPE_C == 1
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
-#if DTYPE_AB == 1
-#define ACC double        /* accumulation type */
-#else
-#define ACC float
-#endif
-
-#if DTYPE_AB == 0
-#define AB_T float
-#define LOAD_AB(p, i) ((ACC)(p)[i])
-#elif DTYPE_AB == 1
-#define AB_T double
-#define LOAD_AB(p, i) ((p)[i])
-#elif DTYPE_AB == 2
-#define AB_T half
-#define LOAD_AB(p, i) ((ACC)vload_half((i), (p)))
-#elif DTYPE_AB == 3
-#define AB_T ushort
-#define LOAD_AB(p, i) ((ACC)as_float((uint)(p)[i] << 16))
-#else
-#error "DTYPE_AB must be 0, 1, 2 or 3"
-#endif
-
-/* float -> bf16 bits, round to nearest even; a NaN stays a (quiet) NaN. */
-inline ushort vncl_float_to_bf16(float f)
-{
-    uint u = as_uint(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return (ushort)((u >> 16) | 0x0040u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (ushort)(u >> 16);
-}
-
-#if DTYPE_C == 0
-#define C_T float
-#define LOAD_C(p, i) ((ACC)(p)[i])
-#define STORE_C(p, i, v) ((p)[i] = (float)(v))
-#elif DTYPE_C == 1
-#define C_T double
-#define LOAD_C(p, i) ((ACC)(p)[i])
-#define STORE_C(p, i, v) ((p)[i] = (double)(v))
-#elif DTYPE_C == 2
-#define C_T half
-#define LOAD_C(p, i) ((ACC)vload_half((i), (p)))
-#define STORE_C(p, i, v) vstore_half_rte((float)(v), (i), (p))
-#elif DTYPE_C == 3
-#define C_T ushort
-#define LOAD_C(p, i) ((ACC)as_float((uint)(p)[i] << 16))
-#define STORE_C(p, i, v) ((p)[i] = vncl_float_to_bf16((float)(v)))
-#else
-#error "DTYPE_C must be 0, 1, 2 or 3"
-#endif
+#define ACC VNCL_REAL(DTYPE_AB) /* accumulation type */
+#define AB_T VNCL_STORAGE(DTYPE_AB)
+#define LOAD_AB(p, i) ((ACC)VNCL_LOAD(DTYPE_AB, p, i))
+#define C_T VNCL_STORAGE(DTYPE_C)
+#define LOAD_C(p, i) ((ACC)VNCL_LOAD(DTYPE_C, p, i))
+#define STORE_C(p, i, v) VNCL_STORE(DTYPE_C, p, i, v)
 /* ------------------------------------------------------------------------- */
 
 __kernel void gemm_ref(const uint m, const uint n, const uint k,

@@ -39,17 +39,15 @@
 #ifndef BPI
 #define BPI 1
 #endif
+/* 1: the output is aligned to 64 bytes (the host checks), so whole
+ * vectors may be stored non-temporally (f32 with BPI 16). */
+#ifndef NT_OUT
+#define NT_OUT 0
+#endif
 /* Index width: 32 or 64 bits. */
 #ifndef IDX_BITS
 #define IDX_BITS 32
 #endif
-
-/* NaN and finiteness by comparison: x != x only for NaN, x - x == 0 only
- * for finite x. (PoCL's isnan/isfinite are calls that cost several times
- * a Kahan step; these compile to one compare, and stay exact without
- * -cl-fast-relaxed-math.) */
-#define IS_NAN(x) ((x) != (x))
-#define IS_FINITE(x) ((x) - (x) == 0)
 
 #if IDX_BITS == 64
 typedef ulong IDX;
@@ -57,35 +55,41 @@ typedef ulong IDX;
 typedef uint IDX;
 #endif
 
+/* REAL: the compute type; STORE: what the buffers hold (vncl_prelude.cl);
+ * K: values per Philox block. */
 #if DTYPE == 1
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#define REAL double
-#define STORE double
 #define K 2
 #else
-#define REAL float
 #define K 4
-#if DTYPE == 2
-#define STORE half
-#elif DTYPE == 3
-#define STORE ushort
-#else
-#define STORE float
 #endif
-#endif
+#define REAL VNCL_REAL(DTYPE)
+#define STORE VNCL_STORAGE(DTYPE)
 typedef REAL real;
 
-#if DTYPE == 2
-#define ST(p, i, x) vstore_half_rte((x), (i), (p))
-#elif DTYPE == 3
-inline ushort bf16_round(float f) {
-  uint u = as_uint(f);
-  if (IS_NAN(f)) return (ushort)((u >> 16) | 0x40u);
-  return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-#define ST(p, i, x) ((p)[i] = bf16_round(x))
+#define ST(p, i, x) VNCL_STORE(DTYPE, p, i, x)
+
+/* f32 with 16 blocks per work-item stores its 64 outputs as four whole
+ * vectors, interleaved in registers (clang's __builtin_shufflevector),
+ * non-temporally when aligned: the output is written, never read. */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+#define HAVE_SHUFFLE 1
+#endif
+#endif
+#ifndef HAVE_SHUFFLE
+#define HAVE_SHUFFLE 0
+#endif
+#if BPI == 16 && DTYPE == 0 && HAVE_SHUFFLE
+#define FAST_STORE 1
+#endif
+#ifndef FAST_STORE
+#define FAST_STORE 0
+#endif
+#if FAST_STORE && NT_OUT && __has_builtin(__builtin_nontemporal_store)
+#define ST16(x, i, p) __builtin_nontemporal_store((x), (__global float16 *)(p) + (i))
 #else
-#define ST(p, i, x) ((p)[i] = (x))
+#define ST16(x, i, p) vstore16((x), (i), (p))
 #endif
 
 #define PHILOX_M0 0xD2511F53u
@@ -97,8 +101,6 @@ inline ushort bf16_round(float f) {
  * one per vector lane, so that the ten dependent rounds of different blocks
  * run side by side in vector instructions (a block alone is a chain of
  * multiplies). */
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
 #if BPI == 1
 #define BSUF
 #define LANE_IDS ((ulong)0)
@@ -120,8 +122,43 @@ typedef CAT(ulong, BSUF) ulongB;
 typedef CAT(REAL, BSUF) realB;
 #define CVT(T, x) CAT(convert_, CAT(T, BSUF))(x)
 
+#if BPI >= 2
+/* The 32 x 32 -> 64-bit products of all lanes, as the high and low words:
+ * the even lanes are the low halves of 64-bit lanes, the odd lanes the high
+ * halves, so two 64-bit multiplies of half the lanes (vpmuludq on x86)
+ * give every product with no widening of the vectors. Exact integer
+ * arithmetic: the same words as the plain form below. */
+#if BPI == 2
+#define HSUF
+#elif BPI == 4
+#define HSUF 2
+#elif BPI == 8
+#define HSUF 4
+#else
+#define HSUF 8
+#endif
+typedef CAT(ulong, HSUF) ulongH;
+inline void mulhilo(const uintB a, const uint m, uintB *hi, uintB *lo) {
+  const ulongH w = CAT(as_ulong, HSUF)(a);
+  const ulongH pe = (w & 0xffffffffUL) * (ulong)m;
+  const ulongH po = (w >> 32) * (ulong)m;
+#if BPI == 16 && HAVE_SHUFFLE
+  /* Picking the words with two permutes keeps the multiplier port free
+   * (the arithmetic form below compiles to a 64-bit multiply on x86). */
+  const uint16 e = as_uint16(pe), o = as_uint16(po);
+  *hi = __builtin_shufflevector(e, o, 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11,
+                                27, 13, 29, 15, 31);
+  *lo = __builtin_shufflevector(e, o, 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10,
+                                26, 12, 28, 14, 30);
+#else
+  *hi = CAT(as_uint, BSUF)((pe >> 32) | (po & 0xffffffff00000000UL));
+  *lo = CAT(as_uint, BSUF)((pe & 0xffffffffUL) | (po << 32));
+#endif
+}
+#endif
+
 /* Philox4x32 with 10 rounds on every lane. The 32 x 32 -> 64-bit products
- * are plain 64-bit multiplies (mul_hi may be a call). */
+ * are 64-bit multiplies (mul_hi may be a call). */
 inline void philox4x32_10(uintB *c0, uintB *c1, uintB *c2, uintB *c3,
                           uint k0, uint k1) {
   for (int r = 0; r < 10; r++) {
@@ -129,12 +166,22 @@ inline void philox4x32_10(uintB *c0, uintB *c1, uintB *c2, uintB *c3,
       k0 += PHILOX_W0;
       k1 += PHILOX_W1;
     }
+#if BPI >= 2
+    uintB hi0, lo0, hi1, lo1;
+    mulhilo(*c0, PHILOX_M0, &hi0, &lo0);
+    mulhilo(*c2, PHILOX_M1, &hi1, &lo1);
+    const uintB n0 = hi1 ^ *c1 ^ k0;
+    const uintB n2 = hi0 ^ *c3 ^ k1;
+    *c1 = lo1;
+    *c3 = lo0;
+#else
     const ulongB p0 = CVT(ulong, *c0) * (ulong)PHILOX_M0;
     const ulongB p1 = CVT(ulong, *c2) * (ulong)PHILOX_M1;
     const uintB n0 = CVT(uint, p1 >> 32) ^ *c1 ^ k0;
     const uintB n2 = CVT(uint, p0 >> 32) ^ *c3 ^ k1;
     *c1 = CVT(uint, p1);
     *c3 = CVT(uint, p0);
+#endif
     *c0 = n0;
     *c2 = n2;
   }
@@ -193,6 +240,32 @@ philox_fill(const IDX n, const int normal, __global STORE *out,
     v[1] = fma(vb, CVT(float, w1 >> 8) * 0x1p-24f, va);
     v[2] = fma(vb, CVT(float, w2 >> 8) * 0x1p-24f, va);
     v[3] = fma(vb, CVT(float, w3 >> 8) * 0x1p-24f, va);
+  }
+#endif
+#if FAST_STORE
+  /* Element e0 + 4j + h is v[h] lane j: four interleaves make the 64
+   * consecutive outputs as four vectors, stored whole. */
+  if (e0 + 64 <= n) {
+    const float16 ab0 = __builtin_shufflevector(v[0], v[1], 0, 16, 1, 17, 2,
+                                                18, 3, 19, 4, 20, 5, 21, 6,
+                                                22, 7, 23);
+    const float16 ab1 = __builtin_shufflevector(v[0], v[1], 8, 24, 9, 25, 10,
+                                                26, 11, 27, 12, 28, 13, 29,
+                                                14, 30, 15, 31);
+    const float16 cd0 = __builtin_shufflevector(v[2], v[3], 0, 16, 1, 17, 2,
+                                                18, 3, 19, 4, 20, 5, 21, 6,
+                                                22, 7, 23);
+    const float16 cd1 = __builtin_shufflevector(v[2], v[3], 8, 24, 9, 25, 10,
+                                                26, 11, 27, 12, 28, 13, 29,
+                                                14, 30, 15, 31);
+#define PAIRS_LO 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23
+#define PAIRS_HI 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31
+    __global float *o = out + e0;
+    ST16(__builtin_shufflevector(ab0, cd0, PAIRS_LO), 0, o);
+    ST16(__builtin_shufflevector(ab0, cd0, PAIRS_HI), 1, o);
+    ST16(__builtin_shufflevector(ab1, cd1, PAIRS_LO), 2, o);
+    ST16(__builtin_shufflevector(ab1, cd1, PAIRS_HI), 3, o);
+    return;
   }
 #endif
   real t[K][BPI];

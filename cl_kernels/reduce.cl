@@ -18,6 +18,17 @@
  *                    columns from xi*CB*VW of row block o over chunk s of
  *                    the axis, with vector loads; reads are coalesced along
  *                    xi.
+ *   reduce_cols_strip inner > 1 on CPUs (ITEM_CONTIG): work-item
+ *                    (t, o*S + s) owns the strip of STRIP vectors of columns
+ *                    from t*STRIP*VW and walks the rows of chunk s in order,
+ *                    so that memory is read in runs of STRIP*VW elements:
+ *
+ *                      row r0   | strip 0 | strip 1 | ... |   each row of a
+ *                      row r0+1 | strip 0 | strip 1 | ... |   strip is one
+ *                      ...                                    contiguous run
+ *
+ *                    with one (Kahan) accumulator per column in private
+ *                    memory; the chunks' partials are combined as below.
  *   reduce_partials  combines the S partial results of each output when the
  *                    axis was split over several groups (S > 1).
  *
@@ -47,6 +58,11 @@
 #ifndef CB
 #define CB 1
 #endif
+/* Vectors of columns per work-item of reduce_cols_strip (set by the host
+ * from the row length: 1 .. 64). */
+#ifndef STRIP
+#define STRIP 16
+#endif
 /* Longest row that reduce_rows_item takes (one work-item per row); the
  * host chooses the kernel with it. */
 #ifndef ROWS_ITEM
@@ -62,13 +78,6 @@
 #define IDX_BITS 32
 #endif
 
-/* NaN and finiteness by comparison: x != x only for NaN, x - x == 0 only
- * for finite x. (PoCL's isnan/isfinite are calls that cost several times
- * a Kahan step; these compile to one compare, and stay exact without
- * -cl-fast-relaxed-math.) */
-#define IS_NAN(x) ((x) != (x))
-#define IS_FINITE(x) ((x) - (x) == 0)
-
 #if IDX_BITS == 64
 typedef ulong IDX;
 #define IDX_NONE ULONG_MAX
@@ -77,59 +86,27 @@ typedef uint IDX;
 #define IDX_NONE UINT_MAX
 #endif
 
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
 #if VW == 1
 #define VSUF
 #else
 #define VSUF VW
 #endif
 
+/* ACC: the compute type; STORE: what the buffers hold (vncl_prelude.cl). */
 #if DTYPE == 1
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#define ACC double
-#define STORE double
-#elif DTYPE == 2
-#define ACC float
-#define STORE half
-#elif DTYPE == 3
-#define ACC float
-#define STORE ushort
-#else
-#define ACC float
-#define STORE float
 #endif
+#define ACC VNCL_REAL(DTYPE)
+#define STORE VNCL_STORAGE(DTYPE)
 typedef ACC acc;
 typedef CAT(ACC, VSUF) accv;
 
-#if DTYPE == 3
-#define BF16_LOAD(N, u) CAT(as_float, N)(CAT(convert_uint, N)(u) << 16)
-inline ushort bf16_round(float f) {
-  uint u = as_uint(f);
-  if (IS_NAN(f)) return (ushort)((u >> 16) | 0x40u);
-  return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-#endif
-
-#if DTYPE == 2
-#define LD(p, i) vload_half((i), (p))
-#define ST(p, i, x) vstore_half_rte((x), (i), (p))
-#elif DTYPE == 3
-#define LD(p, i) BF16_LOAD(, (p)[i])
-#define ST(p, i, x) ((p)[i] = bf16_round(x))
-#else
-#define LD(p, i) ((p)[i])
-#define ST(p, i, x) ((p)[i] = (x))
-#endif
-
+#define LD(p, i) VNCL_LOAD(DTYPE, p, i)
+#define ST(p, i, x) VNCL_STORE(DTYPE, p, i, x)
 #if VW == 1
 #define LDV(p, v) LD(p, v)
-#elif DTYPE == 2
-#define LDV(p, v) CAT(vload_half, VW)((v), (p))
-#elif DTYPE == 3
-#define LDV(p, v) BF16_LOAD(VW, CAT(vload, VW)((v), (p)))
 #else
-#define LDV(p, v) CAT(vload, VW)((v), (p))
+#define LDV(p, v) VNCL_VLOAD(DTYPE, VW, v, p)
 #endif
 
 /* Operation codes: must match lib/ops_reduce.c. */
@@ -490,6 +467,90 @@ __kernel void reduce_cols(const int op, const IDX R, const IDX inner,
       put(op, at + j, val, idx, R, partial, out, outi, pv, pi);
     }
   }
+}
+
+/* Work-item (t, o*S + s) of a [nstrips, outer*S] range: columns c0 =
+ * t*STRIP*VW .. c0 + STRIP*VW - 1 (fewer in the last strip) of row block o,
+ * rows of chunk s, row by row: one vector load per STRIP vectors and a
+ * Kahan step into that vector's accumulator (sum, mean, norm2), or a
+ * max/min; columns past the last whole vector go one by one in the same
+ * row loop. Not for argmax (reduce_cols). */
+__kernel void reduce_cols_strip(const int op, const IDX R, const IDX inner,
+                                const IDX chunk, const IDX S,
+                                __global const STORE *x, const IDX xoff,
+                                __global STORE *out, __global int *outi,
+                                const IDX ooff, __global acc *pv,
+                                __global IDX *pi) {
+  const IDX c0 = (IDX)get_global_id(0) * (STRIP * VW);
+  if (c0 >= inner) return;
+  const IDX os = get_global_id(1), o = os / S, s = os - o * S;
+  const IDX r0 = s * chunk, r1 = min(r0 + chunk, R);
+  __global const STORE *p = x + xoff + o * R * inner + c0;
+  const int partial = S > 1;
+  const IDX at = partial ? os * inner + c0 : ooff + o * inner + c0;
+  const IDX ncols = min((IDX)(STRIP * VW), inner - c0);
+  const int nvec = (int)(ncols / VW), nrest = (int)(ncols - nvec * VW);
+  const int sum = op == R_SUM || op == R_MEAN || op == R_NORM2;
+  accv sv[STRIP], cv[STRIP];
+  acc ss[VW], cs[VW];
+  if (sum) {
+    for (int q = 0; q < STRIP; q++) sv[q] = cv[q] = 0;
+    for (int j = 0; j < VW; j++) ss[j] = cs[j] = 0;
+  } else {
+    const acc init = op == R_MAX ? -INFINITY : INFINITY;
+    for (int q = 0; q < STRIP; q++) sv[q] = (accv)init;
+    for (int j = 0; j < VW; j++) ss[j] = init;
+  }
+  for (IDX r = r0; r < r1; r++) {
+    __global const STORE *pr = p + r * inner;
+    if (op == R_SUM || op == R_MEAN) {
+      for (int q = 0; q < nvec; q++) {
+        const accv e = LDV_AT(pr, q * VW);
+        KAHAN(sv[q], cv[q], e);
+      }
+      for (int j = 0; j < nrest; j++) {
+        const acc e = LD(pr, nvec * VW + j);
+        KAHAN1(ss[j], cs[j], e);
+      }
+    } else if (op == R_NORM2) {
+      for (int q = 0; q < nvec; q++) {
+        const accv e = LDV_AT(pr, q * VW);
+        KAHAN(sv[q], cv[q], e * e);
+      }
+      for (int j = 0; j < nrest; j++) {
+        const acc e = LD(pr, nvec * VW + j);
+        KAHAN1(ss[j], cs[j], e * e);
+      }
+    } else if (op == R_MAX) {
+      for (int q = 0; q < nvec; q++) {
+        const accv e = LDV_AT(pr, q * VW);
+        sv[q] = NMAX(sv[q], e);
+      }
+      for (int j = 0; j < nrest; j++) {
+        const acc e = LD(pr, nvec * VW + j);
+        ss[j] = NMAX(ss[j], e);
+      }
+    } else {
+      for (int q = 0; q < nvec; q++) {
+        const accv e = LDV_AT(pr, q * VW);
+        sv[q] = NMIN(sv[q], e);
+      }
+      for (int j = 0; j < nrest; j++) {
+        const acc e = LD(pr, nvec * VW + j);
+        ss[j] = NMIN(ss[j], e);
+      }
+    }
+  }
+  acc lanes[VW];
+  for (int q = 0; q < nvec; q++) {
+    LANES(sum ? KAHAN_VALUE(sv[q], cv[q]) : sv[q], lanes);
+    for (int j = 0; j < VW; j++)
+      put(op, at + q * VW + j, lanes[j], IDX_NONE, R, partial, out, outi, pv,
+          pi);
+  }
+  for (int j = 0; j < nrest; j++)
+    put(op, at + nvec * VW + j, sum ? KAHAN_VALUE(ss[j], cs[j]) : ss[j],
+        IDX_NONE, R, partial, out, outi, pv, pi);
 }
 
 /* Partials are [outer, S, inner]; output j = o * inner + i. */

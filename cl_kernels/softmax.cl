@@ -4,8 +4,15 @@
  *
  *   softmax_rows   one work-group per row, three passes over the row:
  *                    m = max(x)                       (tree over the group)
- *                    s = sum(exp(x - m))              (tree over the group)
- *                    out = exp(x - m) / s   or   out = (x - m) - log(s)
+ *                    s = sum(e = exp(x - m))          (tree over the group)
+ *                    out = e / s            or   out = (x - m) - log(s)
+ *                  Only pass 1 reads the row from memory; passes 2 and 3
+ *                  find it in cache, and exp is computed once per
+ *                  element: e is kept in local memory when the row fits
+ *                  (ROW_LOCAL; the output is then written once, with
+ *                  non-temporal stores under NT_OUT), else in the output
+ *                  itself (f32, f64) or computed again (16-bit storage,
+ *                  where a stored e would round the result twice).
  *                  Subtracting the maximum keeps exp() from overflowing
  *                  (numerically stable). Work-item l reads vectors l,
  *                  l+WG, ... of VW elements, so each pass is coalesced
@@ -34,17 +41,20 @@
 #ifndef ITEM_CONTIG
 #define ITEM_CONTIG 0
 #endif
+/* Elements of e = exp(x - m) kept in local memory (the host sets it to a
+ * power of two >= the row length when that fits; 0: no local copy). */
+#ifndef ROW_LOCAL
+#define ROW_LOCAL 0
+#endif
+/* 1: the final vector stores are non-temporal (the host sets it when the
+ * output rows are aligned to whole vectors). */
+#ifndef NT_OUT
+#define NT_OUT 0
+#endif
 /* Index width: 32 or 64 bits. */
 #ifndef IDX_BITS
 #define IDX_BITS 32
 #endif
-
-/* NaN and finiteness by comparison: x != x only for NaN, x - x == 0 only
- * for finite x. (PoCL's isnan/isfinite are calls that cost several times
- * a Kahan step; these compile to one compare, and stay exact without
- * -cl-fast-relaxed-math.) */
-#define IS_NAN(x) ((x) != (x))
-#define IS_FINITE(x) ((x) - (x) == 0)
 
 #if IDX_BITS == 64
 typedef ulong IDX;
@@ -52,69 +62,59 @@ typedef ulong IDX;
 typedef uint IDX;
 #endif
 
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-#define CAT3_(a, b, c) a##b##c
-#define CAT3(a, b, c) CAT3_(a, b, c)
 #if VW == 1
 #define VSUF
 #else
 #define VSUF VW
 #endif
 
+/* ACC: the compute type; STORE: what the buffers hold (vncl_prelude.cl). */
 #if DTYPE == 1
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#define ACC double
-#define STORE double
-#elif DTYPE == 2
-#define ACC float
-#define STORE half
-#elif DTYPE == 3
-#define ACC float
-#define STORE ushort
-#else
-#define ACC float
-#define STORE float
 #endif
+#define ACC VNCL_REAL(DTYPE)
+#define STORE VNCL_STORAGE(DTYPE)
 typedef ACC acc;
 typedef CAT(ACC, VSUF) accv;
+/* Whether softmax keeps exp(x - m) in the output between passes 2 and 3
+ * (storage as wide as the compute type). */
+#define STORE_EXP (DTYPE == 0 || DTYPE == 1)
 
-#if DTYPE == 3
-#define BF16_LOAD(N, u) CAT(as_float, N)(CAT(convert_uint, N)(u) << 16)
-#define BF16_ROUND(N, f)                                                   \
-  CAT(convert_ushort, N)(IS_NAN(f) ? ((CAT(as_uint, N)(f) >> 16) | 0x40u)   \
-                                  : ((CAT(as_uint, N)(f) + 0x7fffu +        \
-                                      ((CAT(as_uint, N)(f) >> 16) & 1u)) >> \
-                                     16))
-#endif
-
-#if DTYPE == 2
-#define LD(p, i) vload_half((i), (p))
-#define ST(p, i, x) vstore_half_rte((x), (i), (p))
-#elif DTYPE == 3
-#define LD(p, i) BF16_LOAD(, (p)[i])
-#define ST(p, i, x) ((p)[i] = BF16_ROUND(, (x)))
-#else
-#define LD(p, i) ((p)[i])
-#define ST(p, i, x) ((p)[i] = (x))
-#endif
-
+#define LD(p, i) VNCL_LOAD(DTYPE, p, i)
+#define ST(p, i, x) VNCL_STORE(DTYPE, p, i, x)
 #if VW == 1
 #define LDV(p, v) LD(p, v)
 #define STV(p, v, x) ST(p, v, x)
 #define LANES(v, arr) arr[0] = (v)
-#elif DTYPE == 2
-#define LDV(p, v) CAT(vload_half, VW)((v), (p))
-#define STV(p, v, x) CAT3(vstore_half, VW, _rte)((x), (v), (p))
-#define LANES(v, arr) CAT(vstore, VW)((v), 0, arr)
-#elif DTYPE == 3
-#define LDV(p, v) BF16_LOAD(VW, CAT(vload, VW)((v), (p)))
-#define STV(p, v, x) CAT(vstore, VW)(BF16_ROUND(VW, (x)), (v), (p))
-#define LANES(v, arr) CAT(vstore, VW)((v), 0, arr)
 #else
-#define LDV(p, v) CAT(vload, VW)((v), (p))
-#define STV(p, v, x) CAT(vstore, VW)((x), (v), (p))
+#define LDV(p, v) VNCL_VLOAD(DTYPE, VW, v, p)
+#define STV(p, v, x) VNCL_VSTORE(DTYPE, VW, p, v, x)
 #define LANES(v, arr) CAT(vstore, VW)((v), 0, arr)
+#endif
+
+/* The final stores: non-temporal where asked for and the compiler has
+ * them (not for f16, whose stores are conversions). */
+#define STV_OUT(p, v, x) STV(p, v, x)
+#if NT_OUT && VW > 1 && DTYPE != 2 && defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#undef STV_OUT
+#if DTYPE == 3
+#define STV_OUT(p, v, x)                                             \
+  __builtin_nontemporal_store(CAT3(vncl_float, VW, _to_bf16)(x),      \
+                              (__global CAT(ushort, VW) *)(p) + (v))
+#else
+#define STV_OUT(p, v, x) __builtin_nontemporal_store((x), (__global accv *)(p) + (v))
+#endif
+#endif
+#endif
+
+/* Vectors of the local copy of e. */
+#if VW == 1
+#define LLDV(v) ebuf[v]
+#define LSTV(v, x) (ebuf[v] = (x))
+#else
+#define LLDV(v) CAT(vload, VW)((v), ebuf)
+#define LSTV(v, x) CAT(vstore, VW)((x), (v), ebuf)
 #endif
 
 #define NMAX(x, y) ((((x) > (y)) | IS_NAN(x)) ? (x) : (y))
@@ -132,6 +132,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 softmax_rows(const IDX N, const int logmode, __global const STORE *x,
              const IDX xoff, __global STORE *out, const IDX ooff) {
   __local acc red[WG];
+#if ROW_LOCAL
+  __local acc ebuf[ROW_LOCAL];
+#endif
   const int lid = get_local_id(0);
   const IDX row = get_group_id(0);
   __global const STORE *p = x + xoff + row * N;
@@ -163,13 +166,46 @@ softmax_rows(const IDX N, const int logmode, __global const STORE *x,
   m = red[0];
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  /* Pass 2: the sum of exp(x - m). */
+  /* Pass 2: the sum of e = exp(x - m), e kept for pass 3 (in local memory,
+   * or in the output for f32 and f64; each work-item reads back only what
+   * it wrote). */
   accv sv = 0;
-  for (IDX v = vb; v < ve; v += vs) sv += exp(LDV(p, v) - m);
+  acc et = 0; /* this work-item's tail element, if any */
+#if ROW_LOCAL
+  if (!logmode) {
+    for (IDX v = vb; v < ve; v += vs) {
+      const accv e = exp(LDV(p, v) - m);
+      LSTV(v, e);
+      sv += e;
+    }
+    if (has_tail) {
+      const acc e = exp(LD(p, tail + lid) - m);
+      ebuf[tail + lid] = e;
+      et = e;
+    }
+  } else
+#elif STORE_EXP
+  if (!logmode) {
+    for (IDX v = vb; v < ve; v += vs) {
+      const accv e = exp(LDV(p, v) - m);
+      STV(q, v, e);
+      sv += e;
+    }
+    if (has_tail) {
+      const acc e = exp(LD(p, tail + lid) - m);
+      ST(q, tail + lid, e);
+      et = e;
+    }
+  } else
+#endif
+  {
+    for (IDX v = vb; v < ve; v += vs) sv += exp(LDV(p, v) - m);
+    if (has_tail) et = exp(LD(p, tail + lid) - m);
+  }
   LANES(sv, lanes);
   acc s = 0;
   for (int j = 0; j < VW; j++) s += lanes[j];
-  if (has_tail) s += exp(LD(p, tail + lid) - m);
+  if (has_tail) s += et;
   red[lid] = s;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int w = WG / 2; w > 0; w >>= 1) {
@@ -181,11 +217,19 @@ softmax_rows(const IDX N, const int logmode, __global const STORE *x,
   /* Pass 3: the output. */
   if (logmode) {
     const acc ls = log(s);
-    for (IDX v = vb; v < ve; v += vs) STV(q, v, (LDV(p, v) - m) - ls);
+    for (IDX v = vb; v < ve; v += vs) STV_OUT(q, v, (LDV(p, v) - m) - ls);
     if (has_tail) ST(q, tail + lid, (LD(p, tail + lid) - m) - ls);
   } else {
     const acc inv = (acc)1 / s;
+#if ROW_LOCAL
+    for (IDX v = vb; v < ve; v += vs) STV_OUT(q, v, LLDV(v) * inv);
+    if (has_tail) ST(q, tail + lid, ebuf[tail + lid] * inv);
+#elif STORE_EXP
+    for (IDX v = vb; v < ve; v += vs) STV(q, v, LDV(q, v) * inv);
+    if (has_tail) ST(q, tail + lid, LD(q, tail + lid) * inv);
+#else
     for (IDX v = vb; v < ve; v += vs) STV(q, v, exp(LDV(p, v) - m) * inv);
     if (has_tail) ST(q, tail + lid, exp(LD(p, tail + lid) - m) * inv);
+#endif
   }
 }

@@ -17,6 +17,10 @@
  *                   other axes (the batch), whose strides come from the host.
  *                   The tile row is padded by one element against bank
  *                   conflicts.
+ *   permute_rows    the innermost axis stays innermost, on CPUs (ROW_ITEMS):
+ *                   work-item g copies run g % nruns (RUN elements) of
+ *                   output row g / nruns, a contiguous copy on both sides;
+ *                   only the row's input offset is decomposed.
  *   permute_gather  one output element per work-item, read from wherever the
  *                   permutation puts it: the path when the innermost axis
  *                   stays innermost (reads are then contiguous too), and the
@@ -42,6 +46,10 @@
 #ifndef ROW_ITEMS
 #define ROW_ITEMS 0
 #endif
+/* Elements per work-item of permute_rows. */
+#ifndef RUN
+#define RUN 256
+#endif
 /* Index width: 32 or 64 bits. */
 #ifndef IDX_BITS
 #define IDX_BITS 32
@@ -63,6 +71,17 @@ typedef ushort T;
 typedef ulong T;
 #else
 typedef uint T;
+#endif
+
+/* A store of a whole output line's element: non-temporal where the
+ * compiler has it (CPUs then skip reading the line before writing it). */
+#if ROW_ITEMS && defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define ST_NT(p, x) __builtin_nontemporal_store((x), (p))
+#endif
+#endif
+#ifndef ST_NT
+#define ST_NT(p, x) (*(p) = (x))
 #endif
 
 /* Batch decomposition: component C of shape/istr/ostr is batch dimension
@@ -89,20 +108,38 @@ permute_tiled(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
   out += ooff + ob;
 #if ROW_ITEMS
   /* Each work-item moves whole tile rows: reads one input row segment and
-   * writes one output row segment, both contiguous. */
+   * writes one output row segment, both contiguous. Whole tiles (all but
+   * the edges) run without bounds tests, so that the compiler vectorizes
+   * the row loops, and write with non-temporal stores where the compiler
+   * has them (the output lines are written whole, never read). */
   const int t = ly * TILE + lx;
-  for (int j = t; j < TILE; j += TILE * WGY) {
-    const IDX r = r0 + j;
-    if (r < nr)
-      for (int i = 0; i < TILE; i++)
-        if (a0 + i < na) tile[j][i] = in[r * in_sr + a0 + i];
+  const int full = a0 + TILE <= na && r0 + TILE <= nr;
+  if (full) {
+    for (int j = t; j < TILE; j += TILE * WGY) {
+      __global const T *src = in + (r0 + j) * in_sr + a0;
+      for (int i = 0; i < TILE; i++) tile[j][i] = src[i];
+    }
+  } else {
+    for (int j = t; j < TILE; j += TILE * WGY) {
+      const IDX r = r0 + j;
+      if (r < nr)
+        for (int i = 0; i < TILE; i++)
+          if (a0 + i < na) tile[j][i] = in[r * in_sr + a0 + i];
+    }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (int j = t; j < TILE; j += TILE * WGY) {
-    const IDX a = a0 + j;
-    if (a < na)
-      for (int i = 0; i < TILE; i++)
-        if (r0 + i < nr) out[a * out_sa + r0 + i] = tile[i][j];
+  if (full) {
+    for (int j = t; j < TILE; j += TILE * WGY) {
+      __global T *dst = out + (a0 + j) * out_sa + r0;
+      for (int i = 0; i < TILE; i++) ST_NT(dst + i, tile[i][j]);
+    }
+  } else {
+    for (int j = t; j < TILE; j += TILE * WGY) {
+      const IDX a = a0 + j;
+      if (a < na)
+        for (int i = 0; i < TILE; i++)
+          if (r0 + i < nr) out[a * out_sa + r0 + i] = tile[i][j];
+    }
   }
 #else
   for (int j = ly; j < TILE; j += WGY) {
@@ -136,4 +173,22 @@ permute_gather(const IDX n, const int nd, const IDX8 shape, const IDX8 istr,
   GDECOMP(0) GDECOMP(1) GDECOMP(2) GDECOMP(3)
   GDECOMP(4) GDECOMP(5) GDECOMP(6) GDECOMP(7)
   out[ooff + o] = in[ioff + ii];
+}
+
+/* Output rows of L elements: row q of the output starts at input element
+ * sum of its coordinates (output dimensions nd-2 .. 0, innermost first in
+ * shape/istr) times the input strides. */
+__kernel __attribute__((reqd_work_group_size(TILE * WGY, 1, 1))) void
+permute_rows(const IDX nrows, const IDX L, const IDX nruns, const int nd,
+             const IDX8 shape, const IDX8 istr, __global const T *in,
+             const IDX ioff, __global T *out, const IDX ooff) {
+  const IDX g = get_global_id(0), q = g / nruns;
+  if (q >= nrows) return;
+  const IDX c = (g - q * nruns) * RUN, e = min(L, c + RUN);
+  IDX r = q, ii = 0;
+  GDECOMP(0) GDECOMP(1) GDECOMP(2) GDECOMP(3)
+  GDECOMP(4) GDECOMP(5) GDECOMP(6)
+  __global const T *src = in + ioff + ii;
+  __global T *dst = out + ooff + q * L;
+  for (IDX i = c; i < e; i++) ST_NT(dst + i, src[i]);
 }

@@ -455,5 +455,6 @@ VNCL_API vncl_status vncl_gemm_cl_event(
 #include "vncl_profile.h"  /* per-context profiling: device time per operation, busy fraction */
 #include "vncl_telemetry.h" /* vendor telemetry: utilization, memory, temperature, power, clocks */
 #include "vncl_group.h"     /* device groups: GEMM split over every device, device-to-device copies */
+#include "vncl_tuning.h"    /* kernel parameters: tables, the set in force, the tuning database */
 
 #endif /* VNCL_H */

@@ -1,9 +1,10 @@
 /* vncl fft API: included by vncl.h; see the conventions at the top of vncl.h.
  *
  * Fast Fourier transforms of 1, 2 or 3 dimensions on vncl tensors, through
- * clFFT or vncl's own Stockham kernels (lengths 2^a 3^b 5^c; the default on
- * CPU and GPU devices, see vncl_fft_backend), with a Bluestein (chirp-z) path of
- * vncl's own for the lengths clFFT cannot do (prime factors above 13).
+ * clFFT or vncl's own Stockham kernels (lengths 2^a 3^b 5^c 7^d 11^e 13^f;
+ * the default on CPU and GPU devices, see vncl_fft_backend), with a
+ * Bluestein (chirp-z) path of vncl's own for the other lengths (prime
+ * factors above 13).
  * docs/fft.md has the details and the figures measured.
  *
  * Layout. Complex data are interleaved (re, im) pairs in an f32 or f64
@@ -65,9 +66,9 @@ typedef enum vncl_fft_norm {
  * own Stockham kernels on CPU devices, where they measured several times
  * faster than clFFT, and on GPUs, where clFFT's in-place kernels have data
  * races under the OpenCL memory model (docs/fft.md); clFFT elsewhere. VNCL
- * runs lengths
- * 2^a 3^b 5^c on vncl's kernels and the others on clFFT (and the Bluestein
- * path); CLFFT runs everything clFFT can do on clFFT. */
+ * runs every length whose prime factors are in {2,3,5,7,11,13} on vncl's
+ * kernels and the others on the Bluestein path (its convolution on vncl's
+ * kernels too); CLFFT runs everything clFFT can do on clFFT. */
 typedef enum vncl_fft_backend {
   VNCL_FFT_BACKEND_AUTO = 0,
   VNCL_FFT_BACKEND_CLFFT = 1,
@@ -98,9 +99,9 @@ typedef struct vncl_fft_plan vncl_fft_plan;
  * context's cache or bakes it (slow the first time, see above), builds the
  * kernels, and reserves the scratch memory the transform needs, so that an
  * out-of-memory shows here rather than at execution. The plan holds a
- * reference to ctx. Lengths 2^a 3^b 5^c run on vncl's Stockham kernels when
- * the backend is VNCL, lengths whose prime factors are all in
- * {2,3,5,7,11,13} on clFFT, others on the Bluestein path (5 to 10 times the
+ * reference to ctx. Lengths whose prime factors are all in
+ * {2,3,5,7,11,13} run on vncl's Stockham kernels when the backend is VNCL
+ * and on clFFT otherwise, others on the Bluestein path (5 to 10 times the
  * work of a direct length of the same size). Errors: VNCL_ERR_INVALID_ARG
  * (NULL, struct_size not from vncl_fft_desc_init, type, dtype, ndim, norm,
  * backend or in_place out of range, a length or batch below 1, sizes that
@@ -137,9 +138,11 @@ VNCL_API void vncl_fft_plan_destroy(vncl_fft_plan *plan);
 VNCL_API vncl_status vncl_fft_plan_desc(const vncl_fft_plan *plan,
                                         vncl_fft_desc *out);
 
-/* How the plan runs: "clfft" (one clFFT plan does it all), "bluestein"
- * (axis by axis, at least one axis through vncl's chirp-z path) or "axes"
- * (axis by axis on clFFT, where clFFT refused the transform as a whole).
+/* How the plan runs: "clfft" (one clFFT plan does it all), "stockham"
+ * (every axis on vncl's Stockham kernels), "bluestein" (axis by axis, at
+ * least one axis through vncl's chirp-z path), "rader" (axis by axis, at
+ * least one prime axis through vncl's Rader path and none through
+ * Bluestein) or "axes" (another mix of the above).
  * Static string; NULL plan gives "". */
 VNCL_API const char *vncl_fft_plan_algorithm(const vncl_fft_plan *plan);
 

@@ -67,18 +67,17 @@ static vncl_status program_in(const char *dir) {
   vncl_tensor *x = NULL, *y = NULL;
   s = vncl_tensor_create(c, VNCL_F32, 1, shape, &x);
   if (!s) s = vncl_tensor_create(c, VNCL_F32, 1, shape, &y);
-  vncl__program *p = NULL;
-  cl_kernel k = NULL;
+  vncl__kernel k = {0};
   if (!s) s = vncl__kernel_get(c, "selftest.cl", "-DVNCL_FAULT_WALK", 
-                               "selftest_axpy", &p, &k);
+                               "selftest_axpy", &k);
   if (!s) {
     cl_uint n = 256;
     float a = 2;
-    s = vncl__set_args(c, k, 4, VNCL_ARG(n), VNCL_ARG(a), VNCL_ARG(x->mem),
+    s = vncl__set_args(c, k.k, 4, VNCL_ARG(n), VNCL_ARG(a), VNCL_ARG(x->mem),
                        VNCL_ARG(y->mem));
     size_t g = 256;
-    if (!s) s = vncl__launch(c, "walk", k, 1, &g, NULL, 0, NULL, NULL);
-    vncl__kernel_release(c, p, "selftest_axpy", k);
+    if (!s) s = vncl__launch(c, "walk", k.k, 1, &g, NULL, 0, NULL, NULL);
+    vncl__kernel_put(c, &k);
   }
   vncl_profile pr;
   if (!s) s = vncl_profile_get(c, &pr);

@@ -30,18 +30,17 @@ static vncl_status run_axpy(vncl_context *ctx, const char *options,
   T_OK(ctx, vncl_tensor_create(ctx, VNCL_F32, 1, shape, &ty));
   T_OK(ctx, vncl_tensor_write(tx, x, sizeof x));
   T_OK(ctx, vncl_tensor_write(ty, y, sizeof y));
-  vncl__program *p;
-  cl_kernel k;
+  vncl__kernel k = {0};
   vncl_status s =
-      vncl__kernel_get(ctx, "selftest.cl", options, "selftest_axpy", &p, &k);
+      vncl__kernel_get(ctx, "selftest.cl", options, "selftest_axpy", &k);
   if (s == VNCL_OK) {
     cl_uint n = N;
     cl_mem xm = tx->mem, ym = ty->mem;
-    T_OK(ctx, vncl__set_args(ctx, k, 4, VNCL_ARG(n), VNCL_ARG(a),
+    T_OK(ctx, vncl__set_args(ctx, k.k, 4, VNCL_ARG(n), VNCL_ARG(a),
                              VNCL_ARG(xm), VNCL_ARG(ym)));
     size_t g = 1000;
-    T_OK(ctx, vncl__launch(ctx, "test", k, 1, &g, NULL, 0, NULL, NULL));
-    vncl__kernel_release(ctx, p, "selftest_axpy", k);
+    T_OK(ctx, vncl__launch(ctx, "test", k.k, 1, &g, NULL, 0, NULL, NULL));
+    vncl__kernel_put(ctx, &k);
     T_OK(ctx, vncl_tensor_read(ty, out, sizeof out));
     for (int i = 0; i < N; i++) {
       double ref = (double)a * x[i] + expect_sign * (double)y[i];
@@ -205,18 +204,20 @@ static void test_in_memory_cache(void **st) {
   assert_ptr_not_equal(p1, p3);
   assert_int_equal(ctx->programs_built, 2);
   /* Two kernels out of the pool at once are distinct objects. */
-  cl_kernel k1, k2, k3;
-  T_OK(ctx, vncl__kernel_acquire(ctx, p1, "selftest_axpy", &k1));
-  T_OK(ctx, vncl__kernel_acquire(ctx, p1, "selftest_axpy", &k2));
-  assert_ptr_not_equal(k1, k2);
-  vncl__kernel_release(ctx, p1, "selftest_axpy", k1);
-  T_OK(ctx, vncl__kernel_acquire(ctx, p1, "selftest_axpy", &k3));
-  assert_ptr_equal(k1, k3);
-  vncl__kernel_release(ctx, p1, "selftest_axpy", k2);
-  vncl__kernel_release(ctx, p1, "selftest_axpy", k3);
-  cl_kernel kx;
-  T_FAILS(ctx, vncl__kernel_acquire(ctx, p1, "no_such_kernel", &kx),
+  vncl__kernel k1, k2, k3, kx;
+  T_OK(ctx, vncl__kernel_from(ctx, p1, "selftest_axpy", &k1));
+  T_OK(ctx, vncl__kernel_from(ctx, p1, "selftest_axpy", &k2));
+  assert_ptr_not_equal(k1.k, k2.k);
+  cl_kernel first = k1.k;
+  vncl__kernel_put(ctx, &k1);
+  assert_null(k1.k);
+  T_OK(ctx, vncl__kernel_from(ctx, p1, "selftest_axpy", &k3));
+  assert_ptr_equal(first, k3.k);
+  vncl__kernel_put(ctx, &k2);
+  vncl__kernel_put(ctx, &k3);
+  T_FAILS(ctx, vncl__kernel_from(ctx, p1, "no_such_kernel", &kx),
           VNCL_ERR_OPENCL, "CL_INVALID_KERNEL_NAME");
+  assert_null(kx.k);
   T_FAILS(ctx, vncl__program_get(ctx, "no_such_file.cl", "", &p3),
           VNCL_ERR_INTERNAL, "no_such_file.cl");
   vncl_context_destroy(ctx);

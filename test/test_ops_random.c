@@ -167,7 +167,8 @@ static void test_normal(void **st) {
 static void test_params_independent(void **st) {
   (void)st;
   static const int sets[][VNCL__OPS_MAX_PARAMS] = {{64, 1}, {256, 8},
-                                                   {1024, 2}, {128, 4}};
+                                                   {1024, 2}, {128, 4},
+                                                   {16, 16}};
   const size_t n = 100003;
   int64_t shape[1] = {(int64_t)n};
   for (int ti = 0; ti < 2; ti++) { /* f32, f64 */

@@ -137,6 +137,8 @@ static void test_reduce_axes(void **st) {
       {3, {2, 1, 3}, 1},    /* an axis of one */
       {1, {1}, 0},          {1, {1000}, 0},
       {4, {2, 3, 1, 5}, 3}, {2, {1, 70001}, -1},
+      {2, {300, 2501}, 0},  /* several column strips, the last partial */
+      {3, {5, 300, 1030}, 1}, /* the middle axis, rows of whole strips */
   };
   for (int ti = 0; ti < 4; ti++)
     for (int op = 0; op <= VNCL_REDUCE_NORM2; op++)
@@ -307,7 +309,10 @@ static void test_softmax(void **st) {
     int nd;
     int64_t s[3];
   } cases[] = {{2, {1, 1}},      {2, {7, 13}},  {2, {33, 1000}},
-               {2, {3, 50001}},  {3, {2, 3, 257}}, {1, {64}}};
+               {2, {3, 50001}},  {3, {2, 3, 257}}, {1, {64}},
+               /* rows of whole vectors (non-temporal stores), kept in
+                * local memory or not, and a row of 64 Ki */
+               {2, {5, 4096}},   {2, {3, 16384}}, {2, {2, 65536}}};
   for (int ti = 0; ti < 4; ti++)
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
       for (int lg = 0; lg < 2; lg++) {

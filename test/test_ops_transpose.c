@@ -66,10 +66,13 @@ static void test_transpose_2d(void **st) {
 static void test_transpose_batched(void **st) {
   (void)st;
   int64_t s3[3] = {5, 33, 17}, s4[4] = {2, 3, 40, 9};
+  int64_t s3l[3] = {3, 130, 67}, s4l[4] = {2, 3, 65, 129};
   int p3[3] = {0, 2, 1}, p4[4] = {0, 1, 3, 2};
   for (int ti = 0; ti < 5; ti++) {
     run_permute(all_types[ti], 3, s3, p3, 1);
     run_permute(all_types[ti], 4, s4, p4, 0);
+    run_permute(all_types[ti], 3, s3l, p3, 0); /* whole tiles too */
+    run_permute(all_types[ti], 4, s4l, p4, 1);
   }
 }
 
@@ -81,6 +84,14 @@ static void test_permute_3d_all(void **st) {
   for (int ti = 0; ti < 5; ti += 2) /* element sizes 4, 2, 4 */
     for (int p = 0; p < 6; p++) run_permute(all_types[ti], 3, s, perms[p], 0);
   for (int p = 0; p < 6; p++) run_permute(VNCL_F64, 3, s, perms[p], 0);
+  /* Axes long enough for whole 64 x 64 tiles, and edges, in every
+   * permutation. */
+  int64_t sl[3] = {70, 3, 131};
+  for (int p = 0; p < 6; p++) run_permute(VNCL_F32, 3, sl, perms[p], 0);
+  /* The innermost axis kept, rows longer than one work-item's run. */
+  int64_t sr[3] = {4, 3, 600};
+  for (int ti = 0; ti < 5; ti++)
+    run_permute(all_types[ti], 3, sr, perms[2], 0);
 }
 
 static void shuffle(int *p, int n) {
@@ -117,7 +128,10 @@ static void test_permute_random(void **st) {
 static void test_tile_params(void **st) {
   (void)st;
   static const int sets[][VNCL__OPS_MAX_PARAMS] = {
-      {8, 1}, {16, 4}, {64, 16}, {32, 16}};
+      {8, 1}, {16, 4}, {64, 16}, {32, 16},
+      /* whole tile rows per work-item (the CPU shape), whole and edge
+       * tiles */
+      {16, 1, 1}, {32, 1, 1}, {8, 1, 1}};
   int64_t s2[2] = {131, 67}, s3[3] = {3, 70, 45};
   int p2[2] = {1, 0}, p3[3] = {2, 1, 0};
   for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {

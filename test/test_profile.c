@@ -26,17 +26,16 @@ static vecs make_vecs(vncl_context *ctx) {
 }
 
 static void axpy(vncl_context *ctx, vecs *v, const char *op) {
-  vncl__program *p;
-  cl_kernel k;
-  T_OK(ctx, vncl__kernel_get(ctx, "selftest.cl", "", "selftest_axpy", &p, &k));
+  vncl__kernel k = {0};
+  T_OK(ctx, vncl__kernel_get(ctx, "selftest.cl", "", "selftest_axpy", &k));
   cl_uint n = N;
   float a = 0.5f;
-  T_OK(ctx, vncl__set_args(ctx, k, 4, VNCL_ARG(n), VNCL_ARG(a),
+  T_OK(ctx, vncl__set_args(ctx, k.k, 4, VNCL_ARG(n), VNCL_ARG(a),
                            VNCL_ARG(v->x->mem), VNCL_ARG(v->y->mem)));
   size_t g = N;
-  T_OK(ctx, vncl__launch_work(ctx, op, k, 1, &g, NULL, 0, NULL, NULL, 2.0 * N,
+  T_OK(ctx, vncl__launch_work(ctx, op, k.k, 1, &g, NULL, 0, NULL, NULL, 2.0 * N,
                               12.0 * N));
-  vncl__kernel_release(ctx, p, "selftest_axpy", k);
+  vncl__kernel_put(ctx, &k);
 }
 
 static const vncl_profile_op *find(const vncl_profile *pr, const char *name) {
@@ -194,17 +193,16 @@ int main(int argc, char **argv) {
     if (vncl_tensor_create(ctx, VNCL_F32, 1, shape, &v.x) ||
         vncl_tensor_create(ctx, VNCL_F32, 1, shape, &v.y))
       return 1;
-    vncl__program *p;
-    cl_kernel k;
-    if (vncl__kernel_get(ctx, "selftest.cl", "", "selftest_axpy", &p, &k))
+    vncl__kernel k = {0};
+    if (vncl__kernel_get(ctx, "selftest.cl", "", "selftest_axpy", &k))
       return 1;
     cl_uint n = N;
     float a = 2;
-    vncl__set_args(ctx, k, 4, VNCL_ARG(n), VNCL_ARG(a), VNCL_ARG(v.x->mem),
+    vncl__set_args(ctx, k.k, 4, VNCL_ARG(n), VNCL_ARG(a), VNCL_ARG(v.x->mem),
                    VNCL_ARG(v.y->mem));
     size_t g = N;
-    vncl__launch(ctx, "summary_op", k, 1, &g, NULL, 0, NULL, NULL);
-    vncl__kernel_release(ctx, p, "selftest_axpy", k);
+    vncl__launch(ctx, "summary_op", k.k, 1, &g, NULL, 0, NULL, NULL);
+    vncl__kernel_put(ctx, &k);
     vncl_tensor_destroy(v.x);
     vncl_tensor_destroy(v.y);
     vncl_context_destroy(ctx);

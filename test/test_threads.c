@@ -110,17 +110,16 @@ static void *work(void *arg) {
      * race with launches; the others share one. */
     char opts[64];
     snprintf(opts, sizeof opts, "-DVNCL_THREAD_TEST=%d", w->id % 2 ? w->id : 0);
-    vncl__program *p = NULL;
-    cl_kernel k = NULL;
-    if (!s) s = vncl__kernel_get(ctx, "selftest.cl", opts, "selftest_axpy", &p, &k);
+    vncl__kernel k = {0};
+    if (!s) s = vncl__kernel_get(ctx, "selftest.cl", opts, "selftest_axpy", &k);
     if (!s) {
       cl_uint n = N;
       float a = 3.0f;
-      s = vncl__set_args(ctx, k, 4, VNCL_ARG(n), VNCL_ARG(a),
+      s = vncl__set_args(ctx, k.k, 4, VNCL_ARG(n), VNCL_ARG(a),
                          VNCL_ARG(tx->mem), VNCL_ARG(ty->mem));
       size_t g = N;
-      if (!s) s = vncl__launch(ctx, "axpy", k, 1, &g, NULL, 0, NULL, NULL);
-      vncl__kernel_release(ctx, p, "selftest_axpy", k);
+      if (!s) s = vncl__launch(ctx, "axpy", k.k, 1, &g, NULL, 0, NULL, NULL);
+      vncl__kernel_put(ctx, &k);
     }
     if (!s) s = vncl_tensor_read(ty, back, N * sizeof *back);
     for (int i = 0; !s && i < N; i++)
@@ -213,17 +212,16 @@ static int child(const char *dir, const char *opts) {
   }
   vncl_tensor_write(tx, x, sizeof x);
   vncl_tensor_write(ty, y, sizeof y);
-  vncl__program *p;
-  cl_kernel k;
-  if (vncl__kernel_get(c, "selftest.cl", opts, "selftest_axpy", &p, &k))
+  vncl__kernel k = {0};
+  if (vncl__kernel_get(c, "selftest.cl", opts, "selftest_axpy", &k))
     return 12;
   cl_uint n = N;
   float a = 2;
-  vncl__set_args(c, k, 4, VNCL_ARG(n), VNCL_ARG(a), VNCL_ARG(tx->mem),
+  vncl__set_args(c, k.k, 4, VNCL_ARG(n), VNCL_ARG(a), VNCL_ARG(tx->mem),
                  VNCL_ARG(ty->mem));
   size_t g = N;
-  if (vncl__launch(c, "axpy", k, 1, &g, NULL, 0, NULL, NULL)) return 13;
-  vncl__kernel_release(c, p, "selftest_axpy", k);
+  if (vncl__launch(c, "axpy", k.k, 1, &g, NULL, 0, NULL, NULL)) return 13;
+  vncl__kernel_put(c, &k);
   float out[N];
   if (vncl_tensor_read(ty, out, sizeof out)) return 14;
   for (int i = 0; i < N; i++)

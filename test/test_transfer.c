@@ -4,7 +4,12 @@
  * fallbacks, no deadlock); async reads chained after a kernel and after a
  * user event; caller-pinned memory; the caching allocator's reuse, zero
  * fill, trim and OOM retry; bad input; teardown with work in flight. Fresh
- * random bytes each run, every byte checked. */
+ * random bytes each run, every byte checked.
+ *
+ * test_host_copy tests an internal on purpose (transfer/transfer.h): the
+ * host copy that avoids slow memcpy alignments has no public entry, and the
+ * bounce copy only runs on hosts whose memcpy is alignment-sensitive, so
+ * it is called directly at every relative alignment class here. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,6 +18,7 @@
 #include <time.h>
 
 #include "common.h"
+#include "transfer/transfer.h"
 
 #define KIB ((size_t)1 << 10)
 #define MIB ((size_t)1 << 20)
@@ -96,6 +102,86 @@ static void round_trip(vncl_context *c, size_t bytes, bool async) {
   free(src);
   free(dst);
   vncl_tensor_destroy(t);
+}
+
+
+/* The host copy and its bounce form at source and destination offsets
+ * that cover every class of relative alignment the measurement
+ * distinguishes (and odd ones), at sizes around the measurement threshold
+ * and the bounce block; guard bytes around the destination stay put. Then
+ * the map path end to end from malloc'd memory at several page offsets,
+ * which copies with vncl__host_copy. */
+static void test_host_copy(void **st) {
+  (void)st;
+  const size_t offs[] = {0, 1, 16, 64, 100, 2048, 4080, 4095};
+  const size_t sizes[] = {VNCL__HOST_COPY_MIN - 1, VNCL__HOST_COPY_MIN,
+                          16 * KIB * 3 + 7, 300 * KIB + 5};
+  const unsigned r1s[] = {0, 64, 2048, 4032};
+  const size_t cap = 300 * KIB + 5 + 8192 + 64;
+  unsigned char *sraw = malloc(cap), *draw = malloc(cap + 64);
+  assert_true(sraw && draw);
+  fill_random(sraw, cap);
+  for (size_t a = 0; a < sizeof offs / sizeof *offs; a++)
+    for (size_t b = 0; b < sizeof offs / sizeof *offs; b++)
+      for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)
+        for (size_t m = 0; m <= sizeof r1s / sizeof *r1s; m++) {
+          const unsigned char *src = sraw + offs[a];
+          unsigned char *dst = draw + 32 + offs[b];
+          size_t n = sizes[z];
+          memset(draw, 0xEE, cap + 64);
+          if (m == 0)
+            vncl__host_copy(dst, src, n);
+          else
+            vncl__host_copy_via(dst, src, n, r1s[m - 1]);
+          if (memcmp(dst, src, n) != 0) {
+            size_t i = 0;
+            while (dst[i] == src[i]) i++;
+            fail_msg("host copy (%s r1=%u) of %zu bytes, src+%zu dst+%zu: "
+                     "first difference at byte %zu",
+                     m ? "bounce" : "auto", m ? r1s[m - 1] : 0, n, offs[a],
+                     offs[b], i);
+          }
+          for (size_t i = 0; i < 32 + offs[b]; i++)
+            if (draw[i] != 0xEE) fail_msg("wrote %zu bytes before dst", 32 + offs[b] - i);
+          for (size_t i = 32 + offs[b] + n; i < cap + 64; i++)
+            if (draw[i] != 0xEE) fail_msg("wrote past dst at +%zu", i - 32 - offs[b] - n);
+        }
+  free(sraw);
+  free(draw);
+  /* The transfer table's row follows the host copy when it is forced
+   * (make check runs this suite again with VNCL_HOST_COPY=bounce). */
+  const char *forced = getenv("VNCL_HOST_COPY");
+  vncl_device_info di;
+  T_OK(ctx, vncl_context_device_info(ctx, &di));
+  if (forced && di.unified_memory) {
+    vncl_transfer_config cfg;
+    T_OK(ctx, vncl_transfer_config_get(ctx, &cfg));
+    if (!strcmp(forced, "bounce"))
+      assert_string_equal(cfg.table, "unified-aligned-copy");
+    else if (!strcmp(forced, "memcpy"))
+      assert_string_equal(cfg.table, "unified");
+  }
+  /* The map path from malloc'd memory at page offsets, both ways. */
+  force_path(ctx, VNCL_TRANSFER_MAP);
+  const size_t bytes = 2 * MIB + 4;
+  vncl_tensor *t = bytes_tensor(ctx, bytes);
+  assert_non_null(t);
+  unsigned char *hs = malloc(bytes + 8192), *hd = malloc(bytes + 8192);
+  assert_true(hs && hd);
+  const size_t poffs[] = {0, 16, 64, 2048, 4080};
+  for (size_t i = 0; i < sizeof poffs / sizeof *poffs; i++) {
+    unsigned char *s0 = (unsigned char *)(((uintptr_t)hs + 4095) & ~(uintptr_t)4095) + poffs[i];
+    unsigned char *d0 = (unsigned char *)(((uintptr_t)hd + 4095) & ~(uintptr_t)4095) + poffs[(i + 2) % 5];
+    fill_random(s0, bytes);
+    memset(d0, 0xCD, bytes);
+    T_OK(ctx, vncl_tensor_write(t, s0, bytes));
+    T_OK(ctx, vncl_tensor_read(t, d0, bytes));
+    if (memcmp(s0, d0, bytes) != 0) fail_msg("map path at page offset %zu", poffs[i]);
+  }
+  free(hs);
+  free(hd);
+  vncl_tensor_destroy(t);
+  T_OK(ctx, vncl_transfer_config_set(ctx, NULL));
 }
 
 /* Sizes 0 and 1-ish, just under, at and over a chunk, larger than the pool,
@@ -839,6 +925,7 @@ static void test_teardown_in_flight(void **st) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_edge_sizes_every_path),
+      cmocka_unit_test(test_host_copy),
       cmocka_unit_test(test_auto_and_env),
       cmocka_unit_test(test_threads_distinct),
       cmocka_unit_test(test_threads_same_tensor),

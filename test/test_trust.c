@@ -29,7 +29,7 @@
 /* Internal headers on purpose: reads the binary cache's and the tuning
  * database's state on the context, and the cache's counters. */
 #include "runtime/runtime.h"
-#include "tuning/tuning.h"
+#include "autotune/autotune.h" /* with gemm, ops and tuning */
 
 static char self_path[1024];
 
@@ -457,6 +457,9 @@ static vncl_context *ctx_db(const char *db) {
   o.tuning_db = db;
   vncl_context *ctx = NULL;
   T_OK(NULL, vncl_context_create(&ctx, &o));
+  /* The database is read on the first parameter lookup; read it now so
+   * that its state can be checked. */
+  vncl__tuning_load(ctx);
   return ctx;
 }
 

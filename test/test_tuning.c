@@ -15,6 +15,7 @@
 /* Internal headers on purpose: the tuning database and the autotuner's
  * internals (until include/vncl_tuning.h, issue 16 step 4). */
 #include "autotune/autotune.h"
+#include "../tools/tuning_show.h"
 #include "ops/ops.h"
 
 static const char *const worker_argv[] = {"/proc/self/exe", "autotune",
@@ -57,11 +58,14 @@ static void test_constraints(void **state) {
   (void)state;
   vncl__tune_device d = small_gpu();
   char why[256];
-  const vncl__tspace *sp = vncl__tspace_gemm_fast(&d.info, 0);
-  assert_string_equal(sp->name, "gemm_packed_local");
+  /* The base set is the fake device's built-in row: it names the fast
+   * kernel the search tunes, and that work-groups must be multiples. */
   vncl__gemm_params base;
-  memset(&base, 0, sizeof base);
-  base.fast = VNCL__GEMM_PACKED_LOCAL;
+  assert_true(vncl__gemm_params_builtin(&d.info, d.native_float_width,
+                                        VNCL__GEMM_ACC32,
+                                        VNCL__GEMM_SHAPE_SQUARE, false, &base));
+  const vncl__tspace *sp = vncl__tspace_gemm(base.fast, false);
+  assert_string_equal(sp->name, "gemm_packed_local");
   int idx[VNCL__TS_MAX_PARAMS] = {0};
   /* 32 x 32 tile, 8 x 8 = 64 items, 4-wide: 8 KiB of local memory with
    * KWG 32: over the fake device's 4 KiB. */
@@ -100,11 +104,12 @@ static void test_constraints(void **state) {
   c.info.max_work_group_size = 4096;
   c.info.local_mem_bytes = 512 * 1024;
   c.native_float_width = 8;
-  const vncl__tspace *cs = vncl__tspace_gemm_fast(&c.info, 0);
-  vncl__gemm_params cb;
-  memset(&cb, 0, sizeof cb);
-  cb.fast = VNCL__GEMM_PACKED_CPU;
-  cb.cpu.a_packed = 1;
+  vncl__gemm_params cb; /* the row gives the register count (VREGS) */
+  assert_true(vncl__gemm_params_builtin(&c.info, c.native_float_width,
+                                        VNCL__GEMM_ACC32,
+                                        VNCL__GEMM_SHAPE_SQUARE, false, &cb));
+  const vncl__tspace *cs = vncl__tspace_gemm(cb.fast, false);
+  assert_string_equal(cs->name, "gemm_packed_cpu");
   int ci[VNCL__TS_MAX_PARAMS] = {0};
   set_idx(cs, ci, "MR", 6);
   set_idx(cs, ci, "NR", 16);
@@ -117,13 +122,16 @@ static void test_constraints(void **state) {
   assert_false(vncl__tspace_valid(&c, cs, ci, &cb, 0, why, sizeof why));
   assert_non_null(strstr(why, "registers"));
   c.native_float_width = 16; /* AVX-512: 6 x 64 fits 32 zmm */
+  assert_true(vncl__gemm_params_builtin(&c.info, c.native_float_width,
+                                        VNCL__GEMM_ACC32,
+                                        VNCL__GEMM_SHAPE_SQUARE, false, &cb));
   assert_true(vncl__tspace_valid(&c, cs, ci, &cb, 0, why, sizeof why));
   set_idx(cs, ci, "MB", 28); /* MB % MR */
   assert_false(vncl__tspace_valid(&c, cs, ci, &cb, 0, why, sizeof why));
 
   /* Ops: a 64 x 64 transpose tile needs 33 KiB of local memory. */
   vncl__tspace ts;
-  vncl__tspace_from_ops(VNCL__OPS_TRANSPOSE, &ts);
+  vncl__tspace_from_ops(VNCL__OPS_TRANSPOSE, false, &ts);
   int ti[VNCL__TS_MAX_PARAMS] = {0};
   set_idx(&ts, ti, "TILE", 64);
   set_idx(&ts, ti, "WGY", 1);
@@ -230,8 +238,20 @@ static void test_round_trip_and_lookup(void **state) {
   assert_null(vncl__tuning_find(&rd, &info, "gemm", "f64", "square", &lvl));
   assert_null(vncl__tuning_find(&rd, &info, "gemm", "f32", "flat", &lvl));
   vncl__tuning_db_free(&rd);
-  /* The built-in defaults parse. */
-  assert_non_null(vncl__tuning_builtin());
+  /* The built-in rows parse, every value named and within its range. */
+  const vncl__param_family *fams[1 + VNCL__OPS_FAMILIES];
+  fams[0] = &vncl__gemm_family;
+  for (int f = 0; f < VNCL__OPS_FAMILIES; f++)
+    fams[1 + f] = vncl__ops_family_of(f);
+  for (int f = 0; f < 1 + VNCL__OPS_FAMILIES; f++) {
+    assert_true(fams[f]->nrows > 0);
+    for (int r = 0; r < fams[f]->nrows; r++) {
+      unsigned char set[sizeof(vncl__gemm_params)];
+      if (!vncl__params_row(fams[f], r, set, why, sizeof why) ||
+          !vncl__params_in_range(fams[f], set, why, sizeof why))
+        fail_msg("%s row %d: %s", fams[f]->kernel, r, why);
+    }
+  }
   t_rmtree(dir);
 }
 
@@ -241,6 +261,9 @@ static vncl_context *ctx_with_db(const char *path) {
   o.tuning_db = path;
   vncl_context *ctx = NULL;
   T_OK(NULL, vncl_context_create(&ctx, &o));
+  /* The database is read on the first parameter lookup; read it now so
+   * that its state can be checked. */
+  vncl__tuning_load(ctx);
   return ctx;
 }
 
@@ -357,7 +380,7 @@ static void test_apply_and_show(void **state) {
   snprintf(showp, sizeof showp, "%s/show.txt", dir);
   FILE *f = fopen(showp, "w+");
   assert_non_null(f);
-  vncl__tuning_show(ctx, f);
+  tuning_show(ctx, f); /* tools/tuning_show.c */
   rewind(f);
   static char buf[65536];
   size_t n = fread(buf, 1, sizeof buf - 1, f);
@@ -372,7 +395,7 @@ static void test_apply_and_show(void **state) {
   if (!strstr(buf, want)) fail_msg("--show lacks '%s':\n%s", want, buf);
   assert_non_null(strstr(buf, "-DMR=4"));
   assert_non_null(strstr(buf, "transpose: TILE=16 WGY=2 ROW_ITEMS=1"));
-  assert_non_null(strstr(buf, "from: built-in table (lib/gemm_params.c)"));
+  assert_non_null(strstr(buf, "from: built-in table (lib/gemm/gemm_params.c"));
   vncl_context_destroy(ctx);
 
   /* No file: the entry the database installed is withdrawn. */
@@ -504,6 +527,97 @@ static void test_resume(void **state) {
   t_rmtree(dir);
 }
 
+/* Writes a database with one gemm f32 square entry for ctx's device. */
+static void write_gemm_db(const char *path, const vncl_context *c,
+                          const char *params) {
+  char text[4096];
+  snprintf(text, sizeof text,
+           "{\"schema\": \"vncl-tuning\", \"version\": 1, \"entries\": [{"
+           "\"vendor\": \"%s\", \"device\": \"%s\", \"driver\": \"%s\", "
+           "\"library\": \"%s\", \"device_type\": \"%s\", \"kernel\": "
+           "\"gemm\", \"dtype\": \"f32\", \"class\": \"square\", "
+           "\"backend\": \"own\", \"params\": {%s}}]}",
+           c->info.vendor, c->info.name, c->info.driver_version,
+           vncl_version_string(),
+           c->info.type == VNCL_DEVICE_CPU ? "cpu" : "gpu", params);
+  write_file(path, text);
+}
+
+/* Tuned sets belong to their context: two contexts on one device with two
+ * databases each run their own GEMM parameters, and a set installed on one
+ * leaves the other alone. */
+static void test_two_contexts_two_databases(void **state) {
+  (void)state;
+  char dir[512], pa[600], pb[600], params[512], why[256];
+  t_tmpdir(dir, sizeof dir);
+  snprintf(pa, sizeof pa, "%s/a.json", dir);
+  snprintf(pb, sizeof pb, "%s/b.json", dir);
+  vncl_context *c0 = ctx_with_db("/nonexistent/none.json");
+  vncl__gemm_params def;
+  vncl__gemm_params_get(c0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &def);
+  bool cpu_kernel = def.fast == VNCL__GEMM_PACKED_CPU;
+  /* A: the packed path at every size (and, with the CPU kernel, a 4-row
+   * micro-tile); B: the direct kernel at every size. */
+  if (cpu_kernel)
+    snprintf(params, sizeof params,
+             "\"switch_mnk\": 0, \"switch_mnk_bt\": 0, \"MR\": 4, \"MB\": 8, "
+             "\"NR\": %d, \"VW\": %d, \"NB\": %d",
+             def.cpu.nr, def.cpu.vw, def.cpu.nr);
+  else
+    snprintf(params, sizeof params, "\"switch_mnk\": 0, \"switch_mnk_bt\": 0");
+  write_gemm_db(pa, c0, params);
+  write_gemm_db(pb, c0, "\"switch_mnk\": 1e15, \"switch_mnk_bt\": 1e15");
+  vncl_context *ca = ctx_with_db(pa), *cb = ctx_with_db(pb);
+  for (int round = 0; round < 2; round++) {
+    vncl__gemm_params ga, gb, g0;
+    vncl__param_source sa, sb;
+    vncl__params_get(ca, &vncl__gemm_family, VNCL__GEMM_ACC32,
+                     VNCL__GEMM_SHAPE_SQUARE, &ga, &sa, NULL);
+    vncl__params_get(cb, &vncl__gemm_family, VNCL__GEMM_ACC32,
+                     VNCL__GEMM_SHAPE_SQUARE, &gb, &sb, NULL);
+    vncl__gemm_params_get(c0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &g0);
+    assert_int_equal(sa, VNCL__SRC_DATABASE);
+    assert_int_equal(sb, VNCL__SRC_DATABASE);
+    assert_true(ga.switch_mnk == 0 && ga.switch_mnk_bt == 0);
+    assert_true(gb.switch_mnk == 1e15 && gb.switch_mnk_bt == 1e15);
+    assert_memory_equal(&def, &g0, sizeof g0);
+    if (cpu_kernel) {
+      assert_int_equal(ga.cpu.mr, 4);
+      assert_int_equal(ga.cpu.mb, 8);
+      assert_int_equal(gb.cpu.mr, def.cpu.mr);
+    }
+    /* Each context's products are right under its own set (the packed
+     * path on A, the direct kernel on B). */
+    if (!t_gemm_f32_check(ca, 96, 80, 72, why, sizeof why))
+      fail_msg("context A: %s", why);
+    if (!t_gemm_f32_check(cb, 96, 80, 72, why, sizeof why))
+      fail_msg("context B: %s", why);
+    if (!t_gemm_f32_check(c0, 96, 80, 72, why, sizeof why))
+      fail_msg("context without a database: %s", why);
+  }
+  /* A set installed on A is A's alone, and withdrawing it brings back A's
+   * database entry. */
+  vncl__gemm_params mine = def;
+  mine.switch_mnk = mine.switch_mnk_bt = 12345;
+  T_OK(ca, vncl__gemm_params_set(ca, VNCL__GEMM_ACC32,
+                                 VNCL__GEMM_SHAPE_SQUARE, &mine));
+  vncl__gemm_params got;
+  vncl__gemm_params_get(ca, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &got);
+  assert_true(got.switch_mnk == 12345);
+  vncl__gemm_params_get(cb, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &got);
+  assert_true(got.switch_mnk == 1e15);
+  vncl__gemm_params_get(c0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &got);
+  assert_memory_equal(&def, &got, sizeof got);
+  T_OK(ca, vncl__gemm_params_set(ca, VNCL__GEMM_ACC32,
+                                 VNCL__GEMM_SHAPE_SQUARE, NULL));
+  vncl__gemm_params_get(ca, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &got);
+  assert_true(got.switch_mnk == 0);
+  vncl_context_destroy(ca);
+  vncl_context_destroy(cb);
+  vncl_context_destroy(c0);
+  t_rmtree(dir);
+}
+
 int main(int argc, char **argv) {
   if (argc >= 3 && !strcmp(argv[1], "autotune") &&
       !strcmp(argv[2], "--worker"))
@@ -514,6 +628,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_round_trip_and_lookup),
       cmocka_unit_test(test_corrupt_and_old),
       cmocka_unit_test(test_apply_and_show),
+      cmocka_unit_test(test_two_contexts_two_databases),
       cmocka_unit_test(test_crash_isolation),
       cmocka_unit_test(test_resume),
   };

@@ -11,11 +11,12 @@
 #include <unistd.h>
 
 #include "cli.h"
-/* TODO(issue 16, step 4): the engine moves to tools/ over
+#include "tuning_show.h"
+/* TODO(issue 16, step 4): the engine (lib/autotune/) moves to tools/ over
  * include/vncl_tuning.h (helper P1); this file then parses options only. */
 #include "runtime/runtime.h"
 #include "ops/ops.h"
-#include "tuning/tuning.h"
+#include "autotune/autotune.h"
 
 /* Every item of a comma list is one of the names in ok (NULL-ended) or,
  * when families is set, a tensor-op family. */
@@ -101,7 +102,7 @@ int cmd_autotune(int argc, char **argv) {
       fprintf(stderr, "vncl autotune: %s\n", vncl_errmsg(NULL));
       return 1;
     }
-    vncl__tuning_show(ctx, stdout);
+    tuning_show(ctx, stdout);
     vncl_context_destroy(ctx);
     return 0;
   }

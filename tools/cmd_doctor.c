@@ -166,9 +166,11 @@ static void doctor_device(vncl_context *ctx) {
           "set VNCL_CACHE_DIR to a writable folder so kernels compile once, "
           "not in every process");
   }
-  /* The tuning database (lib/tuning_db.c); a bad one only warns, one that
-   * is not trusted fails, as the cache does. */
+  /* The tuning database (lib/tuning/); a bad one only warns, one that
+   * is not trusted fails, as the cache does. It is read on the first
+   * parameter lookup: load it now. */
   char tpath[1024];
+  vncl__tuning_load(ctx);
   vncl__tuning_path(ctx, tpath, sizeof tpath);
   if (ctx->tuning_state == -2) {
     snprintf(line, sizeof line, "tuning database: %s not trusted, ignored: %s",

@@ -597,7 +597,7 @@ static void tune_gemm(session *s, vncl__tuning_db *db, int dtype) {
       j.samples = q ? 2 : 10;
       snprintf(j.label, sizeof j.label, "gemm %s flat", dn);
     }
-    j.space = vncl__tspace_gemm_fast(&s->dev.info, sh);
+    j.space = vncl__tspace_gemm(base.fast, q);
     job_begin(s, &j);
     double own_base = eval_baseline(s, &j, &base, NULL, false);
     result fast;
@@ -626,7 +626,7 @@ static void tune_gemm(session *s, vncl__tuning_db *db, int dtype) {
     if (!s->stopped && !interrupted && (!q || sh == VNCL__GEMM_SHAPE_SQUARE)) {
       job c = j;
       c.kind = VNCL__TS_CLBLAST;
-      c.space = vncl__tspace_clblast();
+      c.space = vncl__tspace_clblast(q);
       c.share = (sh == VNCL__GEMM_SHAPE_SQUARE ? (q ? 0.12 : 0.10) : 0.02) *
                 dscale;
       /* A CLBlast build takes 5-15 s on PoCL: its search is for full
@@ -660,7 +660,7 @@ static void tune_gemm(session *s, vncl__tuning_db *db, int dtype) {
       d.shape = sh;
       d.m = d.n = d.k = 96;
       d.batch = 16;
-      d.space = vncl__tspace_gemm_direct();
+      d.space = vncl__tspace_gemm(VNCL__GEMM_DIRECT, q);
       d.share = (q ? 0.12 : 0.14) * dscale;
       d.samples = q ? 3 : 16;
       snprintf(d.label, sizeof d.label, "gemm %s small batched", dn);
@@ -702,7 +702,7 @@ static void tune_gemm(session *s, vncl__tuning_db *db, int dtype) {
 static void tune_ops(session *s, vncl__tuning_db *db, int fam, int nfam) {
   job j;
   memset(&j, 0, sizeof j);
-  vncl__tspace_from_ops(fam, &j.ops_space);
+  vncl__tspace_from_ops(fam, s->o->quick, &j.ops_space);
   j.space = &j.ops_space;
   j.kind = VNCL__TS_OPS;
   j.share = (s->o->quick ? 0.18 : 0.12) / nfam;
@@ -821,6 +821,12 @@ int vncl__autotune_run(vncl__autotune_opts *o) {
   clGetDeviceInfo(s.ctx->device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof w,
                   &w, NULL);
   s.dev.native_float_width = (int)w;
+  {
+    vncl__gemm_params gp; /* the device's row says what its groups need */
+    vncl__gemm_params_get(s.ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE,
+                          &gp);
+    s.dev.wg_multiple = gp.wg_multiple;
+  }
   s.budget = o->budget > 0 ? o->budget : o->quick ? 75 : 780;
   s.runs = o->quick ? 3 : 5;
   s.t_start = vncl__now();

@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tuning/tuning.h"
+#include "autotune/autotune.h"
 
 struct vncl__tune_runner {
   char **argv;

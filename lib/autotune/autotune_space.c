@@ -1,95 +1,66 @@
 /*
- * The autotuner's search spaces, as data: each is a list of parameters
- * with their candidate values; constraints (divisibility, work-group size
- * against the device, local memory, a register-pressure heuristic) are
- * checked by vncl__tune_space_valid, through vncl__gemm_params_valid for
- * our GEMM kernels. The tensor-op families bring their own spaces
- * (ops_common.c, vncl__ops_space).
+ * The autotuner's search spaces, from the families' tables (gemm.h,
+ * ops.h): each is the list of a kernel's tunables with their candidates
+ * (full, or quick for --quick). Which kernel a GEMM class searches is the
+ * base set's own `fast` (a data row), not the device type. Constraints
+ * (divisibility, work-group size against the device, local memory, a
+ * register-pressure heuristic whose register count is the base set's VREGS)
+ * are checked by vncl__tspace_valid, through vncl__gemm_params_valid for
+ * our GEMM kernels.
  */
+#include <pthread.h>
 #include <string.h>
 
 #include "autotune/autotune.h"
-#include "ops/ops.h"
 
-/* Our CPU-shaped GEMM kernel (gemm_packed_cpu.cl). */
-static const vncl__tspace space_cpu = {
-    "gemm_packed_cpu", VNCL__TS_GEMM_FAST, 8,
-    {{"MR", 6, {4, 6, 8, 12, 14, 16}},
-     {"NR", 4, {16, 32, 48, 64}},
-     {"VW", 2, {8, 16}},
-     {"MB", 8, {12, 24, 28, 32, 48, 56, 64, 96}},
-     {"NB", 5, {32, 64, 96, 128, 192}},
-     {"KC", 3, {0, 256, 512}},
-     {"KU", 4, {1, 2, 4, 8}},
-     {"ORDER", 2, {0, 1}}}, 0};
-
-/* Tall and narrow: A may be read in place, with deeper unrolls. */
-static const vncl__tspace space_cpu_narrow = {
-    "gemm_packed_cpu (narrow)", VNCL__TS_GEMM_FAST, 8,
-    {{"MR", 4, {4, 6, 8, 12}},
-     {"NR", 4, {16, 32, 48, 64}},
-     {"VW", 2, {8, 16}},
-     {"MB", 6, {12, 24, 32, 48, 64, 96}},
-     {"NB", 3, {32, 64, 128}},
-     {"KU", 3, {4, 8, 16}},
-     {"ORDER", 2, {0, 1}},
-     {"A_PACKED", 2, {0, 1}}}, 0};
-
-/* Our GPU-shaped GEMM kernel (gemm_packed_local.cl). */
-static const vncl__tspace space_local = {
-    "gemm_packed_local", VNCL__TS_GEMM_FAST, 10,
-    {{"MWG", 3, {32, 64, 128}},
-     {"NWG", 3, {32, 64, 128}},
-     {"KWG", 3, {8, 16, 32}},
-     {"MDIMC", 3, {8, 16, 32}},
-     {"NDIMC", 3, {8, 16, 32}},
-     {"VWM", 4, {1, 2, 4, 8}},
-     {"VWN", 4, {1, 2, 4, 8}},
-     {"KWI", 3, {1, 2, 4}},
-     {"SA", 2, {0, 1}},
-     {"SB", 2, {0, 1}}}, 0};
-
-/* The direct kernel (small and batched products). */
-static const vncl__tspace space_direct = {
-    "gemm_direct", VNCL__TS_GEMM_DIRECT, 7,
-    {{"WGD_M", 7, {4, 6, 8, 12, 16, 32, 64}},
-     {"WGD_N", 5, {8, 16, 32, 64, 128}},
-     {"LDM", 5, {1, 2, 4, 8, 16}},
-     {"LDN", 5, {1, 2, 4, 8, 16}},
-     {"KWGD", 5, {1, 2, 4, 8, 16}},
-     {"VWD", 5, {1, 2, 4, 8, 16}},
-     {"DIRECT_LOCAL", 2, {0, 1}}}, 0};
-
-/* CLBlast's Xgemm kernel (its parameters, set with
- * CLBlastOverrideParameters); GEMMK 0, KREG 1, no strided stores. */
-static const vncl__tspace space_clblast = {
-    "clblast_xgemm", VNCL__TS_CLBLAST, 16,
-    {{"MWG", 3, {32, 64, 128}},
-     {"NWG", 3, {32, 64, 128}},
-     {"KWG", 2, {16, 32}},
-     {"MDIMC", 2, {8, 16}},
-     {"NDIMC", 2, {8, 16}},
-     {"MDIMA", 2, {8, 16}},
-     {"NDIMB", 2, {8, 16}},
-     {"KWI", 2, {2, 8}},
-     {"VWM", 4, {1, 2, 4, 8}},
-     {"VWN", 4, {1, 2, 4, 8}},
-     {"SA", 2, {0, 1}},
-     {"SB", 2, {0, 1}},
-     {"STRM", 1, {0}},
-     {"STRN", 1, {0}},
-     {"GEMMK", 1, {0}},
-     {"KREG", 1, {1}}}, 0};
-
-const vncl__tspace *vncl__tspace_gemm_fast(const vncl_device_info *info,
-                                           int shape) {
-  if (info->type == VNCL_DEVICE_GPU) return &space_local;
-  return shape == VNCL__GEMM_SHAPE_NARROW ? &space_cpu_narrow : &space_cpu;
+/* A family's tunables of one group as a space. */
+static void from_family(const vncl__param_family *f, int group, bool all,
+                        bool quick, const char *name, int kind,
+                        vncl__tspace *out) {
+  memset(out, 0, sizeof *out);
+  out->name = name;
+  out->kind = kind;
+  for (int i = 0; i < f->n && out->np < VNCL__TS_MAX_PARAMS; i++) {
+    const vncl__tunable *t = &f->t[i];
+    if (!all && t->group != group) continue;
+    vncl__tparam *p = &out->p[out->np++];
+    int n = quick ? t->nquick : t->nfull;
+    const double *v = quick ? t->quick : t->full;
+    p->name = t->name;
+    p->n = n < VNCL__TS_MAX_VALUES ? n : VNCL__TS_MAX_VALUES;
+    for (int j = 0; j < p->n; j++) p->v[j] = (int)v[j];
+  }
 }
-const vncl__tspace *vncl__tspace_gemm_direct(void) { return &space_direct; }
-const vncl__tspace *vncl__tspace_clblast(void) { return &space_clblast; }
 
-void vncl__tspace_from_ops(int family, vncl__tspace *out) {
+static vncl__tspace spaces[2][4]; /* [quick][direct, cpu, local, clblast] */
+static pthread_once_t spaces_once = PTHREAD_ONCE_INIT;
+static void spaces_build(void) {
+  for (int q = 0; q < 2; q++) {
+    from_family(&vncl__gemm_family, VNCL__GEMM_DIRECT, false, q, "gemm_direct",
+                VNCL__TS_GEMM_DIRECT, &spaces[q][0]);
+    from_family(&vncl__gemm_family, VNCL__GEMM_PACKED_CPU, false, q,
+                "gemm_packed_cpu", VNCL__TS_GEMM_FAST, &spaces[q][1]);
+    from_family(&vncl__gemm_family, VNCL__GEMM_PACKED_LOCAL, false, q,
+                "gemm_packed_local", VNCL__TS_GEMM_FAST, &spaces[q][2]);
+    from_family(&vncl__clblast_family, 0, true, q, "clblast_xgemm",
+                VNCL__TS_CLBLAST, &spaces[q][3]);
+  }
+}
+
+const vncl__tspace *vncl__tspace_gemm(int kern, bool quick) {
+  pthread_once(&spaces_once, spaces_build);
+  int i = kern == VNCL__GEMM_DIRECT        ? 0
+          : kern == VNCL__GEMM_PACKED_LOCAL ? 2
+                                            : 1;
+  return &spaces[quick][i];
+}
+
+const vncl__tspace *vncl__tspace_clblast(bool quick) {
+  pthread_once(&spaces_once, spaces_build);
+  return &spaces[quick][3];
+}
+
+void vncl__tspace_from_ops(int family, bool quick, vncl__tspace *out) {
   const vncl__tune_space *sp = vncl__ops_space(family);
   memset(out, 0, sizeof *out);
   out->name = sp->family;
@@ -97,10 +68,11 @@ void vncl__tspace_from_ops(int family, vncl__tspace *out) {
   out->family = family;
   out->np = sp->nparams;
   for (int i = 0; i < sp->nparams; i++) {
-    out->p[i].name = sp->params[i].name;
-    out->p[i].n = sp->params[i].nvalues;
-    for (int j = 0; j < sp->params[i].nvalues; j++)
-      out->p[i].v[j] = sp->params[i].values[j];
+    const vncl__tune_param *tp = &sp->params[i];
+    out->p[i].name = tp->name;
+    out->p[i].n = quick ? tp->nquick : tp->nvalues;
+    for (int j = 0; j < out->p[i].n; j++)
+      out->p[i].v[j] = quick ? tp->quick[j] : tp->values[j];
   }
 }
 
@@ -112,13 +84,13 @@ int vncl__tspace_get(const vncl__tspace *s, const int *idx, const char *name,
 }
 
 /* Vector registers the accumulators of an mr x nr tile (plus a row of B
- * and a broadcast) need against what the device has: 32 on 512-bit CPUs,
- * 16 otherwise (a heuristic; spills cost 4x on PoCL, docs/tuning.md). */
-static bool registers_fit(const vncl__tune_device *d, int mr, int nr,
-                          bool f64) {
+ * and a broadcast) need against the `regs` the device row gives (VREGS:
+ * 32 on 512-bit CPUs, 16 on others; a heuristic, spills cost 4x on PoCL,
+ * docs/tuning.md). */
+static bool registers_fit(const vncl__tune_device *d, int regs, int mr,
+                          int nr, bool f64) {
   int hw = d->native_float_width > 0 ? d->native_float_width : 4;
   if (f64 && hw > 1) hw /= 2;
-  int regs = d->native_float_width >= 16 ? 32 : 16;
   int need = (mr * nr + nr + hw - 1) / hw + 1;
   return need <= regs;
 }
@@ -141,8 +113,7 @@ static bool clblast_valid(const vncl__tune_device *d, const vncl__tspace *s,
   size_t wg = (size_t)mdimc * ndimc;
   size_t lb = (size_t)(sa * kwg * mwg + sb * kwg * nwg) * (f64 ? 8 : 4);
   if (wg > d->info.max_work_group_size ||
-      (d->info.type == VNCL_DEVICE_GPU &&
-       d->info.preferred_work_group_multiple > 1 &&
+      (d->wg_multiple && d->info.preferred_work_group_multiple > 1 &&
        wg % d->info.preferred_work_group_multiple)) {
     snprintf(why, cap, "clblast: work-group %zu", wg);
     return false;
@@ -172,7 +143,8 @@ bool vncl__tspace_valid(const vncl__tune_device *d, const vncl__tspace *s,
                         int acc, char *why, size_t cap) {
   bool f64 = acc == VNCL__GEMM_ACC64;
   why[0] = '\0';
-  if (s->kind == VNCL__TS_CLBLAST) return clblast_valid(d, s, idx, f64, why, cap);
+  if (s->kind == VNCL__TS_CLBLAST)
+    return clblast_valid(d, s, idx, f64, why, cap);
   if (s->kind == VNCL__TS_OPS) {
     const vncl__tune_space *sp = vncl__ops_space(s->family);
     int v[VNCL__OPS_MAX_PARAMS] = {0};
@@ -184,7 +156,7 @@ bool vncl__tspace_valid(const vncl__tune_device *d, const vncl__tspace *s,
       return false;
     }
     size_t pref = d->info.preferred_work_group_multiple;
-    if (d->info.type == VNCL_DEVICE_GPU && pref > 1 && wg % pref) {
+    if (d->wg_multiple && pref > 1 && wg % pref) {
       snprintf(why, cap, "%s: %zu work-items, not a multiple of %zu",
                s->name, wg, pref);
       return false;
@@ -205,11 +177,11 @@ bool vncl__tspace_valid(const vncl__tune_device *d, const vncl__tspace *s,
   if (!vncl__gemm_params_valid(&d->info, k, (vncl__gemm_acc)acc, &p, why,
                                cap))
     return false;
-  if (d->info.type != VNCL_DEVICE_GPU) {
+  if (p.vregs > 0) {
     int mr = k == VNCL__GEMM_DIRECT ? p.direct.wgd_m / p.direct.ldm : p.cpu.mr;
     int nr = k == VNCL__GEMM_DIRECT ? p.direct.wgd_n / p.direct.ldn : p.cpu.nr;
     if (!(k == VNCL__GEMM_DIRECT && p.direct.local) &&
-        k != VNCL__GEMM_PACKED_LOCAL && !registers_fit(d, mr, nr, f64)) {
+        k != VNCL__GEMM_PACKED_LOCAL && !registers_fit(d, p.vregs, mr, nr, f64)) {
       snprintf(why, cap, "%s: %d x %d accumulators do not fit the registers",
                s->name, mr, nr);
       return false;

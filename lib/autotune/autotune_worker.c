@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "ops/ops.h"
-#include "tuning/tuning.h"
+#include "autotune/autotune.h"
 
 #define ROTATE 3 /* input sets, so that no run finds its inputs in cache */
 

@@ -7,11 +7,13 @@
  *    clFFT moves them. Taken when every length is one clFFT can do (prime
  *    factors 2..13) and the backend gives no axis to vncl's kernels.
  *  - axis by axis on a complex array (the output, or for real transforms a
- *    full complex workspace): lengths 2^a 3^b 5^c on vncl's Stockham
- *    kernels when the backend is vncl (fft_stockham.c), other lengths
+ *    full complex workspace): lengths 2^a 3^b 5^c 7^d 11^e 13^f on vncl's
+ *    Stockham kernels when the backend is vncl (fft_stockham.c), lengths
  *    clFFT can do on clFFT (fft_layout.c gathers strided lines), the rest
- *    through the Bluestein path (fft_bluestein.c).
- *    vncl_fft_plan_algorithm names it "stockham", "bluestein" or "axes".
+ *    through the Rader path (primes p whose p - 1 Stockham does, on the
+ *    vncl backend) or the Bluestein path (fft_bluestein.c).
+ *    vncl_fft_plan_algorithm names it "stockham", "bluestein", "rader" or
+ *    "axes".
  * Baked clFFT plans and tables come from the context's cache
  * (fft_cache.c), so making the same plan twice never bakes twice. */
 #include <math.h>
@@ -24,15 +26,16 @@
 typedef enum step_kind {
   STEP_CLFFT_INPLACE, /* contiguous last axis: clFFT in place on the array */
   STEP_LINES,         /* strided axis: gather, clFFT, scatter */
-  STEP_BLUESTEIN,     /* a length clFFT cannot do */
-  STEP_STOCKHAM       /* a 2^a 3^b 5^c length on vncl's kernels */
+  STEP_BLUESTEIN,     /* a length clFFT cannot do: Bluestein or Rader */
+  STEP_STOCKHAM       /* a 2..13-smooth length on vncl's kernels */
 } step_kind;
 
 typedef struct fft_step {
   step_kind kind;
   vncl__fft_axis ax;
   vncl__fft_entry *plan;  /* the clFFT plan of the step (length n or m) */
-  vncl__fft_entry *chirp; /* Bluestein tables */
+  vncl__fft_entry *chirp; /* Bluestein (or Rader) tables */
+  bool rader;             /* a prime by Rader's algorithm (on Stockham) */
   bool use_stockham;      /* Stockham for the step (or its convolution) */
   vncl__fft_stockham sk;  /* its tables */
 } fft_step;
@@ -54,7 +57,8 @@ struct vncl_fft_plan {
   bool clfft_scales[2];    /* clFFT applies the [forward, inverse] scale */
   int nsteps;              /* the axis-by-axis way */
   fft_step steps[3];
-  const char *algorithm; /* "clfft", "stockham", "bluestein" or "axes" */
+  const char *algorithm; /* "clfft", "stockham", "bluestein", "rader" or
+                            "axes" */
 };
 
 void vncl_fft_desc_init(vncl_fft_desc *d) {
@@ -225,8 +229,17 @@ static vncl_status line_plan(vncl_fft_plan *p, size_t n, size_t lines,
 
 static vncl_status make_bluestein_step(vncl_fft_plan *p, fft_step *s) {
   s->kind = STEP_BLUESTEIN;
-  vncl_status r =
-      vncl__fft_chirp_get(p->ctx, p->st, s->ax.n, p->d.dtype, &s->chirp);
+  if (p->own && vncl__fft_rader_length(&p->tn, s->ax.n)) {
+    s->rader = s->use_stockham = true;
+    vncl_status r =
+        vncl__fft_rader_get(p->ctx, p->st, s->ax.n, p->d.dtype, &s->chirp);
+    if (r) return r;
+    return vncl__fft_stockham_prepare(p->ctx, p->st, p->d.dtype, &p->tn,
+                                      s->chirp->m, &s->sk);
+  }
+  size_t mlen = vncl__fft_bluestein_length(&p->tn, s->ax.n, p->own);
+  vncl_status r = vncl__fft_chirp_get(p->ctx, p->st, s->ax.n, mlen,
+                                      p->d.dtype, &s->chirp);
   if (r) return r;
   size_t m = s->chirp->m;
   if (p->own && vncl__fft_stockham_length(&p->tn, m)) {
@@ -234,8 +247,10 @@ static vncl_status make_bluestein_step(vncl_fft_plan *p, fft_step *s) {
     return vncl__fft_stockham_prepare(p->ctx, p->st, p->d.dtype, &p->tn, m,
                                       &s->sk);
   }
-  r = line_plan(p, m, s->ax.outer * s->ax.inner, 1.0f / (float)m, &s->plan);
-  if (r == VNCL_ERR_UNSUPPORTED) /* clFFT refused a power of two */
+  /* Unscaled: the 1/m goes into the post-multiply, in the plan's precision
+   * (1/m is not a float for most m). */
+  r = line_plan(p, m, s->ax.outer * s->ax.inner, 1.0f, &s->plan);
+  if (r == VNCL_ERR_UNSUPPORTED) /* clFFT refused a 5-smooth length */
     return vncl__fail(p->ctx, VNCL_ERR_UNSUPPORTED,
                       "clFFT cannot do the length-%zu convolution of the "
                       "Bluestein path for length %zu",
@@ -275,9 +290,11 @@ static vncl_status make_steps(vncl_fft_plan *p) {
     }
     if (r == VNCL_ERR_UNSUPPORTED) {
       r = make_bluestein_step(p, s);
+      /* Rader keeps x[0] and A[0] of each line after the lines. */
       if (!r)
-        need[VNCL__FFT_SCRATCH_LINES] = max_size(need[VNCL__FFT_SCRATCH_LINES],
-                                                 lines * s->chirp->m * esize);
+        need[VNCL__FFT_SCRATCH_LINES] = max_size(
+            need[VNCL__FFT_SCRATCH_LINES],
+            lines * (s->chirp->m + (s->rader ? 2 : 0)) * esize);
     }
     if (r) return r;
     if (s->plan)
@@ -408,12 +425,17 @@ vncl_status vncl_fft_plan_create(vncl_context *ctx, const vncl_fft_desc *desc,
   }
   p->algorithm = "clfft";
   if (!p->native) {
-    bool all_stockham = p->nsteps > 0, bluestein = false;
+    bool all_stockham = p->nsteps > 0, bluestein = false, rader = false;
     for (int i = 0; i < p->nsteps; i++) {
-      all_stockham &= p->steps[i].kind == STEP_STOCKHAM;
-      bluestein |= p->steps[i].kind == STEP_BLUESTEIN;
+      const fft_step *s = &p->steps[i];
+      all_stockham &= s->kind == STEP_STOCKHAM;
+      bluestein |= s->kind == STEP_BLUESTEIN && !s->rader;
+      rader |= s->rader;
     }
-    p->algorithm = bluestein ? "bluestein" : all_stockham ? "stockham" : "axes";
+    p->algorithm = bluestein      ? "bluestein"
+                   : rader        ? "rader"
+                   : all_stockham ? "stockham"
+                                  : "axes";
   }
   vncl__context_retain(ctx);
   vncl__log(VNCL_LOG_DEBUG, "fft plan %s %s %zux%zux%zu batch %zu: %s",
@@ -445,14 +467,6 @@ const char *vncl_fft_plan_algorithm(const vncl_fft_plan *plan) {
 
 /* ---- execution ---------------------------------------------------------- */
 
-static void shape_str(const int64_t *s, int n, char *out, size_t cap) {
-  size_t used = 0;
-  out[0] = '\0';
-  for (int i = 0; i < n && used < cap; i++)
-    used += (size_t)snprintf(out + used, cap - used, "%s%lld", i ? ", " : "",
-                             (long long)s[i]);
-}
-
 /* Checks that t is [B..., want...] with product(B) == batch. */
 static vncl_status check_shape(const vncl_fft_plan *p, const vncl_tensor *t,
                                const char *role, const int64_t *want,
@@ -464,16 +478,17 @@ static vncl_status check_shape(const vncl_fft_plan *p, const vncl_tensor *t,
   for (int i = 0; ok && i < t->ndim - nwant; i++) b *= (uint64_t)t->shape[i];
   if (ok && b == p->batch) return VNCL_OK;
   char got[256], exp[128];
-  shape_str(t->shape, t->ndim, got, sizeof got);
-  shape_str(want, nwant, exp, sizeof exp);
+  vncl__shape_str(t->ndim, t->shape, got, sizeof got);
+  vncl__shape_str(nwant, want, exp, sizeof exp);
   if (ok)
     return vncl__fail(p->ctx, VNCL_ERR_INVALID_ARG,
-                      "%s: shape [%s] has batch %llu, the plan has batch %zu",
+                      "%s: shape %s has batch %llu, the plan has batch %zu",
                       role, got, (unsigned long long)b, p->batch);
+  /* exp + 1: "[n0, n1]" without its '[', after "[batch..., ". */
   return vncl__fail(p->ctx, VNCL_ERR_INVALID_ARG,
-                    "%s: shape [%s] does not match the %s plan, which needs "
-                    "[batch..., %s]%s",
-                    role, got, type_name(p->d.type), exp,
+                    "%s: shape %s does not match the %s plan, which needs "
+                    "[batch..., %s%s",
+                    role, got, type_name(p->d.type), exp + 1,
                     p->d.type == VNCL_FFT_C2C
                         ? " (complex: interleaved pairs, last dimension 2)"
                         : "");
@@ -578,9 +593,15 @@ static vncl_status run_steps(vncl_fft_plan *p, vncl_fft_direction dir,
         scaled |= last;
         break;
       case STEP_BLUESTEIN:
-        s = vncl__fft_bluestein_run(ctx, p->st, t, st->ax, st->chirp, st->plan,
-                                    st->use_stockham ? &st->sk : NULL, &p->tn,
-                                    dir == VNCL_FFT_INVERSE, sc, from, work);
+        if (st->rader)
+          s = vncl__fft_rader_run(ctx, p->st, t, st->ax, st->chirp, &st->sk,
+                                  &p->tn, dir == VNCL_FFT_INVERSE, sc, from,
+                                  work);
+        else
+          s = vncl__fft_bluestein_run(
+              ctx, p->st, t, st->ax, st->chirp, st->plan,
+              st->use_stockham ? &st->sk : NULL, &p->tn,
+              dir == VNCL_FFT_INVERSE, sc, from, work);
         scaled |= last;
         break;
       case STEP_STOCKHAM:

@@ -96,10 +96,17 @@ vncl_status vncl__fft_clfft_run(vncl_context *ctx, vncl__fft_state *st,
                                 const vncl__fft_entry *e, clfftDirection dir,
                                 cl_mem in, cl_mem out);
 
-/* The Bluestein tables for length n in `dtype` (computed on the host in
- * double, uploaded once). */
+/* The Bluestein tables for length n with a convolution of length
+ * m >= 2n - 1 in `dtype` (computed on the host in double, uploaded once). */
 vncl_status vncl__fft_chirp_get(vncl_context *ctx, vncl__fft_state *st,
-                                size_t n, vncl_dtype dtype,
+                                size_t n, size_t m, vncl_dtype dtype,
+                                vncl__fft_entry **out);
+/* The Rader tables of the prime p in `dtype`: [0] FFT_m of
+ * b[q] = exp(-2 pi i g^-q / p), m = p - 1, g the smallest generator modulo
+ * p; [1] 2m uints, perm[q] = g^q and perm[m + q] = g^-q (mod p). Computed
+ * on the host in double, uploaded once. */
+vncl_status vncl__fft_rader_get(vncl_context *ctx, vncl__fft_state *st,
+                                size_t p, vncl_dtype dtype,
                                 vncl__fft_entry **out);
 /* The Stockham twiddles of length n (split: the two four-step tables). */
 vncl_status vncl__fft_twiddle_get(vncl_context *ctx, vncl__fft_state *st,
@@ -134,37 +141,25 @@ void vncl__fft_tuning_for(const vncl_device_info *dev, vncl__fft_tuning *out);
 /* ---- steps on vncl's kernels (fft_stockham.c, fft_bluestein.c,
  *      fft_layout.c) ------------------------------------------------------ */
 
-/* A kernel of cl_kernels/fft_*.cl taken from the program pool. */
-typedef struct vncl__fft_kern {
-  vncl__program *prog;
-  cl_kernel k;
-  const char *name;
-} vncl__fft_kern;
-/* Gets `name` from `file` built for dtype (-DPRECISION=32 or 64) and the
- * extra options `more` (may be NULL). */
+/* Gets kernel `name` (runtime.h's handle) from `file` built for dtype
+ * (-DPRECISION=32 or 64) and the extra options `more` (may be NULL). */
 vncl_status vncl__fft_kget(vncl_context *ctx, vncl_dtype dtype,
                            const char *file, const char *more,
-                           const char *name, vncl__fft_kern *out);
+                           const char *name, vncl__kernel *out);
 /* The build options of the FFT kernels for dtype and `more`. */
 void vncl__fft_options(vncl_dtype dtype, const char *more, char *out,
                        size_t cap);
 /* Launches k on a (d0, d1) range unless `args` (the status of setting its
  * arguments) is an error, and gives the kernel back either way. */
-vncl_status vncl__fft_klaunch(vncl_context *ctx, vncl__fft_kern *k,
+vncl_status vncl__fft_klaunch(vncl_context *ctx, vncl__kernel *k,
                               vncl_status args, size_t d0, size_t d1,
                               double bytes);
 /* The same on a 1-D range with a work-group size (0: the driver's). */
-vncl_status vncl__fft_klaunch1(vncl_context *ctx, vncl__fft_kern *k,
+vncl_status vncl__fft_klaunch1(vncl_context *ctx, vncl__kernel *k,
                                vncl_status args, size_t global, size_t local,
                                double flops, double bytes);
-/* A `real` kernel argument: float or double by dtype. */
-typedef struct vncl__fft_real {
-  float f;
-  double d;
-  size_t size;
-  const void *ptr;
-} vncl__fft_real;
-void vncl__fft_real_arg(vncl__fft_real *a, vncl_dtype dtype, double v);
+/* A `real` kernel argument (float or double by dtype) is runtime.h's
+ * vncl__real_arg. */
 
 /* An axis of a multi-dimensional array of complex values, seen as `lines`
  * = outer * inner lines of n elements: element j of line l sits at
@@ -181,8 +176,18 @@ typedef struct vncl__fft_stockham {
   const vncl__fft_entry *tw1, *tw2, *split;
 } vncl__fft_stockham;
 
-/* True when the Stockham kernels do length n: n >= 2, n = 2^a 3^b 5^c, and
- * n <= nmax or n = n1 n2 with n1 <= n2 <= nmax. */
+/* The convolution length of the Bluestein path for length n: the
+ * smallest m >= 2n - 1 of the form 2^a 3^b 5^c that the Stockham kernels
+ * do (own) or clFFT does, else the power of two. */
+size_t vncl__fft_bluestein_length(const vncl__fft_tuning *tn, size_t n,
+                                  bool own);
+/* True when length n runs by Rader's algorithm on the Stockham kernels:
+ * n is a prime (above 13, else Stockham does it directly) below 2^32 and
+ * the Stockham kernels do n - 1. */
+bool vncl__fft_rader_length(const vncl__fft_tuning *tn, size_t n);
+/* True when the Stockham kernels do length n: n >= 2, every prime factor
+ * in {2, 3, 5, 7, 11, 13}, and n <= nmax or n = n1 n2 with
+ * n1 <= n2 <= nmax. */
 bool vncl__fft_stockham_length(const vncl__fft_tuning *tn, size_t n);
 /* Fetches the twiddle tables for n (cached in the context). */
 vncl_status vncl__fft_stockham_prepare(vncl_context *ctx, vncl__fft_state *st,
@@ -210,7 +215,7 @@ vncl_status vncl__fft_stockham_run(vncl_context *ctx, vncl__fft_state *st,
  * pre-multiply by the chirp into the lines scratch, FFT_M, multiply by the
  * filter, inverse FFT_M, post-multiply and scale. The length-M FFTs run on
  * the Stockham kernels when `mst` is given, else on `mplan`, the batched
- * in-place clFFT plan of length M over outer*inner lines. */
+ * in-place clFFT plan of length M over outer*inner lines, unscaled. */
 vncl_status vncl__fft_bluestein_run(vncl_context *ctx, vncl__fft_state *st,
                                     vncl_dtype dtype, vncl__fft_axis ax,
                                     const vncl__fft_entry *chirp,
@@ -218,6 +223,17 @@ vncl_status vncl__fft_bluestein_run(vncl_context *ctx, vncl__fft_state *st,
                                     const vncl__fft_stockham *mst,
                                     const vncl__fft_tuning *tn, bool conj,
                                     double scale, cl_mem src, cl_mem dst);
+
+/* The same by Rader's algorithm for a prime n (chirp: the Rader tables of
+ * vncl__fft_rader_get): permute into the lines scratch, FFT_m on the
+ * Stockham kernels (`mst`, m = n - 1), multiply by the filter, inverse
+ * FFT_m, add x[0] and permute back, scaled. */
+vncl_status vncl__fft_rader_run(vncl_context *ctx, vncl__fft_state *st,
+                                vncl_dtype dtype, vncl__fft_axis ax,
+                                const vncl__fft_entry *rader,
+                                const vncl__fft_stockham *mst,
+                                const vncl__fft_tuning *tn, bool conj,
+                                double scale, cl_mem src, cl_mem dst);
 
 /* A DFT along a strided axis with a clFFT plan of length n over the lines
  * (`lplan`, batched, in place): gather the lines into the lines scratch,

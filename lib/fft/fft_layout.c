@@ -15,14 +15,13 @@ void vncl__fft_options(vncl_dtype dtype, const char *more, char *out,
 
 vncl_status vncl__fft_kget(vncl_context *ctx, vncl_dtype dtype,
                            const char *file, const char *more, const char *name,
-                           vncl__fft_kern *out) {
+                           vncl__kernel *out) {
   char opts[128];
   vncl__fft_options(dtype, more, opts, sizeof opts);
-  out->name = name;
-  return vncl__kernel_get(ctx, file, opts, name, &out->prog, &out->k);
+  return vncl__kernel_get(ctx, file, opts, name, out);
 }
 
-vncl_status vncl__fft_klaunch(vncl_context *ctx, vncl__fft_kern *k,
+vncl_status vncl__fft_klaunch(vncl_context *ctx, vncl__kernel *k,
                               vncl_status args, size_t d0, size_t d1,
                               double bytes) {
   vncl_status s = args;
@@ -30,26 +29,19 @@ vncl_status vncl__fft_klaunch(vncl_context *ctx, vncl__fft_kern *k,
   if (!s)
     s = vncl__launch_work(ctx, "fft", k->k, 2, global, NULL, 0, NULL, NULL, 0,
                           bytes);
-  vncl__kernel_release(ctx, k->prog, k->name, k->k);
+  vncl__kernel_put(ctx, k);
   return s;
 }
 
-vncl_status vncl__fft_klaunch1(vncl_context *ctx, vncl__fft_kern *k,
+vncl_status vncl__fft_klaunch1(vncl_context *ctx, vncl__kernel *k,
                                vncl_status args, size_t global, size_t local,
                                double flops, double bytes) {
   vncl_status s = args;
   if (!s)
     s = vncl__launch_work(ctx, "fft", k->k, 1, &global, local ? &local : NULL,
                           0, NULL, NULL, flops, bytes);
-  vncl__kernel_release(ctx, k->prog, k->name, k->k);
+  vncl__kernel_put(ctx, k);
   return s;
-}
-
-void vncl__fft_real_arg(vncl__fft_real *a, vncl_dtype dtype, double v) {
-  a->f = (float)v;
-  a->d = v;
-  a->size = dtype == VNCL_F64 ? sizeof a->d : sizeof a->f;
-  a->ptr = dtype == VNCL_F64 ? (const void *)&a->d : (const void *)&a->f;
 }
 
 vncl_status vncl__fft_lines_run(vncl_context *ctx, vncl__fft_state *st,
@@ -65,7 +57,7 @@ vncl_status vncl__fft_lines_run(vncl_context *ctx, vncl__fft_state *st,
   if (s) return s;
   cl_ulong n_ = ax.n, inner_ = ax.inner;
   double bytes = 2.0 * lines * ax.n * esize;
-  vncl__fft_kern k;
+  vncl__kernel k;
   if ((s = vncl__fft_kget(ctx, dtype, "fft_layout.cl", NULL, "fft_gather", &k)))
     return s;
   s = vncl__fft_klaunch(
@@ -78,32 +70,30 @@ vncl_status vncl__fft_lines_run(vncl_context *ctx, vncl__fft_state *st,
   if ((s = vncl__fft_kget(ctx, dtype, "fft_layout.cl", NULL, "fft_scatter",
                           &k)))
     return s;
-  vncl__fft_real sc;
-  vncl__fft_real_arg(&sc, dtype, scale);
+  vncl__targ sc = vncl__real_arg(dtype, scale);
   return vncl__fft_klaunch(
       ctx, &k,
-      vncl__set_args(ctx, k.k, 5, VNCL_ARG(n_), VNCL_ARG(inner_), sc.size,
-                     sc.ptr, VNCL_ARG(s_buf), VNCL_ARG(dst)),
+      vncl__set_args(ctx, k.k, 5, VNCL_ARG(n_), VNCL_ARG(inner_), VNCL_TARG(sc),
+                     VNCL_ARG(s_buf), VNCL_ARG(dst)),
       ax.n, lines, bytes);
 }
 
 vncl_status vncl__fft_scale_run(vncl_context *ctx, vncl_dtype dtype,
                                 size_t count, double scale, cl_mem x) {
-  vncl__fft_kern k;
+  vncl__kernel k;
   vncl_status s =
       vncl__fft_kget(ctx, dtype, "fft_layout.cl", NULL, "fft_scale", &k);
   if (s) return s;
-  vncl__fft_real sc;
-  vncl__fft_real_arg(&sc, dtype, scale);
+  vncl__targ sc = vncl__real_arg(dtype, scale);
   return vncl__fft_klaunch(
-      ctx, &k, vncl__set_args(ctx, k.k, 2, sc.size, sc.ptr, VNCL_ARG(x)), count,
+      ctx, &k, vncl__set_args(ctx, k.k, 2, VNCL_TARG(sc), VNCL_ARG(x)), count,
       1, 2.0 * count * vncl_dtype_size(dtype));
 }
 
 vncl_status vncl__fft_real_to_full_run(vncl_context *ctx, vncl_dtype dtype,
                                        size_t rows, size_t n2, size_t rstride,
                                        cl_mem src, cl_mem full) {
-  vncl__fft_kern k;
+  vncl__kernel k;
   vncl_status s =
       vncl__fft_kget(ctx, dtype, "fft_layout.cl", NULL, "fft_real_to_full", &k);
   if (s) return s;
@@ -118,16 +108,15 @@ vncl_status vncl__fft_real_to_full_run(vncl_context *ctx, vncl_dtype dtype,
 vncl_status vncl__fft_full_to_half_run(vncl_context *ctx, vncl_dtype dtype,
                                        size_t rows, size_t n2, size_t h,
                                        double scale, cl_mem full, cl_mem dst) {
-  vncl__fft_kern k;
+  vncl__kernel k;
   vncl_status s =
       vncl__fft_kget(ctx, dtype, "fft_layout.cl", NULL, "fft_full_to_half", &k);
   if (s) return s;
   cl_ulong n2_ = n2, h_ = h;
-  vncl__fft_real sc;
-  vncl__fft_real_arg(&sc, dtype, scale);
+  vncl__targ sc = vncl__real_arg(dtype, scale);
   return vncl__fft_klaunch(
       ctx, &k,
-      vncl__set_args(ctx, k.k, 5, VNCL_ARG(n2_), VNCL_ARG(h_), sc.size, sc.ptr,
+      vncl__set_args(ctx, k.k, 5, VNCL_ARG(n2_), VNCL_ARG(h_), VNCL_TARG(sc),
                      VNCL_ARG(full), VNCL_ARG(dst)),
       h, rows, 4.0 * rows * h * vncl_dtype_size(dtype));
 }
@@ -136,7 +125,7 @@ vncl_status vncl__fft_half_to_full_run(vncl_context *ctx, vncl_dtype dtype,
                                        size_t batch, size_t n0, size_t n1,
                                        size_t n2, size_t h, cl_mem half,
                                        cl_mem full) {
-  vncl__fft_kern k;
+  vncl__kernel k;
   vncl_status s =
       vncl__fft_kget(ctx, dtype, "fft_layout.cl", NULL, "fft_half_to_full", &k);
   if (s) return s;
@@ -152,16 +141,15 @@ vncl_status vncl__fft_half_to_full_run(vncl_context *ctx, vncl_dtype dtype,
 vncl_status vncl__fft_full_to_real_run(vncl_context *ctx, vncl_dtype dtype,
                                        size_t rows, size_t n2, size_t rstride,
                                        double scale, cl_mem full, cl_mem dst) {
-  vncl__fft_kern k;
+  vncl__kernel k;
   vncl_status s =
       vncl__fft_kget(ctx, dtype, "fft_layout.cl", NULL, "fft_full_to_real", &k);
   if (s) return s;
   cl_ulong n2_ = n2, rs_ = rstride;
-  vncl__fft_real sc;
-  vncl__fft_real_arg(&sc, dtype, scale);
+  vncl__targ sc = vncl__real_arg(dtype, scale);
   return vncl__fft_klaunch(
       ctx, &k,
-      vncl__set_args(ctx, k.k, 5, VNCL_ARG(n2_), VNCL_ARG(rs_), sc.size, sc.ptr,
+      vncl__set_args(ctx, k.k, 5, VNCL_ARG(n2_), VNCL_ARG(rs_), VNCL_TARG(sc),
                      VNCL_ARG(full), VNCL_ARG(dst)),
       n2, rows, 3.0 * rows * n2 * vncl_dtype_size(dtype));
 }

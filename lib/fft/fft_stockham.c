@@ -1,6 +1,6 @@
-/* vncl's own FFT kernels (cl_kernels/fft_stockham.cl): lengths 2^a 3^b 5^c
- * along the lines of any axis, VW lines per work-item with the
- * lines in the lanes of a vector, and the two-step (four-step) split of
+/* vncl's own FFT kernels (cl_kernels/fft_stockham.cl): lengths
+ * 2^a 3^b 5^c 7^d 11^e 13^f along the lines of any axis, VW lines per
+ * work-item with the lines in the lanes of a vector, and the two-step (four-step) split of
  * lengths longer than one pass should take. Also the per-device table that
  * decides when these kernels run instead of clFFT. Enqueues only, with
  * st->exec_lock held by the caller (the scratch is shared). */
@@ -8,8 +8,8 @@
 
 #include "fft/fft.h"
 
-/* Per-device defaults, most specific first: a device type, then the global
- * fallback (type 0). CPU devices: the Stockham kernels measured 3 to 6
+/* Per-device defaults, rows picked by the device-rule matcher: a device
+ * type, then the global fallback (any device). CPU devices: the Stockham kernels measured 3 to 6
  * times faster than clFFT under PoCL (docs/fft.md). GPUs: these kernels
  * too, because they are race-free under Oclgrind's detector while clFFT's
  * multi-pass in-place kernels read and write the same global memory across
@@ -18,29 +18,31 @@
  * CPU-shaped and not measured on a GPU yet: slow there is expected;
  * VNCL_FFT_BACKEND=clfft chooses clFFT. Other devices: clFFT. */
 static const struct {
-  vncl_device_type type; /* 0: any */
+  vncl__device_rule rule; /* the device-rule matcher (runtime.h) */
   vncl__fft_tuning t;
 } fft_table[] = {
-    {VNCL_DEVICE_CPU, {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4}},
-    {VNCL_DEVICE_GPU, {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4}},
-    {0, {VNCL_FFT_BACKEND_CLFFT, 8, 8, 4096, 4}},
+    {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
+     {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4}},
+    {{NULL, VNCL_DEVICE_GPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
+     {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4}},
+    {{NULL, 0, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
+     {VNCL_FFT_BACKEND_CLFFT, 8, 8, 4096, 4}},
 };
 
 void vncl__fft_tuning_for(const vncl_device_info *dev, vncl__fft_tuning *out) {
   size_t n = sizeof fft_table / sizeof *fft_table;
-  for (size_t i = 0; i < n; i++)
-    if (fft_table[i].type == 0 || fft_table[i].type == dev->type) {
-      *out = fft_table[i].t;
-      return;
-    }
-  *out = fft_table[n - 1].t;
+  vncl__device_key k;
+  vncl__device_key_of(dev, 0, VNCL__RULE_ANY, VNCL__RULE_ANY, &k);
+  int i = vncl__rule_pick(fft_table, n, sizeof *fft_table, &k, -1);
+  *out = fft_table[i >= 0 ? (size_t)i : n - 1].t;
 }
 
-/* n = 2^a 3^b 5^c, the radices the kernel has. */
+/* n = 2^a 3^b 5^c 7^d 11^e 13^f, the radices the kernel has (4 and 2 for
+ * the powers of two). */
 static bool smooth(size_t n) {
-  static const size_t r[] = {2, 3, 5};
+  static const size_t r[] = {2, 3, 5, 7, 11, 13};
   if (n == 0) return false;
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 6; i++)
     while (n % r[i] == 0) n /= r[i];
   return n == 1;
 }
@@ -58,6 +60,30 @@ static size_t split_of(const vncl__fft_tuning *tn, size_t n) {
 
 bool vncl__fft_stockham_length(const vncl__fft_tuning *tn, size_t n) {
   return n >= 2 && smooth(n) && split_of(tn, n) != 0;
+}
+
+size_t vncl__fft_bluestein_length(const vncl__fft_tuning *tn, size_t n,
+                                  bool own) {
+  size_t need = 2 * n - 1, best = vncl__fft_pow2_at_least(need);
+  /* Every 2^a 3^b 5^c in [need, best): a 5-smooth length costs about what
+   * a power of two of the same size costs on these kernels and on clFFT,
+   * and the nearest one is at most a few percent above need (the power
+   * of two up to twice). */
+  for (size_t p5 = 1; p5 < best; p5 *= 5)
+    for (size_t p3 = p5; p3 < best; p3 *= 3)
+      for (size_t m = p3; m < best; m *= 2)
+        if (m >= need && (!own || vncl__fft_stockham_length(tn, m))) {
+          best = m;
+          break;
+        }
+  return best;
+}
+
+bool vncl__fft_rader_length(const vncl__fft_tuning *tn, size_t n) {
+  if (n <= 13 || n >= ((size_t)1 << 32) || n % 2 == 0) return false;
+  for (size_t d = 3; d * d <= n; d += 2)
+    if (n % d == 0) return false;
+  return vncl__fft_stockham_length(tn, n - 1);
 }
 
 vncl_status vncl__fft_stockham_prepare(vncl_context *ctx, vncl__fft_state *st,
@@ -132,14 +158,13 @@ static vncl_status pass(vncl_context *ctx, vncl__fft_state *st,
   if (s) return s;
   char more[32];
   snprintf(more, sizeof more, "-DVW=%zu", vw);
-  vncl__fft_kern k;
+  vncl__kernel k;
   if ((s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", more, "fft_stockham",
                           &k)))
     return s;
   cl_uint n_ = (cl_uint)n;
   cl_int sign_ = sign;
-  vncl__fft_real sc;
-  vncl__fft_real_arg(&sc, dtype, scale);
+  vncl__targ sc = vncl__real_arg(dtype, scale);
   cl_ulong a[11] = {g->lines, g->mid, g->inner, g->xo, g->xm, g->xi,
                     g->xj,    g->yo,  g->ym,    g->yi, g->yj};
   cl_ulong twn_ = twn;
@@ -148,7 +173,7 @@ static vncl_status pass(vncl_context *ctx, vncl__fft_state *st,
   cl_mem lo = split ? split->tables[0] : tw->tables[0];
   cl_mem hi = split ? split->tables[1] : tw->tables[0];
   s = vncl__set_args(
-      ctx, k.k, 22, VNCL_ARG(n_), VNCL_ARG(sign_), sc.size, sc.ptr,
+      ctx, k.k, 22, VNCL_ARG(n_), VNCL_ARG(sign_), VNCL_TARG(sc),
       VNCL_ARG(a[0]), VNCL_ARG(a[1]), VNCL_ARG(a[2]), VNCL_ARG(x),
       VNCL_ARG(a[3]), VNCL_ARG(a[4]), VNCL_ARG(a[5]), VNCL_ARG(a[6]),
       VNCL_ARG(y), VNCL_ARG(a[7]), VNCL_ARG(a[8]), VNCL_ARG(a[9]),

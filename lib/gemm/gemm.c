@@ -62,14 +62,6 @@ static const char *const kernel_name[VNCL__GEMM_KERNELS] = {
     "gemm_ref", "gemm_direct", "gemm_packed_cpu", "gemm_packed_local",
     "gemm_pack"};
 
-typedef struct gemm_kernel {
-  vncl__program *prog;
-  cl_kernel k;
-  const char *name;
-} gemm_kernel;
-
-/* Validates the parameters kern uses, builds (or finds) its program and
- * checks the compiled kernel takes the work-group size they ask for. */
 /* What decides a GEMM kernel's program and its checks: the kernel, its
  * name, the storage types and the parameters its options are made of. */
 static void variant_key(vncl__gemm_kernel kern, const char *name,
@@ -111,17 +103,19 @@ static void variant_key(vncl__gemm_kernel kern, const char *name,
   }
 }
 
-/* The kernel for (kern, parameters, types), checked against the device
- * once: a variant already built and checked on this context is found by
- * its key without formatting options or asking the driver again. */
+/* The kernel for (kern, parameters, types): the parameters validated, the
+ * program built (or found), and the compiled kernel checked to take the
+ * work-group size they ask for, once: a variant already built and checked
+ * on this context is found by its key without formatting options or asking
+ * the driver again. */
 static vncl_status kernel_get(vncl_context *ctx, vncl__gemm_kernel kern,
                               const char *name, const vncl__gemm_params *p,
-                              const vncl__gemm_problem *pr, gemm_kernel *out) {
+                              const vncl__gemm_problem *pr, vncl__kernel *out) {
   vncl__variant_key key;
   variant_key(kern, name, p, pr, &key);
-  out->name = name;
-  out->prog = vncl__program_find_variant(ctx, kernel_source[kern], &key);
-  if (out->prog) return vncl__kernel_acquire(ctx, out->prog, name, &out->k);
+  vncl__program *known =
+      vncl__program_find_variant(ctx, kernel_source[kern], &key);
+  if (known) return vncl__kernel_from(ctx, known, name, out);
   char why[192];
   if (!vncl__gemm_params_valid(&ctx->info, kern, vncl__gemm_acc_of(pr->ab), p,
                                why, sizeof why))
@@ -130,16 +124,11 @@ static vncl_status kernel_get(vncl_context *ctx, vncl__gemm_kernel kern,
                       ctx->info.name, why);
   char opts[512];
   vncl__gemm_options(kern, p, pr->ab, pr->c, opts, sizeof opts);
-  out->name = name;
-  vncl_status s = vncl__kernel_get(ctx, kernel_source[kern], opts, name,
-                                   &out->prog, &out->k);
+  vncl_status s = vncl__kernel_get(ctx, kernel_source[kern], opts, name, out);
   if (s) return s;
-  size_t want = vncl__gemm_wg_size(kern, p), kwg = 0;
-  if (clGetKernelWorkGroupInfo(out->k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE,
-                               sizeof kwg, &kwg, NULL) == CL_SUCCESS &&
-      kwg && kwg < want) {
-    vncl__kernel_release(ctx, out->prog, name, out->k);
-    out->k = NULL;
+  size_t want = vncl__gemm_wg_size(kern, p), kwg;
+  if (!vncl__kernel_wg_fits(ctx, out, want, &kwg)) {
+    vncl__kernel_put(ctx, out);
     return vncl__fail(ctx, VNCL_ERR_UNSUPPORTED,
                       "gemm: %s (%s) allows %zu work-items per group on %s, "
                       "the parameters need %zu",
@@ -148,32 +137,6 @@ static vncl_status kernel_get(vncl_context *ctx, vncl__gemm_kernel kern,
   vncl__program_add_variant(ctx, out->prog, &key);
   return VNCL_OK;
 }
-
-static void kernel_put(vncl_context *ctx, gemm_kernel *k) {
-  if (k->k) vncl__kernel_release(ctx, k->prog, k->name, k->k);
-  k->k = NULL;
-}
-
-/* A scalar of the accumulation type, as the kernels take alpha and beta. */
-typedef struct acc_arg {
-  size_t size;
-  union {
-    cl_float f;
-    cl_double d;
-  } v;
-} acc_arg;
-static acc_arg acc_value(vncl_dtype ab, double x) {
-  acc_arg a;
-  if (ab == VNCL_F64) {
-    a.size = sizeof(cl_double);
-    a.v.d = x;
-  } else {
-    a.size = sizeof(cl_float);
-    a.v.f = (cl_float)x;
-  }
-  return a;
-}
-#define ACC_ARG(a) (a).size, (const void *)&(a).v
 
 static double work_bytes(const vncl__gemm_problem *pr) {
   double ab = (double)vncl_dtype_size(pr->ab), c = (double)vncl_dtype_size(pr->c);
@@ -189,18 +152,19 @@ static vncl_status run_unpacked(vncl_context *ctx, vncl__gemm_kernel kern,
                                 const vncl__gemm_problem *pr, cl_uint k_eff,
                                 double alpha, cl_uint num_wait,
                                 const cl_event *wait, cl_event *event) {
-  gemm_kernel gk = {0};
+  vncl__kernel gk = {0};
   vncl_status s = kernel_get(ctx, kern, kernel_name[kern], p, pr, &gk);
   if (s) return s;
   cl_uint m = (cl_uint)pr->m, n = (cl_uint)pr->n;
-  acc_arg al = acc_value(pr->ab, alpha), be = acc_value(pr->ab, pr->beta);
+  vncl__targ al = vncl__real_arg(pr->ab, alpha),
+             be = vncl__real_arg(pr->ab, pr->beta);
   cl_ulong a_off = pr->a_off, a_rs = pr->a_rs, a_cs = pr->a_cs,
            a_bs = pr->a_bs;
   cl_ulong b_off = pr->b_off, b_rs = pr->b_rs, b_cs = pr->b_cs,
            b_bs = pr->b_bs;
   cl_ulong c_off = pr->c_off, ldc = pr->ldc, c_bs = pr->c_bs;
   s = vncl__set_args(ctx, gk.k, 19, VNCL_ARG(m), VNCL_ARG(n), VNCL_ARG(k_eff),
-                     ACC_ARG(al), ACC_ARG(be), VNCL_ARG(pr->a),
+                     VNCL_TARG(al), VNCL_TARG(be), VNCL_ARG(pr->a),
                      VNCL_ARG(a_off), VNCL_ARG(a_rs), VNCL_ARG(a_cs),
                      VNCL_ARG(a_bs), VNCL_ARG(pr->b), VNCL_ARG(b_off),
                      VNCL_ARG(b_rs), VNCL_ARG(b_cs), VNCL_ARG(b_bs),
@@ -222,13 +186,13 @@ static vncl_status run_unpacked(vncl_context *ctx, vncl__gemm_kernel kern,
                             wait, event, flops, work_bytes(pr));
     }
   }
-  kernel_put(ctx, &gk);
+  vncl__kernel_put(ctx, &gk);
   return s;
 }
 
 /* Enqueues gemm_pack(_elem) of X(r,p) = x[off + g*bs + r*rs + p*cs]
  * (rows x depth) into scratch of panels of pw, depth kp. */
-static vncl_status enqueue_pack(vncl_context *ctx, gemm_kernel *pk,
+static vncl_status enqueue_pack(vncl_context *ctx, vncl__kernel *pk,
                                 const vncl__gemm_params *p, size_t rows,
                                 size_t rows_p, size_t depth, size_t kp,
                                 size_t pw, size_t batch, cl_mem x, size_t off,
@@ -296,14 +260,14 @@ static vncl_status run_packed(vncl_context *ctx, const vncl__gemm_params *p,
                       pr->m, pr->n, pr->k, pr->batch);
 
   /* Kernels first (a build failure must not leave anything enqueued). */
-  gemm_kernel pk = {0}, gk = {0};
+  vncl__kernel pk = {0}, gk = {0};
   vncl_status s = kernel_get(ctx, VNCL__GEMM_PACK,
                              p->pack_elem ? "gemm_pack_elem" : "gemm_pack", p,
                              pr, &pk);
   if (s) return s;
   s = kernel_get(ctx, fk, kernel_name[fk], p, pr, &gk);
   if (s) {
-    kernel_put(ctx, &pk);
+    vncl__kernel_put(ctx, &pk);
     return s;
   }
   cl_mem sa = NULL, sb = NULL;
@@ -325,7 +289,8 @@ static vncl_status run_packed(vncl_context *ctx, const vncl__gemm_params *p,
   if (!s) {
     cl_uint m = (cl_uint)pr->m, n = (cl_uint)pr->n, k = (cl_uint)pr->k,
             kpu = (cl_uint)kp;
-    acc_arg al = acc_value(pr->ab, pr->alpha), be = acc_value(pr->ab, pr->beta);
+    vncl__targ al = vncl__real_arg(pr->ab, pr->alpha),
+               be = vncl__real_arg(pr->ab, pr->beta);
     cl_mem a = pack_a ? sa : pr->a;
     cl_ulong a_off = pack_a ? 0 : pr->a_off, a_rs = pack_a ? 0 : pr->a_rs,
              a_cs = pack_a ? 0 : pr->a_cs,
@@ -333,7 +298,7 @@ static vncl_status run_packed(vncl_context *ctx, const vncl__gemm_params *p,
     cl_ulong b_bs = (cl_ulong)np * kp, c_off = pr->c_off, ldc = pr->ldc,
              c_bs = pr->c_bs;
     s = vncl__set_args(ctx, gk.k, 17, VNCL_ARG(m), VNCL_ARG(n), VNCL_ARG(k),
-                       VNCL_ARG(kpu), ACC_ARG(al), ACC_ARG(be), VNCL_ARG(a),
+                       VNCL_ARG(kpu), VNCL_TARG(al), VNCL_TARG(be), VNCL_ARG(a),
                        VNCL_ARG(a_off), VNCL_ARG(a_rs), VNCL_ARG(a_cs),
                        VNCL_ARG(a_bs), VNCL_ARG(sb), VNCL_ARG(b_bs),
                        VNCL_ARG(pr->cm), VNCL_ARG(c_off), VNCL_ARG(ldc),
@@ -362,8 +327,8 @@ static vncl_status run_packed(vncl_context *ctx, const vncl__gemm_params *p,
   /* Safe while the kernels run: see vncl__buffer_free. */
   if (sa) vncl__buffer_free(ctx, sa, a_bytes);
   if (sb) vncl__buffer_free(ctx, sb, b_bytes);
-  kernel_put(ctx, &pk);
-  kernel_put(ctx, &gk);
+  vncl__kernel_put(ctx, &pk);
+  vncl__kernel_put(ctx, &gk);
   return s;
 }
 
@@ -692,12 +657,7 @@ vncl_status vncl_gemm_cl(vncl_context *ctx, vncl_dtype dtype,
 /* ---- tensors ----------------------------------------------------------------- */
 
 static const char *shape_str(const vncl_tensor *t, char *buf, size_t cap) {
-  size_t n = (size_t)snprintf(buf, cap, "[");
-  for (int i = 0; i < t->ndim && n < cap; i++)
-    n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? ", " : "",
-                          (long long)t->shape[i]);
-  if (n < cap) snprintf(buf + n, cap - n, "]");
-  return buf;
+  return vncl__shape_str(t->ndim, t->shape, buf, cap);
 }
 
 vncl_status vncl_gemm(vncl_context *ctx, vncl_trans ta, vncl_trans tb,

@@ -14,7 +14,7 @@
 #ifndef VNCL_GEMM_INTERNAL_H
 #define VNCL_GEMM_INTERNAL_H
 
-#include "runtime/runtime.h"
+#include "tuning/tuning.h"
 
 /* Which kernel a launch uses. */
 typedef enum vncl__gemm_kernel {
@@ -48,48 +48,167 @@ typedef enum vncl__gemm_backend {
   VNCL__GEMM_CLBLAST = 1
 } vncl__gemm_backend;
 
-/* gemm_direct.cl: WGD_M, WGD_N, LDM, LDN, KWGD, VWD, DIRECT_LOCAL. */
+/* ---- the tunables: one table per kernel ---------------------------------
+ *
+ * Each line is one tunable:
+ *   X(member, NAME, C type, default, min, max, (full candidates),
+ *     (quick candidates), "meaning")
+ * NAME is the macro the kernel reads (-DNAME=value) and the tunable's name
+ * in the tuning database. From these tables come the parameter structs
+ * below, the -D option strings (vncl__gemm_options), the database names
+ * (read and written), the range checks and the autotuner's search spaces
+ * (full; quick for `vncl autotune --quick`). The defaults form the set that
+ * fits any device (16 work-items, a little local memory): per-device sets
+ * are rows of data in gemm_params.c that name only what differs. Adding a
+ * tunable: its line here, its macro in the kernel, its test
+ * (docs/contributing.md). The kernels (cl_kernels/) document each macro. */
+
+/* Which kernel path runs, and how products are packed (read by the host). */
+#define VNCL__GEMM_HOST_TABLE(X)                                              \
+  X(backend, backend, int, 0, 0, 1, (0), (0),                                 \
+    "0: our kernels, 1: CLBlast (the auto mode follows it)")                  \
+  X(fast, fast, int, 2, 2, 3, (2, 3), (2, 3),                                 \
+    "the fast kernel: 2 gemm_packed_cpu, 3 gemm_packed_local")                \
+  X(switch_mnk, switch_mnk, double, 16777216, 0, 1e30, (16777216), (16777216), \
+    "m*n*k at and above which pack + fast kernel run (else gemm_direct)")     \
+  X(switch_mnk_bt, switch_mnk_bt, double, 16777216, 0, 1e30, (16777216),      \
+    (16777216),                                                               \
+    "the same when B's columns are strided (direct kernel gathers B)")        \
+  X(pack_elem, pack_elem, int, 1, 0, 1, (0, 1), (0, 1),                       \
+    "packing kernel: 1 gemm_pack_elem (GPUs), 0 gemm_pack")                   \
+  X(pack_wg0, pack_wg0, int, 1, 0, 1024, (1), (1),                            \
+    "gemm_pack work-group rows (ignored by gemm_pack_elem)")                  \
+  X(pack_wg1, pack_wg1, int, 1, 0, 1024, (1), (1),                            \
+    "gemm_pack work-group columns (ignored by gemm_pack_elem)")               \
+  X(wg_multiple, WG_MULTIPLE, int, 0, 0, 1, (0), (0),                         \
+    "1: work-groups must be a multiple of the device's preferred multiple")   \
+  X(vregs, VREGS, int, 0, 0, 256, (0), (0),                                   \
+    "vector registers the tuner's register-pressure check assumes (0: none)")
+
+/* gemm_direct.cl: strided operands in place. */
+#define VNCL__GEMM_DIRECT_TABLE(X)                                            \
+  X(wgd_m, WGD_M, int, 4, 0, 65536, (4, 6, 8, 12, 16, 32, 64), (6, 16, 32),   \
+    "C tile rows per work-group")                                             \
+  X(wgd_n, WGD_N, int, 4, 0, 65536, (8, 16, 32, 64, 128), (16, 32, 64),       \
+    "C tile columns per work-group")                                          \
+  X(ldm, LDM, int, 1, 0, 65536, (1, 2, 4, 8, 16), (1, 8),                     \
+    "work-items per group along rows")                                        \
+  X(ldn, LDN, int, 1, 0, 65536, (1, 2, 4, 8, 16), (1, 8),                     \
+    "work-items per group along columns")                                     \
+  X(kwgd, KWGD, int, 4, 0, 65536, (1, 2, 4, 8, 16), (4, 16),                  \
+    "local slice depth (DIRECT_LOCAL) or depth unroll")                       \
+  X(vwd, VWD, int, 4, 0, 64, (1, 2, 4, 8, 16), (1, 8, 16),                    \
+    "vector width over a work-item's columns (not local)")                    \
+  X(local, DIRECT_LOCAL, int, 0, 0, 1, (0, 1), (0, 1),                        \
+    "1: stage A and B through local memory")
+
+/* gemm_packed_cpu.cl: packed operands, few large work-items (CPUs). */
+#define VNCL__GEMM_CPU_TABLE(X)                                               \
+  X(mr, MR, int, 4, 0, 65536, (4, 6, 8, 12, 14, 16), (4, 6, 8),               \
+    "register micro-tile rows")                                               \
+  X(nr, NR, int, 4, 0, 65536, (16, 32, 48, 64), (16, 32, 64),                 \
+    "register micro-tile columns")                                            \
+  X(vw, VW, int, 4, 0, 64, (8, 16), (8, 16),                                  \
+    "vector width of B loads and accumulators")                               \
+  X(mb, MB, int, 4, 0, 65536, (12, 24, 28, 32, 48, 56, 64, 96),               \
+    (24, 48, 96), "C block rows per work-item")                               \
+  X(nb, NB, int, 4, 0, 65536, (32, 64, 96, 128, 192), (64, 128),              \
+    "C block columns per work-item")                                          \
+  X(kc, KC, int, 0, 0, 65536, (0, 256, 512), (0, 256),                        \
+    "depth chunk (0: none)")                                                  \
+  X(ku, KU, int, 4, 0, 65536, (1, 2, 4, 8, 16), (4, 8, 16),                   \
+    "depth unroll; the packed depth is a multiple")                           \
+  X(order, ORDER, int, 0, 0, 1, (0, 1), (0, 1),                               \
+    "0: micro-tile columns outer, 1: rows outer")                             \
+  X(a_packed, A_PACKED, int, 1, 0, 1, (0, 1), (0, 1),                         \
+    "0: read A in place (skips packing A)")
+
+/* gemm_packed_local.cl: packed operands, local-memory tiles (GPUs). */
+#define VNCL__GEMM_LOCAL_TABLE(X)                                             \
+  X(mwg, MWG, int, 16, 0, 65536, (32, 64, 128), (64, 128),                    \
+    "C tile rows per work-group")                                             \
+  X(nwg, NWG, int, 16, 0, 65536, (32, 64, 128), (64, 128),                    \
+    "C tile columns per work-group")                                          \
+  X(kwg, KWG, int, 4, 0, 65536, (8, 16, 32), (16, 32),                        \
+    "local slice depth")                                                      \
+  X(mdimc, MDIMC, int, 4, 0, 65536, (8, 16, 32), (8, 16),                     \
+    "work-items per group along rows")                                        \
+  X(ndimc, NDIMC, int, 4, 0, 65536, (8, 16, 32), (8, 16),                     \
+    "work-items per group along columns")                                     \
+  X(vwm, VWM, int, 1, 0, 64, (1, 2, 4, 8), (2, 4),                            \
+    "vector width of A reads")                                                \
+  X(vwn, VWN, int, 1, 0, 64, (1, 2, 4, 8), (2, 4),                            \
+    "vector width of B reads")                                                \
+  X(kwi, KWI, int, 1, 0, 65536, (1, 2, 4), (1, 2),                            \
+    "depth unroll inside a slice")                                            \
+  X(sa, SA, int, 0, 0, 1, (0, 1), (1), "1: stage A in local memory")           \
+  X(sb, SB, int, 0, 0, 1, (0, 1), (1), "1: stage B in local memory")
+
+#define VNCL__GEMM_FIELD(m, N, type, ...) type m;
+
 typedef struct vncl__gemm_direct_params {
-  int wgd_m, wgd_n; /* C tile per work-group */
-  int ldm, ldn;     /* work-items per group along rows / columns */
-  int kwgd;         /* local slice depth (local) or depth unroll */
-  int vwd;          /* vector width over a work-item's columns (not local) */
-  int local;        /* stage A and B through local memory */
+  VNCL__GEMM_DIRECT_TABLE(VNCL__GEMM_FIELD)
 } vncl__gemm_direct_params;
 
-/* gemm_packed_cpu.cl: MR, NR, VW, MB, NB, KC, KU, ORDER, A_PACKED. */
 typedef struct vncl__gemm_cpu_params {
-  int mr, nr;   /* register micro-tile */
-  int vw;       /* vector width of B loads and accumulators */
-  int mb, nb;   /* C block per work-item */
-  int kc;       /* depth chunk (0: none) */
-  int ku;       /* depth unroll; packed depth is a multiple */
-  int order;    /* 0: micro-tile columns outer, 1: rows outer */
-  int a_packed; /* 0: read A in place (skips packing A) */
+  VNCL__GEMM_CPU_TABLE(VNCL__GEMM_FIELD)
 } vncl__gemm_cpu_params;
 
-/* gemm_packed_local.cl: MWG, NWG, KWG, MDIMC, NDIMC, VWM, VWN, KWI, SA, SB. */
 typedef struct vncl__gemm_local_params {
-  int mwg, nwg, kwg; /* C tile per work-group, local slice depth */
-  int mdimc, ndimc;  /* work-items per group along rows / columns */
-  int vwm, vwn;      /* vector widths of A / B reads */
-  int kwi;           /* depth unroll inside a slice */
-  int sa, sb;        /* stage A / B in local memory */
+  VNCL__GEMM_LOCAL_TABLE(VNCL__GEMM_FIELD)
 } vncl__gemm_local_params;
 
-/* Everything that decides how one (device, accumulation, shape class) runs. */
+/* Everything that decides how one (device, accumulation, shape class) runs:
+ * the host tunables, then one block per kernel. */
 typedef struct vncl__gemm_params {
-  int backend;        /* vncl__gemm_backend; auto mode follows it */
-  int fast;           /* VNCL__GEMM_PACKED_CPU or VNCL__GEMM_PACKED_LOCAL */
-  double switch_mnk;  /* m*n*k at and above which pack + fast kernel runs */
-  double switch_mnk_bt; /* the same when B's columns are strided (B^T in the
-                         * row-major form): the direct kernel then gathers B */
-  int pack_elem;      /* packing: 1 gemm_pack_elem (GPUs), 0 gemm_pack */
-  int pack_wg0, pack_wg1; /* gemm_pack work-group (ignored by _elem) */
+  VNCL__GEMM_HOST_TABLE(VNCL__GEMM_FIELD)
   vncl__gemm_direct_params direct;
   vncl__gemm_cpu_params cpu;
   vncl__gemm_local_params local;
 } vncl__gemm_params;
+
+/* The GEMM family's table for the parameter store (tuning.h), and
+ * CLBlast's Xgemm parameters (set with CLBlastOverrideParameters). */
+extern const vncl__param_family vncl__gemm_family;
+extern const vncl__param_family vncl__clblast_family;
+
+/* CLBlast's Xgemm kernel: every one of its 16 parameters must be given.
+ * GEMMK 0, KREG 1, no strided stores. */
+#define VNCL__CLBLAST_TABLE(X)                                                \
+  X(gemmk, GEMMK, int, 0, 0, 1, (0), (0), "0: the 2D register-tile kernel")   \
+  X(kreg, KREG, int, 1, 1, 16, (1), (1), "depth per register (GEMMK 1)")      \
+  X(kwg, KWG, int, 32, 1, 4096, (16, 32), (16, 32), "local slice depth")       \
+  X(kwi, KWI, int, 2, 1, 4096, (2, 8), (2), "depth unroll")                   \
+  X(mdima, MDIMA, int, 8, 1, 4096, (8, 16), (8, 16), "A loaders along rows")  \
+  X(mdimc, MDIMC, int, 8, 1, 4096, (8, 16), (8, 16),                          \
+    "work-items per group along rows")                                        \
+  X(mwg, MWG, int, 64, 1, 4096, (32, 64, 128), (64, 128), "C tile rows")      \
+  X(ndimb, NDIMB, int, 8, 1, 4096, (8, 16), (8, 16), "B loaders along cols")  \
+  X(ndimc, NDIMC, int, 8, 1, 4096, (8, 16), (8, 16),                          \
+    "work-items per group along columns")                                     \
+  X(nwg, NWG, int, 64, 1, 4096, (32, 64, 128), (64, 128), "C tile columns")   \
+  X(sa, SA, int, 1, 0, 1, (0, 1), (1), "1: stage A in local memory")           \
+  X(sb, SB, int, 1, 0, 1, (0, 1), (1), "1: stage B in local memory")           \
+  X(strm, STRM, int, 0, 0, 1, (0), (0), "strided stores along rows")           \
+  X(strn, STRN, int, 0, 0, 1, (0), (0), "strided stores along columns")        \
+  X(vwm, VWM, int, 4, 1, 16, (1, 2, 4, 8), (2, 4), "vector width of A")        \
+  X(vwn, VWN, int, 4, 1, 16, (1, 2, 4, 8), (2, 4), "vector width of B")
+
+typedef struct vncl__clblast_params {
+  VNCL__CLBLAST_TABLE(VNCL__GEMM_FIELD)
+} vncl__clblast_params;
+
+/* Installs CLBlast Xgemm parameters (a JSON object by name) for dev;
+ * false with why on failure. */
+bool vncl__clblast_override(cl_device_id dev, bool f64, const cJSON *obj,
+                            char *why, size_t cap);
+
+/* The parameters as a JSON object by name, and back (tuning database). */
+cJSON *vncl__gemm_params_to_json(const vncl__gemm_params *p);
+bool vncl__gemm_params_from_json(const cJSON *obj, vncl__gemm_params *p,
+                                 char *why, size_t cap);
+bool vncl__gemm_param_set_named(vncl__gemm_params *p, const char *name,
+                                double v);
 
 /* The accumulation class of storage type dt (f64 -> ACC64, else ACC32). */
 vncl__gemm_acc vncl__gemm_acc_of(vncl_dtype dt);
@@ -97,35 +216,38 @@ vncl__gemm_acc vncl__gemm_acc_of(vncl_dtype dt);
 vncl__gemm_shape vncl__gemm_shape_of(size_t m, size_t n, size_t k);
 const char *vncl__gemm_shape_name(vncl__gemm_shape s);
 
-/* The parameters in force on ctx for (acc, shape): a set the tuner put there
- * (vncl__gemm_params_set) if any, else the first built-in default (table:
- * vendor -> device type -> global fallback, most specific first) that is
- * valid on the device. Never fails: the last rows are valid everywhere. */
+/* The parameters in force on ctx for (acc, shape), from the parameter store
+ * (tuning.h): a set installed on ctx (vncl__gemm_params_set), else ctx's
+ * tuning database entry over the built-in row, else the most specific
+ * built-in row (the device-rule matcher) that is valid on the device, else
+ * the table's defaults, valid everywhere. Never fails. */
 void vncl__gemm_params_get(vncl_context *ctx, vncl__gemm_acc acc,
                            vncl__gemm_shape shape, vncl__gemm_params *out);
 
-/* The i-th row of the built-in table (every vendor's, whatever the
- * device), NULL past the last: for tests that build every set. */
+/* The i-th built-in row's set (every vendor's, whatever the device), the
+ * table's defaults after the last row, NULL past that: for tests that build
+ * every set. */
 const vncl__gemm_params *vncl__gemm_builtin_set(size_t i);
 
-/* Whether a set was installed for (acc, shape) on ctx's device (by the
- * tuning database or a test): false means the built-in table. Thread-safe. */
+/* Whether the set for (acc, shape) on ctx was installed (by ctx's tuning
+ * database or vncl__gemm_params_set): false means a built-in row.
+ * Thread-safe. */
 bool vncl__gemm_params_installed(vncl_context *ctx, vncl__gemm_acc acc,
                                  vncl__gemm_shape shape);
 
-/* Installs a parameter set for (acc, shape) on ctx's device (the tuning
- * database's entry point; tests use it too), after validating it; NULL
- * restores the built-in defaults. The sets are per device and shared by
- * every context on it. Errors: VNCL_ERR_INVALID_ARG naming the rule that the
- * set breaks. Thread-safe. */
-/* The first built-in row that matches a device of info's vendor and type
- * with native float width vec, without checking it against the device's
- * limits (or the last-resort row); false when no row matches. For checks
+/* The best built-in row for a device of info's vendor and type with native
+ * float width vec, without checking it against the device's limits (or,
+ * last_resort, the table's defaults); false when no row matches. For checks
  * that run one vendor's set on another device (test/oclgrind_check.c). */
 bool vncl__gemm_params_builtin(const vncl_device_info *info, int vec,
                                vncl__gemm_acc acc, vncl__gemm_shape shape,
                                bool last_resort, vncl__gemm_params *out);
 
+/* Installs a parameter set for (acc, shape) on ctx (the autotuner and tests
+ * use it), after validating it; NULL withdraws it (ctx's database entry or
+ * built-in row applies again). Sets belong to their context: other
+ * contexts on the device keep theirs. Errors: VNCL_ERR_INVALID_ARG naming
+ * the rule that the set breaks. Thread-safe. */
 vncl_status vncl__gemm_params_set(vncl_context *ctx, vncl__gemm_acc acc,
                                   vncl__gemm_shape shape,
                                   const vncl__gemm_params *p);

@@ -1,13 +1,16 @@
 /*
- * GEMM parameter sets: the built-in defaults as a table (vendor -> device
- * type -> global fallback), validation against the device's limits, the one
- * function that turns a set into build options, and the per-device sets a
- * tuner installs over the defaults.
+ * GEMM parameter sets: the family's table for the parameter store (from
+ * the X-macro tables of gemm.h), the built-in device rows as data,
+ * validation against the device's limits, and the one function that turns
+ * a set into build options. The sets in force live on each context
+ * (lib/tuning/store.c).
  *
  * docs/tuning.md explains every parameter and where the defaults come from.
  */
 #include <stdio.h>
 #include <string.h>
+
+#include <clblast_c.h>
 
 #include "gemm/gemm.h"
 
@@ -22,257 +25,263 @@ vncl__gemm_shape vncl__gemm_shape_of(size_t m, size_t n, size_t k) {
   return VNCL__GEMM_SHAPE_SQUARE;
 }
 
+static const char *const shape_names[VNCL__GEMM_SHAPES] = {"square", "narrow",
+                                                           "flat"};
+static const char *const acc_names[VNCL__GEMM_ACCS] = {"f32", "f64"};
+
 const char *vncl__gemm_shape_name(vncl__gemm_shape s) {
-  switch (s) {
-    case VNCL__GEMM_SHAPE_SQUARE: return "square";
-    case VNCL__GEMM_SHAPE_NARROW: return "narrow";
-    case VNCL__GEMM_SHAPE_FLAT: return "flat";
-    default: return "?";
-  }
+  return (unsigned)s < VNCL__GEMM_SHAPES ? shape_names[s] : "?";
 }
 
-/* ---- built-in defaults ---------------------------------------------------- */
+/* ---- the table, from gemm.h ---------------------------------------------- */
 
-/* Kernel parameter blocks used by several rows. */
+#define UNPAREN(...) __VA_ARGS__
+#define CANDS(list) (const double[]){UNPAREN list}
+#define NCANDS(list) (int)(sizeof((const double[]){UNPAREN list}) / sizeof(double))
+#define IS_DOUBLE(type) ((type)0.5 != 0)
+#define TUNABLE(grp, base, m, N, type, def, lo, hi, full, quick, meaning)   \
+  {#N, meaning, grp, IS_DOUBLE(type), offsetof(vncl__gemm_params, base m),   \
+   def, lo, hi, CANDS(full), CANDS(quick), NCANDS(full), NCANDS(quick)},
+#define HOST_T(...) TUNABLE(VNCL__PARAM_HOST, , __VA_ARGS__)
+#define DIRECT_T(...) TUNABLE(VNCL__GEMM_DIRECT, direct., __VA_ARGS__)
+#define CPU_T(...) TUNABLE(VNCL__GEMM_PACKED_CPU, cpu., __VA_ARGS__)
+#define LOCAL_T(...) TUNABLE(VNCL__GEMM_PACKED_LOCAL, local., __VA_ARGS__)
+
+static const vncl__tunable gemm_tunables[] = {
+    VNCL__GEMM_HOST_TABLE(HOST_T) VNCL__GEMM_DIRECT_TABLE(DIRECT_T)
+    VNCL__GEMM_CPU_TABLE(CPU_T) VNCL__GEMM_LOCAL_TABLE(LOCAL_T)};
+
+#define CLBLAST_T(m, N, type, def, lo, hi, full, quick, meaning)            \
+  {#N, meaning, VNCL__PARAM_HOST, false, offsetof(vncl__clblast_params, m),  \
+   def, lo, hi, CANDS(full), CANDS(quick), NCANDS(full), NCANDS(quick)},
+static const vncl__tunable clblast_tunables[] = {
+    VNCL__CLBLAST_TABLE(CLBLAST_T)};
+
+/* ---- built-in device rows -------------------------------------------------- */
+
+/* Each row names what differs from the table's defaults (which fit any
+ * device); the device-rule matcher (runtime.h) picks the most specific row
+ * that matches and is valid on the device. fast: 2 gemm_packed_cpu, 3
+ * gemm_packed_local. */
 
 /* CPUs with 512-bit vectors (PoCL reports a native float width of 16):
  * 6 x 64 micro-tiles are 24 zmm accumulators. Measured on PoCL 3.1, 2 cores
- * (docs/tuning.md): 2048^3 at 0.85-0.93x OpenBLAS. */
-#define CPU512_DIRECT {6, 64, 1, 1, 4, 16, 0}
-#define CPU512_PACKED {6, 64, 16, 48, 64, 0, 4, 0, 1}
+ * (docs/tuning.md): 2048^3 at 0.85-0.93x OpenBLAS; `vncl autotune --quick`
+ * on the same host (2026-11-29) kept these sets. */
+#define CPU512_DIRECT "WGD_M=6 WGD_N=64 LDM=1 LDN=1 KWGD=4 VWD=16 DIRECT_LOCAL=0 "
+#define CPU512_PACKED "MR=6 NR=64 VW=16 MB=48 NB=64 KC=0 KU=4 ORDER=0 A_PACKED=1 "
 /* Tall and narrow (n <= 128): A read in place (packing it would cost as
  * much as the product), 16 depths per row load (KU=16: one vector load and
  * widening per 16 elements of A), smaller blocks for more work-items. */
-#define CPU512_NARROW {6, 64, 16, 24, 64, 0, 16, 0, 0}
+#define CPU512_NARROW "MR=6 NR=64 VW=16 MB=24 NB=64 KC=0 KU=16 ORDER=0 A_PACKED=0 "
 /* f64 on 512-bit vectors: double8 vectors, 6 x 32 = 24 zmm. */
-#define CPU512_DIRECT64 {6, 32, 1, 1, 4, 8, 0}
-#define CPU512_PACKED64 {6, 32, 8, 48, 64, 0, 4, 0, 1}
-#define CPU512_NARROW64 {6, 32, 8, 24, 64, 0, 8, 0, 0}
+#define CPU512_DIRECT64 "WGD_M=6 WGD_N=32 LDM=1 LDN=1 KWGD=4 VWD=8 DIRECT_LOCAL=0 "
+#define CPU512_PACKED64 "MR=6 NR=32 VW=8 MB=48 NB=64 KC=0 KU=4 ORDER=0 A_PACKED=1 "
+#define CPU512_NARROW64 "MR=6 NR=32 VW=8 MB=24 NB=64 KC=0 KU=8 ORDER=0 A_PACKED=0 "
 /* Other CPUs (AVX2: 16 registers of 8 floats): 6 x 16 = 12 accumulators. */
-#define CPU256_DIRECT {6, 16, 1, 1, 4, 8, 0}
-#define CPU256_PACKED {6, 16, 8, 48, 64, 0, 4, 0, 1}
-#define CPU256_NARROW {6, 16, 8, 24, 64, 0, 8, 0, 0}
-#define CPU256_DIRECT64 {6, 8, 1, 1, 4, 4, 0}
-#define CPU256_PACKED64 {6, 8, 4, 48, 64, 0, 4, 0, 1}
-/* Unused by CPU rows: a valid local-kernel block all the same. */
-#define LOCAL_SMALL {32, 32, 8, 8, 8, 1, 1, 1, 1, 1}
-#define CPU_UNUSED_LOCAL LOCAL_SMALL
-
-/* GPUs: 64 work-items per direct group (8 x 8, a 32 x 32 tile through local
- * memory); the packed kernel with 16 x 16 work-items, 8 x 8 accumulators
- * each on a 128 x 128 tile, 16-deep slices (16 KiB of local memory). */
-#define GPU_DIRECT {32, 32, 8, 8, 16, 1, 1}
-#define GPU_LOCAL128 {128, 128, 16, 16, 16, 4, 4, 2, 1, 1}
-/* Intel GPUs: smaller register files per work-item; 64 x 64 tiles. */
-#define GPU_LOCAL64 {64, 64, 16, 16, 16, 4, 4, 2, 1, 1}
-/* Any other accelerator: 64 work-items, 8 KiB of local memory. */
-#define GPU_DIRECT_SMALL {32, 32, 8, 8, 8, 1, 1}
-#define GPU_LOCAL_SMALL {64, 64, 16, 8, 8, 2, 2, 1, 1, 1}
-#define GPU_UNUSED_CPU {4, 4, 4, 4, 4, 0, 4, 0, 1}
-
+#define CPU256_DIRECT "WGD_M=6 WGD_N=16 LDM=1 LDN=1 KWGD=4 VWD=8 DIRECT_LOCAL=0 "
+#define CPU256_PACKED "MR=6 NR=16 VW=8 MB=48 NB=64 KC=0 KU=4 ORDER=0 A_PACKED=1 "
+#define CPU256_NARROW "MR=6 NR=16 VW=8 MB=24 NB=64 KC=0 KU=8 ORDER=0 A_PACKED=0 "
+#define CPU256_DIRECT64 "WGD_M=6 WGD_N=8 LDM=1 LDN=1 KWGD=4 VWD=4 DIRECT_LOCAL=0 "
+#define CPU256_PACKED64 "MR=6 NR=8 VW=4 MB=48 NB=64 KC=0 KU=4 ORDER=0 A_PACKED=1 "
 /* m*n*k switch points: below, the direct kernel (one launch, no scratch).
  * On PoCL the direct kernel matched the packed path up to 384^3 with B rows
  * contiguous, but gathering strided B columns made it 4-5x slower from
  * 128^3 on. GPUs: the direct kernel stages either layout coalesced. */
-#define CPU_SWITCH (384.0 * 384 * 384), (100.0 * 100 * 100)
-#define GPU_SWITCH (256.0 * 256 * 256), (256.0 * 256 * 256)
+#define CPU "fast=2 switch_mnk=56623104 switch_mnk_bt=1000000 pack_elem=0 " \
+            "pack_wg0=16 pack_wg1=16 "
+#define CPU512 CPU "VREGS=32 "
+#define CPU256 CPU "VREGS=16 "
 
-#define ANY_ACC (-1)
-#define ANY_SHAPE (-1)
+/* GPUs: 64 work-items per direct group (8 x 8, a 32 x 32 tile through local
+ * memory); the packed kernel with 16 x 16 work-items, 8 x 8 accumulators
+ * each on a 128 x 128 tile, 16-deep slices (16 KiB of local memory). Not
+ * measured here (no GPU on the build machine). */
+#define GPU "fast=3 switch_mnk=16777216 switch_mnk_bt=16777216 pack_elem=1 " \
+            "pack_wg0=16 pack_wg1=16 WG_MULTIPLE=1 "
+#define GPU_DIRECT "WGD_M=32 WGD_N=32 LDM=8 LDN=8 KWGD=16 VWD=1 DIRECT_LOCAL=1 "
+#define GPU_LOCAL128 "MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=16 VWM=4 VWN=4 KWI=2 SA=1 SB=1"
+/* Intel GPUs: smaller register files per work-item; 64 x 64 tiles. */
+#define GPU_LOCAL64 "MWG=64 NWG=64 KWG=16 MDIMC=16 NDIMC=16 VWM=4 VWN=4 KWI=2 SA=1 SB=1"
+/* Any other accelerator: 64 work-items, 8 KiB of local memory. */
+#define DIRECT_SMALL "WGD_M=32 WGD_N=32 LDM=8 LDN=8 KWGD=8 VWD=1 DIRECT_LOCAL=1 "
+#define LOCAL_SMALL "MWG=64 NWG=64 KWG=16 MDIMC=8 NDIMC=8 VWM=2 VWN=2 KWI=1 SA=1 SB=1"
 
-static const struct gemm_default {
-  const char *vendor;    /* part of CL_DEVICE_VENDOR; "" for any */
-  vncl_device_type type; /* 0 for any */
-  int min_vec;           /* native float vector width at least; 0 any */
-  int acc;               /* vncl__gemm_acc or ANY_ACC */
-  int shape;             /* vncl__gemm_shape or ANY_SHAPE */
-  vncl__gemm_params p;
-} defaults[] = {
-    /* CPUs with 512-bit vectors. */
-    {"", VNCL_DEVICE_CPU, 16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW,
-     {VNCL__GEMM_OWN, VNCL__GEMM_PACKED_CPU, CPU_SWITCH, 0, 16, 16,
-      CPU512_DIRECT, CPU512_NARROW, CPU_UNUSED_LOCAL}},
-    {"", VNCL_DEVICE_CPU, 16, VNCL__GEMM_ACC32, ANY_SHAPE,
-     {VNCL__GEMM_OWN, VNCL__GEMM_PACKED_CPU, CPU_SWITCH, 0, 16, 16,
-      CPU512_DIRECT, CPU512_PACKED, CPU_UNUSED_LOCAL}},
-    {"", VNCL_DEVICE_CPU, 16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_NARROW,
-     {VNCL__GEMM_OWN, VNCL__GEMM_PACKED_CPU, CPU_SWITCH, 0, 16, 16,
-      CPU512_DIRECT64, CPU512_NARROW64, CPU_UNUSED_LOCAL}},
-    {"", VNCL_DEVICE_CPU, 16, VNCL__GEMM_ACC64, ANY_SHAPE,
-     {VNCL__GEMM_OWN, VNCL__GEMM_PACKED_CPU, CPU_SWITCH, 0, 16, 16,
-      CPU512_DIRECT64, CPU512_PACKED64, CPU_UNUSED_LOCAL}},
-    /* Other CPUs. */
-    {"", VNCL_DEVICE_CPU, 0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW,
-     {VNCL__GEMM_OWN, VNCL__GEMM_PACKED_CPU, CPU_SWITCH, 0, 16, 16,
-      CPU256_DIRECT, CPU256_NARROW, CPU_UNUSED_LOCAL}},
-    {"", VNCL_DEVICE_CPU, 0, VNCL__GEMM_ACC32, ANY_SHAPE,
-     {VNCL__GEMM_OWN, VNCL__GEMM_PACKED_CPU, CPU_SWITCH, 0, 16, 16,
-      CPU256_DIRECT, CPU256_PACKED, CPU_UNUSED_LOCAL}},
-    {"", VNCL_DEVICE_CPU, 0, VNCL__GEMM_ACC64, ANY_SHAPE,
-     {VNCL__GEMM_OWN, VNCL__GEMM_PACKED_CPU, CPU_SWITCH, 0, 16, 16,
-      CPU256_DIRECT64, CPU256_PACKED64, CPU_UNUSED_LOCAL}},
-    /* GPUs by vendor. */
-    {"nvidia", VNCL_DEVICE_GPU, 0, ANY_ACC, ANY_SHAPE,
-     {VNCL__GEMM_OWN, VNCL__GEMM_PACKED_LOCAL, GPU_SWITCH, 1, 16, 16,
-      GPU_DIRECT, GPU_UNUSED_CPU, GPU_LOCAL128}},
-    {"advanced micro devices", VNCL_DEVICE_GPU, 0, ANY_ACC, ANY_SHAPE,
-     {VNCL__GEMM_OWN, VNCL__GEMM_PACKED_LOCAL, GPU_SWITCH, 1, 16, 16,
-      GPU_DIRECT, GPU_UNUSED_CPU, GPU_LOCAL128}},
-    {"amd", VNCL_DEVICE_GPU, 0, ANY_ACC, ANY_SHAPE,
-     {VNCL__GEMM_OWN, VNCL__GEMM_PACKED_LOCAL, GPU_SWITCH, 1, 16, 16,
-      GPU_DIRECT, GPU_UNUSED_CPU, GPU_LOCAL128}},
-    {"intel", VNCL_DEVICE_GPU, 0, ANY_ACC, ANY_SHAPE,
-     {VNCL__GEMM_OWN, VNCL__GEMM_PACKED_LOCAL, GPU_SWITCH, 1, 16, 16,
-      GPU_DIRECT, GPU_UNUSED_CPU, GPU_LOCAL64}},
+#define ANY VNCL__RULE_ANY
+#define R_CPU(vec, acc, shape) {NULL, VNCL_DEVICE_CPU, ANY, vec, acc, shape}
+#define R_GPU(vendor) {vendor, VNCL_DEVICE_GPU, ANY, 0, ANY, ANY}
+#define MEASURED "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29"
+
+static const vncl__param_row gemm_rows[] = {
+    {R_CPU(16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
+     CPU512 CPU512_DIRECT CPU512_NARROW, MEASURED},
+    {R_CPU(16, VNCL__GEMM_ACC32, ANY), CPU512 CPU512_DIRECT CPU512_PACKED,
+     MEASURED},
+    {R_CPU(16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_NARROW),
+     CPU512 CPU512_DIRECT64 CPU512_NARROW64, NULL},
+    {R_CPU(16, VNCL__GEMM_ACC64, ANY), CPU512 CPU512_DIRECT64 CPU512_PACKED64,
+     NULL},
+    {R_CPU(0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
+     CPU256 CPU256_DIRECT CPU256_NARROW, NULL},
+    {R_CPU(0, VNCL__GEMM_ACC32, ANY), CPU256 CPU256_DIRECT CPU256_PACKED, NULL},
+    {R_CPU(0, VNCL__GEMM_ACC64, ANY), CPU256 CPU256_DIRECT64 CPU256_PACKED64,
+     NULL},
+    {R_GPU("nvidia"), GPU GPU_DIRECT GPU_LOCAL128, NULL},
+    {R_GPU("advanced micro devices"), GPU GPU_DIRECT GPU_LOCAL128, NULL},
+    {R_GPU("amd"), GPU GPU_DIRECT GPU_LOCAL128, NULL},
+    {R_GPU("intel"), GPU GPU_DIRECT GPU_LOCAL64, NULL},
     /* Any GPU, then any device at all: small groups that fit everywhere. */
-    {"", VNCL_DEVICE_GPU, 0, ANY_ACC, ANY_SHAPE,
-     {VNCL__GEMM_OWN, VNCL__GEMM_PACKED_LOCAL, GPU_SWITCH, 1, 16, 16,
-      GPU_DIRECT, GPU_UNUSED_CPU, GPU_LOCAL_SMALL}},
-    {"", 0, 0, ANY_ACC, ANY_SHAPE,
-     {VNCL__GEMM_OWN, VNCL__GEMM_PACKED_LOCAL, GPU_SWITCH, 1, 16, 16,
-      GPU_DIRECT_SMALL, GPU_UNUSED_CPU, GPU_LOCAL_SMALL}},
-    /* Last resort, valid on any device with 16 work-items per group and a
-     * little local memory. */
-    {"", 0, 0, ANY_ACC, ANY_SHAPE,
-     {VNCL__GEMM_OWN, VNCL__GEMM_PACKED_CPU, GPU_SWITCH, 1, 1, 1,
-      {4, 4, 1, 1, 4, 4, 0}, {4, 4, 4, 4, 4, 0, 4, 0, 1},
-      {16, 16, 4, 4, 4, 1, 1, 1, 0, 0}}},
+    {R_GPU(NULL), GPU GPU_DIRECT LOCAL_SMALL, NULL},
+    {{NULL, 0, ANY, 0, ANY, ANY},
+     "fast=3 pack_elem=1 pack_wg0=16 pack_wg1=16 VREGS=16 " DIRECT_SMALL
+     LOCAL_SMALL, NULL},
 };
 
+#define NROWS (int)(sizeof gemm_rows / sizeof *gemm_rows)
+
+static bool set_valid(const vncl__param_family *f,
+                      const vncl_device_info *info, int acc, const void *set,
+                      char *why, size_t cap);
+static bool from_entry(vncl_context *ctx, int acc, const vncl__tune_entry *e,
+                       void *set, char *why, size_t cap);
+
+const vncl__param_family vncl__gemm_family = {
+    "gemm", "lib/gemm/gemm_params.c", sizeof(vncl__gemm_params),
+    gemm_tunables, (int)(sizeof gemm_tunables / sizeof *gemm_tunables),
+    VNCL__GEMM_ACCS, VNCL__GEMM_SHAPES, acc_names, shape_names,
+    gemm_rows, NROWS, set_valid, from_entry};
+
+const vncl__param_family vncl__clblast_family = {
+    "clblast", "lib/gemm/gemm.h", sizeof(vncl__clblast_params),
+    clblast_tunables,
+    (int)(sizeof clblast_tunables / sizeof *clblast_tunables),
+    VNCL__GEMM_ACCS, VNCL__GEMM_SHAPES, acc_names, shape_names,
+    NULL, 0, NULL, NULL};
+
+/* Every row's set, then the table's defaults: built once, for tests. */
+static vncl__gemm_params row_sets[NROWS + 1];
+static pthread_once_t rows_once = PTHREAD_ONCE_INIT;
+static void rows_build(void) {
+  char why[160];
+  for (int i = 0; i < NROWS; i++)
+    if (!vncl__params_row(&vncl__gemm_family, i, &row_sets[i], why,
+                          sizeof why))
+      vncl__log(VNCL_LOG_WARN, "gemm: built-in row %d: %s", i, why);
+  vncl__params_defaults(&vncl__gemm_family, &row_sets[NROWS]);
+}
+
 const vncl__gemm_params *vncl__gemm_builtin_set(size_t i) {
-  return i < sizeof defaults / sizeof *defaults ? &defaults[i].p : NULL;
-}
-
-static int native_float_width(const vncl_context *ctx) {
-  cl_uint w = 0;
-  if (clGetDeviceInfo(ctx->device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT,
-                      sizeof w, &w, NULL) != CL_SUCCESS)
-    return 0;
-  return (int)w;
-}
-
-static bool row_matches(const struct gemm_default *d,
-                        const vncl_device_info *info, int vec,
-                        vncl__gemm_acc acc, vncl__gemm_shape shape) {
-  return (!d->vendor[0] || vncl__contains_nocase(info->vendor, d->vendor)) &&
-         (!d->type || d->type == info->type) && vec >= d->min_vec &&
-         (d->acc == ANY_ACC || d->acc == (int)acc) &&
-         (d->shape == ANY_SHAPE || d->shape == (int)shape);
+  pthread_once(&rows_once, rows_build);
+  return i <= (size_t)NROWS ? &row_sets[i] : NULL;
 }
 
 bool vncl__gemm_params_builtin(const vncl_device_info *info, int vec,
                                vncl__gemm_acc acc, vncl__gemm_shape shape,
                                bool last_resort, vncl__gemm_params *out) {
-  size_t nrows = sizeof defaults / sizeof *defaults;
   if (last_resort) {
-    *out = defaults[nrows - 1].p;
+    vncl__params_defaults(&vncl__gemm_family, out);
     return true;
   }
-  for (size_t i = 0; i < nrows; i++)
-    if (row_matches(&defaults[i], info, vec, acc, shape)) {
-      *out = defaults[i].p;
-      return true;
-    }
-  return false;
+  return vncl__params_builtin(&vncl__gemm_family, info, vec, (int)acc,
+                              (int)shape, out);
 }
 
 /* A set is usable when its direct kernel and its fast kernel are valid. */
-static bool set_valid(const vncl_device_info *info, vncl__gemm_acc acc,
-                      const vncl__gemm_params *p, char *why, size_t cap) {
-  return vncl__gemm_params_valid(info, VNCL__GEMM_DIRECT, acc, p, why, cap) &&
-         vncl__gemm_params_valid(info, VNCL__GEMM_PACK, acc, p, why, cap) &&
-         vncl__gemm_params_valid(info, (vncl__gemm_kernel)p->fast, acc, p,
-                                 why, cap);
+static bool set_valid(const vncl__param_family *f,
+                      const vncl_device_info *info, int acc, const void *set,
+                      char *why, size_t cap) {
+  (void)f;
+  const vncl__gemm_params *p = set;
+  vncl__gemm_acc a = (vncl__gemm_acc)acc;
+  if (p->fast != VNCL__GEMM_PACKED_CPU && p->fast != VNCL__GEMM_PACKED_LOCAL) {
+    snprintf(why, cap, "fast kernel %d is not a packed kernel", p->fast);
+    return false;
+  }
+  if (p->backend != VNCL__GEMM_OWN && p->backend != VNCL__GEMM_CLBLAST) {
+    snprintf(why, cap, "unknown backend %d", p->backend);
+    return false;
+  }
+  return vncl__gemm_params_valid(info, VNCL__GEMM_DIRECT, a, p, why, cap) &&
+         vncl__gemm_params_valid(info, VNCL__GEMM_PACK, a, p, why, cap) &&
+         vncl__gemm_params_valid(info, (vncl__gemm_kernel)p->fast, a, p, why,
+                                 cap);
 }
 
-/* ---- sets installed by a tuner, per device --------------------------------- */
+/* A database entry's backend, and CLBlast's parameters when it names them. */
+static bool from_entry(vncl_context *ctx, int acc, const vncl__tune_entry *e,
+                       void *set, char *why, size_t cap) {
+  vncl__gemm_params *p = set;
+  p->backend = !strcmp(e->backend, "clblast") ? VNCL__GEMM_CLBLAST
+                                              : VNCL__GEMM_OWN;
+  const cJSON *cb = cJSON_GetObjectItemCaseSensitive(e->params, "clblast");
+  if (p->backend == VNCL__GEMM_CLBLAST && cJSON_IsObject(cb) &&
+      !vncl__clblast_override(ctx->device, acc == VNCL__GEMM_ACC64, cb, why,
+                              cap))
+    return false;
+  return true;
+}
 
-#define TUNED_DEVICES 16
-static struct {
-  cl_device_id dev;
-  bool set[VNCL__GEMM_ACCS][VNCL__GEMM_SHAPES];
-  vncl__gemm_params p[VNCL__GEMM_ACCS][VNCL__GEMM_SHAPES];
-} tuned[TUNED_DEVICES];
-static pthread_mutex_t tuned_lock = PTHREAD_MUTEX_INITIALIZER;
+bool vncl__clblast_override(cl_device_id dev, bool f64, const cJSON *obj,
+                            char *why, size_t cap) {
+  const vncl__param_family *f = &vncl__clblast_family;
+  const char *names[sizeof clblast_tunables / sizeof *clblast_tunables];
+  size_t vals[sizeof clblast_tunables / sizeof *clblast_tunables];
+  for (int i = 0; i < f->n; i++) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, f->t[i].name);
+    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 4096) {
+      snprintf(why, cap, "CLBlast parameter %s missing or out of range",
+               f->t[i].name);
+      return false;
+    }
+    names[i] = f->t[i].name;
+    vals[i] = (size_t)v->valuedouble;
+  }
+  CLBlastStatusCode st = CLBlastOverrideParameters(
+      dev, "Xgemm", f64 ? CLBlastPrecisionDouble : CLBlastPrecisionSingle,
+      (size_t)f->n, names, vals);
+  if (st != CLBlastSuccess) {
+    snprintf(why, cap, "CLBlastOverrideParameters: status %d", (int)st);
+    return false;
+  }
+  CLBlastClearCache(); /* programs built with the old parameters */
+  return true;
+}
+
+/* ---- the sets in force on a context (the parameter store) ---------------- */
 
 void vncl__gemm_params_get(vncl_context *ctx, vncl__gemm_acc acc,
                            vncl__gemm_shape shape, vncl__gemm_params *out) {
-  pthread_mutex_lock(&tuned_lock);
-  for (int i = 0; i < TUNED_DEVICES; i++)
-    if (tuned[i].dev == ctx->device && tuned[i].set[acc][shape]) {
-      *out = tuned[i].p[acc][shape];
-      pthread_mutex_unlock(&tuned_lock);
-      return;
-    }
-  pthread_mutex_unlock(&tuned_lock);
-
-  /* Rows are ordered most specific first; take the first that matches and
-   * is valid on this device (a vendor row can ask for more work-items than
-   * a small device of that vendor allows). */
-  int vec = native_float_width(ctx);
-  size_t nrows = sizeof defaults / sizeof *defaults;
-  for (size_t i = 0; i < nrows; i++) {
-    if (!row_matches(&defaults[i], &ctx->info, vec, acc, shape)) continue;
-    char why[160];
-    if (set_valid(&ctx->info, acc, &defaults[i].p, why, sizeof why)) {
-      *out = defaults[i].p;
-      return;
-    }
-    vncl__log(VNCL_LOG_DEBUG, "gemm: default row %zu does not fit %s: %s", i,
-              ctx->info.name, why);
-  }
-  *out = defaults[nrows - 1].p;
+  vncl__params_get(ctx, &vncl__gemm_family, (int)acc, (int)shape, out, NULL,
+                   NULL);
 }
 
 bool vncl__gemm_params_installed(vncl_context *ctx, vncl__gemm_acc acc,
                                  vncl__gemm_shape shape) {
-  bool found = false;
-  pthread_mutex_lock(&tuned_lock);
-  for (int i = 0; i < TUNED_DEVICES && !found; i++)
-    found = tuned[i].dev == ctx->device && tuned[i].set[acc][shape];
-  pthread_mutex_unlock(&tuned_lock);
-  return found;
+  vncl__gemm_params p;
+  vncl__param_source src;
+  vncl__params_get(ctx, &vncl__gemm_family, (int)acc, (int)shape, &p, &src,
+                   NULL);
+  return src == VNCL__SRC_USER || src == VNCL__SRC_DATABASE;
 }
 
 vncl_status vncl__gemm_params_set(vncl_context *ctx, vncl__gemm_acc acc,
                                   vncl__gemm_shape shape,
                                   const vncl__gemm_params *p) {
-  if (!ctx || (unsigned)acc >= VNCL__GEMM_ACCS ||
-      (unsigned)shape >= VNCL__GEMM_SHAPES)
-    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
-                      "gemm parameters: %s", !ctx ? "ctx is NULL"
-                                                  : "unknown class");
-  char why[160];
-  if (p && (p->fast != VNCL__GEMM_PACKED_CPU &&
-            p->fast != VNCL__GEMM_PACKED_LOCAL))
-    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
-                      "gemm parameters: fast kernel %d is not a packed kernel",
-                      p->fast);
-  if (p && !set_valid(&ctx->info, acc, p, why, sizeof why))
-    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
-                      "gemm parameters rejected for %s: %s", ctx->info.name,
-                      why);
-  if (p && (p->backend != VNCL__GEMM_OWN && p->backend != VNCL__GEMM_CLBLAST))
-    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
-                      "gemm parameters: unknown backend %d", p->backend);
-  pthread_mutex_lock(&tuned_lock);
-  int slot = -1;
-  for (int i = 0; i < TUNED_DEVICES && slot < 0; i++)
-    if (tuned[i].dev == ctx->device) slot = i;
-  for (int i = 0; i < TUNED_DEVICES && slot < 0 && p; i++)
-    if (!tuned[i].dev) slot = i;
-  if (slot < 0) {
-    pthread_mutex_unlock(&tuned_lock);
-    if (!p) return VNCL_OK; /* nothing installed: defaults already */
-    return vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY,
-                      "gemm parameters: more than %d tuned devices",
-                      TUNED_DEVICES);
-  }
-  tuned[slot].dev = ctx->device;
-  tuned[slot].set[acc][shape] = p != NULL;
-  if (p) tuned[slot].p[acc][shape] = *p;
-  pthread_mutex_unlock(&tuned_lock);
-  return VNCL_OK;
+  return vncl__params_set(ctx, &vncl__gemm_family, (int)acc, (int)shape, p);
+}
+
+cJSON *vncl__gemm_params_to_json(const vncl__gemm_params *p) {
+  return vncl__params_to_json(&vncl__gemm_family, p);
+}
+
+bool vncl__gemm_params_from_json(const cJSON *obj, vncl__gemm_params *p,
+                                 char *why, size_t cap) {
+  return vncl__params_from_json(&vncl__gemm_family, obj, p, why, cap);
+}
+
+bool vncl__gemm_param_set_named(vncl__gemm_params *p, const char *name,
+                                double v) {
+  return vncl__params_set_named(&vncl__gemm_family, p, name, v);
 }
 
 /* ---- validation ------------------------------------------------------------- */
@@ -296,8 +305,7 @@ static bool fits_device(const vncl_device_info *info, const char *kname,
     REJECT("%s: %zu work-items per group, the device allows %zu", kname, wg,
            maxwg);
   size_t pref = info->preferred_work_group_multiple;
-  if (want_multiple && info->type == VNCL_DEVICE_GPU && pref > 1 &&
-      wg % pref != 0)
+  if (want_multiple && pref > 1 && wg % pref != 0)
     REJECT("%s: %zu work-items per group is not a multiple of the device's "
            "preferred multiple %zu",
            kname, wg, pref);
@@ -345,7 +353,7 @@ bool vncl__gemm_params_valid(const vncl_device_info *info,
         REJECT("gemm_direct: KWGD=%d above 64", d->kwgd);
       size_t lb = d->local ? (size_t)d->kwgd * (d->wgd_m + d->wgd_n) * es : 0;
       return fits_device(info, "gemm_direct", (size_t)d->ldm * d->ldn, lb,
-                         d->local != 0, why, cap);
+                         d->local != 0 && p->wg_multiple, why, cap);
     }
     case VNCL__GEMM_PACKED_CPU: {
       const vncl__gemm_cpu_params *c = &p->cpu;
@@ -399,7 +407,8 @@ bool vncl__gemm_params_valid(const vncl_device_info *info,
       size_t lb = ((l->sa ? (size_t)l->kwg * l->mwg : 0) +
                    (l->sb ? (size_t)l->kwg * l->nwg : 0)) * es;
       return fits_device(info, "gemm_packed_local",
-                         (size_t)l->mdimc * l->ndimc, lb, true, why, cap);
+                         (size_t)l->mdimc * l->ndimc, lb, p->wg_multiple != 0,
+                         why, cap);
     }
     default:
       REJECT("unknown gemm kernel %d", (int)kern);
@@ -425,35 +434,5 @@ void vncl__gemm_options(vncl__gemm_kernel kern, const vncl__gemm_params *p,
   if (kern != VNCL__GEMM_PACK && n >= 0 && (size_t)n < cap)
     n += snprintf(out + n, cap - (size_t)n, " -DDTYPE_C=%d", (int)c);
   if (n < 0 || (size_t)n >= cap) return;
-  switch (kern) {
-    case VNCL__GEMM_DIRECT: {
-      const vncl__gemm_direct_params *d = &p->direct;
-      snprintf(out + n, cap - (size_t)n,
-               " -DWGD_M=%d -DWGD_N=%d -DLDM=%d -DLDN=%d -DKWGD=%d -DVWD=%d "
-               "-DDIRECT_LOCAL=%d",
-               d->wgd_m, d->wgd_n, d->ldm, d->ldn, d->kwgd, d->vwd,
-               d->local ? 1 : 0);
-      break;
-    }
-    case VNCL__GEMM_PACKED_CPU: {
-      const vncl__gemm_cpu_params *q = &p->cpu;
-      snprintf(out + n, cap - (size_t)n,
-               " -DMR=%d -DNR=%d -DVW=%d -DMB=%d -DNB=%d -DKC=%d -DKU=%d "
-               "-DORDER=%d -DA_PACKED=%d",
-               q->mr, q->nr, q->vw, q->mb, q->nb, q->kc, q->ku, q->order,
-               q->a_packed ? 1 : 0);
-      break;
-    }
-    case VNCL__GEMM_PACKED_LOCAL: {
-      const vncl__gemm_local_params *l = &p->local;
-      snprintf(out + n, cap - (size_t)n,
-               " -DMWG=%d -DNWG=%d -DKWG=%d -DMDIMC=%d -DNDIMC=%d -DVWM=%d "
-               "-DVWN=%d -DKWI=%d -DSA=%d -DSB=%d",
-               l->mwg, l->nwg, l->kwg, l->mdimc, l->ndimc, l->vwm, l->vwn,
-               l->kwi, l->sa ? 1 : 0, l->sb ? 1 : 0);
-      break;
-    }
-    default:
-      break;
-  }
+  vncl__params_options(&vncl__gemm_family, (int)kern, p, out, cap);
 }

@@ -1,6 +1,6 @@
 /*
- * Shared by the tensor operations (ops_*.c): the tunable parameter spaces
- * of each kernel family with their defaults, the one function that turns
+ * Shared by the tensor operations (ops_*.c): the tunables of each kernel
+ * family (one table each, below), the one function that turns
  * parameters into build options, argument checks, shape collapsing and
  * host-side conversions.
  *
@@ -21,37 +21,120 @@
 #ifndef VNCL_OPS_COMMON_H
 #define VNCL_OPS_COMMON_H
 
-#include "runtime/runtime.h"
+#include "tuning/tuning.h"
+
+/* ---- the tunables: one table per family -----------------------------------
+ *
+ * Each line: P(NAME, default, (full candidates), (quick candidates),
+ * "meaning"). NAME is the macro the kernel reads (-DNAME=value) and the
+ * name in the tuning database; a family's set is an int array in table
+ * order (the enums below name the positions). The defaults are the set for
+ * any device (GPU-shaped: many work-items, coalesced steps); per-device
+ * sets are rows of data in ops_common.c. From these tables come the
+ * positions, the -D option strings, the database names, the candidate
+ * checks and the autotuner's search spaces. Adding a tunable: its line
+ * here, its macro in the kernel, its test (docs/contributing.md). */
+#define VNCL__OPS_WG_VALUES (8, 16, 32, 64, 128, 256, 512, 1024)
+#define VNCL__OPS_WG_QUICK (16, 64, 256)
+
+#define VNCL__OPS_ELEMENTWISE_TABLE(P)                                         \
+  P(WG, 256, VNCL__OPS_WG_VALUES, VNCL__OPS_WG_QUICK,                          \
+    "work-items per work-group")                                               \
+  P(VW, 4, (1, 2, 4, 8, 16), (4, 16), "elements per vector load/store")        \
+  P(IPT, 1, (1, 2, 4, 8, 16, 32, 64), (1, 16, 64), "vectors per work-item")    \
+  P(ITEM_CONTIG, 0, (0, 1), (0, 1),                                            \
+    "1: a work-item's vectors are consecutive (CPUs); 0: WG apart (GPUs)")     \
+  P(NT_STORE, 0, (0, 1), (0, 1),                                               \
+    "1: non-temporal vector stores where the compiler has them")
+
+#define VNCL__OPS_CAST_TABLE(P)                                                \
+  P(WG, 256, VNCL__OPS_WG_VALUES, VNCL__OPS_WG_QUICK,                          \
+    "work-items per work-group")                                               \
+  P(IPT, 4, (1, 2, 4, 8, 16, 32, 64), (1, 16, 64), "elements per work-item")   \
+  P(ITEM_CONTIG, 0, (0, 1), (0, 1),                                            \
+    "1: a work-item's elements are consecutive (CPUs); 0: WG apart (GPUs)")
+
+#define VNCL__OPS_TRANSPOSE_TABLE(P)                                           \
+  P(TILE, 32, (8, 16, 32, 64), (16, 32, 64),                                   \
+    "tile edge in elements (work-group width)")                                \
+  P(WGY, 8, (1, 2, 4, 8, 16), (1, 8),                                          \
+    "work-group height (tile rows moved at once)")                             \
+  P(ROW_ITEMS, 0, (0, 1), (0, 1),                                              \
+    "1: a work-item moves whole tile rows (CPUs); 0: a tile row is moved by "  \
+    "a row of work-items (GPUs)")
+
+#define VNCL__OPS_REDUCE_TABLE(P)                                              \
+  P(WG, 256, VNCL__OPS_WG_VALUES, VNCL__OPS_WG_QUICK,                          \
+    "work-items per work-group (power of two)")                                \
+  P(VW, 4, (1, 2, 4, 8, 16), (4, 16), "elements per vector load")              \
+  P(ITEM_CONTIG, 0, (0, 1), (0, 1),                                            \
+    "1: a work-item's part of a row is contiguous (CPUs); 0: interleaved "     \
+    "(GPUs)")                                                                  \
+  P(ROWS_ITEM, 16, (0, 16, 64, 1024, 16384, 65536), (16, 1024, 65536),         \
+    "longest row reduced by one work-item (else a work-group per row)")        \
+  P(CB, 1, (1, 2, 4, 8), (1, 4),                                               \
+    "vectors of columns per work-item (column reductions)")
+
+#define VNCL__OPS_SOFTMAX_TABLE(P)                                             \
+  P(WG, 256, VNCL__OPS_WG_VALUES, VNCL__OPS_WG_QUICK,                          \
+    "work-items per work-group, one group per row")                            \
+  P(VW, 4, (1, 2, 4, 8, 16), (4, 16), "elements per vector load/store")        \
+  P(ITEM_CONTIG, 0, (0, 1), (0, 1),                                            \
+    "1: a work-item's part of the row is contiguous (CPUs); 0: interleaved "   \
+    "(GPUs)")
+
+#define VNCL__OPS_RANDOM_TABLE(P)                                              \
+  P(WG, 256, VNCL__OPS_WG_VALUES, VNCL__OPS_WG_QUICK,                          \
+    "work-items per work-group")                                               \
+  P(BPI, 1, (1, 2, 4, 8, 16), (1, 16),                                         \
+    "Philox blocks per work-item, one per vector lane")
+
+/* The families: F(ENUM, table, "name", "source.cl", enum prefix, position
+ * of the work-group size, position of its second factor or -1). */
+#define VNCL__OPS_FAMILY_LIST(F)                                               \
+  F(ELEMENTWISE, VNCL__OPS_ELEMENTWISE_TABLE, "elementwise",                   \
+    "elementwise.cl", EW, 0, -1)                                               \
+  F(CAST, VNCL__OPS_CAST_TABLE, "cast", "cast.cl", CAST, 0, -1)                \
+  F(TRANSPOSE, VNCL__OPS_TRANSPOSE_TABLE, "transpose", "transpose.cl", TR, 0,  \
+    1)                                                                         \
+  F(REDUCE, VNCL__OPS_REDUCE_TABLE, "reduce", "reduce.cl", RED, 0, -1)         \
+  F(SOFTMAX, VNCL__OPS_SOFTMAX_TABLE, "softmax", "softmax.cl", SM, 0, -1)      \
+  F(RANDOM, VNCL__OPS_RANDOM_TABLE, "random", "random.cl", RND, 0, -1)
 
 typedef enum vncl__ops_family {
-  VNCL__OPS_ELEMENTWISE = 0,
-  VNCL__OPS_CAST,
-  VNCL__OPS_TRANSPOSE,
-  VNCL__OPS_REDUCE,
-  VNCL__OPS_SOFTMAX,
-  VNCL__OPS_RANDOM,
+#define VNCL__OPS_ENUM(E, ...) VNCL__OPS_##E,
+  VNCL__OPS_FAMILY_LIST(VNCL__OPS_ENUM)
+#undef VNCL__OPS_ENUM
   VNCL__OPS_FAMILIES
 } vncl__ops_family;
 
-#define VNCL__OPS_MAX_PARAMS 6 /* matches vncl_context.ops_params */
+#define VNCL__OPS_MAX_PARAMS 6 /* the longest table */
 
-/* Each family's parameter set is a small array of ints in the order of its
- * space (vncl__ops_space); these name the positions. */
-enum { EW_WG, EW_VW, EW_IPT, EW_ITEM_CONTIG, EW_NT_STORE };
-enum { CAST_WG, CAST_IPT, CAST_ITEM_CONTIG };
-enum { TR_TILE, TR_WGY, TR_ROW_ITEMS };
-enum { RED_WG, RED_VW, RED_ITEM_CONTIG, RED_ROWS_ITEM, RED_CB };
-enum { SM_WG, SM_VW, SM_ITEM_CONTIG };
-enum { RND_WG, RND_BPI };
+/* Each family's parameter set is a small array of ints in table order;
+ * these name the positions (EW_WG, CAST_IPT, TR_TILE, RED_ROWS_ITEM, ...). */
+#define VNCL__OPS_POS_EW(N, ...) EW_##N,
+#define VNCL__OPS_POS_CAST(N, ...) CAST_##N,
+#define VNCL__OPS_POS_TR(N, ...) TR_##N,
+#define VNCL__OPS_POS_RED(N, ...) RED_##N,
+#define VNCL__OPS_POS_SM(N, ...) SM_##N,
+#define VNCL__OPS_POS_RND(N, ...) RND_##N,
+enum { VNCL__OPS_ELEMENTWISE_TABLE(VNCL__OPS_POS_EW) EW_COUNT };
+enum { VNCL__OPS_CAST_TABLE(VNCL__OPS_POS_CAST) CAST_COUNT };
+enum { VNCL__OPS_TRANSPOSE_TABLE(VNCL__OPS_POS_TR) TR_COUNT };
+enum { VNCL__OPS_REDUCE_TABLE(VNCL__OPS_POS_RED) RED_COUNT };
+enum { VNCL__OPS_SOFTMAX_TABLE(VNCL__OPS_POS_SM) SM_COUNT };
+enum { VNCL__OPS_RANDOM_TABLE(VNCL__OPS_POS_RND) RND_COUNT };
 #define VNCL__OPS_MAX_VALUES 8
 
-/* One tunable: the macro that reaches the compiler, what it means, and the
- * candidate values an autotuner should try. */
+/* One tunable as the autotuner and --show see it: the macro, what it
+ * means, and the candidates (from the tables above). */
 typedef struct vncl__tune_param {
   const char *name;
   const char *meaning;
   int nvalues;
   int values[VNCL__OPS_MAX_VALUES];
+  int nquick;
+  int quick[VNCL__OPS_MAX_VALUES];
 } vncl__tune_param;
 
 /* A family's search space. The work-group size is params[wg] times
@@ -66,23 +149,27 @@ typedef struct vncl__tune_space {
 
 /* The space of family f, or NULL when f is out of range. */
 const vncl__tune_space *vncl__ops_space(int f);
+/* Family f's table for the parameter store (tuning.h), NULL out of range. */
+const vncl__param_family *vncl__ops_family_of(int f);
 
-/* The parameters in force for family f on ctx: the autotuner's values if it
- * set some, else the defaults table (vendor -> device type -> global),
- * then fitted to the device: work-group size within the device maximum and
- * a multiple of its preferred multiple where that fits, local memory within
- * the device's. values receives VNCL__OPS_MAX_PARAMS ints. */
+/* The parameters in force for family f on ctx (from the parameter store:
+ * a set installed on ctx, else ctx's database entry, else the most
+ * specific built-in row, else the table's defaults), then fitted to the
+ * device: work-group size within the device maximum and a multiple of its
+ * preferred multiple where that fits, local memory within the device's.
+ * values receives VNCL__OPS_MAX_PARAMS ints. */
 void vncl__ops_params(vncl_context *ctx, vncl__ops_family f, int *values);
 
-/* The defaults table's row for family f on a device like info, before any
- * fitting to the device's limits (NULL when f is out of range). For checks
+/* The built-in row for family f on a device like info (or the table's
+ * defaults), before any fitting to the device's limits, into values
+ * (VNCL__OPS_MAX_PARAMS ints); false when f is out of range. For checks
  * that a row fits a vendor's real limits unchanged. */
-const int *vncl__ops_defaults(const vncl_device_info *info,
-                              vncl__ops_family f);
+bool vncl__ops_defaults(const vncl_device_info *info, vncl__ops_family f,
+                        int *values);
 
-/* Sets the parameters of family f on ctx (the autotuner's entry, also used
- * by tests to check that results do not depend on them). Every value must
- * be one of the space's candidates. values NULL restores the defaults.
+/* Sets the parameters of family f on ctx only (the autotuner's entry, also
+ * used by tests to check that results do not depend on them). Every value
+ * must be one of the table's candidates. values NULL withdraws the set.
  * Errors: VNCL_ERR_INVALID_ARG naming the bad value. Thread-safe. */
 vncl_status vncl__ops_params_set(vncl_context *ctx, vncl__ops_family f,
                                  const int *values);
@@ -93,12 +180,11 @@ vncl_status vncl__ops_params_set(vncl_context *ctx, vncl__ops_family f,
 void vncl__ops_options(vncl__ops_family f, const int *values,
                        const char *extra, char *out, size_t cap);
 
-/* A kernel fetched for a launch; give it back with vncl__ops_kernel_put. */
-typedef struct vncl__ops_kernel {
-  vncl__program *prog;
-  cl_kernel k;
-  const char *name;
-} vncl__ops_kernel;
+/* The runtime's kernel handle and typed argument (runtime.h) under the
+ * names the family files use. */
+typedef vncl__kernel vncl__ops_kernel;
+typedef vncl__targ vncl__ops_arg;
+#define VNCL_OPS_ARG(a) VNCL_TARG(a)
 
 /* Builds (or finds) `name` in family f's source with the family's
  * parameters `values` plus `extra`, and checks the kernel accepts the
@@ -107,30 +193,19 @@ typedef struct vncl__ops_kernel {
  * program rebuilt, and `values` updated to what the launch must use. */
 vncl_status vncl__ops_kernel_get(vncl_context *ctx, vncl__ops_family f,
                                  int *values, const char *extra,
-                                 const char *name, vncl__ops_kernel *out);
-void vncl__ops_kernel_put(vncl_context *ctx, vncl__ops_kernel *k);
+                                 const char *name, vncl__kernel *out);
+static inline void vncl__ops_kernel_put(vncl_context *ctx, vncl__kernel *k) {
+  vncl__kernel_put(ctx, k);
+}
 
-/* A kernel argument whose C type is chosen at run time (index width,
- * compute precision), passed to vncl__set_args with VNCL_OPS_ARG. */
-typedef struct vncl__ops_arg {
-  size_t size;
-  union {
-    cl_int i;
-    cl_uint u;
-    cl_ulong ul;
-    cl_float f;
-    cl_double d;
-    cl_uint8 u8;
-    cl_ulong8 ul8;
-  } v;
-} vncl__ops_arg;
-#define VNCL_OPS_ARG(a) (a).size, (const void *)&(a).v
 /* An index (IDX in the kernels): cl_uint for 32 bits, cl_ulong for 64. */
-vncl__ops_arg vncl__ops_idx(int bits, size_t v);
+vncl__targ vncl__ops_idx(int bits, size_t v);
 /* An IDX8 vector from up to 8 values (the rest 1). */
-vncl__ops_arg vncl__ops_idx8(int bits, const size_t *v, int n);
-/* A scalar of the kernels' compute type: cl_double for f64, else cl_float. */
-vncl__ops_arg vncl__ops_real(vncl_dtype dt, double v);
+vncl__targ vncl__ops_idx8(int bits, const size_t *v, int n);
+/* A scalar of the kernels' compute type (vncl__real_arg). */
+static inline vncl__targ vncl__ops_real(vncl_dtype dt, double v) {
+  return vncl__real_arg(dt, v);
+}
 
 /* Round n up to a multiple of m (m > 0). */
 static inline size_t vncl__round_up(size_t n, size_t m) {
@@ -159,9 +234,11 @@ vncl_status vncl__ops_check_same_shape(vncl_context *ctx,
                                        const vncl_tensor *b, const char *fn,
                                        const char *aname, const char *bname);
 
-/* "[2, 3, 4]" into buf. */
-const char *vncl__ops_shape_str(int ndim, const int64_t *shape, char *buf,
-                                size_t cap);
+/* "[2, 3, 4]" into buf (vncl__shape_str). */
+static inline const char *vncl__ops_shape_str(int ndim, const int64_t *shape,
+                                              char *buf, size_t cap) {
+  return vncl__shape_str(ndim, shape, buf, cap);
+}
 
 /* -DIDX_BITS=32 when every index stays below 2^31, else 64. */
 int vncl__ops_idx_bits(size_t max_elements);

@@ -7,119 +7,127 @@
 
 #include "ops/ops.h"
 
-/* ---- parameter spaces ------------------------------------------------- */
+/* ---- the tables, from ops.h ----------------------------------------------- */
 
-#define WG_VALUES {8, 16, 32, 64, 128, 256, 512, 1024}
+#define UNPAREN(...) __VA_ARGS__
+#define NINTS(list) (int)(sizeof((const int[]){UNPAREN list}) / sizeof(int))
+#define NDBLS(list) (int)(sizeof((const double[]){UNPAREN list}) / sizeof(double))
+
+/* The autotuner's view (vncl__tune_space). */
+#define SPACE_PARAM(N, def, full, quick, meaning)                         \
+  {#N, meaning, NINTS(full), {UNPAREN full}, NINTS(quick), {UNPAREN quick}},
+#define SPACE(E, TABLE, name, source, pre, wg, wg2)                       \
+  [VNCL__OPS_##E] = {name, source, pre##_COUNT, {TABLE(SPACE_PARAM)}, wg, wg2},
 static const vncl__tune_space spaces[VNCL__OPS_FAMILIES] = {
-    [VNCL__OPS_ELEMENTWISE] =
-        {"elementwise", "elementwise.cl", 5,
-         {{"WG", "work-items per work-group", 8, WG_VALUES},
-          {"VW", "elements per vector load/store", 5, {1, 2, 4, 8, 16}},
-          {"IPT", "vectors per work-item", 7, {1, 2, 4, 8, 16, 32, 64}},
-          {"ITEM_CONTIG", "1: a work-item's vectors are consecutive (CPUs); "
-           "0: WG apart (GPUs)", 2, {0, 1}},
-          {"NT_STORE", "1: non-temporal vector stores where the compiler "
-           "has them", 2, {0, 1}}},
-         0, -1},
-    [VNCL__OPS_CAST] =
-        {"cast", "cast.cl", 3,
-         {{"WG", "work-items per work-group", 8, WG_VALUES},
-          {"IPT", "elements per work-item", 7, {1, 2, 4, 8, 16, 32, 64}},
-          {"ITEM_CONTIG", "1: a work-item's elements are consecutive (CPUs); "
-           "0: WG apart (GPUs)", 2, {0, 1}}},
-         0, -1},
-    [VNCL__OPS_TRANSPOSE] =
-        {"transpose", "transpose.cl", 3,
-         {{"TILE", "tile edge in elements (work-group width)", 4,
-           {8, 16, 32, 64}},
-          {"WGY", "work-group height (tile rows moved at once)", 5,
-           {1, 2, 4, 8, 16}},
-          {"ROW_ITEMS", "1: a work-item moves whole tile rows (CPUs); 0: a "
-           "tile row is moved by a row of work-items (GPUs)", 2, {0, 1}}},
-         0, 1},
-    [VNCL__OPS_REDUCE] =
-        {"reduce", "reduce.cl", 5,
-         {{"WG", "work-items per work-group (power of two)", 8,
-           {8, 16, 32, 64, 128, 256, 512, 1024}},
-          {"VW", "elements per vector load", 5, {1, 2, 4, 8, 16}},
-          {"ITEM_CONTIG", "1: a work-item's part of a row is contiguous "
-           "(CPUs); 0: interleaved (GPUs)", 2, {0, 1}},
-          {"ROWS_ITEM", "longest row reduced by one work-item (else a "
-           "work-group per row)", 6, {0, 16, 64, 1024, 16384, 65536}},
-          {"CB", "vectors of columns per work-item (column reductions)", 4,
-           {1, 2, 4, 8}}},
-         0, -1},
-    [VNCL__OPS_SOFTMAX] =
-        {"softmax", "softmax.cl", 3,
-         {{"WG", "work-items per work-group, one group per row", 8,
-           {8, 16, 32, 64, 128, 256, 512, 1024}},
-          {"VW", "elements per vector load/store", 5, {1, 2, 4, 8, 16}},
-          {"ITEM_CONTIG", "1: a work-item's part of the row is contiguous "
-           "(CPUs); 0: interleaved (GPUs)", 2, {0, 1}}},
-         0, -1},
-    [VNCL__OPS_RANDOM] =
-        {"random", "random.cl", 2,
-         {{"WG", "work-items per work-group", 8, WG_VALUES},
-          {"BPI", "Philox blocks per work-item, one per vector lane", 5,
-           {1, 2, 4, 8, 16}}},
-         0, -1},
-};
+    VNCL__OPS_FAMILY_LIST(SPACE)};
 
-_Static_assert(sizeof ((vncl_context *)0)->ops_params ==
-                   sizeof(int) * VNCL__OPS_MAX_PARAMS * 8 &&
-               VNCL__OPS_FAMILIES <= 8,
-               "vncl_context.ops_params must hold every family");
+/* The parameter store's view (vncl__param_family): a set is an int array,
+ * the candidates bound each value (checked in full by ops_valid). */
+#define TUNABLE(pre, N, def, full, quick, meaning)                      \
+  {#N, meaning, 0, false, pre##_##N * sizeof(int), def, 0,                \
+   1 << 20, (const double[]){UNPAREN full}, (const double[]){UNPAREN quick}, \
+   NDBLS(full), NDBLS(quick)},
+#define T_EW(...) TUNABLE(EW, __VA_ARGS__)
+#define T_CAST(...) TUNABLE(CAST, __VA_ARGS__)
+#define T_TR(...) TUNABLE(TR, __VA_ARGS__)
+#define T_RED(...) TUNABLE(RED, __VA_ARGS__)
+#define T_SM(...) TUNABLE(SM, __VA_ARGS__)
+#define T_RND(...) TUNABLE(RND, __VA_ARGS__)
+static const vncl__tunable t_elementwise[] = {VNCL__OPS_ELEMENTWISE_TABLE(T_EW)};
+static const vncl__tunable t_cast[] = {VNCL__OPS_CAST_TABLE(T_CAST)};
+static const vncl__tunable t_transpose[] = {VNCL__OPS_TRANSPOSE_TABLE(T_TR)};
+static const vncl__tunable t_reduce[] = {VNCL__OPS_REDUCE_TABLE(T_RED)};
+static const vncl__tunable t_softmax[] = {VNCL__OPS_SOFTMAX_TABLE(T_SM)};
+static const vncl__tunable t_random[] = {VNCL__OPS_RANDOM_TABLE(T_RND)};
+
+_Static_assert(EW_COUNT <= VNCL__OPS_MAX_PARAMS &&
+                   CAST_COUNT <= VNCL__OPS_MAX_PARAMS &&
+                   TR_COUNT <= VNCL__OPS_MAX_PARAMS &&
+                   RED_COUNT <= VNCL__OPS_MAX_PARAMS &&
+                   SM_COUNT <= VNCL__OPS_MAX_PARAMS &&
+                   RND_COUNT <= VNCL__OPS_MAX_PARAMS,
+               "VNCL__OPS_MAX_PARAMS must hold every family's table");
+
+/* Built-in device rows, by name over the tables' (GPU-shaped) defaults.
+ * The CPU rows were measured on PoCL 3.1 (2 cores of an AVX-512 guest,
+ * 2026-11-29, docs/ops.md; `vncl autotune --quick` kept them). */
+#define CPU_ROW(set) {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, \
+                       VNCL__RULE_ANY}, set, MEASURED}
+#define MEASURED "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29"
+static const vncl__param_row r_elementwise[] = {
+    CPU_ROW("WG=16 VW=16 IPT=64 ITEM_CONTIG=1 NT_STORE=1")};
+static const vncl__param_row r_cast[] = {CPU_ROW("WG=16 IPT=64 ITEM_CONTIG=1")};
+static const vncl__param_row r_transpose[] = {
+    CPU_ROW("TILE=64 WGY=1 ROW_ITEMS=1")};
+static const vncl__param_row r_reduce[] = {
+    CPU_ROW("WG=16 VW=16 ITEM_CONTIG=1 ROWS_ITEM=65536 CB=4")};
+static const vncl__param_row r_softmax[] = {
+    CPU_ROW("WG=64 VW=16 ITEM_CONTIG=1")};
+static const vncl__param_row r_random[] = {CPU_ROW("WG=16 BPI=16")};
+
+static bool ops_valid(const vncl__param_family *f,
+                      const vncl_device_info *info, int acc, const void *set,
+                      char *why, size_t cap);
+
+static const char *const any_acc[] = {"any"};
+static const char *const any_class[] = {"default"};
+#define N_OF(a) (int)(sizeof a / sizeof *a)
+#define FAMILY(E, TABLE, name, source, pre, wg, wg2, t, r)                 \
+  [VNCL__OPS_##E] = {name, "lib/ops/ops_common.c",                         \
+                     sizeof(int) * VNCL__OPS_MAX_PARAMS, t, N_OF(t), 1, 1,  \
+                     any_acc, any_class, r, N_OF(r), ops_valid, NULL},
+#define FAM(E, TABLE, name, source, pre, wg, wg2) \
+  FAMILY(E, TABLE, name, source, pre, wg, wg2, T_OF_##E, R_OF_##E)
+#define T_OF_ELEMENTWISE t_elementwise
+#define T_OF_CAST t_cast
+#define T_OF_TRANSPOSE t_transpose
+#define T_OF_REDUCE t_reduce
+#define T_OF_SOFTMAX t_softmax
+#define T_OF_RANDOM t_random
+#define R_OF_ELEMENTWISE r_elementwise
+#define R_OF_CAST r_cast
+#define R_OF_TRANSPOSE r_transpose
+#define R_OF_REDUCE r_reduce
+#define R_OF_SOFTMAX r_softmax
+#define R_OF_RANDOM r_random
+static const vncl__param_family families[VNCL__OPS_FAMILIES] = {
+    VNCL__OPS_FAMILY_LIST(FAM)};
 
 const vncl__tune_space *vncl__ops_space(int f) {
   return f >= 0 && f < VNCL__OPS_FAMILIES ? &spaces[f] : NULL;
 }
 
-/* Built-in defaults, looked up vendor + type, then type, then global. The
- * global rows are GPU-shaped (many work-items, coalesced steps); the CPU
- * rows were measured on PoCL 3.1 (2 cores of an AVX-512 guest; docs/ops.md). */
-static const struct ops_default {
-  const char *vendor;    /* part of the vendor name; "" for any */
-  vncl_device_type type; /* 0 for any */
-  vncl__ops_family family;
-  int values[VNCL__OPS_MAX_PARAMS];
-} defaults[] = {
-    {"", VNCL_DEVICE_CPU, VNCL__OPS_ELEMENTWISE, {16, 16, 64, 1, 1}},
-    {"", VNCL_DEVICE_CPU, VNCL__OPS_CAST, {16, 64, 1}},
-    {"", VNCL_DEVICE_CPU, VNCL__OPS_TRANSPOSE, {64, 1, 1}},
-    {"", VNCL_DEVICE_CPU, VNCL__OPS_REDUCE, {16, 16, 1, 65536, 4}},
-    {"", VNCL_DEVICE_CPU, VNCL__OPS_SOFTMAX, {64, 16, 1}},
-    {"", VNCL_DEVICE_CPU, VNCL__OPS_RANDOM, {16, 16}},
-    {"", 0, VNCL__OPS_ELEMENTWISE, {256, 4, 1, 0, 0}},
-    {"", 0, VNCL__OPS_CAST, {256, 4, 0}},
-    {"", 0, VNCL__OPS_TRANSPOSE, {32, 8, 0}},
-    {"", 0, VNCL__OPS_REDUCE, {256, 4, 0, 16, 1}},
-    {"", 0, VNCL__OPS_SOFTMAX, {256, 4, 0}},
-    {"", 0, VNCL__OPS_RANDOM, {256, 1}},
-};
-
-static const int *default_values(const vncl_device_info *info,
-                                 vncl__ops_family f) {
-  const int *best = NULL;
-  int best_rank = -1;
-  for (size_t i = 0; i < sizeof defaults / sizeof *defaults; i++) {
-    const struct ops_default *d = &defaults[i];
-    if (d->family != f) continue;
-    bool vendor_ok = !d->vendor[0] || vncl__contains_nocase(info->vendor,
-                                                            d->vendor);
-    bool type_ok = !d->type || d->type == info->type;
-    if (!vendor_ok || !type_ok) continue;
-    int rank = (d->vendor[0] ? 2 : 0) + (d->type ? 1 : 0);
-    if (rank > best_rank) {
-      best_rank = rank;
-      best = d->values;
-    }
-  }
-  return best;
+const vncl__param_family *vncl__ops_family_of(int f) {
+  return f >= 0 && f < VNCL__OPS_FAMILIES ? &families[f] : NULL;
 }
 
-const int *vncl__ops_defaults(const vncl_device_info *info,
-                              vncl__ops_family f) {
-  return f >= 0 && f < VNCL__OPS_FAMILIES ? default_values(info, f) : NULL;
+/* Every value one of its candidates (the kernels assume powers of two and
+ * the host's fitting halves them). */
+static bool ops_valid(const vncl__param_family *f,
+                      const vncl_device_info *info, int acc, const void *set,
+                      char *why, size_t cap) {
+  (void)info;
+  (void)acc;
+  for (int i = 0; i < f->n; i++) {
+    double v = vncl__params_value(&f->t[i], set);
+    bool ok = false;
+    for (int j = 0; j < f->t[i].nfull && !ok; j++) ok = f->t[i].full[j] == v;
+    if (!ok) {
+      snprintf(why, cap, "%s=%d is not a candidate of the %s space",
+               f->t[i].name, (int)v, f->kernel);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool vncl__ops_defaults(const vncl_device_info *info, vncl__ops_family f,
+                        int *values) {
+  const vncl__param_family *fam = vncl__ops_family_of(f);
+  if (!fam) return false;
+  if (!vncl__params_builtin(fam, info, 0, 0, 0, values))
+    vncl__params_defaults(fam, values);
+  return true;
 }
 
 /* Local memory the family's kernels declare, at most (8-byte elements). */
@@ -178,76 +186,48 @@ static void fit(const vncl_device_info *info, vncl__ops_family f, int *v) {
 
 void vncl__ops_params(vncl_context *ctx, vncl__ops_family f, int *values) {
   memset(values, 0, VNCL__OPS_MAX_PARAMS * sizeof *values);
-  pthread_mutex_lock(&ctx->lock);
-  memcpy(values, ctx->ops_params[f], VNCL__OPS_MAX_PARAMS * sizeof *values);
-  pthread_mutex_unlock(&ctx->lock);
-  if (values[0] == 0) {
-    const int *d = default_values(&ctx->info, f);
-    if (d) memcpy(values, d, VNCL__OPS_MAX_PARAMS * sizeof *values);
-  }
+  const vncl__param_family *fam = vncl__ops_family_of(f);
+  if (!fam) return;
+  vncl__params_get(ctx, fam, 0, 0, values, NULL, NULL);
   fit(&ctx->info, f, values);
 }
 
 vncl_status vncl__ops_params_set(vncl_context *ctx, vncl__ops_family f,
                                  const int *values) {
-  const vncl__tune_space *sp = vncl__ops_space(f);
-  if (!ctx || !sp)
+  const vncl__param_family *fam = vncl__ops_family_of(f);
+  if (!ctx || !fam)
     return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
                       "ops parameters: %s", !ctx ? "ctx is NULL"
                                                  : "unknown kernel family");
   int v[VNCL__OPS_MAX_PARAMS] = {0};
-  if (values) {
-    for (int i = 0; i < sp->nparams; i++) {
-      bool ok = false;
-      for (int j = 0; j < sp->params[i].nvalues; j++)
-        ok |= sp->params[i].values[j] == values[i];
-      if (!ok)
-        return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
-                          "ops parameters: %s=%d is not a candidate of the "
-                          "%s space",
-                          sp->params[i].name, values[i], sp->family);
-      v[i] = values[i];
-    }
-  }
-  pthread_mutex_lock(&ctx->lock);
-  memcpy(ctx->ops_params[f], v, sizeof v);
-  pthread_mutex_unlock(&ctx->lock);
-  return VNCL_OK;
+  if (values) memcpy(v, values, sizeof(int) * (size_t)fam->n);
+  return vncl__params_set(ctx, fam, 0, 0, values ? v : NULL);
 }
 
 void vncl__ops_options(vncl__ops_family f, const int *values,
                        const char *extra, char *out, size_t cap) {
-  const vncl__tune_space *sp = &spaces[f];
-  size_t n = 0;
+  const vncl__param_family *fam = &families[f];
   out[0] = '\0';
-  for (int i = 0; i < sp->nparams && n < cap; i++)
-    n += (size_t)snprintf(out + n, cap - n, "%s-D%s=%d", i ? " " : "",
-                          sp->params[i].name, values[i]);
+  vncl__params_options(fam, 0, values, out, cap);
+  /* The store writes " -DWG=256 ..."; the string starts at its first. */
+  size_t n = strlen(out);
+  if (n && out[0] == ' ') memmove(out, out + 1, n--);
   if (extra && extra[0] && n < cap)
     snprintf(out + n, cap - n, " %s", extra);
 }
 
 vncl_status vncl__ops_kernel_get(vncl_context *ctx, vncl__ops_family f,
                                  int *values, const char *extra,
-                                 const char *name, vncl__ops_kernel *out) {
+                                 const char *name, vncl__kernel *out) {
   const vncl__tune_space *sp = &spaces[f];
   for (int attempt = 0;; attempt++) {
     char opts[512];
     vncl__ops_options(f, values, extra, opts, sizeof opts);
-    vncl__ops_kernel k = {NULL, NULL, name};
-    vncl_status s = vncl__kernel_get(ctx, sp->source, opts, name, &k.prog,
-                                     &k.k);
+    vncl_status s = vncl__kernel_get(ctx, sp->source, opts, name, out);
     if (s) return s;
-    size_t kwg = 0;
-    cl_int err = clGetKernelWorkGroupInfo(k.k, ctx->device,
-                                          CL_KERNEL_WORK_GROUP_SIZE,
-                                          sizeof kwg, &kwg, NULL);
-    size_t want = wg_total(sp, values);
-    if (err != CL_SUCCESS || kwg == 0 || kwg >= want) {
-      *out = k;
-      return VNCL_OK;
-    }
-    vncl__kernel_release(ctx, k.prog, name, k.k);
+    size_t want = wg_total(sp, values), kwg;
+    if (vncl__kernel_wg_fits(ctx, out, want, &kwg)) return VNCL_OK;
+    vncl__kernel_put(ctx, out);
     int *shrink = sp->wg2 >= 0 && values[sp->wg2] > 1 ? &values[sp->wg2]
                                                        : &values[sp->wg];
     if (attempt >= 6 || *shrink <= 1)
@@ -259,11 +239,6 @@ vncl_status vncl__ops_kernel_get(vncl_context *ctx, vncl__ops_family f,
               "halving", name, kwg, want);
     *shrink /= 2;
   }
-}
-
-void vncl__ops_kernel_put(vncl_context *ctx, vncl__ops_kernel *k) {
-  if (k->k) vncl__kernel_release(ctx, k->prog, k->name, k->k);
-  k->k = NULL;
 }
 
 /* ---- checks ------------------------------------------------------------ */
@@ -326,29 +301,19 @@ vncl_status vncl__ops_check_same_shape(vncl_context *ctx,
     char sa[160], sb[160];
     return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
                       "%s: shape mismatch: %s is %s, %s is %s", fn, aname,
-                      vncl__ops_shape_str(a->ndim, a->shape, sa, sizeof sa),
+                      vncl__shape_str(a->ndim, a->shape, sa, sizeof sa),
                       bname,
-                      vncl__ops_shape_str(b->ndim, b->shape, sb, sizeof sb));
+                      vncl__shape_str(b->ndim, b->shape, sb, sizeof sb));
   }
   return VNCL_OK;
-}
-
-const char *vncl__ops_shape_str(int ndim, const int64_t *shape, char *buf,
-                                size_t cap) {
-  size_t n = (size_t)snprintf(buf, cap, "[");
-  for (int i = 0; i < ndim && n < cap; i++)
-    n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? ", " : "",
-                          (long long)shape[i]);
-  if (n < cap) snprintf(buf + n, cap - n, "]");
-  return buf;
 }
 
 int vncl__ops_idx_bits(size_t max_elements) {
   return max_elements < ((size_t)1 << 31) ? 32 : 64;
 }
 
-vncl__ops_arg vncl__ops_idx(int bits, size_t v) {
-  vncl__ops_arg a;
+vncl__targ vncl__ops_idx(int bits, size_t v) {
+  vncl__targ a;
   memset(&a, 0, sizeof a);
   if (bits == 64) {
     a.size = sizeof(cl_ulong);
@@ -360,8 +325,8 @@ vncl__ops_arg vncl__ops_idx(int bits, size_t v) {
   return a;
 }
 
-vncl__ops_arg vncl__ops_idx8(int bits, const size_t *v, int n) {
-  vncl__ops_arg a;
+vncl__targ vncl__ops_idx8(int bits, const size_t *v, int n) {
+  vncl__targ a;
   memset(&a, 0, sizeof a);
   for (int i = 0; i < 8; i++) {
     size_t x = i < n ? v[i] : 1;
@@ -371,19 +336,6 @@ vncl__ops_arg vncl__ops_idx8(int bits, const size_t *v, int n) {
       a.v.u8.s[i] = (cl_uint)x;
   }
   a.size = bits == 64 ? sizeof(cl_ulong8) : sizeof(cl_uint8);
-  return a;
-}
-
-vncl__ops_arg vncl__ops_real(vncl_dtype dt, double v) {
-  vncl__ops_arg a;
-  memset(&a, 0, sizeof a);
-  if (dt == VNCL_F64) {
-    a.size = sizeof(cl_double);
-    a.v.d = v;
-  } else {
-    a.size = sizeof(cl_float);
-    a.v.f = (cl_float)v;
-  }
   return a;
 }
 

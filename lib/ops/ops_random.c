@@ -24,9 +24,12 @@ static vncl_status random_run(vncl_context *ctx, const char *fn, int normal,
   vncl__ops_params(ctx, VNCL__OPS_RANDOM, p);
   size_t oo = vncl__ops_elem_offset(out);
   int bits = vncl__ops_idx_bits(out->numel + oo + 8);
-  char extra[64];
-  snprintf(extra, sizeof extra, "-DDTYPE=%d -DIDX_BITS=%d", (int)out->dtype,
-           bits);
+  /* Non-temporal whole-vector stores need 64-byte alignment (buffers are
+   * aligned to at least 128 bytes in OpenCL 1.2's full profile). */
+  int nt = out->offset % 64 == 0;
+  char extra[80];
+  snprintf(extra, sizeof extra, "-DDTYPE=%d -DIDX_BITS=%d -DNT_OUT=%d",
+           (int)out->dtype, bits, nt);
   vncl__ops_kernel k;
   s = vncl__ops_kernel_get(ctx, VNCL__OPS_RANDOM, p, extra, "philox_fill", &k);
   if (s) return s;

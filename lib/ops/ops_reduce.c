@@ -2,7 +2,10 @@
  *
  * The tensor is seen as [outer, R, inner], R the reduced axis. inner == 1
  * runs reduce_rows (a work-group per row chunk, vector loads, a tree in
- * local memory), inner > 1 reduce_cols (a work-item per column). When there
+ * local memory), inner > 1 reduce_cols (a work-item per column vector,
+ * coalesced: GPUs) or, where work-items run contiguous parts (ITEM_CONTIG,
+ * CPUs), reduce_cols_strip (a work-item per strip of up to 64 vectors of
+ * columns, walking its rows in order). When there
  * are too few outputs to occupy the device, the axis is split into S chunks
  * whose partial results (with the argmax index) go to scratch memory and
  * reduce_partials combines them. */
@@ -64,8 +67,25 @@ static vncl_status reduce_run(vncl_context *ctx, int op, const vncl_tensor *x,
     return rows_item_run(ctx, op, x, outer, R, out, p, bits);
 
   /* Split of the axis. */
-  size_t S = 1, chunk = R ? R : 1, lx = 0, gx = 1;
-  if (rows) {
+  size_t S = 1, chunk = R ? R : 1, lx = 0, gx = 1, strip = 0;
+  bool strips = !rows && p[RED_ITEM_CONTIG] && op != VNCL_REDUCE_ARGMAX;
+  if (strips) {
+    /* Strips of up to 64 vectors (4 KiB of f32 per row with VW 16): long
+     * runs for the prefetcher, accumulators that stay in L1. A power of
+     * two, so that few programs serve every width. */
+    size_t ncv = (inner + vw - 1) / vw;
+    strip = 1;
+    while (strip < 64 && strip < ncv) strip *= 2;
+    gx = (inner + strip * vw - 1) / (strip * vw);
+    /* Enough work-items to share out (each is a work-group of one). */
+    size_t want = 4 * G, minrows = 32;
+    if (gx * outer < want && R > minrows) {
+      S = (want + gx * outer - 1) / (gx * outer);
+      size_t smax = (R + minrows - 1) / minrows;
+      if (S > smax) S = smax;
+    }
+    chunk = (R + S - 1) / S;
+  } else if (rows) {
     size_t minchunk = wg * vw * 4;
     if (outer < G && R > minchunk) {
       S = (G + outer - 1) / outer;
@@ -94,15 +114,18 @@ static vncl_status reduce_run(vncl_context *ctx, int op, const vncl_tensor *x,
   if (chunk < 1) chunk = 1;
 
   char extra[64];
-  snprintf(extra, sizeof extra, "-DDTYPE=%d -DIDX_BITS=%d", (int)x->dtype,
-           bits);
+  snprintf(extra, sizeof extra, "-DDTYPE=%d -DIDX_BITS=%d -DSTRIP=%zu",
+           (int)x->dtype, bits, strips ? strip : (size_t)16);
   vncl__ops_kernel k;
   vncl_status s = vncl__ops_kernel_get(ctx, VNCL__OPS_REDUCE, p, extra,
-                                       rows ? "reduce_rows" : "reduce_cols",
+                                       rows     ? "reduce_rows"
+                                       : strips ? "reduce_cols_strip"
+                                                : "reduce_cols",
                                        &k);
   if (s) return s;
   wg = (size_t)p[RED_WG]; /* the kernel may have asked for a smaller group */
   if (lx > wg) lx = wg;
+  if (strips) lx = 1;
 
   cl_mem pv = NULL, pi = NULL;
   size_t acc_size = x->dtype == VNCL_F64 ? 8 : 4, idx_size = bits / 8;

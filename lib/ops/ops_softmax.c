@@ -1,5 +1,8 @@
 /* Softmax and log-softmax over the last axis (cl_kernels/softmax.cl): one
- * work-group per row. */
+ * work-group per row. A row whose exp values fit in half the device's local
+ * memory keeps them there (ROW_LOCAL, rounded up to a power of two so that
+ * few programs serve every length); rows aligned to whole vectors get
+ * non-temporal final stores (NT_OUT). */
 #include <stdio.h>
 
 #include "ops/ops.h"
@@ -19,9 +22,15 @@ static vncl_status softmax_run(vncl_context *ctx, const char *fn, int logmode,
   size_t xo = vncl__ops_elem_offset(x), oo = vncl__ops_elem_offset(out);
   size_t maxel = x->numel + (xo > oo ? xo : oo);
   int bits = vncl__ops_idx_bits(maxel);
-  char extra[64];
-  snprintf(extra, sizeof extra, "-DDTYPE=%d -DIDX_BITS=%d", (int)x->dtype,
-           bits);
+  size_t accsz = x->dtype == VNCL_F64 ? 8 : 4, row_local = 64;
+  while (row_local < N) row_local *= 2;
+  if ((row_local + (size_t)p[SM_WG]) * accsz > ctx->info.local_mem_bytes / 2)
+    row_local = 0;
+  size_t vw = (size_t)p[SM_VW];
+  int nt = N % vw == 0 && oo % vw == 0;
+  char extra[96];
+  snprintf(extra, sizeof extra, "-DDTYPE=%d -DIDX_BITS=%d -DROW_LOCAL=%zu "
+           "-DNT_OUT=%d", (int)x->dtype, bits, row_local, nt);
   vncl__ops_kernel k;
   s = vncl__ops_kernel_get(ctx, VNCL__OPS_SOFTMAX, p, extra, "softmax_rows",
                            &k);

@@ -6,7 +6,8 @@
  * Then:
  *   - one axis left: a plain copy (the gather kernel with nd = 1);
  *   - the innermost axis stays innermost: permute_gather, whose reads are
- *     then contiguous runs too;
+ *     then contiguous runs too, or on CPUs (ROW_ITEMS) permute_rows, a
+ *     work-item per run of a row, when rows are at least ROWS_MIN long;
  *   - otherwise the innermost axis moves: permute_tiled through local
  *     memory, unless one of the two axes involved is shorter than
  *     TILED_MIN (a tile would be mostly empty; the gather is better).
@@ -17,6 +18,8 @@
 #include "ops/ops.h"
 
 #define TILED_MIN 4
+#define ROWS_MIN 16
+#define ROW_RUN 256 /* RUN in transpose.cl */
 
 typedef struct perm_plan {
   int nd;
@@ -125,8 +128,13 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
   char extra[64];
   snprintf(extra, sizeof extra, "-DELEM=%zu -DIDX_BITS=%d", esz, bits);
   vncl__ops_kernel k;
+  bool rows = !tiled && nd >= 2 && R == A && p[TR_ROW_ITEMS] &&
+              pl.shape[A] >= ROWS_MIN;
   s = vncl__ops_kernel_get(ctx, VNCL__OPS_TRANSPOSE, p, extra,
-                           tiled ? "permute_tiled" : "permute_gather", &k);
+                           tiled  ? "permute_tiled"
+                           : rows ? "permute_rows"
+                                  : "permute_gather",
+                           &k);
   if (s) return s;
   vncl__ops_arg ioff = vncl__ops_idx(bits, xo), ooff = vncl__ops_idx(bits, oo);
   double bytes = 2.0 * (double)x->bytes;
@@ -163,6 +171,28 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
     size_t local[3] = {tile, wgy, 1};
     if (!s)
       s = vncl__launch_work(ctx, "transpose", k.k, 3, global, local, 0, NULL,
+                            NULL, 0, bytes);
+  } else if (rows) {
+    /* Output dimensions 0 .. nd-2, innermost first. */
+    size_t shp[8], is[8];
+    for (int j = 0; j < nd - 1; j++) {
+      shp[j] = oshape[nd - 2 - j];
+      is[j] = istr[pl.perm[nd - 2 - j]];
+    }
+    size_t L = pl.shape[A], nrows = x->numel / L;
+    size_t nruns = (L + ROW_RUN - 1) / ROW_RUN;
+    cl_int cnd = nd - 1;
+    vncl__ops_arg an = vncl__ops_idx(bits, nrows), al = vncl__ops_idx(bits, L);
+    vncl__ops_arg ar = vncl__ops_idx(bits, nruns);
+    vncl__ops_arg vs = vncl__ops_idx8(bits, shp, nd - 1);
+    vncl__ops_arg vi = vncl__ops_idx8(bits, is, nd - 1);
+    s = vncl__set_args(ctx, k.k, 10, VNCL_OPS_ARG(an), VNCL_OPS_ARG(al),
+                       VNCL_OPS_ARG(ar), VNCL_ARG(cnd), VNCL_OPS_ARG(vs),
+                       VNCL_OPS_ARG(vi), VNCL_ARG(x->mem), VNCL_OPS_ARG(ioff),
+                       VNCL_ARG(out->mem), VNCL_OPS_ARG(ooff));
+    size_t wg = tile * wgy, global = vncl__round_up(nrows * nruns, wg);
+    if (!s)
+      s = vncl__launch_work(ctx, "permute", k.k, 1, &global, &wg, 0, NULL,
                             NULL, 0, bytes);
   } else {
     size_t shp[8], is[8];

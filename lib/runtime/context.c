@@ -1,16 +1,27 @@
 /* Contexts: settings from options and environment, OpenCL objects, and the
  * reference count that lets tensors outlive the caller's hold. */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/runtime.h"
-#include "tuning/tuning.h"
 
 void vncl_options_init(vncl_options *opts) {
   if (!opts) return;
   memset(opts, 0, sizeof *opts);
   opts->struct_size = sizeof *opts;
+}
+
+void vncl__tuning_default_path(char *out, size_t cap) {
+  const char *x = vncl__getenv("XDG_DATA_HOME");
+  const char *h = vncl__getenv("HOME");
+  if (x)
+    snprintf(out, cap, "%s/vncl/tuning.json", x);
+  else if (h)
+    snprintf(out, cap, "%s/.local/share/vncl/tuning.json", h);
+  else
+    vncl__strlcpy(out, "", cap); /* no home: the built-in defaults only */
 }
 
 vncl_status vncl__settings_resolve(const vncl_options *opts,
@@ -51,6 +62,8 @@ vncl_status vncl__settings_resolve(const vncl_options *opts,
                 opts->tuning_db ? opts->tuning_db
                                 : vncl__getenv("VNCL_TUNING_DB"),
                 sizeof out->tuning_db);
+  if (!out->tuning_db[0])
+    vncl__tuning_default_path(out->tuning_db, sizeof out->tuning_db);
   if (opts->staging_bytes) {
     out->staging_bytes = opts->staging_bytes;
   } else if (vncl__getenv("VNCL_STAGING_BYTES")) {
@@ -120,7 +133,6 @@ static vncl_status context_init(vncl_context **out, cl_platform_id plat,
   pthread_mutex_init(&ctx->lock, NULL);
   pthread_mutex_init(&ctx->prog_lock, NULL);
   pthread_mutex_init(&ctx->hook_lock, NULL);
-  vncl__tuning_apply(ctx); /* tuned parameters; a bad database only warns */
   vncl__clear_error(ctx);
   vncl__log(VNCL_LOG_INFO, "context on '%s' (%s), cache '%s'", ctx->info.name,
             ctx->info.platform, ctx->bincache.dir);

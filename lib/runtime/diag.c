@@ -37,11 +37,9 @@ vncl_status vncl_context_selftest(vncl_context *ctx, double *seconds) {
   if (seconds) *seconds = 0;
   if (!ctx) return vncl__fail(NULL, VNCL_ERR_INVALID_ARG, "ctx is NULL");
   double t0 = vncl__now();
-  vncl__program *prog = NULL;
-  cl_kernel k = NULL;
-  vncl_status s =
-      vncl__kernel_get(ctx, "selftest.cl", "", "selftest_axpy", &prog, &k);
+  vncl__kernel k = {0};
+  vncl_status s = vncl__kernel_get(ctx, "selftest.cl", "", "selftest_axpy", &k);
   if (seconds) *seconds = vncl__now() - t0;
-  if (k) vncl__kernel_release(ctx, prog, "selftest_axpy", k);
+  vncl__kernel_put(ctx, &k);
   return s;
 }

@@ -1,5 +1,6 @@
 /* The one place where vncl enqueues kernels. */
 #include <stdio.h>
+#include <string.h>
 
 #include "runtime/runtime.h"
 
@@ -56,4 +57,17 @@ vncl_status vncl__launch_work(vncl_context *ctx, const char *op, cl_kernel k,
   if (ev) vncl__profile_event(ctx, op, *ev, bytes, flops, false);
   if (local_ev) clReleaseEvent(local_ev);
   return VNCL_OK;
+}
+
+vncl__targ vncl__real_arg(vncl_dtype dt, double v) {
+  vncl__targ a;
+  memset(&a, 0, sizeof a);
+  if (dt == VNCL_F64) {
+    a.size = sizeof(cl_double);
+    a.v.d = v;
+  } else {
+    a.size = sizeof(cl_float);
+    a.v.f = (cl_float)v;
+  }
+  return a;
 }

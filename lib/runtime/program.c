@@ -28,31 +28,49 @@ struct vncl__program {
   int nvariants;
 };
 
-/* Returns the source text (malloc'd when read from disk, *owned set). */
+/* Reads cl_kernels' file `name` from VNCL_KERNEL_DIR into a malloc'd
+ * buffer (*owned). *missing is set, with nothing recorded, when there is
+ * no such file. */
+static vncl_status read_source(vncl_context *ctx, const char *name,
+                               const char **text, size_t *len, char **owned,
+                               bool *missing) {
+  char path[1400];
+  snprintf(path, sizeof path, "%s/%s", ctx->kernel_dir, name);
+  FILE *f = fopen(path, "rb");
+  *missing = !f;
+  if (!f) return VNCL_OK;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    fclose(f);
+    free(buf);
+    return vncl__fail(ctx, VNCL_ERR_IO, "cannot read kernel source %s", path);
+  }
+  fclose(f);
+  buf[n] = '\0';
+  *text = *owned = buf;
+  *len = (size_t)n;
+  return VNCL_OK;
+}
+
+/* Returns the source text (malloc'd when read from disk, *owned set). With
+ * `optional`, a file that VNCL_KERNEL_DIR does not hold comes from the
+ * embedded sources (the prelude: a folder of a few kernels under work need
+ * not copy it); any other file must be there. */
 static vncl_status load_source(vncl_context *ctx, const char *name,
-                               const char **text, size_t *len, char **owned) {
+                               bool optional, const char **text, size_t *len,
+                               char **owned) {
   *owned = NULL;
   if (ctx->kernel_dir[0]) {
-    char path[1400];
-    snprintf(path, sizeof path, "%s/%s", ctx->kernel_dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    bool missing;
+    vncl_status s = read_source(ctx, name, text, len, owned, &missing);
+    if (s || !missing) return s;
+    if (!optional)
       return vncl__fail(ctx, VNCL_ERR_IO,
-                        "cannot open kernel source %s (VNCL_KERNEL_DIR)", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-      fclose(f);
-      free(buf);
-      return vncl__fail(ctx, VNCL_ERR_IO, "cannot read kernel source %s", path);
-    }
-    fclose(f);
-    buf[n] = '\0';
-    *text = *owned = buf;
-    *len = (size_t)n;
-    return VNCL_OK;
+                        "cannot open kernel source %s/%s (VNCL_KERNEL_DIR)",
+                        ctx->kernel_dir, name);
   }
   for (size_t i = 0; i < vncl__source_count; i++)
     if (!strcmp(vncl__sources[i].name, name)) {
@@ -63,6 +81,11 @@ static vncl_status load_source(vncl_context *ctx, const char *name,
   return vncl__fail(ctx, VNCL_ERR_INTERNAL, "no embedded kernel source '%s'",
                     name);
 }
+
+/* Every program is this file's text, then LINE_RESET (so that the driver
+ * counts the kernel file's own lines in its messages), then the file. */
+#define PRELUDE "vncl_prelude.cl"
+#define LINE_RESET "\n#line 1\n"
 
 static char *dupstr(const char *s) {
   size_t n = strlen(s) + 1;
@@ -139,9 +162,21 @@ static vncl_status build(vncl_context *ctx, const char *source,
   const char *text;
   size_t len;
   char *owned;
-  vncl_status s = load_source(ctx, source, &text, &len, &owned);
+  vncl_status s = load_source(ctx, source, false, &text, &len, &owned);
   if (s) return s;
-  uint64_t hash = vncl__hash(text, len, VNCL_FNV_SEED);
+  const char *pre;
+  size_t plen;
+  char *pre_owned;
+  s = load_source(ctx, PRELUDE, true, &pre, &plen, &pre_owned);
+  if (s) {
+    free(owned);
+    return s;
+  }
+  /* The program is prelude + "#line 1" + file; the key hashes all three. */
+  const char *parts[3] = {pre, LINE_RESET, text};
+  size_t lens[3] = {plen, sizeof LINE_RESET - 1, len};
+  uint64_t hash = VNCL_FNV_SEED;
+  for (int i = 0; i < 3; i++) hash = vncl__hash(parts[i], lens[i], hash);
   *out_hash = hash;
   char key[4096];
   cache_key(ctx, source, hash, options, key, sizeof key);
@@ -161,6 +196,7 @@ static vncl_status build(vncl_context *ctx, const char *source,
       vncl__log(VNCL_LOG_DEBUG, "binary cache hit: %s [%s]", source, options);
       ctx->binary_hits++;
       free(owned);
+      free(pre_owned);
       *out = p;
       return VNCL_OK;
     }
@@ -170,9 +206,10 @@ static vncl_status build(vncl_context *ctx, const char *source,
   }
 
   double t0 = vncl__now();
-  cl_program p = clCreateProgramWithSource(ctx->cl_ctx, 1, &text, &len, &err);
+  cl_program p = clCreateProgramWithSource(ctx->cl_ctx, 3, parts, lens, &err);
   if (!p) {
     free(owned);
+    free(pre_owned);
     return vncl__cl_fail(ctx, err, "clCreateProgramWithSource");
   }
   err = clBuildProgram(p, 1, &ctx->device, options, NULL, NULL);
@@ -181,7 +218,7 @@ static vncl_status build(vncl_context *ctx, const char *source,
      * build when many processes compile the same program at the same
      * moment. A real compile error fails again; a race does not. */
     cl_program retry =
-        clCreateProgramWithSource(ctx->cl_ctx, 1, &text, &len, &err);
+        clCreateProgramWithSource(ctx->cl_ctx, 3, parts, lens, &err);
     if (retry) {
       err = clBuildProgram(retry, 1, &ctx->device, options, NULL, NULL);
       if (err == CL_SUCCESS) {
@@ -197,6 +234,7 @@ static vncl_status build(vncl_context *ctx, const char *source,
     }
   }
   free(owned);
+  free(pre_owned);
   if (err != CL_SUCCESS) {
     s = build_log_fail(ctx, p, source, options, err);
     clReleaseProgram(p);
@@ -267,8 +305,10 @@ vncl_status vncl__program_get(vncl_context *ctx, const char *source,
   return VNCL_OK;
 }
 
-vncl_status vncl__kernel_acquire(vncl_context *ctx, vncl__program *p,
-                                 const char *name, cl_kernel *out) {
+/* Takes a kernel object named `name` out of p's pool, creating one when
+ * every pooled one is busy. */
+static vncl_status pool_take(vncl_context *ctx, vncl__program *p,
+                             const char *name, cl_kernel *out) {
   pthread_mutex_lock(&ctx->prog_lock);
   for (pooled_kernel *k = p->kernels; k; k = k->next)
     if (!k->busy && !strcmp(k->name, name)) {
@@ -300,9 +340,7 @@ vncl_status vncl__kernel_acquire(vncl_context *ctx, vncl__program *p,
   return VNCL_OK;
 }
 
-void vncl__kernel_release(vncl_context *ctx, vncl__program *p,
-                          const char *name, cl_kernel k) {
-  VNCL_UNUSED(name);
+static void pool_give(vncl_context *ctx, vncl__program *p, cl_kernel k) {
   pthread_mutex_lock(&ctx->prog_lock);
   for (pooled_kernel *pk = p->kernels; pk; pk = pk->next)
     if (pk->k == k) {
@@ -310,6 +348,31 @@ void vncl__kernel_release(vncl_context *ctx, vncl__program *p,
       break;
     }
   pthread_mutex_unlock(&ctx->prog_lock);
+}
+
+vncl_status vncl__kernel_from(vncl_context *ctx, vncl__program *p,
+                              const char *name, vncl__kernel *out) {
+  out->prog = p;
+  out->name = name;
+  out->k = NULL;
+  return pool_take(ctx, p, name, &out->k);
+}
+
+void vncl__kernel_put(vncl_context *ctx, vncl__kernel *k) {
+  if (k->k) pool_give(ctx, k->prog, k->k);
+  k->k = NULL;
+}
+
+bool vncl__kernel_wg_fits(vncl_context *ctx, const vncl__kernel *k,
+                          size_t want, size_t *allowed) {
+  size_t kwg = 0;
+  *allowed = 0;
+  if (clGetKernelWorkGroupInfo(k->k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE,
+                               sizeof kwg, &kwg, NULL) != CL_SUCCESS ||
+      kwg == 0 || kwg >= want)
+    return true;
+  *allowed = kwg;
+  return false;
 }
 
 vncl__program *vncl__program_find_variant(vncl_context *ctx,
@@ -341,10 +404,13 @@ void vncl__program_add_variant(vncl_context *ctx, vncl__program *p,
 
 vncl_status vncl__kernel_get(vncl_context *ctx, const char *source,
                              const char *options, const char *name,
-                             vncl__program **prog, cl_kernel *out) {
-  vncl_status s = vncl__program_get(ctx, source, options, prog);
+                             vncl__kernel *out) {
+  out->prog = NULL;
+  out->name = name;
+  out->k = NULL;
+  vncl_status s = vncl__program_get(ctx, source, options, &out->prog);
   if (s) return s;
-  return vncl__kernel_acquire(ctx, *prog, name, out);
+  return pool_take(ctx, out->prog, name, &out->k);
 }
 
 void vncl__programs_free(vncl_context *ctx) {

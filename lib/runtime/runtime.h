@@ -30,6 +30,45 @@ typedef struct vncl__profiler vncl__profiler; /* profile.c */
 #define VNCL__MAX_RELEASE_HOOKS 8
 typedef void (*vncl__release_hook)(vncl_context *ctx);
 
+/* ---- the device-rule matcher (device_rule.c) --------------------------- */
+
+/* Per-device knowledge is rows of data (GEMM and ops parameter rows, the FFT
+ * engine table, the transfer path table), each with a rule; a rule's field
+ * left at "any" matches every device. Of the rows whose rule matches, the
+ * most specific wins: a vendor outranks a device type, which outranks the
+ * memory kind, then the vector-width class (a higher minimum width ranks
+ * higher), the accumulation type and the shape class; among equals the
+ * first row. docs/tuning.md. */
+#define VNCL__RULE_ANY (-1)
+enum { VNCL__RULE_DISCRETE = 0, VNCL__RULE_UNIFIED = 1 };
+typedef struct vncl__device_rule {
+  const char *vendor;    /* part of CL_DEVICE_VENDOR, any case; NULL/"": any */
+  vncl_device_type type; /* 0: any */
+  int memory;            /* VNCL__RULE_UNIFIED / _DISCRETE / _ANY */
+  int min_vec;           /* native float vector width at least; 0: any */
+  int acc;               /* accumulation class of the family; _ANY */
+  int shape;             /* shape class of the family; _ANY */
+} vncl__device_rule;
+/* What a rule is matched against. */
+typedef struct vncl__device_key {
+  const char *vendor;
+  vncl_device_type type;
+  bool unified;
+  int vec, acc, shape;
+} vncl__device_key;
+void vncl__device_key_of(const vncl_device_info *info, int vec, int acc,
+                         int shape, vncl__device_key *out);
+/* The rule's specificity for k, -1 when it does not match. */
+int vncl__rule_score(const vncl__device_rule *r, const vncl__device_key *k);
+/* The best row of n rows `stride` bytes apart, each beginning with a
+ * vncl__device_rule, or -1 when none matches. below < 0: the best; else the
+ * best ranked below the row whose vncl__rule_rank_key is `below` (walks the
+ * ranking from most to least specific, for rows that may not fit). */
+int vncl__rule_pick(const void *rows, size_t n, size_t stride,
+                    const vncl__device_key *k, int below);
+int vncl__rule_rank_key(const void *rows, size_t stride, int i,
+                        const vncl__device_key *k);
+
 /* ---- status and messages (status.c) ---------------------------------- */
 
 /* Records a formatted message for (ctx, calling thread), logs it at "error"
@@ -189,13 +228,6 @@ bool vncl__build_log(vncl_context *ctx, cl_program prog, char *out,
  * valid while ctx lives. For tests and diagnostics. */
 int vncl__programs_list(vncl_context *ctx, const char **sources,
                         const char **options, cl_program *progs, int cap);
-/* Takes a kernel object out of the program's pool (creating one if every
- * pooled one is in use), so that two threads never set arguments on the same
- * cl_kernel. Give it back with vncl__kernel_release. */
-vncl_status vncl__kernel_acquire(vncl_context *ctx, vncl__program *p,
-                                 const char *name, cl_kernel *out);
-void vncl__kernel_release(vncl_context *ctx, vncl__program *p,
-                          const char *name, cl_kernel k);
 /* Variants: a caller's compact key (a few ints it derives from its
  * parameters) for a (source, options) pair it has built and checked before,
  * so that a hot path finds the program without formatting the options
@@ -211,11 +243,57 @@ vncl__program *vncl__program_find_variant(vncl_context *ctx,
                                           const vncl__variant_key *key);
 void vncl__program_add_variant(vncl_context *ctx, vncl__program *p,
                                const vncl__variant_key *key);
-/* Convenience: program_get + kernel_acquire. *prog receives the program for
- * the matching release. */
+/* ---- kernel handles (program.c) ------------------------------------------
+ * A kernel object taken out of its program's pool for one launch, so that
+ * two threads never set arguments on the same cl_kernel: get it, set its
+ * arguments, launch, put it back. Every family (GEMM, ops, FFT) uses this
+ * one handle; a handle that holds no kernel (k NULL) may be put again. */
+typedef struct vncl__kernel {
+  vncl__program *prog;
+  cl_kernel k;
+  const char *name; /* static: the kernel's name in its source */
+} vncl__kernel;
+/* Builds or finds (source, options) (vncl__program_get) and takes kernel
+ * `name` (a string literal or otherwise static) out of its pool, creating
+ * one when every pooled one is in use. Errors: those of program_get, or
+ * the OpenCL error of clCreateKernel. On error out->k is NULL. */
 vncl_status vncl__kernel_get(vncl_context *ctx, const char *source,
                              const char *options, const char *name,
-                             vncl__program **prog, cl_kernel *out);
+                             vncl__kernel *out);
+/* The same from a program already found (a variant, below). */
+vncl_status vncl__kernel_from(vncl_context *ctx, vncl__program *p,
+                              const char *name, vncl__kernel *out);
+/* Gives the kernel back to its pool and clears the handle. */
+void vncl__kernel_put(vncl_context *ctx, vncl__kernel *k);
+/* The work-group check: true when the compiled kernel accepts `want`
+ * work-items per group on ctx's device (or the driver does not say);
+ * false with the most it allows in *allowed. */
+bool vncl__kernel_wg_fits(vncl_context *ctx, const vncl__kernel *k,
+                          size_t want, size_t *allowed);
+
+/* ---- typed kernel arguments (launch.c) ------------------------------------
+ * A kernel argument whose C type is chosen at run time (compute precision,
+ * index width), passed to vncl__set_args with VNCL_TARG. */
+typedef struct vncl__targ {
+  size_t size;
+  union {
+    cl_int i;
+    cl_uint u;
+    cl_ulong ul;
+    cl_float f;
+    cl_double d;
+    cl_uint8 u8;
+    cl_ulong8 ul8;
+  } v;
+} vncl__targ;
+#define VNCL_TARG(a) (a).size, (const void *)&(a).v
+/* A scalar of the kernels' compute type for dtype dt (VNCL_REAL of
+ * vncl_prelude.cl): cl_double for f64, else cl_float. */
+vncl__targ vncl__real_arg(vncl_dtype dt, double v);
+
+/* "[2, 3, 4]" into buf (cap > 0); returns buf. For messages. */
+const char *vncl__shape_str(int ndim, const int64_t *shape, char *buf,
+                            size_t cap);
 
 /* Binary cache (binary_cache.c). Keys are full strings; files carry a
  * header with magic, key, length and checksum, and anything that does not
@@ -286,14 +364,16 @@ struct vncl_context {
   vncl__profiler *profiler; /* profile.c; has its own lock */
   /* program statistics (program.c), for tests, doctor and bench */
   uint64_t programs_built, binary_hits, binary_stores;
-  /* Tensor-operation parameters set by the autotuner, one row per kernel
-   * family (vncl__ops_family, ops_common.c); a row of zeros means the
-   * built-in defaults. Guarded by `lock`. */
-  int ops_params[8][6];
-  /* The tuning database read at creation (tuning_db.c), for doctor and
-   * `vncl autotune --show`: state 0 none, 1 read, -1 invalid (reason in
+  /* The parameter sets in force on this context, per kernel family and
+   * class, and the tuning database they came from (lib/tuning/store.c):
+   * made on the first parameter lookup, which reads the database; freed by
+   * the release hook the tuning layer registers. Has its own lock. */
+  struct vncl__tuning_store *tuning_store;
+  /* The tuning database as the first lookup read it (store.c), for doctor
+   * and `vncl autotune --show`: state 0 none, 1 read, -1 invalid (reason in
    * tuning_why), -2 not trusted and ignored (reason in tuning_why, the
-   * remedy in tuning_fix); entries that matched this device. */
+   * remedy in tuning_fix); entries that matched this device. Valid after
+   * vncl__tuning_load(ctx). */
   int tuning_state;
   int tuning_entries;
   char tuning_why[512];
@@ -333,12 +413,18 @@ typedef struct vncl__settings {
   uint64_t memory_limit;
   char cache_dir[1024];
   char kernel_dir[1024];
-  char tuning_db[1024];
+  char tuning_db[1024]; /* the resolved path; "" when there is none */
   uint64_t staging_bytes;
   int gemm_probe; /* VNCL_GEMM_PROBE: 0 off, 1 on, 2 force */
 } vncl__settings;
 vncl_status vncl__settings_resolve(const vncl_options *opts,
                                    vncl__settings *out);
+/* The tuning database's default path, read from the environment with the
+ * other settings: $XDG_DATA_HOME/vncl/tuning.json, else
+ * ~/.local/share/vncl/tuning.json; "" when neither variable is set (or the
+ * process is set-user-ID). The settings' tuning_db is this when neither
+ * vncl_options.tuning_db nor VNCL_TUNING_DB names a file. */
+void vncl__tuning_default_path(char *out, size_t cap);
 
 /* ---- device memory (alloc.c) ----------------------------------------------- */
 

@@ -16,30 +16,47 @@
 
 /* Which path a transfer takes, by kind of device, direction and size: a
  * transfer below the threshold takes the "small" path, others the "large"
- * one. The first row whose test matches the device wins. Figures behind
+ * one. The device-rule matcher (runtime.h) picks the row by the device's
+ * memory kind (unified or discrete). Figures behind
  * each row are in docs/transfers.md; refresh them with
  * `vncl bench --suite transfer`, which times every path. */
 static const struct policy {
+  vncl__device_rule rule; /* memory: unified (CPUs, integrated GPUs) or not */
   const char *name;
-  int unified; /* 1: shares host memory (CPUs, integrated GPUs), 0: not */
+  /* 1: this host's memcpy runs at one speed whatever the relative alignment
+   * (vncl__host_copy_uniform), 0: it slows down for some, -1: either. A
+   * host trait, not a device's: checked after the rule, on the ranking. */
+  int uniform_copy;
   vncl_transfer_path write_small, write_large;
   uint64_t write_threshold;
   vncl_transfer_path read_small, read_large;
   uint64_t read_threshold;
 } policies[] = {
-    /* Measured on PoCL 3.1 (pthread CPU device): direct copies are already
-     * at memcpy speed both ways from pageable memory, and mapping the
-     * tensor costs an extra round trip, so direct wins at every size;
-     * staging adds a second copy through the same memory and runs at about
-     * half speed. */
-    {"unified", 1, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_DIRECT, 0,
+    /* Measured on PoCL 3.1 (pthread CPU device) on an Intel Xeon whose
+     * memcpy is uniform: direct copies are already at memcpy speed both
+     * ways from pageable memory, and mapping the tensor costs an extra round
+     * trip, so direct wins at every size; staging adds a second copy
+     * through the same memory and runs at about half speed. */
+    {{NULL, 0, VNCL__RULE_UNIFIED, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
+     "unified", 1, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_DIRECT, 0,
      VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_DIRECT, 0},
+    /* The same device on a host whose memcpy slows down 3-4x for some
+     * relative alignments (an AMD EPYC, issue 14: direct 0.24-0.30x memcpy
+     * for malloc'd buffers at most page offsets). The driver's copy cannot
+     * be steered, so large transfers map the tensor and copy with
+     * vncl__host_copy, which avoids the slow alignments; small ones stay
+     * direct (the map's round trip dominates below 1 MiB). */
+    {{NULL, 0, VNCL__RULE_UNIFIED, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
+     "unified-aligned-copy", 0, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_MAP,
+     1 * MIB, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_MAP, 1 * MIB},
     /* Discrete GPUs: pageable copies go through the driver's own bounce
      * buffer at roughly half the pinned rate, while pinned chunks reach the
-     * copy engine's full rate and the pipeline hides the host copy. Small
-     * copies are latency-bound and go direct. Not measured here (no GPU on
-     * the build machine): estimates to confirm with the bench. */
-    {"discrete", 0, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_STAGED, 256 * KIB,
+     * copy engine's full rate and the pipeline hides the host copy (made by
+     * vncl__host_copy, so the chunk's alignment never hits a slow memcpy).
+     * Small copies are latency-bound and go direct. Not measured here (no
+     * GPU on the build machine): estimates to confirm with the bench. */
+    {{NULL, 0, VNCL__RULE_DISCRETE, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
+     "discrete", -1, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_STAGED, 256 * KIB,
      VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_STAGED, 1 * MIB},
 };
 
@@ -60,12 +77,19 @@ static bool parse_path(const char *s, vncl_transfer_path *out) {
 
 void vncl__transfer_defaults(vncl_context *ctx, vncl_transfer_config *out) {
   memset(out, 0, sizeof *out);
-  const struct policy *p = &policies[0];
-  for (size_t i = 0; i < sizeof policies / sizeof *policies; i++)
-    if (policies[i].unified == (ctx->info.unified_memory ? 1 : 0)) {
-      p = &policies[i];
-      break;
-    }
+  vncl__device_key k;
+  vncl__device_key_of(&ctx->info, 0, VNCL__RULE_ANY, VNCL__RULE_ANY, &k);
+  size_t rows = sizeof policies / sizeof *policies;
+  int uniform = -1; /* measured only when a row asks */
+  int i = -1, below = -1;
+  for (;;) { /* the best row whose host-copy column fits too */
+    i = vncl__rule_pick(policies, rows, sizeof *policies, &k, below);
+    if (i < 0 || policies[i].uniform_copy < 0) break;
+    if (uniform < 0) uniform = vncl__host_copy_uniform() ? 1 : 0;
+    if (policies[i].uniform_copy == uniform) break;
+    below = vncl__rule_rank_key(policies, sizeof *policies, i, &k);
+  }
+  const struct policy *p = &policies[i >= 0 ? i : 0];
   vncl__strlcpy(out->table, p->name, sizeof out->table);
   out->write_small = p->write_small;
   out->write_large = p->write_large;

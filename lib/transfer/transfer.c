@@ -124,7 +124,7 @@ static vncl_status direct(vncl_context *ctx, int dir, cl_mem mem,
   return VNCL_OK;
 }
 
-/* Blocking only: maps the tensor's bytes and copies with memcpy, then
+/* Blocking only: maps the tensor's bytes and copies (vncl__host_copy), then
  * waits for the unmap (so a write is in the buffer when the call returns,
  * as with a blocking clEnqueueWriteBuffer), holding the buffer's map lock
  * throughout. */
@@ -143,9 +143,9 @@ static vncl_status mapped(vncl_context *ctx, struct vncl__xfer *x, int dir,
     s = vncl__cl_fail(ctx, err, "clEnqueueMapBuffer(tensor)");
   } else {
     if (dir == VNCL__WRITE)
-      memcpy(p, host, bytes);
+      vncl__host_copy(p, host, bytes);
     else
-      memcpy(host, p, bytes);
+      vncl__host_copy(host, p, bytes);
     cl_event ev = NULL;
     err = clEnqueueUnmapMemObject(ctx->queue, mem, p, 0, NULL, &ev);
     if (!err) {
@@ -185,7 +185,7 @@ static vncl_status staged_write(vncl_context *ctx, struct vncl__xfer *x,
       ch->busy = NULL;
     }
     size_t off = i * piece, len = bytes - off < piece ? bytes - off : piece;
-    memcpy(ch->ptr, src + off, len);
+    vncl__host_copy(ch->ptr, src + off, len);
     err = clEnqueueWriteBuffer(ctx->queue, mem, CL_FALSE, offset + off, len,
                                ch->ptr, pre ? 1 : 0, pre ? &pre : NULL,
                                &ch->busy);
@@ -250,7 +250,7 @@ static vncl_status run_job(vncl_context *ctx, vncl__job *j) {
       if (!err) {
         size_t off = i * j->piece;
         size_t len = j->bytes - off < j->piece ? j->bytes - off : j->piece;
-        memcpy(j->dst + off, ch->ptr, len);
+        vncl__host_copy(j->dst + off, ch->ptr, len);
       }
     }
     if (j->gate[i]) clSetUserEventStatus(j->gate[i], CL_COMPLETE);

@@ -100,6 +100,22 @@ void vncl__staging_free(vncl_context *ctx, struct vncl__xfer *x);
 /* The defaults for ctx's device: table row, environment, options. */
 void vncl__transfer_defaults(vncl_context *ctx, vncl_transfer_config *out);
 
+/* ---- host copies (hostcopy.c) ---- */
+
+/* Below this many bytes a host copy is plain memcpy (nothing measured). */
+#define VNCL__HOST_COPY_MIN ((size_t)64 << 10)
+
+/* Copies like memcpy (no overlap), avoiding the relative alignments of dst
+ * and src at which this host's memcpy was measured slow (through a bounce
+ * buffer). Every copy the transfer engine makes itself goes through it. */
+void vncl__host_copy(void *dst, const void *src, size_t n);
+/* Whether this host's memcpy runs at one speed whatever the relative
+ * alignment (measured once per process on the classes that malloc'd buffers
+ * meet; VNCL_HOST_COPY forces the answer). Chooses the transfer table row. */
+bool vncl__host_copy_uniform(void);
+/* The bounce copy itself, with the bounce buffer at src + r1 (mod 4 KiB). */
+void vncl__host_copy_via(void *dst, const void *src, size_t n, unsigned r1);
+
 /* ---- pinned host memory (pinned.c) ---- */
 
 /* True when [p, p + bytes) lies inside one vncl_host_alloc region. */

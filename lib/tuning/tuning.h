@@ -1,5 +1,9 @@
 /*
- * The tuning database and the autotuner (tuning_db.c, autotune*.c).
+ * The tuning layer: the parameter store and the tuning database. It knows
+ * no kernel family: each family (GEMM in gemm_params.c, the tensor
+ * operations in ops_common.c) describes its tunables as one table
+ * (vncl__param_family) and asks the store for the set in force on a
+ * context; the store reads the database on the first lookup.
  *
  * Database: a JSON file {"schema": "vncl-tuning", "version": 1,
  * "entries": [...]}; each entry is keyed by vendor, device, driver,
@@ -15,7 +19,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "gemm/gemm.h"
+#include "runtime/runtime.h"
 
 #define VNCL__TUNING_SCHEMA "vncl-tuning"
 #define VNCL__TUNING_VERSION 1
@@ -66,12 +70,7 @@ bool vncl__tuning_db_save(const char *path, const vncl__tuning_db *db,
 void vncl__tuning_db_free(vncl__tuning_db *db);
 /* Adds e (taking its params) or replaces the entry with the same key. */
 bool vncl__tuning_db_put(vncl__tuning_db *db, vncl__tune_entry *e);
-/* The built-in defaults (tuning/defaults.json, embedded); parsed once. */
-const vncl__tuning_db *vncl__tuning_builtin(void);
-/* $XDG_DATA_HOME/vncl/tuning.json or ~/.local/share/vncl/tuning.json;
- * "" when neither variable is set (or the process is set-user-ID). */
-void vncl__tuning_default_path(char *out, size_t cap);
-/* The database path a context uses: its tuning_db setting, else default. */
+/* The database path a context uses (its resolved tuning_db setting). */
 void vncl__tuning_path(const vncl_context *ctx, char *out, size_t cap);
 
 /* Fills the key fields of e for ctx's device and this library. */
@@ -88,69 +87,125 @@ const vncl__tune_entry *vncl__tuning_find(const vncl__tuning_db *db,
                                           const char *shape,
                                           vncl__tune_level *level);
 
-/* GEMM parameters by macro name ("MR", "WGD_M", "switch_mnk", ...):
- * overrides the fields of p that obj names; unknown names are errors. */
-bool vncl__gemm_params_from_json(const cJSON *obj, vncl__gemm_params *p,
-                                 char *why, size_t cap);
-cJSON *vncl__gemm_params_to_json(const vncl__gemm_params *p);
-/* Sets one field by name; false when the name is unknown. */
-bool vncl__gemm_param_set_named(vncl__gemm_params *p, const char *name,
-                                double v);
+/* ---- the parameter store (store.c) ------------------------------------- */
 
-/* CLBlast Xgemm parameters (object of 16 names) installed for device with
- * CLBlastOverrideParameters; false with why on failure. */
-bool vncl__clblast_override(cl_device_id dev, bool f64, const cJSON *obj,
-                            char *why, size_t cap);
+/* One tunable of a family's table: the macro name (also its JSON name in
+ * the database), what it means, which kernel of the family reads it (the
+ * family's -D option string for kernel g lists the tunables of group g;
+ * VNCL__PARAM_HOST: read by the host only), its C type and place in the
+ * family's struct, its default (the row every device starts from), its
+ * range, and the autotuner's candidates (full and quick search spaces). */
+#define VNCL__PARAM_HOST (-1)
+typedef struct vncl__tunable {
+  const char *name;
+  const char *meaning;
+  int group;
+  bool dbl; /* double, else int */
+  size_t off;
+  double def, min, max;
+  const double *full, *quick;
+  int nfull, nquick;
+} vncl__tunable;
 
-/* Loads ctx's database and installs what it finds (context.c calls it):
- * GEMM sets through vncl__gemm_params_set, ops values into
- * ctx->ops_params. Problems are logged and recorded on ctx for doctor;
- * never fails. */
-void vncl__tuning_apply(vncl_context *ctx);
+/* A built-in device row: the rule (runtime.h) and the values that differ
+ * from the table's defaults, "NAME=value ..." by macro name; `measured`
+ * names the host and date where the values were measured, or NULL. */
+typedef struct vncl__param_row {
+  vncl__device_rule rule;
+  const char *set;
+  const char *measured;
+} vncl__param_row;
 
-/* One line per (kernel, dtype, class): what the library will use on ctx
- * and where it came from. */
-void vncl__tuning_show(vncl_context *ctx, FILE *f);
+typedef struct vncl__tune_entry vncl__tune_entry;
 
-/* ---- the autotuner (autotune.c) ---------------------------------------- */
+/* A kernel family's description: its table, its classes (accumulation x
+ * shape; the names are the database's dtype and class keys), its built-in
+ * rows and the checks only the family knows. */
+typedef struct vncl__param_family {
+  const char *kernel; /* database key: "gemm", "elementwise", ... */
+  const char *table;  /* where the table and rows live, for --show */
+  size_t size;        /* bytes of a set */
+  const vncl__tunable *t;
+  int n;
+  int nacc, nshape;
+  const char *const *acc_names, *const *shape_names;
+  const vncl__param_row *rows;
+  int nrows;
+  /* Whether a set fits the device: false with the reason in why. */
+  bool (*valid)(const struct vncl__param_family *f,
+                const vncl_device_info *info, int acc, const void *set,
+                char *why, size_t cap);
+  /* Applies what a database entry holds besides the tunables (GEMM: the
+   * backend and CLBlast's parameters); NULL when there is nothing. */
+  bool (*from_entry)(vncl_context *ctx, int acc, const vncl__tune_entry *e,
+                     void *set, char *why, size_t cap);
+} vncl__param_family;
 
-typedef struct vncl__autotune_opts {
-  const char *device;  /* selector, NULL: default */
-  const char *out;     /* database to write, NULL: default path */
-  bool quick;
-  double budget;       /* seconds, 0: by mode */
-  const char *kernels; /* "gemm,ops" or a list of families, NULL: all */
-  const char *dtypes;  /* "f32,f64", NULL: every supported */
-  double timeout;      /* per candidate, seconds; 0: 120 */
-  const char *const *worker_argv; /* NULL: /proc/self/exe autotune --worker */
-  bool progress_tty;   /* draw a bar (stderr is a terminal) */
-  int max_candidates;  /* per search, 0: no cap (tests) */
-  int stop_after;      /* stop after this many fresh evaluations, as an
-                        * interrupted run would (tests); 0: never */
-  /* Filled in by the run: */
-  int evaluated;       /* candidates measured in this run */
-  int reused;          /* results taken from an interrupted run's file */
-  int failed;          /* candidates rejected, crashed or hung */
-} vncl__autotune_opts;
+/* Where the set in force came from, most binding first. */
+typedef enum vncl__param_source {
+  VNCL__SRC_USER = 1, /* installed by vncl__params_set (tuner, tests) */
+  VNCL__SRC_DATABASE, /* an entry of the context's tuning database */
+  VNCL__SRC_BUILTIN,  /* a built-in device row */
+  VNCL__SRC_TABLE     /* the table's defaults (no row fits) */
+} vncl__param_source;
+const char *vncl__param_source_name(vncl__param_source s);
 
-/* Runs a tuning session; returns 0 on success, 3 when stopped (stop_after
- * or SIGINT: the partial results stay in OUT.partial and the next run
- * resumes from them), else 1 with a message on stderr. */
-int vncl__autotune_run(vncl__autotune_opts *o);
+/* Reads the context's database if no lookup has yet (fills tuning_state,
+ * tuning_entries, tuning_why and tuning_fix; a bad file only warns).
+ * Thread-safe; never fails. */
+void vncl__tuning_load(vncl_context *ctx);
+/* The database the store read for ctx (loading it first), NULL when it
+ * read none; valid for the context's life. */
+const vncl__tuning_db *vncl__tuning_db_of(vncl_context *ctx);
 
-/* The worker side: reads requests (one JSON object a line) on stdin,
- * answers one line each on stdout. Returns the exit code. */
-int vncl__autotune_worker_main(void);
+/* The set in force on ctx for (acc, shape) of family f, into out
+ * (f->size bytes): a user set, else the database's entry over the best
+ * built-in row, else the best built-in row that fits the device (the
+ * device-rule matcher's ranking), else the table's defaults. Resolved once
+ * per context and class, then answered from the store. src and row (the
+ * row or database entry index, -1 for none) may be NULL. Thread-safe. */
+void vncl__params_get(vncl_context *ctx, const vncl__param_family *f, int acc,
+                      int shape, void *out, vncl__param_source *src,
+                      int *row);
+/* Installs a set for (acc, shape) on ctx only, after f->valid; NULL
+ * withdraws it (the database or built-in set applies again). Errors:
+ * VNCL_ERR_INVALID_ARG naming the rule the set breaks. Thread-safe. */
+vncl_status vncl__params_set(vncl_context *ctx, const vncl__param_family *f,
+                             int acc, int shape, const void *set);
+/* The table's defaults. */
+void vncl__params_defaults(const vncl__param_family *f, void *out);
+/* The best built-in row for a device described by (info, vec) and class,
+ * without checking it against the device's limits (for checks that run one
+ * vendor's set on another device); false when no row matches. */
+bool vncl__params_builtin(const vncl__param_family *f,
+                          const vncl_device_info *info, int vec, int acc,
+                          int shape, void *out);
+/* Row i's set (the defaults with its values), false past the last. */
+bool vncl__params_row(const vncl__param_family *f, int i, void *out,
+                      char *why, size_t cap);
+/* The native float vector width of ctx's device (0 when unknown). */
+int vncl__params_vec(vncl_context *ctx);
 
-/* Child-process isolation, exposed for the tests: a runner evaluates one
- * request in a worker with a timeout and returns the answer (a cJSON
- * object the caller frees: {"ok":true,"seconds":..} or {"ok":false,
- * "why":..}); a crash or a timeout answers ok false and starts a fresh
- * worker for the next request. */
-typedef struct vncl__tune_runner vncl__tune_runner;
-vncl__tune_runner *vncl__tune_runner_new(const char *const *argv,
-                                         double timeout);
-cJSON *vncl__tune_runner_eval(vncl__tune_runner *r, const cJSON *request);
-void vncl__tune_runner_free(vncl__tune_runner *r);
+/* By name: one value (false for an unknown name, or a value outside the
+ * tunable's range), a "NAME=value ..." list, a JSON object of numbers
+ * (members the family does not know are errors, except "clblast"), and the
+ * set as a JSON object. */
+const vncl__tunable *vncl__params_find(const vncl__param_family *f,
+                                       const char *name);
+bool vncl__params_set_named(const vncl__param_family *f, void *set,
+                            const char *name, double v);
+double vncl__params_value(const vncl__tunable *t, const void *set);
+bool vncl__params_apply_string(const vncl__param_family *f, void *set,
+                               const char *list, char *why, size_t cap);
+bool vncl__params_from_json(const vncl__param_family *f, const cJSON *obj,
+                            void *set, char *why, size_t cap);
+cJSON *vncl__params_to_json(const vncl__param_family *f, const void *set);
+/* Every tunable of `group` as " -DNAME=value", appended to out. */
+void vncl__params_options(const vncl__param_family *f, int group,
+                          const void *set, char *out, size_t cap);
+/* Whether each tunable's value lies in its range; false naming the first
+ * that does not. */
+bool vncl__params_in_range(const vncl__param_family *f, const void *set,
+                           char *why, size_t cap);
 
 #endif

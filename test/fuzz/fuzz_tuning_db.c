@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tuning/tuning.h"
+#include "gemm/gemm.h" /* includes tuning/tuning.h */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   vncl__tuning_db db;

@@ -1,0 +1,181 @@
+/* Host copies that do not trust the C library's memcpy blindly.
+ *
+ * On some CPUs (measured on an AMD EPYC host: issue 14, and a known trait of
+ * `rep movsb` on several AMD cores) glibc's memcpy runs 3-4x slower when the
+ * destination sits a little ahead of the source modulo the 4 KiB page: the
+ * loads then alias the stores just issued. The relative alignment
+ * r = (dst - src) mod 4096 decides it, so a user's malloc'd buffer can be
+ * fast into one tensor and slow into the next.
+ *
+ * This file measures rather than guesses. The first large copy at a given
+ * class of r (64 classes of 64 bytes) times memcpy at that r against memcpy
+ * at r = 0, on buffers that stay in the cache (the penalty is in the core,
+ * not in the memory); a class is slow when it costs more than
+ * VNCL__SLOW_RATIO times the baseline in the best of several rounds. A slow
+ * class is copied through a small bounce buffer placed so that both of its
+ * copies see a fast relative alignment (found the same way); the extra pass
+ * stays in the L1/L2 cache, so the copy runs at the speed of the fast
+ * classes. Hosts whose memcpy is uniform (the Intel Xeons measured so far)
+ * keep plain memcpy for every class.
+ *
+ * VNCL_HOST_COPY=memcpy or =bounce forces one method for every class (tests,
+ * and a user who wants to measure); it is read once per process. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "transfer/transfer.h"
+
+#define PAGE 4096u
+#define CLASSES 64u                  /* classes of r, CLASS_BYTES each */
+#define CLASS_BYTES (PAGE / CLASSES) /* 64 */
+#define PROBE_BYTES ((size_t)128 << 10)
+#define BOUNCE_BYTES ((size_t)16 << 10)
+#define VNCL__SLOW_RATIO 1.5
+#define ROUNDS 5
+
+enum { M_UNKNOWN = 0, M_MEMCPY, M_BOUNCE };
+
+/* Per class: the method, and for M_BOUNCE the bounce buffer's offset from
+ * the source modulo PAGE (a multiple of CLASS_BYTES). */
+static _Atomic unsigned char method[CLASSES];
+static _Atomic unsigned short bounce_off[CLASSES];
+static int forced; /* M_UNKNOWN: measure */
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void read_env(void) {
+  const char *v = vncl__getenv("VNCL_HOST_COPY");
+  if (!v) return;
+  if (!strcasecmp(v, "memcpy"))
+    forced = M_MEMCPY;
+  else if (!strcasecmp(v, "bounce"))
+    forced = M_BOUNCE;
+  else if (strcasecmp(v, "auto"))
+    vncl__log(VNCL_LOG_WARN,
+              "VNCL_HOST_COPY=%s is not auto, memcpy or bounce; measuring", v);
+}
+
+static double seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The best of ROUNDS memcpy timings of PROBE_BYTES from src to src + r (in a
+ * buffer laid out by the caller), after one warm-up copy. */
+static double time_at(unsigned char *base, unsigned r) {
+  unsigned char *src = base, *dst = base + PROBE_BYTES + PAGE + r;
+  memcpy(dst, src, PROBE_BYTES);
+  double best = 1e30;
+  for (int i = 0; i < ROUNDS; i++) {
+    double t0 = seconds();
+    memcpy(dst, src, PROBE_BYTES);
+    double t = seconds() - t0;
+    if (t < best) best = t;
+  }
+  return best;
+}
+
+/* Measures class c (and, when slow, a bounce offset for it). Runs without a
+ * lock: two threads measuring the same class at once only repeat work. */
+static void measure(unsigned c) {
+  unsigned char *raw = malloc(2 * (PROBE_BYTES + PAGE) + PAGE);
+  if (!raw) return; /* stays unknown: memcpy, measured again later */
+  unsigned char *base =
+      (unsigned char *)(((uintptr_t)raw + PAGE - 1) & ~(uintptr_t)(PAGE - 1));
+  memset(base, 0x5A, PROBE_BYTES);
+  double t0 = time_at(base, 0);
+  double tc = c ? time_at(base, c * CLASS_BYTES) : t0;
+  unsigned char m = M_MEMCPY;
+  if (tc > VNCL__SLOW_RATIO * t0) {
+    /* Both halves of a bounce must be fast: src -> bounce at r1, bounce ->
+     * dst at r - r1. Try r1 = r +- half a page first, then others. */
+    for (unsigned k = CLASSES / 2; k < CLASSES + CLASSES / 2 && m == M_MEMCPY;
+         k += CLASSES / 8) {
+      unsigned r1 = ((c + k) % CLASSES) * CLASS_BYTES;
+      unsigned r2 = (c * CLASS_BYTES + PAGE - r1) % PAGE;
+      if (time_at(base, r1) < 1.2 * t0 && time_at(base, r2) < 1.2 * t0) {
+        atomic_store(&bounce_off[c], (unsigned short)r1);
+        m = M_BOUNCE;
+      }
+    }
+    if (m == M_MEMCPY)
+      vncl__log(VNCL_LOG_DEBUG,
+                "host copy: memcpy at relative offset %u is %.1fx slower, and "
+                "no bounce offset helps",
+                c * CLASS_BYTES, tc / t0);
+  }
+  free(raw);
+  atomic_store(&method[c], m);
+}
+
+static unsigned class_of(const void *dst, const void *src) {
+  return (unsigned)(((uintptr_t)dst - (uintptr_t)src) % PAGE) / CLASS_BYTES;
+}
+
+/* Copies through a bounce buffer whose offset from the source is r1
+ * (mod PAGE), a block at a time; falls back to memcpy without memory. */
+void vncl__host_copy_via(void *dstv, const void *srcv, size_t n,
+                         unsigned r1) {
+  unsigned char *dst = dstv;
+  const unsigned char *src = srcv;
+  unsigned char *raw = malloc(BOUNCE_BYTES + 2 * PAGE);
+  if (!raw) {
+    memcpy(dst, src, n);
+    return;
+  }
+  uintptr_t want = ((uintptr_t)src + r1) % PAGE;
+  uintptr_t at = (uintptr_t)raw;
+  at += (want - at % PAGE + PAGE) % PAGE;
+  unsigned char *b = (unsigned char *)at;
+  for (size_t off = 0; off < n; off += BOUNCE_BYTES) {
+    size_t len = n - off < BOUNCE_BYTES ? n - off : BOUNCE_BYTES;
+    memcpy(b, src + off, len);
+    memcpy(dst + off, b, len);
+  }
+  free(raw);
+}
+
+void vncl__host_copy(void *dst, const void *src, size_t n) {
+  if (n < VNCL__HOST_COPY_MIN) {
+    memcpy(dst, src, n);
+    return;
+  }
+  pthread_once(&once, read_env);
+  unsigned c = class_of(dst, src);
+  int m = forced;
+  if (m == M_UNKNOWN) {
+    m = atomic_load(&method[c]);
+    if (m == M_UNKNOWN) {
+      measure(c);
+      m = atomic_load(&method[c]);
+    }
+  }
+  if (m == M_BOUNCE) {
+    unsigned r1 = forced == M_BOUNCE && atomic_load(&method[c]) != M_BOUNCE
+                      ? PAGE / 2
+                      : atomic_load(&bounce_off[c]);
+    vncl__host_copy_via(dst, src, n, r1);
+  } else {
+    memcpy(dst, src, n);
+  }
+}
+
+bool vncl__host_copy_uniform(void) {
+  pthread_once(&once, read_env);
+  if (forced == M_BOUNCE) return false;
+  if (forced == M_MEMCPY) return true;
+  /* The classes that malloc'd buffers meet most against page-aligned
+   * device memory: a few bytes to a few hundred ahead, and none. */
+  static const unsigned probe[] = {0, 1, 2, 4, 8, 32, 63};
+  for (size_t i = 0; i < sizeof probe / sizeof *probe; i++) {
+    unsigned c = probe[i];
+    if (atomic_load(&method[c]) == M_UNKNOWN) measure(c);
+    if (atomic_load(&method[c]) == M_BOUNCE) return false;
+  }
+  return true;
+}

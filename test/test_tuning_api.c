@@ -1,0 +1,305 @@
+/* The public tuning API (include/vncl_tuning.h), through the public headers
+ * only: the tables, the set in force and its source, sets per context, one
+ * candidate's measurement, and the database (load, merge, put, save). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+static char dir[512];
+
+static int setup(void **state) {
+  (void)state;
+  t_tmpdir(dir, sizeof dir);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  t_rmtree(dir);
+  return 0;
+}
+
+static vncl_context *ctx_db(const char *path) {
+  vncl_options o;
+  vncl_options_init(&o);
+  o.tuning_db = path;
+  o.cache_dir = dir;
+  vncl_context *ctx = NULL;
+  T_OK(NULL, vncl_context_create(&ctx, &o));
+  return ctx;
+}
+
+static double value_of(const vncl_tuning_params *p, const char *name) {
+  double v = NAN;
+  T_OK(NULL, vncl_tuning_value(p, name, &v));
+  return v;
+}
+
+static vncl_tuning_params one(const char *name, double v) {
+  vncl_tuning_params p;
+  memset(&p, 0, sizeof p);
+  snprintf(p.names[0], sizeof p.names[0], "%s", name);
+  p.values[0] = v;
+  p.count = 1;
+  return p;
+}
+
+/* Every family's table: names, defaults within ranges, candidates too. */
+static void test_tables(void **st) {
+  (void)st;
+  int nf = vncl_tuning_family_count();
+  assert_int_equal(nf, 7);
+  bool gemm = false, transpose = false;
+  for (int f = 0; f < nf; f++) {
+    const char *name = vncl_tuning_family_name(f);
+    assert_non_null(name);
+    gemm |= !strcmp(name, "gemm");
+    transpose |= !strcmp(name, "transpose");
+    int n = vncl_tuning_tunable_count(name);
+    assert_true(n > 0 && n <= VNCL_TUNING_MAX_PARAMS);
+    for (int i = 0; i < n; i++) {
+      vncl_tunable t;
+      memset(&t, 0xa5, sizeof t);
+      T_OK(NULL, vncl_tuning_tunable(name, i, &t));
+      assert_true(t.name && t.name[0] && t.meaning && t.meaning[0] &&
+                  t.kernel && t.kernel[0]);
+      if (!(t.min <= t.def && t.def <= t.max))
+        fail_msg("%s %s: default %g outside [%g, %g]", name, t.name, t.def,
+                 t.min, t.max);
+      assert_true(t.nfull >= 1 && t.nquick >= 1);
+      for (int j = 0; j < t.nfull + t.nquick; j++) {
+        double c = j < t.nfull ? t.full[j] : t.quick[j - t.nfull];
+        if (!(c >= t.min && c <= t.max))
+          fail_msg("%s %s: candidate %g outside [%g, %g]", name, t.name, c,
+                   t.min, t.max);
+      }
+    }
+    vncl_tunable t;
+    T_FAILS(NULL, vncl_tuning_tunable(name, n, &t), VNCL_ERR_INVALID_ARG,
+            "tunables");
+  }
+  assert_true(gemm && transpose);
+  assert_null(vncl_tuning_family_name(-1));
+  assert_null(vncl_tuning_family_name(nf));
+  assert_int_equal(vncl_tuning_tunable_count("nope"), -1);
+  vncl_tunable t;
+  T_FAILS(NULL, vncl_tuning_tunable("nope", 0, &t), VNCL_ERR_INVALID_ARG,
+          "nope");
+  T_FAILS(NULL, vncl_tuning_tunable("gemm", 0, NULL), VNCL_ERR_INVALID_ARG,
+          "out is NULL");
+}
+
+/* The set in force and its source; bad input is refused by name. */
+static void test_get_and_bad_input(void **st) {
+  (void)st;
+  vncl_context *ctx = ctx_db("/nonexistent/none.json");
+  vncl_tuning_params p;
+  T_OK(ctx, vncl_tuning_get(ctx, "gemm", VNCL_F32, "square", &p));
+  assert_int_equal(p.count, vncl_tuning_tunable_count("gemm"));
+  assert_true(p.source == VNCL_TUNING_SOURCE_BUILTIN ||
+              p.source == VNCL_TUNING_SOURCE_TABLE);
+  for (int i = 0; i < p.count; i++) {
+    vncl_tunable t;
+    T_OK(NULL, vncl_tuning_tunable("gemm", i, &t));
+    assert_string_equal(p.names[i], t.name);
+    assert_true(p.values[i] >= t.min && p.values[i] <= t.max);
+  }
+  T_OK(ctx, vncl_tuning_get(ctx, "transpose", VNCL_F32, NULL, &p));
+  assert_int_equal(p.count, 3);
+  assert_non_null(vncl_tuning_source_name(p.source));
+
+  vncl_tuning_params before, after;
+  T_OK(ctx, vncl_tuning_get(ctx, "gemm", VNCL_F32, "narrow", &before));
+  T_FAILS(NULL, vncl_tuning_get(NULL, "gemm", VNCL_F32, NULL, &p),
+          VNCL_ERR_INVALID_ARG, "ctx is NULL");
+  T_FAILS(ctx, vncl_tuning_get(ctx, "nope", VNCL_F32, NULL, &p),
+          VNCL_ERR_INVALID_ARG, "nope");
+  T_FAILS(ctx, vncl_tuning_get(ctx, "gemm", VNCL_F32, "round", &p),
+          VNCL_ERR_INVALID_ARG, "round");
+  T_FAILS(ctx, vncl_tuning_get(ctx, "gemm", VNCL_I32, NULL, &p),
+          VNCL_ERR_INVALID_ARG, "i32");
+  T_FAILS(ctx, vncl_tuning_get(ctx, "gemm", VNCL_F32, NULL, NULL),
+          VNCL_ERR_INVALID_ARG, "out is NULL");
+  vncl_tuning_params bad = one("NOPE", 1);
+  T_FAILS(ctx, vncl_tuning_set(ctx, "gemm", VNCL_F32, "narrow", &bad),
+          VNCL_ERR_INVALID_ARG, "NOPE");
+  bad = one("VWD", 1000);
+  T_FAILS(ctx, vncl_tuning_set(ctx, "gemm", VNCL_F32, "narrow", &bad),
+          VNCL_ERR_INVALID_ARG, "outside its range");
+  /* A rule of gemm_direct: WGD_M a multiple of LDM. */
+  bad = one("WGD_M", 4);
+  snprintf(bad.names[1], sizeof bad.names[1], "LDM");
+  bad.values[1] = 3;
+  bad.count = 2;
+  T_FAILS(ctx, vncl_tuning_set(ctx, "gemm", VNCL_F32, "narrow", &bad),
+          VNCL_ERR_INVALID_ARG, "multiple of LDM");
+  bad = one("WG", 48);
+  T_FAILS(ctx, vncl_tuning_set(ctx, "reduce", VNCL_F32, NULL, &bad),
+          VNCL_ERR_INVALID_ARG, "WG=48");
+  double v;
+  T_FAILS(NULL, vncl_tuning_value(&before, "NOPE", &v), VNCL_ERR_INVALID_ARG,
+          "NOPE");
+  /* Nothing was installed by the refused calls. */
+  T_OK(ctx, vncl_tuning_get(ctx, "gemm", VNCL_F32, "narrow", &after));
+  assert_int_equal(after.source, before.source);
+  assert_memory_equal(after.values, before.values,
+                      sizeof(double) * (size_t)before.count);
+  vncl_context_destroy(ctx);
+}
+
+/* A set installed on one context is that context's; NULL withdraws it. */
+static void test_set_per_context(void **st) {
+  (void)st;
+  vncl_context *a = ctx_db("/nonexistent/none.json");
+  vncl_context *b = ctx_db("/nonexistent/none.json");
+  vncl_tuning_params p = one("switch_mnk", 0), got, orig;
+  T_OK(a, vncl_tuning_get(a, "gemm", VNCL_BF16, "flat", &orig));
+  T_OK(a, vncl_tuning_set(a, "gemm", VNCL_BF16, "flat", &p));
+  /* bf16 shares f32's sets. */
+  T_OK(a, vncl_tuning_get(a, "gemm", VNCL_F32, "flat", &got));
+  assert_int_equal(got.source, VNCL_TUNING_SOURCE_USER);
+  assert_true(value_of(&got, "switch_mnk") == 0);
+  assert_true(value_of(&got, "MR") == value_of(&orig, "MR"));
+  T_OK(b, vncl_tuning_get(b, "gemm", VNCL_F32, "flat", &got));
+  assert_int_equal(got.source, orig.source);
+  assert_true(value_of(&got, "switch_mnk") == value_of(&orig, "switch_mnk"));
+  /* Products on both stay right (the packed path on a at every size). */
+  char why[256];
+  if (!t_gemm_f32_check(a, 40, 300, 50, why, sizeof why)) fail_msg("%s", why);
+  if (!t_gemm_f32_check(b, 40, 300, 50, why, sizeof why)) fail_msg("%s", why);
+  T_OK(a, vncl_tuning_set(a, "gemm", VNCL_F32, "flat", NULL));
+  T_OK(a, vncl_tuning_get(a, "gemm", VNCL_F32, "flat", &got));
+  assert_int_equal(got.source, orig.source);
+  assert_memory_equal(got.values, orig.values,
+                      sizeof(double) * (size_t)orig.count);
+  vncl_context_destroy(a);
+  vncl_context_destroy(b);
+}
+
+/* One candidate's measurement; the installed set is back afterwards. */
+static void test_measure(void **st) {
+  (void)st;
+  vncl_context *ctx = ctx_db("/nonexistent/none.json");
+  vncl_tuning_params p = one("switch_mnk", 0), got;
+  double s = -1;
+  T_OK(ctx, vncl_tuning_measure(ctx, "gemm", VNCL_F32, &p, 64, 64, 64, 3, &s));
+  assert_true(isfinite(s) && s > 0);
+  T_OK(ctx, vncl_tuning_get(ctx, "gemm", VNCL_F32, "square", &got));
+  assert_int_not_equal(got.source, VNCL_TUNING_SOURCE_USER);
+  vncl_tuning_params mine = one("switch_mnk_bt", 777);
+  T_OK(ctx, vncl_tuning_set(ctx, "gemm", VNCL_F32, "square", &mine));
+  T_OK(ctx, vncl_tuning_measure(ctx, "gemm", VNCL_F32, &p, 64, 64, 64, 1, &s));
+  T_OK(ctx, vncl_tuning_get(ctx, "gemm", VNCL_F32, "square", &got));
+  assert_int_equal(got.source, VNCL_TUNING_SOURCE_USER);
+  assert_true(value_of(&got, "switch_mnk_bt") == 777);
+  assert_true(value_of(&got, "switch_mnk") != 0);
+  T_FAILS(ctx, vncl_tuning_measure(ctx, "gemm", VNCL_F32, &p, 64, 64, 64, 0,
+                                   &s),
+          VNCL_ERR_INVALID_ARG, "runs");
+  T_FAILS(ctx, vncl_tuning_measure(ctx, "gemm", VNCL_F32, &p, 0, 64, 64, 1,
+                                   &s),
+          VNCL_ERR_INVALID_ARG, "m, n, k");
+  T_FAILS(ctx, vncl_tuning_measure(ctx, "reduce", VNCL_F32, &p, 64, 64, 64,
+                                   1, &s),
+          VNCL_ERR_UNSUPPORTED, "only gemm");
+  vncl_context_destroy(ctx);
+}
+
+/* The database: put, save, load, merge, and a context that reads it. */
+static void test_database(void **st) {
+  (void)st;
+  char path[700], bad[700];
+  snprintf(path, sizeof path, "%s/db/tuning.json", dir);
+  snprintf(bad, sizeof bad, "%s/bad.json", dir);
+  vncl_context *ctx = ctx_db("/nonexistent/none.json");
+  vncl_tuning_db *db = NULL, *back = NULL, *merged = NULL;
+  T_OK(NULL, vncl_tuning_db_create(&db));
+  vncl_tuning_params g = one("switch_mnk", 0);
+  T_OK(ctx, vncl_tuning_db_put(db, ctx, "gemm", VNCL_F32, "square", &g, 12.5));
+  vncl_tuning_params t = one("TILE", 16);
+  T_OK(ctx, vncl_tuning_db_put(db, ctx, "transpose", VNCL_F32, NULL, &t, 0));
+  T_OK(ctx, vncl_tuning_db_put(db, ctx, "gemm", VNCL_F32, "square", &g, 13));
+  assert_int_equal(vncl_tuning_db_count(db), 2);
+  T_FAILS(ctx, vncl_tuning_db_put(db, ctx, "gemm", VNCL_F32, NULL, &g, NAN),
+          VNCL_ERR_INVALID_ARG, "rate");
+  vncl_tuning_params nope = one("NOPE", 1);
+  T_FAILS(ctx, vncl_tuning_db_put(db, ctx, "gemm", VNCL_F32, NULL, &nope, 1),
+          VNCL_ERR_INVALID_ARG, "NOPE");
+  assert_int_equal(vncl_tuning_db_count(db), 2);
+  T_OK(NULL, vncl_tuning_db_save(db, path));
+  T_OK(NULL, vncl_tuning_db_load(path, &back));
+  assert_int_equal(vncl_tuning_db_count(back), 2);
+  T_OK(NULL, vncl_tuning_db_create(&merged));
+  T_OK(NULL, vncl_tuning_db_merge(merged, back));
+  T_OK(NULL, vncl_tuning_db_merge(merged, db));
+  assert_int_equal(vncl_tuning_db_count(merged), 2);
+  vncl_tuning_db_free(merged);
+  vncl_tuning_db_free(back);
+  vncl_tuning_db_free(db);
+  vncl_tuning_db_free(NULL);
+
+  /* A context on that database runs its entries. */
+  vncl_context *c2 = ctx_db(path);
+  vncl_tuning_database_info di;
+  memset(&di, 0x5a, sizeof di);
+  T_OK(c2, vncl_tuning_database(c2, &di));
+  assert_int_equal(di.state, 1);
+  assert_int_equal(di.entries, 2);
+  assert_string_equal(di.path, path);
+  T_OK(ctx, vncl_tuning_database(ctx, &di));
+  assert_int_equal(di.state, 0);
+  assert_int_equal(di.entries, 0);
+  T_FAILS(ctx, vncl_tuning_database(ctx, NULL), VNCL_ERR_INVALID_ARG,
+          "out is NULL");
+  vncl_tuning_params got;
+  T_OK(c2, vncl_tuning_get(c2, "gemm", VNCL_F32, "square", &got));
+  assert_int_equal(got.source, VNCL_TUNING_SOURCE_DATABASE);
+  assert_true(got.index >= 0);
+  assert_true(value_of(&got, "switch_mnk") == 0);
+  assert_true(got.rate == 13); /* the later put replaced the first */
+  assert_non_null(strstr(got.origin, "exact device and driver"));
+  assert_non_null(strstr(got.origin, path));
+  T_OK(c2, vncl_tuning_get(c2, "transpose", VNCL_F32, NULL, &got));
+  assert_int_equal(got.source, VNCL_TUNING_SOURCE_DATABASE);
+  assert_true(value_of(&got, "TILE") == 16);
+  char why[256];
+  if (!t_gemm_f32_check(c2, 33, 65, 17, why, sizeof why)) fail_msg("%s", why);
+  vncl_context_destroy(c2);
+
+  /* Missing: empty; corrupt: an error naming it; NULL arguments. */
+  snprintf(bad, sizeof bad, "%s/missing.json", dir);
+  T_OK(NULL, vncl_tuning_db_load(bad, &back));
+  assert_int_equal(vncl_tuning_db_count(back), 0);
+  vncl_tuning_db_free(back);
+  snprintf(bad, sizeof bad, "%s/bad.json", dir);
+  FILE *f = fopen(bad, "w");
+  assert_non_null(f);
+  fputs("{\"schema\": \"vncl-tuning\", \"version\": 1, \"entries\": [", f);
+  fclose(f);
+  back = (vncl_tuning_db *)&back; /* must stay untouched on error */
+  vncl_tuning_db *keep = back;
+  T_FAILS(NULL, vncl_tuning_db_load(bad, &back), VNCL_ERR_IO, "JSON");
+  assert_ptr_equal(back, keep);
+  T_FAILS(NULL, vncl_tuning_db_load(NULL, &back), VNCL_ERR_INVALID_ARG,
+          "path is NULL");
+  T_FAILS(NULL, vncl_tuning_db_save(NULL, path), VNCL_ERR_INVALID_ARG,
+          "db is NULL");
+  T_FAILS(NULL, vncl_tuning_db_merge(NULL, NULL), VNCL_ERR_INVALID_ARG,
+          "into is NULL");
+  assert_int_equal(vncl_tuning_db_count(NULL), 0);
+  vncl_context_destroy(ctx);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_tables),
+      cmocka_unit_test(test_get_and_bad_input),
+      cmocka_unit_test(test_set_per_context),
+      cmocka_unit_test(test_measure),
+      cmocka_unit_test(test_database),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
