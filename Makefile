@@ -41,16 +41,20 @@ LIB_SRC := $(sort $(wildcard lib/*/*.c))
 LIB_OBJ := $(patsubst lib/%.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/kernels_gen.o
 CL_SRC := $(sort $(wildcard cl_kernels/*.cl))
 HDRS := $(wildcard include/*.h) $(wildcard lib/*/*.h)
+# The applications' objects (tools/, bench/) go under $(B)/app, apart from
+# lib/'s layers under $(B)/obj, which scripts/check-layers.sh reads.
 TOOL_SRC := $(sort $(wildcard tools/*.c tools/*/*.c))
-TOOL_OBJ := $(patsubst tools/%.c,$(B)/obj/tools/%.o,$(TOOL_SRC))
+TOOL_OBJ := $(patsubst tools/%.c,$(B)/app/tools/%.o,$(TOOL_SRC))
 TOOL_HDRS := $(wildcard tools/*.h tools/*/*.h)
 TEST_SRC := $(sort $(wildcard test/test_*.c))
 TEST_BIN := $(patsubst test/%.c,$(B)/test/%,$(TEST_SRC))
 TEST_COMMON := $(sort $(wildcard test/common*.c))
 BENCH_SRC := $(sort $(wildcard bench/*.c))
-BENCH_OBJ := $(patsubst bench/%.c,$(B)/obj/bench/%.o,$(BENCH_SRC))
-# What vncl-bench shares with the vncl command: option parsing, JSON forms.
-BENCH_TOOL_OBJ := $(B)/obj/tools/cli_common.o
+BENCH_OBJ := $(patsubst bench/%.c,$(B)/app/bench/%.o,$(BENCH_SRC))
+# What vncl-bench shares with the vncl command (option parsing, JSON forms)
+# and with the tests (the host reference GEMM: test/common_ref.c, plain C).
+BENCH_TOOL_OBJ := $(B)/app/tools/cli_common.o $(B)/app/tools/cli_opts.o \
+  $(B)/app/test/common_ref.o
 
 SONAME = libvncl.so.$(VERSION_MAJOR)
 
@@ -84,20 +88,25 @@ $(B)/libvncl.so: $(B)/libvncl.so.$(VERSION)
 # bench` (bench/): applications over include/ only. vncl-bench links the
 # peers; vncl links only what the library needs (make checkldd).
 TOOL_CFLAGS = $(CFLAGS_BASE) -Itools
-# TODO(issue 16, step 4): the autotuner and doctor's tuning line still read
-# lib/ internals until include/vncl_tuning.h lands (helper P1).
-$(B)/obj/tools/cmd_autotune.o $(B)/obj/tools/cmd_doctor.o: \
-  TOOL_CFLAGS += -Ilib
+# TODO(issue 16, step 4): `vncl autotune` still runs the engine of
+# lib/autotune/ through its internal header until it moves to tools/ over
+# include/vncl_tuning.h (helper P1).
+$(B)/app/tools/cmd_autotune.o: TOOL_CFLAGS += -Ilib
 
-$(B)/obj/tools/%.o: tools/%.c $(TOOL_HDRS) $(HDRS)
+$(B)/app/tools/%.o: tools/%.c $(TOOL_HDRS) $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_CFLAGS) -c $< -o $@
 
-$(B)/obj/bench/%.o: bench/%.c bench/bench.h $(TOOL_HDRS) $(HDRS)
+$(B)/app/bench/%.o: bench/%.c bench/bench.h test/common_ref.h $(TOOL_HDRS) \
+  $(HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(TOOL_CFLAGS) -Ibench \
+	$(CC) $(TOOL_CFLAGS) -Ibench -Itest \
 	  -DVNCL_GIT_COMMIT='"$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)"' \
 	  -c $< -o $@
+
+$(B)/app/test/common_ref.o: test/common_ref.c test/common_ref.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -c $< -o $@
 
 $(B)/vncl: $(TOOL_OBJ) $(B)/libvncl.a
 	$(CC) $(SAN) -o $@ $(TOOL_OBJ) $(B)/libvncl.a $(LIBS)
@@ -110,15 +119,25 @@ $(B)/vncl.pc: vncl.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 	  -e 's|@INCDIR@|$(INCDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
-$(B)/test/%: test/%.c $(TEST_COMMON) test/common.h $(B)/libvncl.a $(HDRS)
+$(B)/test/%: test/%.c $(TEST_COMMON) test/common.h test/common_ref.h \
+  $(B)/libvncl.a $(HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(INTERNAL_CFLAGS) -Itest -o $@ $< $(TEST_EXTRA) $(TEST_COMMON) \
-	  $(B)/libvncl.a $(TEST_LIBS)
+	$(CC) $(INTERNAL_CFLAGS) -Itest -I$(B)/test -o $@ $< $(TEST_EXTRA) \
+	  $(TEST_COMMON) $(B)/libvncl.a $(TEST_LIBS)
 
 # test_tuning checks `vncl autotune --show`, a report of tools/ over the
 # public API.
 $(B)/test/test_tuning: TEST_EXTRA = tools/tuning_show.c
 $(B)/test/test_tuning: tools/tuning_show.c tools/tuning_show.h
+
+# The environment variables the sources read (scripts/env-names.sh), for
+# test_cli's check that `vncl --help` lists each one; and the commands it
+# runs.
+$(B)/test/env_names.h: scripts/env-names.sh $(LIB_SRC) $(TOOL_SRC) \
+  $(BENCH_SRC) $(wildcard blas/*.c) $(wildcard include/*.h)
+	@mkdir -p $(@D)
+	sh scripts/env-names.sh lib tools bench blas > $@.tmp && mv $@.tmp $@
+$(B)/test/test_cli: $(B)/test/env_names.h $(B)/vncl $(B)/vncl-bench
 
 # Fake vendor telemetry libraries (NVML, ROCm SMI, Level Zero) that
 # test_telemetry loads through VNCL_*_LIBRARY; plain shared objects, linked

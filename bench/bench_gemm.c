@@ -28,47 +28,19 @@ typedef struct gemm_bufs {
   cl_mem da, db, dc;
 } gemm_bufs;
 
-static uint16_t f32_to_half(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000, mant = x & 0x7fffff;
-  int e = (int)((x >> 23) & 0xff) - 127 + 15;
-  if (e <= 0) return (uint16_t)sign; /* inputs here are never that small */
-  uint32_t h = ((uint32_t)e << 10) | (mant >> 13), rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
-  return (uint16_t)(sign | h);
-}
-static float half_to_f32(uint16_t h) {
-  int e = (h >> 10) & 31, m = h & 1023;
-  float v = e == 0 ? ldexpf((float)m, -24) : ldexpf((float)(m + 1024), e - 25);
-  return (h & 0x8000) ? -v : v;
-}
-static uint16_t f32_to_bf16(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  u += 0x7fff + ((u >> 16) & 1);
-  return (uint16_t)(u >> 16);
-}
-static float bf16_to_f32(uint16_t b) {
-  uint32_t u = (uint32_t)b << 16;
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-
 /* Random values in [-1, 1], rounded to dt so that the f32 copy is exact. */
 static void fill(vncl_dtype dt, float *f, void *s, size_t n, unsigned *seed) {
   for (size_t i = 0; i < n; i++) {
     *seed = *seed * 1664525u + 1013904223u;
     float v = (float)((*seed >> 8) * (2.0 / 16777216.0) - 1.0);
     if (dt == VNCL_F16) {
-      uint16_t h = f32_to_half(v);
+      uint16_t h = vncl_f16_from_double(v);
       ((uint16_t *)s)[i] = h;
-      v = half_to_f32(h);
+      v = (float)vncl_f16_to_double(h);
     } else if (dt == VNCL_BF16) {
-      uint16_t h = f32_to_bf16(v);
+      uint16_t h = vncl_bf16_from_double(v);
       ((uint16_t *)s)[i] = h;
-      v = bf16_to_f32(h);
+      v = (float)vncl_bf16_to_double(h);
     } else {
       ((float *)s)[i] = v;
     }
@@ -147,8 +119,9 @@ static bool verify(bench_ctx *bc, gemm_bufs *g) {
                                 NULL) == CL_SUCCESS;
   double uo = g->dt == VNCL_F16 ? 0x1p-11 : g->dt == VNCL_BF16 ? 0x1p-8 : 0;
   for (size_t i = 0; ok && i < mn; i++) {
-    double got = g->dt == VNCL_F16    ? half_to_f32(((uint16_t *)out)[i])
-                 : g->dt == VNCL_BF16 ? bf16_to_f32(((uint16_t *)out)[i])
+    const uint16_t *h = out;
+    double got = g->dt == VNCL_F16    ? vncl_f16_to_double(h[i])
+                 : g->dt == VNCL_BF16 ? vncl_bf16_to_double(h[i])
                                       : ((float *)out)[i];
     double want = g->c[i];
     /* Both sums carry f32 rounding: allow k ulps of the terms' scale. */

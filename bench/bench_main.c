@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "cli.h"
@@ -312,53 +313,52 @@ static int compare(const char *path, cJSON *cases) {
   return flagged;
 }
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: vncl bench [--device SEL] [--quick] "
-          "[--suite gemm,transfer,fft,ops,startup,multi]\n"
-          "                  [--json FILE] [--plot FILE.svg] "
-          "[--compare BASELINE.json] [--repeats N]\n"
-          "                  [--max-dim N]\n"
-          "Measures vncl and its peer (CLBlast, clFFT, OpenBLAS, FFTW, "
-          "memcpy) in the same run\nand reports their ratio. --quick runs "
-          "small sizes (the CI run).\n--max-dim N leaves out GEMM shapes "
-          "with a side above N (slow devices, simulators).\n");
-}
-
 int main(int argc, char **argv) {
   /* Internal: a fresh process measured by the startup suite. */
   if (argc > 1 && !strcmp(argv[1], "__startup-child"))
     return bench_startup_child(argc - 1, argv + 1);
-  const char *dev = NULL, *json = NULL, *plot = NULL, *base = NULL, *v;
+  const char *dev = NULL, *json = NULL, *plot = NULL, *base = NULL;
   const char *suites = "gemm,transfer,fft,ops,startup,multi";
-  bool quick = false;
-  int repeats = 0, max_dim = 0;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--quick")) {
-      quick = true;
-    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      usage(stdout);
-      return 0;
-    } else if (cli_opt_value(argc, argv, &i, "--device", &v) && v) {
-      dev = v;
-    } else if (cli_opt_value(argc, argv, &i, "--suite", &v) && v) {
-      suites = v;
-    } else if (cli_opt_value(argc, argv, &i, "--json", &v) && v) {
-      json = v;
-    } else if (cli_opt_value(argc, argv, &i, "--plot", &v) && v) {
-      plot = v;
-    } else if (cli_opt_value(argc, argv, &i, "--compare", &v) && v) {
-      base = v;
-    } else if (cli_opt_value(argc, argv, &i, "--repeats", &v) && v &&
-               atoi(v) > 0) {
-      repeats = atoi(v);
-    } else if (cli_opt_value(argc, argv, &i, "--max-dim", &v) && v &&
-               atoi(v) > 0) {
-      max_dim = atoi(v);
-    } else {
-      fprintf(stderr, "vncl bench: bad option '%s'\n", argv[i]);
-      usage(stderr);
-      return CLI_USAGE;
+  bool quick = false, want_json = false;
+  long repeats = 0, max_dim = 0;
+  const cli_opt opts[] = {
+      {.name = "device", .kind = CLI_STRING, .out = &dev, .arg = "SEL",
+       .help = "the device under test (default: VNCL_DEVICE, else the "
+               "first)"},
+      {.name = "quick", .kind = CLI_FLAG, .out = &quick,
+       .help = "small sizes (the CI run)"},
+      {.name = "suite", .kind = CLI_STRING, .out = &suites, .arg = "S,...",
+       .help = "gemm,transfer,fft,ops,startup,multi (default: all)"},
+      {.name = "json", .kind = CLI_JSON, .out = &want_json, .out2 = &json,
+       .help = "the results as JSON, to FILE (default: stdout, the table "
+               "then goes to stderr)"},
+      {.name = "plot", .kind = CLI_STRING, .out = &plot, .arg = "FILE.svg",
+       .help = "f32 GEMM rate against size, as SVG"},
+      {.name = "compare", .kind = CLI_STRING, .out = &base,
+       .arg = "BASELINE.json",
+       .help = "flag ratios that fell beyond the spread"},
+      {.name = "repeats", .kind = CLI_INT, .out = &repeats, .min = 1,
+       .max = 1000, .help = "timed runs per case (default 9, 5 with --quick)"},
+      {.name = "max-dim", .kind = CLI_INT, .out = &max_dim, .min = 1,
+       .max = 1 << 20,
+       .help = "leave out GEMM shapes with a side above N (simulators)"},
+      {0}};
+  const cli_command cmd = {
+      .name = "bench", .opts = opts,
+      .about = "Measures vncl and its peer (CLBlast, clFFT, OpenBLAS, FFTW, "
+               "memcpy) in the same run\nand reports their ratio. Exit 1 on "
+               "a wrong result or a gated case below its peer.\nRun as "
+               "`vncl bench` or directly as vncl-bench.\n"};
+  int pr = cli_parse(&cmd, argc, argv);
+  if (pr != CLI_PARSED) return pr;
+  /* --json alone: the JSON is the standard output, the table goes to
+   * stderr (every suite prints with printf). */
+  FILE *jf = NULL;
+  if (want_json && !json) {
+    int fd = dup(1);
+    if (fd < 0 || dup2(2, 1) < 0 || !(jf = fdopen(fd, "w"))) {
+      fprintf(stderr, "vncl bench: cannot use the standard output\n");
+      return 1;
     }
   }
   static const struct {
@@ -378,8 +378,8 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
       known |= !strcmp(tok, all[i].name);
     if (!known) {
-      fprintf(stderr, "vncl bench: unknown suite '%s'\n", tok);
-      usage(stderr);
+      fprintf(stderr, "vncl bench: unknown suite '%s'\n\n", tok);
+      cli_help(&cmd, stderr);
       return CLI_USAGE;
     }
   }
@@ -393,8 +393,8 @@ int main(int argc, char **argv) {
   }
   vncl_context_device_info(b.ctx, &b.dev);
   b.quick = quick;
-  b.repeats = repeats ? repeats : quick ? 5 : 9;
-  b.max_dim = max_dim;
+  b.repeats = repeats ? (int)repeats : quick ? 5 : 9;
+  b.max_dim = (int)max_dim;
   b.cases = cJSON_CreateArray();
   printf("vncl %s bench on %s (%s, driver %s)%s\n", vncl_version_string(),
          b.dev.name, b.dev.platform, b.dev.driver_version,
@@ -420,7 +420,7 @@ int main(int argc, char **argv) {
          cJSON_GetArraySize(b.cases), bench_now() - t0, b.wrong,
          gate_failures);
   int rc = (b.wrong || gate_failures) ? 1 : 0;
-  if (json) {
+  if (want_json) {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "vncl_version", vncl_version_string());
 #ifdef VNCL_GIT_COMMIT
@@ -436,12 +436,12 @@ int main(int argc, char **argv) {
     cJSON_AddItemToObject(root, "device", cli_device_json(&b.dev));
     cJSON_AddItemToObject(root, "cases", b.cases);
     char *s = cJSON_Print(root);
-    FILE *f = fopen(json, "w");
-    if (!f || !s || fputs(s, f) < 0) {
-      fprintf(stderr, "vncl bench: cannot write %s\n", json);
-      rc = 1;
+    FILE *f = jf ? jf : cli_json_open(&cmd, json);
+    if (f && s) {
+      fputs(s, f);
+      fputc('\n', f);
     }
-    if (f) fclose(f);
+    if (!s || cli_json_close(&cmd, f, json)) rc = 1;
     free(s);
     if (plot && write_plot(plot, b.cases, b.dev.name)) rc = 1;
     if (base && compare(base, b.cases) != 0) rc = 1;

@@ -140,6 +140,16 @@ VNCL_API size_t vncl_dtype_size(vncl_dtype t);
 /* "f32", "f64", "f16", "bf16", "i32", or "?" */
 VNCL_API const char *vncl_dtype_name(vncl_dtype t);
 
+/* Host conversions of the 16-bit storage types, for filling and reading
+ * f16/bf16 tensors: a double to the bits of an IEEE half or a bfloat16,
+ * rounded to nearest even (subnormals kept, overflow to infinity, NaN to a
+ * quiet NaN of the same sign), and the bits back to the exact double they
+ * stand for. Pure functions, thread-safe. */
+VNCL_API uint16_t vncl_f16_from_double(double x);
+VNCL_API double vncl_f16_to_double(uint16_t bits);
+VNCL_API uint16_t vncl_bf16_from_double(double x);
+VNCL_API double vncl_bf16_to_double(uint16_t bits);
+
 /* ------------------------------------------------------------------ */
 /* Devices                                                              */
 /* ------------------------------------------------------------------ */

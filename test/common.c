@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <stdbool.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,34 @@ vncl_context *t_context(const char *cache_dir) {
   vncl_status s = vncl_context_create(&ctx, &o);
   if (s) fail_msg("vncl_context_create: %s", vncl_errmsg(NULL));
   return ctx;
+}
+
+/* ---- the shared fixture ------------------------------------------------- */
+
+vncl_context *t_ctx;
+
+static int setup_with(const char *cache) {
+  t_ctx = t_context(cache);
+  return t_ctx ? 0 : -1;
+}
+int t_setup(void **st) {
+  (void)st;
+  return setup_with(NULL);
+}
+int t_setup_nocache(void **st) {
+  (void)st;
+  return setup_with("off");
+}
+int t_teardown(void **st) {
+  (void)st;
+  vncl_context_destroy(t_ctx);
+  t_ctx = NULL;
+  return 0;
+}
+
+bool t_has_fp64(void) {
+  vncl_device_info d;
+  return t_ctx && vncl_context_device_info(t_ctx, &d) == VNCL_OK && d.fp64;
 }
 
 /* ---- devices and the selector oracle ------------------------------------ */
@@ -208,21 +237,33 @@ bool t_gemm_f32_check(vncl_context *ctx, size_t m, size_t n, size_t k,
       ok = false;
     }
   }
-  for (size_t i = 0; ok && i < m; i++)
-    for (size_t j = 0; ok && j < n; j++) {
-      double want = 0, mag = 0;
-      for (size_t p = 0; p < k; p++) {
-        want += (double)a[i * k + p] * b[p * n + j];
-        mag += fabs((double)a[i * k + p] * b[p * n + j]);
-      }
-      double got = c[i * n + j];
-      double tol = 2.0 * (double)k * 0x1p-24 * mag + 1e-30;
-      if (!(fabs(got - want) <= tol)) {
-        snprintf(why, cap, "C(%zu,%zu) of %zux%zux%zu = %.9g, want %.9g "
-                 "(tol %.3g)", i, j, m, n, k, got, want, tol);
-        ok = false;
-      }
+  double *ad = ok ? malloc(m * k * sizeof *ad) : NULL;
+  double *bd = ok ? malloc(k * n * sizeof *bd) : NULL;
+  double *want = ok ? malloc(m * n * sizeof *want) : NULL;
+  double *mag = ok ? malloc(m * n * sizeof *mag) : NULL;
+  if (ok && (!ad || !bd || !want || !mag)) {
+    snprintf(why, cap, "out of host memory");
+    ok = false;
+  }
+  if (ok) {
+    for (size_t i = 0; i < m * k; i++) ad[i] = a[i];
+    for (size_t i = 0; i < k * n; i++) bd[i] = b[i];
+    t_ref_gemm(false, false, m, n, k, 1, 1.0, ad, k, bd, n, 0.0, NULL, n,
+               want, mag);
+  }
+  for (size_t i = 0; ok && i < m * n; i++) {
+    double got = c[i];
+    double tol = 2.0 * (double)k * 0x1p-24 * mag[i] + 1e-30;
+    if (!(fabs(got - want[i]) <= tol)) {
+      snprintf(why, cap, "C(%zu,%zu) of %zux%zux%zu = %.9g, want %.9g "
+               "(tol %.3g)", i / n, i % n, m, n, k, got, want[i], tol);
+      ok = false;
     }
+  }
+  free(ad);
+  free(bd);
+  free(want);
+  free(mag);
   vncl_tensor_destroy(ta);
   vncl_tensor_destroy(tb);
   vncl_tensor_destroy(tc);
@@ -230,4 +271,73 @@ bool t_gemm_f32_check(vncl_context *ctx, size_t m, size_t n, size_t k,
   free(b);
   free(c);
   return ok;
+}
+
+/* ---- 16-bit formats, independently of the library ------------------------
+ * The values of the bits by their definition, and conversions from double
+ * by nearest lookup in the sorted table of every finite positive value. */
+
+static double t_f16_table[31744];  /* bits 0x0000 .. 0x7bff */
+static double t_bf16_table[32640]; /* bits 0x0000 .. 0x7f7f */
+static pthread_once_t t_tables_once = PTHREAD_ONCE_INIT;
+
+double t_f16_value(uint16_t h) {
+  int e = (h >> 10) & 31, m = h & 1023;
+  double v;
+  if (e == 31) v = m ? NAN : INFINITY;
+  else if (e == 0) v = ldexp(m, -24);
+  else v = ldexp(1024 + m, e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+double t_bf16_value(uint16_t b) {
+  uint32_t u = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+static void t_tables_fill(void) {
+  for (int i = 0; i < 31744; i++) t_f16_table[i] = t_f16_value((uint16_t)i);
+  for (int i = 0; i < 32640; i++) t_bf16_table[i] = t_bf16_value((uint16_t)i);
+}
+/* Threads of a test may convert at once. */
+static void t_tables(void) { pthread_once(&t_tables_once, t_tables_fill); }
+
+/* Nearest entry of a sorted table of n positive values (ties to the even
+ * index), n when x is beyond the last value by half a step or more. */
+static int t_nearest(const double *tab, int n, double x) {
+  int lo = 0, hi = n - 1;
+  if (x >= tab[n - 1]) {
+    /* beyond the largest: overflow when past the halfway point to the next
+     * (virtual) value, one step above */
+    double step = tab[n - 1] - tab[n - 2];
+    if (x > tab[n - 1] + step / 2) return n;
+    if (x == tab[n - 1] + step / 2) return ((n - 1) & 1) ? n : n - 1;
+    return n - 1;
+  }
+  while (hi - lo > 1) {
+    int mid = (lo + hi) / 2;
+    if (tab[mid] <= x) lo = mid; else hi = mid;
+  }
+  double dl = x - tab[lo], dh = tab[hi] - x;
+  if (dl < dh) return lo;
+  if (dh < dl) return hi;
+  return (lo & 1) ? hi : lo;
+}
+
+/* Correctly rounded (nearest even) conversions from double. */
+uint16_t t_to_f16(double x) {
+  t_tables();
+  if (isnan(x)) return 0x7e00;
+  uint16_t sign = signbit(x) ? 0x8000 : 0;
+  int i = t_nearest(t_f16_table, 31744, fabs(x));
+  return sign | (i >= 31744 ? 0x7c00 : (uint16_t)i);
+}
+uint16_t t_to_bf16(double x) {
+  t_tables();
+  if (isnan(x)) return 0x7fc0;
+  uint16_t sign = signbit(x) ? 0x8000 : 0;
+  int i = t_nearest(t_bf16_table, 32640, fabs(x));
+  return sign | (i >= 32640 ? 0x7f80 : (uint16_t)i);
 }

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "vncl.h"
+#include "common_ref.h" /* t_ref_gemm: the host reference GEMM */
 
 /* Fresh inputs every run: the seed comes from the clock and the pid unless
  * VNCL_TEST_SEED is set, and is printed so that a failure can be replayed. */
@@ -26,6 +27,28 @@ void t_rmtree(const char *path);
 /* A context on the default device with the given cache folder (NULL: the
  * caller's environment), failing the test on error. */
 vncl_context *t_context(const char *cache_dir);
+
+/* The fixture the test groups share (cmocka_run_group_tests(tests,
+ * t_setup, t_teardown)): t_ctx, a context on the selected device
+ * (VNCL_DEVICE, else the first) with the caller's binary cache, or with the
+ * cache off (t_setup_nocache: tests whose builds must not come from, or
+ * go to, the cache). A file names it `ctx` with `#define ctx t_ctx`. */
+extern vncl_context *t_ctx;
+int t_setup(void **st);
+int t_setup_nocache(void **st);
+int t_teardown(void **st);
+
+/* Skip rules: skips the current test, saying why, when cond holds. */
+#define T_SKIP_IF(cond, ...)                                              \
+  do {                                                                    \
+    if (cond) {                                                           \
+      print_message("skipped: " __VA_ARGS__);                             \
+      print_message("\n");                                                \
+      skip();                                                             \
+    }                                                                     \
+  } while (0)
+/* Whether t_ctx's device computes in f64. */
+bool t_has_fp64(void);
 
 /* The devices this machine has, and what the documented selector rules
  * (README, "Selecting a device") pick among them: expectations come from the
@@ -43,6 +66,15 @@ int t_expected_select(const char *sel);
 void t_philox4x32_10(uint32_t c[4], uint32_t k0, uint32_t k1);
 void t_philox_block(uint64_t seed, uint64_t sub, uint64_t blk, uint32_t w[4]);
 double t_philox_u53(uint32_t a, uint32_t b);
+
+/* The 16-bit storage types, independently of the library (the oracle its
+ * conversions are checked against): the double that the bits of an IEEE
+ * half or a bfloat16 stand for, and a double to the nearest such value's
+ * bits (ties to even, overflow to infinity, NaN to a quiet NaN). */
+double t_f16_value(uint16_t h);
+double t_bf16_value(uint16_t b);
+uint16_t t_to_f16(double x);
+uint16_t t_to_bf16(double x);
 
 /* C = A B (f32, row-major, m x k times k x n) of fresh random inputs through
  * vncl_gemm on tensors, C poisoned with NaN first, every element checked

@@ -15,6 +15,8 @@
 #include "common.h"
 /* The test itself calls the real functions; only the library is faulted. */
 #define VNCL_FAULT_CLIENT
+/* Internal headers on purpose: arms the fault-injection hooks
+ * (runtime/fault.h) of a test build. */
 #include "runtime/runtime.h"
 
 /* The library flow runs clFFT, which under AddressSanitizer reports its own

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "common.h"
+/* Internal headers on purpose: the program list, the kernel pool and the
+ * build counters, which the public API does not show. */
 #include "runtime/runtime.h"
 
 static char self_path[1024];

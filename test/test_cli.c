@@ -13,8 +13,11 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "env_names.h" /* T_ENV_NAMES: generated from the sources */
 
 static char vncl_bin[1100];
+static const char *const env_names[] = {T_ENV_NAMES};
+static void single_device_arg(char *out, size_t cap);
 
 /* Runs `vncl ARGS` (stderr to stdout when merge), returns the exit code and
  * the output in *out (malloc'd). */
@@ -70,6 +73,357 @@ static void test_usage(void **st) {
   assert_int_equal(run("bench --suite nonsense", true, &out), 2);
   assert_non_null(strstr(out, "unknown suite"));
   free(out);
+}
+
+/* Reads a whole file (malloc'd, "" when absent). */
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  size_t cap = 1 << 16, len = 0, n;
+  char *buf = malloc(cap);
+  assert_non_null(buf);
+  while (f && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+    len += n;
+    if (len + 1 >= cap) buf = realloc(buf, cap *= 2);
+    assert_non_null(buf);
+  }
+  if (f) fclose(f);
+  buf[len] = '\0';
+  return buf;
+}
+
+static char tmp_dir[256]; /* made by main, removed at its end */
+
+/* Runs `ENV vncl ARGS` with stdout and stderr kept apart (both malloc'd). */
+static int run_split(const char *env, const char *args, char **out,
+                     char **err) {
+  char o[400], e[400], cmd[2600];
+  snprintf(o, sizeof o, "%s/stdout", tmp_dir);
+  snprintf(e, sizeof e, "%s/stderr", tmp_dir);
+  snprintf(cmd, sizeof cmd, "%s '%s' %s >'%s' 2>'%s'", env ? env : "",
+           vncl_bin, args, o, e);
+  int st = system(cmd);
+  *out = slurp(o);
+  *err = slurp(e);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static const char *const commands[] = {"devices", "info",     "doctor",
+                                       "monitor", "autotune", "bench"};
+#define NCOMMANDS (sizeof commands / sizeof *commands)
+
+/* Every command: a usage error prints what was wrong and that command's
+ * usage on stderr, nothing on stdout, exit 2; --help and `vncl help CMD`
+ * print the same help on stdout, exit 0. */
+static void test_usage_every_command(void **st) {
+  (void)st;
+  char *out, *err, *out2, *err2, a[160], want[64];
+  for (size_t i = 0; i < NCOMMANDS; i++) {
+    const char *c = commands[i];
+    snprintf(want, sizeof want, "usage: vncl %s", c);
+    const char *bad[] = {"--no-such-option", "stray", "--", "-x"};
+    for (size_t b = 0; b < 4; b++) {
+      snprintf(a, sizeof a, "%s %s%s", c, bad[b],
+               !strcmp(bad[b], "--") ? " stray" : "");
+      int rc = run_split(NULL, a, &out, &err);
+      if (rc != 2 || !strstr(err, want) || out[0])
+        fail_msg("'vncl %s': exit %d, stdout '%s', stderr '%s'", a, rc, out,
+                 err);
+      const char *named = !strcmp(bad[b], "--") ? "stray" : bad[b];
+      if (!strstr(err, named))
+        fail_msg("'vncl %s': stderr does not name '%s': %s", a, named, err);
+      free(out);
+      free(err);
+    }
+    snprintf(a, sizeof a, "%s --help", c);
+    assert_int_equal(run_split(NULL, a, &out, &err), 0);
+    if (strncmp(out, want, strlen(want)))
+      fail_msg("'vncl %s' printed: %s", a, out);
+    snprintf(a, sizeof a, "help %s", c);
+    assert_int_equal(run_split(NULL, a, &out2, &err2), 0);
+    assert_string_equal(out, out2);
+    free(out);
+    free(err);
+    free(out2);
+    free(err2);
+  }
+  assert_int_equal(run_split(NULL, "help no-such-command", &out, &err), 2);
+  assert_non_null(strstr(err, "unknown command 'no-such-command'"));
+  free(out);
+  free(err);
+}
+
+/* Options are matched whole, a value that is missing or empty is a usage
+ * error, and numbers must be the whole word and in range. */
+static void test_strict_options(void **st) {
+  (void)st;
+  static const struct {
+    const char *args, *needle;
+  } bad[] = {
+      {"info --size 5abc", "'5abc'"},   {"info --size 0", "'0'"},
+      {"info --size 16385", "'16385'"}, {"info --size ''", "--size"},
+      {"info --size ' 5'", "' 5'"},     {"info --size 0x10", "'0x10'"},
+      {"info --size +5", "'+5'"},       {"autotune --budget 0x1p3", "'0x1p3'"},
+      {"info --size", "needs a value"}, {"info --siz 8", "did you mean --size"},
+      {"info --device", "needs a value"},
+      {"info --device=", "needs a value"},
+      {"doctor --device ''", "needs a value"},
+      {"monitor --interval 10ms", "'10ms'"},
+      {"monitor --count -1", "'-1'"},
+      {"monitor --count 99999999999999999999", "'99999999999999999999'"},
+      {"bench --repeats 5abc", "'5abc'"},
+      {"bench --max-dim 0", "'0'"},
+      {"bench --json=", "needs a file name"},
+      {"autotune --budget abc", "'abc'"},
+      {"autotune --budget 0", "'0'"},
+      {"autotune --budget nan", "'nan'"},
+      {"autotune --budget inf", "'inf'"},
+      {"autotune --timeout 1x", "'1x'"},
+      {"autotune --quick=yes", "--quick"},
+      {"autotune --kernel nope", "'nope'"},
+      {"devices --json=", "needs a file name"},
+  };
+  char *out, *err;
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    int rc = run_split(NULL, bad[i].args, &out, &err);
+    if (rc != 2 || out[0] || !strstr(err, bad[i].needle) ||
+        !strstr(err, "usage: vncl"))
+      fail_msg("'vncl %s': exit %d, stdout '%s', stderr '%s' (wanted '%s')",
+               bad[i].args, rc, out, err, bad[i].needle);
+    free(out);
+    free(err);
+  }
+  /* The bounds themselves are accepted. */
+  assert_int_equal(run_split(NULL, "info --size 1 --json", &out, &err), 0);
+  cJSON *j = cJSON_Parse(out);
+  if (!j) fail_msg("not JSON: %s", out);
+  cJSON *op = cJSON_GetObjectItem(j, "matrix_op");
+  assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(op, "status")),
+                      "success");
+  assert_int_equal(
+      cJSON_GetArrayItem(cJSON_GetObjectItem(op, "input_shape"), 0)->valueint,
+      1);
+  cJSON_Delete(j);
+  free(out);
+  free(err);
+}
+
+/* --json [FILE] means the same in every command that has it: the JSON on
+ * stdout when no FILE, else in FILE (--json FILE or --json=FILE) with
+ * nothing on stdout. */
+static void test_json_file(void **st) {
+  (void)st;
+  char *out, *err, *text, a[700], path[400];
+  snprintf(path, sizeof path, "%s/out.json", tmp_dir);
+  /* A word after --json that names no JSON file is not taken as one. */
+  assert_int_equal(run_split(NULL, "devices --json extra", &out, &err), 2);
+  assert_string_equal(out, "");
+  assert_non_null(strstr(err, "unexpected argument 'extra'"));
+  assert_int_not_equal(access("extra", F_OK), 0);
+  free(out);
+  free(err);
+  /* devices: the file holds what stdout would. */
+  assert_int_equal(run_split(NULL, "devices --json", &out, &err), 0);
+  char *want = out;
+  free(err);
+  const char *forms[] = {"devices --json '%s'", "devices --json='%s'"};
+  for (int f = 0; f < 2; f++) {
+    unlink(path);
+    snprintf(a, sizeof a, forms[f], path);
+    assert_int_equal(run_split(NULL, a, &out, &err), 0);
+    assert_string_equal(out, "");
+    text = slurp(path);
+    assert_string_equal(text, want);
+    free(text);
+    free(out);
+    free(err);
+  }
+  free(want);
+  /* info: the report, for a fresh size. */
+  int n = 3 + (int)(t_rand_u64() % 40);
+  char one[64];
+  single_device_arg(one, sizeof one);
+  unlink(path);
+  snprintf(a, sizeof a, "info --size %d --json '%s'%s", n, path, one);
+  assert_int_equal(run_split(NULL, a, &out, &err), 0);
+  assert_string_equal(out, "");
+  text = slurp(path);
+  cJSON *j = cJSON_Parse(text);
+  if (!j) fail_msg("not JSON: %s", text);
+  cJSON *op = cJSON_GetObjectItem(j, "matrix_op");
+  assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(op, "status")),
+                      "success");
+  assert_int_equal(
+      cJSON_GetArrayItem(cJSON_GetObjectItem(op, "input_shape"), 0)->valueint,
+      n);
+  cJSON_Delete(j);
+  free(text);
+  free(out);
+  free(err);
+  /* monitor: one object a line and sample. */
+  int count = 1 + (int)(t_rand_u64() % 3);
+  for (int f = 0; f < 2; f++) {
+    unlink(path);
+    if (f)
+      snprintf(a, sizeof a, "monitor --count %d --interval 1 --json", count);
+    else
+      snprintf(a, sizeof a, "monitor --count %d --interval 1 --json '%s'",
+               count, path);
+    assert_int_equal(run_split(NULL, a, &out, &err), 0);
+    text = f ? out : slurp(path);
+    if (!f) assert_string_equal(out, "");
+    int lines = 0;
+    for (char *p = text, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+      *nl = '\0';
+      cJSON *o = cJSON_Parse(p);
+      if (!o) fail_msg("line %d is not JSON: %s", lines + 1, p);
+      lines++;
+      assert_int_equal(cJSON_GetObjectItem(o, "sample")->valueint, lines);
+      assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(o, "devices")) >= 1);
+      cJSON_Delete(o);
+    }
+    assert_int_equal(lines, count);
+    if (!f) free(text);
+    free(out);
+    free(err);
+  }
+  /* bench: the JSON on stdout, the table on stderr; or in FILE. */
+  assert_int_equal(
+      run_split(NULL, "bench --suite ops --quick --repeats 1 --json", &out,
+                &err),
+      0);
+  j = cJSON_Parse(out);
+  if (!j) fail_msg("bench --json: stdout is not JSON: %s", out);
+  int cases = cJSON_GetArraySize(cJSON_GetObjectItem(j, "cases"));
+  assert_true(cases >= 1);
+  int rows = 0;
+  for (const char *p = err; (p = strstr(p, "\nops ")); p++) rows++;
+  assert_int_equal(rows, cases);
+  cJSON_Delete(j);
+  free(out);
+  free(err);
+  unlink(path);
+  snprintf(a, sizeof a, "bench --suite ops --quick --repeats 1 --json %s",
+           path);
+  assert_int_equal(run_split(NULL, a, &out, &err), 0);
+  assert_non_null(strstr(out, "\nops "));
+  text = slurp(path);
+  j = cJSON_Parse(text);
+  if (!j) fail_msg("bench --json FILE: not JSON: %s", text);
+  assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "cases")), cases);
+  cJSON_Delete(j);
+  free(text);
+  free(out);
+  free(err);
+  unlink(path);
+}
+
+/* `vncl --help` lists every environment variable the sources read (the
+ * list grep'd from them at build time, scripts/env-names.sh), each with a
+ * meaning, and no other. */
+static void test_env_list(void **st) {
+  (void)st;
+  char *out, *err;
+  assert_int_equal(run_split(NULL, "--help", &out, &err), 0);
+  const char *sec = strstr(out, "\nenvironment");
+  assert_non_null(sec);
+  size_t n = sizeof env_names / sizeof *env_names;
+  assert_true(n >= 17);
+  for (size_t i = 0; i < n; i++) {
+    char want[80];
+    snprintf(want, sizeof want, "\n  %s ", env_names[i]);
+    const char *at = strstr(sec, want);
+    if (!at) fail_msg("vncl --help does not list %s", env_names[i]);
+    /* A meaning after the name, on the same line. */
+    at += strlen(want);
+    while (*at == ' ') at++;
+    assert_true(*at && *at != '\n');
+  }
+  int listed = 0;
+  for (const char *p = strchr(sec + 1, '\n'); p && p[1];
+       p = strchr(p + 1, '\n')) {
+    if (strncmp(p, "\n  ", 3)) continue;
+    char name[64];
+    if (sscanf(p + 3, "%63s", name) != 1) continue;
+    bool known = false;
+    for (size_t i = 0; i < n && !known; i++)
+      known = !strcmp(name, env_names[i]);
+    if (!known) fail_msg("vncl --help lists %s, which no source reads", name);
+    listed++;
+  }
+  assert_int_equal(listed, (int)n);
+  /* `vncl help` is the same; a usage error gives the short form, which
+   * points to it. */
+  char *out2, *err2;
+  assert_int_equal(run_split(NULL, "help", &out2, &err2), 0);
+  assert_string_equal(out2, out);
+  free(out);
+  free(err);
+  free(out2);
+  free(err2);
+  assert_int_equal(run_split(NULL, "", &out, &err), 2);
+  assert_string_equal(out, "");
+  assert_non_null(strstr(err, "'vncl --help' lists the environment"));
+  assert_null(strstr(err, "VNCL_TUNING_DB"));
+  free(out);
+  free(err);
+}
+
+/* `vncl bench` without vncl-bench beside it nor in PATH: exit 127 and a
+ * message that says how to get it. */
+static void test_bench_absent(void **st) {
+  (void)st;
+  char dir[400], cmd[1600], *out, *err;
+  snprintf(dir, sizeof dir, "%s/alone", tmp_dir);
+  assert_int_equal(mkdir(dir, 0700), 0);
+  snprintf(cmd, sizeof cmd, "cp '%s' '%s/vncl'", vncl_bin, dir);
+  assert_int_equal(system(cmd), 0);
+  char saved[sizeof vncl_bin];
+  memcpy(saved, vncl_bin, sizeof saved);
+  snprintf(vncl_bin, sizeof vncl_bin, "%s/vncl", dir);
+  int rc = run_split("PATH=/nonexistent", "bench --quick", &out, &err);
+  memcpy(vncl_bin, saved, sizeof saved);
+  assert_int_equal(rc, 127);
+  assert_string_equal(out, "");
+  if (!strstr(err, "vncl-bench not found") || !strstr(err, "make install"))
+    fail_msg("stderr: %s", err);
+  free(out);
+  free(err);
+}
+
+/* The autotuner's progress lines count true: per job, N of M with N
+ * stepping by one from 1 and never above M (M is what the job has planned
+ * so far; a job the budget cuts short ends below it). */
+static void test_autotune_progress(void **st) {
+  (void)st;
+  char a[700], *out, *err, db[400];
+  snprintf(db, sizeof db, "%s/tune/tuning.json", tmp_dir);
+  /* --quick, two families, a few seconds: the searches sample, climb and
+   * reach the confirming pairs, which the old count left out (it printed
+   * up to 14/11 here). */
+  snprintf(a, sizeof a,
+           "autotune --quick --kernel elementwise,cast --budget 6 --out '%s'",
+           db);
+  int rc = run_split(NULL, a, &out, &err);
+  if (rc != 0) fail_msg("exit %d: %s", rc, err);
+  char label[64] = "";
+  int last_n = 0, last_m = 0, lines = 0;
+  for (const char *p = err; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+    char lb[64];
+    int nn, mm;
+    if (sscanf(p, "autotune: %63s %d/%d ", lb, &nn, &mm) != 3) continue;
+    lines++;
+    if (strcmp(lb, label)) {
+      snprintf(label, sizeof label, "%s", lb);
+      last_n = 0;
+    }
+    if (nn != last_n + 1 || nn > mm)
+      fail_msg("%s: %d/%d after %d/%d:\n%s", lb, nn, mm, last_n, last_m, err);
+    last_n = nn;
+    last_m = mm;
+  }
+  assert_true(lines >= 1);
+  free(out);
+  free(err);
 }
 
 static void test_devices_json(void **st) {
@@ -391,6 +745,7 @@ int main(void) {
   snprintf(vncl_bin, sizeof vncl_bin, "%s/../vncl", self);
   if (getenv("VNCL_DEVICE"))
     snprintf(saved_device, sizeof saved_device, "%s", getenv("VNCL_DEVICE"));
+  t_tmpdir(tmp_dir, sizeof tmp_dir);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_usage),
       cmocka_unit_test(test_devices_json),
@@ -399,6 +754,14 @@ int main(void) {
       cmocka_unit_test(test_info_group),
       cmocka_unit_test(test_doctor),
       cmocka_unit_test(test_doctor_untrusted),
+      cmocka_unit_test(test_usage_every_command),
+      cmocka_unit_test(test_strict_options),
+      cmocka_unit_test(test_json_file),
+      cmocka_unit_test(test_env_list),
+      cmocka_unit_test(test_bench_absent),
+      cmocka_unit_test(test_autotune_progress),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  t_rmtree(tmp_dir);
+  return rc;
 }

@@ -5,8 +5,8 @@
  * for selection, so the test holds on any host and any OpenCL (PoCL on Intel
  * or AMD, Oclgrind, a GPU driver). On PoCL it asks for two devices
  * (POCL_DEVICES="pthread pthread", set before OpenCL is first touched) so
- * that the index and P:D forms meet more than one device. Uses internal.h
- * on purpose for the interop test (the discovered cl_device_id list). */
+ * that the index and P:D forms meet more than one device. Uses
+ * runtime/runtime.h on purpose for the interop test (the discovered cl_device_id list). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

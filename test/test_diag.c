@@ -74,7 +74,8 @@ static void test_cache_untrusted_and_unusable(void **st) {
   T_OK(ctx, vncl_context_cache_info(ctx, &ci));
   assert_int_equal(ci.state, VNCL_CACHE_UNTRUSTED);
   assert_string_equal(ci.dir, cache);
-  if (!strstr(ci.why, loose)) fail_msg("why '%s' does not name %s", ci.why, loose);
+  if (!strstr(ci.why, loose))
+    fail_msg("why '%s' does not name %s", ci.why, loose);
   char want[600];
   snprintf(want, sizeof want, "chmod go-w '%s'", loose);
   if (!strstr(ci.fix, want)) fail_msg("fix '%s' is not '%s'", ci.fix, want);

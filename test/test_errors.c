@@ -8,18 +8,7 @@
 
 #include "common.h"
 
-static vncl_context *ctx;
-
-static int setup(void **st) {
-  (void)st;
-  ctx = t_context(NULL);
-  return 0;
-}
-static int teardown(void **st) {
-  (void)st;
-  vncl_context_destroy(ctx);
-  return 0;
-}
+#define ctx t_ctx /* the shared fixture's context (common.c) */
 
 static vncl_tensor *mk(vncl_dtype dt, int64_t r, int64_t c) {
   int64_t s[2] = {r, c};
@@ -275,5 +264,5 @@ int main(void) {
       cmocka_unit_test(test_io),
       cmocka_unit_test(test_unsupported),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, t_setup, t_teardown);
 }

@@ -18,7 +18,7 @@
 
 #include "common.h"
 
-static vncl_context *ctx;
+#define ctx t_ctx /* the shared fixture's context (common.c) */
 
 /* clFFT 2.12 deletes its plan actions through a base-class pointer without
  * a virtual destructor (FFTRepo::deletePlan, reached from clfftDestroyPlan),
@@ -28,17 +28,6 @@ static vncl_context *ctx;
 __attribute__((used)) const char *__asan_default_options(void);
 __attribute__((used)) const char *__asan_default_options(void) {
   return "new_delete_type_mismatch=0";
-}
-
-static int setup(void **st) {
-  (void)st;
-  ctx = t_context("off");
-  return 0;
-}
-static int teardown(void **st) {
-  (void)st;
-  vncl_context_destroy(ctx);
-  return 0;
 }
 
 /* ---- host data in double, packed to and from tensors --------------------- */
@@ -1058,5 +1047,5 @@ int main(void) {
       cmocka_unit_test(test_f64_accuracy),
       cmocka_unit_test(test_threads),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, t_setup_nocache, t_teardown);
 }

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "common.h"
+/* Internal headers on purpose: the probe's statistics and its record file
+ * (vncl__gemm_probe_*), which are not public. */
 #include "gemm/gemm.h"
 
 static char dir[256];

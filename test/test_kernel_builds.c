@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include "common.h"
+/* Internal headers on purpose: builds every kernel with every option set and
+ * reads the build logs (program.c). */
 #include "gemm/gemm.h"
 
 #define MAX_PROGS 1024

@@ -1,6 +1,7 @@
 /* Helpers for the tensor-operation tests (test_ops_*.c): tensors from and
- * to double arrays in every dtype, 16-bit conversions done independently of
- * the library (by table lookup), random values exact in a dtype, poison,
+ * to double arrays in every dtype (the 16-bit conversions, done
+ * independently of the library, are common.c's), random values exact in a
+ * dtype, poison,
  * and the element-by-element check against a double reference.
  *
  * Included by each test_ops_*.c (static functions; not every test uses
@@ -17,73 +18,6 @@
 
 static const vncl_dtype t_float_types[4] = {VNCL_F32, VNCL_F64, VNCL_F16,
                                             VNCL_BF16};
-
-/* ---- 16-bit formats by table: every finite positive value, sorted ------ */
-
-static double t_f16_table[31744];  /* bits 0x0000 .. 0x7bff */
-static double t_bf16_table[32640]; /* bits 0x0000 .. 0x7f7f */
-static int t_tables_ready;
-
-static inline double t_f16_value(uint16_t h) {
-  int e = (h >> 10) & 31, m = h & 1023;
-  double v;
-  if (e == 31) v = m ? NAN : INFINITY;
-  else if (e == 0) v = ldexp(m, -24);
-  else v = ldexp(1024 + m, e - 25);
-  return (h & 0x8000) ? -v : v;
-}
-
-static inline double t_bf16_value(uint16_t b) {
-  uint32_t u = (uint32_t)b << 16;
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-
-static inline void t_tables(void) {
-  if (t_tables_ready) return;
-  for (int i = 0; i < 31744; i++) t_f16_table[i] = t_f16_value((uint16_t)i);
-  for (int i = 0; i < 32640; i++) t_bf16_table[i] = t_bf16_value((uint16_t)i);
-  t_tables_ready = 1;
-}
-
-/* Nearest entry of a sorted table of n positive values (ties to the even
- * index), n when x is beyond the last value by half a step or more. */
-static inline int t_nearest(const double *tab, int n, double x) {
-  int lo = 0, hi = n - 1;
-  if (x >= tab[n - 1]) {
-    /* beyond the largest: overflow when past the halfway point to the next
-     * (virtual) value, one step above */
-    double step = tab[n - 1] - tab[n - 2];
-    if (x > tab[n - 1] + step / 2) return n;
-    if (x == tab[n - 1] + step / 2) return ((n - 1) & 1) ? n : n - 1;
-    return n - 1;
-  }
-  while (hi - lo > 1) {
-    int mid = (lo + hi) / 2;
-    if (tab[mid] <= x) lo = mid; else hi = mid;
-  }
-  double dl = x - tab[lo], dh = tab[hi] - x;
-  if (dl < dh) return lo;
-  if (dh < dl) return hi;
-  return (lo & 1) ? hi : lo;
-}
-
-/* Correctly rounded (nearest even) conversions from double. */
-static inline uint16_t t_to_f16(double x) {
-  t_tables();
-  if (isnan(x)) return 0x7e00;
-  uint16_t sign = signbit(x) ? 0x8000 : 0;
-  int i = t_nearest(t_f16_table, 31744, fabs(x));
-  return sign | (i >= 31744 ? 0x7c00 : (uint16_t)i);
-}
-static inline uint16_t t_to_bf16(double x) {
-  t_tables();
-  if (isnan(x)) return 0x7fc0;
-  uint16_t sign = signbit(x) ? 0x8000 : 0;
-  int i = t_nearest(t_bf16_table, 32640, fabs(x));
-  return sign | (i >= 32640 ? 0x7f80 : (uint16_t)i);
-}
 
 /* x rounded to dtype t (value semantics of a round trip through t). */
 static inline double t_round(vncl_dtype t, double x) {

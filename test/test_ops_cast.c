@@ -6,20 +6,11 @@
  * here; and bad inputs. */
 #include "test_ops.h"
 
+/* Internal headers on purpose: fakes a device without fp64 (ctx->info.fp64)
+ * to check the refusal. */
 #include "runtime/runtime.h"
 
-static vncl_context *ctx;
-
-static int setup(void **st) {
-  (void)st;
-  ctx = t_context(NULL);
-  return 0;
-}
-static int teardown(void **st) {
-  (void)st;
-  vncl_context_destroy(ctx);
-  return 0;
-}
+#define ctx t_ctx /* the shared fixture's context (common.c) */
 
 static const vncl_dtype all_types[5] = {VNCL_F32, VNCL_F64, VNCL_F16,
                                         VNCL_BF16, VNCL_I32};
@@ -229,5 +220,5 @@ int main(void) {
       cmocka_unit_test(test_copy),
       cmocka_unit_test(test_bad_inputs),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, t_setup, t_teardown);
 }

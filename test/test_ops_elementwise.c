@@ -5,21 +5,13 @@
  * calls, and every bad input (nothing written). */
 #include "test_ops.h"
 
+/* Internal headers on purpose: fakes a device without fp64 (ctx->info.fp64)
+ * and sets the family's parameters (vncl__ops_params_set) to reach each
+ * kernel variant. */
 #include "runtime/runtime.h"
 #include "ops/ops.h"
 
-static vncl_context *ctx;
-
-static int setup(void **st) {
-  (void)st;
-  ctx = t_context(NULL);
-  return 0;
-}
-static int teardown(void **st) {
-  (void)st;
-  vncl_context_destroy(ctx);
-  return 0;
-}
+#define ctx t_ctx /* the shared fixture's context (common.c) */
 
 static const char *const bin_names[] = {"add", "sub", "mul", "div",
                                         "max", "min", "pow"};
@@ -462,5 +454,5 @@ int main(void) {
       cmocka_unit_test(test_params_independent),
       cmocka_unit_test(test_bad_inputs),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, t_setup, t_teardown);
 }

@@ -6,6 +6,9 @@
  * inputs. */
 #include "test_ops.h"
 
+/* Internal headers on purpose: fakes a device without fp64 (ctx->info.fp64)
+ * and sets the family's parameters (vncl__ops_params_set) to reach each
+ * kernel variant. */
 #include "runtime/runtime.h"
 #include "ops/ops.h"
 
@@ -13,18 +16,7 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-static vncl_context *ctx;
-
-static int setup(void **st) {
-  (void)st;
-  ctx = t_context(NULL);
-  return 0;
-}
-static int teardown(void **st) {
-  (void)st;
-  vncl_context_destroy(ctx);
-  return 0;
-}
+#define ctx t_ctx /* the shared fixture's context (common.c) */
 
 /* ---- the CPU Philox (test/common.c) against the published answers ------ */
 
@@ -282,5 +274,5 @@ int main(void) {
       cmocka_unit_test(test_continuation),
       cmocka_unit_test(test_bad_inputs),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, t_setup, t_teardown);
 }

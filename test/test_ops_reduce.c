@@ -6,21 +6,13 @@
  * parameters; every bad input. */
 #include "test_ops.h"
 
+/* Internal headers on purpose: fakes a device without fp64 (ctx->info.fp64)
+ * and sets the family's parameters (vncl__ops_params_set) to reach each
+ * kernel variant. */
 #include "runtime/runtime.h"
 #include "ops/ops.h"
 
-static vncl_context *ctx;
-
-static int setup(void **st) {
-  (void)st;
-  ctx = t_context(NULL);
-  return 0;
-}
-static int teardown(void **st) {
-  (void)st;
-  vncl_context_destroy(ctx);
-  return 0;
-}
+#define ctx t_ctx /* the shared fixture's context (common.c) */
 
 static const char *const red_names[] = {"sum", "mean", "max",
                                         "min", "argmax", "norm2"};
@@ -466,5 +458,5 @@ int main(void) {
       cmocka_unit_test(test_params_independent),
       cmocka_unit_test(test_bad_inputs),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, t_setup, t_teardown);
 }

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "common.h"
+/* Internal headers on purpose: launches a kernel through the internal launch
+ * path to check what profiling records. */
 #include "runtime/runtime.h"
 
 enum { N = 1 << 16 };

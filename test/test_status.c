@@ -2,6 +2,8 @@
 #include <string.h>
 
 #include "common.h"
+/* Internal headers on purpose: unit tests of internal helpers (byte counts,
+ * overflow checks, hashing, messages). */
 #include "runtime/runtime.h"
 
 static void test_status_table(void **st) {

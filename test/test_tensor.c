@@ -6,18 +6,7 @@
 
 #include "common.h"
 
-static vncl_context *ctx;
-
-static int setup(void **st) {
-  (void)st;
-  ctx = t_context("off");
-  return 0;
-}
-static int teardown(void **st) {
-  (void)st;
-  vncl_context_destroy(ctx);
-  return 0;
-}
+#define ctx t_ctx /* the shared fixture's context (common.c) */
 
 static void test_round_trips(void **st) {
   (void)st;
@@ -255,5 +244,5 @@ int main(void) {
       cmocka_unit_test(test_device_oom),
       cmocka_unit_test(test_context_outlived),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, t_setup_nocache, t_teardown);
 }

@@ -28,18 +28,7 @@
 #define CHUNK (64 * KIB)
 #define POOL (4 * CHUNK)
 
-static vncl_context *ctx;
-
-static int setup(void **st) {
-  (void)st;
-  ctx = t_context("off");
-  return 0;
-}
-static int teardown(void **st) {
-  (void)st;
-  vncl_context_destroy(ctx);
-  return 0;
-}
+#define ctx t_ctx /* the shared fixture's context (common.c) */
 
 static void fill_random(unsigned char *p, size_t n) {
   for (size_t i = 0; i < n; i++) p[i] = (unsigned char)t_rand_u64();
@@ -950,5 +939,5 @@ int main(void) {
   };
   /* VNCL_TEST_FILTER=test_pool* runs a subset (slow sanitizer runs). */
   if (getenv("VNCL_TEST_FILTER")) cmocka_set_test_filter(getenv("VNCL_TEST_FILTER"));
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, t_setup_nocache, t_teardown);
 }

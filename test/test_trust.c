@@ -26,6 +26,8 @@
 #include <unistd.h>
 
 #include "common.h"
+/* Internal headers on purpose: reads the binary cache's and the tuning
+ * database's state on the context, and the cache's counters. */
 #include "runtime/runtime.h"
 #include "autotune/autotune.h" /* with gemm, ops and tuning */
 

@@ -12,6 +12,8 @@
 
 #include "common.h"
 
+/* Internal headers on purpose: the tuning database and the autotuner's
+ * internals (until include/vncl_tuning.h, issue 16 step 4). */
 #include "autotune/autotune.h"
 #include "../tools/tuning_show.h"
 #include "ops/ops.h"

@@ -80,31 +80,14 @@ cJSON *cli_memory_json(const vncl_memory_stats *m) {
   return j;
 }
 
-void cli_print_json(cJSON *j) {
+void cli_print_json(cJSON *j, FILE *f) {
   char *s = cJSON_Print(j);
   if (s) {
-    puts(s);
+    fputs(s, f);
+    fputc('\n', f);
     free(s);
   }
   cJSON_Delete(j);
-}
-
-bool cli_opt_value(int argc, char **argv, int *i, const char *name,
-                   const char **value) {
-  const char *a = argv[*i];
-  size_t n = strlen(name);
-  if (strncmp(a, name, n) != 0) return false;
-  if (a[n] == '=') {
-    *value = a + n + 1;
-    return true;
-  }
-  if (a[n] != '\0') return false;
-  if (*i + 1 >= argc) {
-    *value = NULL;
-    return true;
-  }
-  *value = argv[++*i];
-  return true;
 }
 
 bool cli_group_selector(const char *sel) {

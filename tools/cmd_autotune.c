@@ -1,5 +1,6 @@
-/* vncl autotune [--device SEL] [--quick] [--budget S] [--out FILE] [--show]
- *               [--kernel gemm,ops,...] [--dtype f32,f64,...]
+/* vncl autotune [--device SEL] [--quick] [--budget S] [--timeout S]
+ *               [--out FILE] [--show] [--kernel gemm,ops,...]
+ *               [--dtype f32,f64,...]
  * Tunes GEMM and the tensor-op kernels for a device and writes the tuning
  * database the library reads (lib/autotune.c, lib/tuning_db.c); --show
  * prints what the library uses and where it came from. `--worker` (hidden)
@@ -11,6 +12,8 @@
 
 #include "cli.h"
 #include "tuning_show.h"
+/* TODO(issue 16, step 4): the engine (lib/autotune/) moves to tools/ over
+ * include/vncl_tuning.h (helper P1); this file then parses options only. */
 #include "runtime/runtime.h"
 #include "ops/ops.h"
 #include "autotune/autotune.h"
@@ -38,78 +41,46 @@ static bool list_ok(const char *list, const char *const *ok, bool families,
   return true;
 }
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: vncl autotune [--device SEL] [--quick] [--budget SECONDS] "
-          "[--out FILE]\n"
-          "                     [--kernel gemm,ops,FAMILY...] [--dtype "
-          "f32,f64,f16,bf16]\n"
-          "       vncl autotune --show [--device SEL] [--out FILE]\n"
-          "Searches GEMM tile sizes per dtype and shape class (ours against "
-          "CLBlast, whose\nparameters are tuned too) and the tensor-op "
-          "kernels' work-group sizes and vector\nwidths; candidates run in "
-          "child processes with a timeout, so one that crashes\nor hangs is "
-          "skipped. Results go to FILE (default: VNCL_TUNING_DB, else\n"
-          "$XDG_DATA_HOME/vncl/tuning.json); an interrupted run resumes from "
-          "FILE.partial.\n"
-          "  --quick          about a minute; --budget sets the seconds "
-          "(default 780)\n"
-          "  --timeout S      per candidate (default 120)\n"
-          "  --show           the parameters in use and their source\n");
-}
-
 int cmd_autotune(int argc, char **argv) {
   vncl__autotune_opts o;
   memset(&o, 0, sizeof o);
-  bool show = false;
-  for (int i = 1; i < argc; i++) {
-    const char *v = NULL;
-    if (!strcmp(argv[i], "--worker")) {
-      return vncl__autotune_worker_main();
-    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      usage(stdout);
-      return 0;
-    } else if (!strcmp(argv[i], "--quick")) {
-      o.quick = true;
-    } else if (!strcmp(argv[i], "--show")) {
-      show = true;
-    } else if (cli_opt_value(argc, argv, &i, "--device", &v) ||
-               cli_opt_value(argc, argv, &i, "--out", &v) ||
-               cli_opt_value(argc, argv, &i, "--kernel", &v) ||
-               cli_opt_value(argc, argv, &i, "--dtype", &v)) {
-      /* i now points at the value (or past the option when it has none). */
-      const char *opt = v && argv[i] == v ? argv[i - 1] : argv[i];
-      if (!v || !*v) {
-        fprintf(stderr, "vncl autotune: %s needs a value\n", opt);
-        return CLI_USAGE;
-      }
-      if (!strncmp(opt, "--device", 8)) o.device = v;
-      else if (!strncmp(opt, "--out", 5)) o.out = v;
-      else if (!strncmp(opt, "--kernel", 8)) o.kernels = v;
-      else o.dtypes = v;
-    } else if (!strncmp(argv[i], "--budget", 8) ||
-               !strncmp(argv[i], "--timeout", 9)) {
-      bool budget = argv[i][2] == 'b';
-      if (!cli_opt_value(argc, argv, &i, budget ? "--budget" : "--timeout",
-                         &v)) {
-        fprintf(stderr, "vncl autotune: unknown option '%s'\n", argv[i]);
-        return CLI_USAGE;
-      }
-      char *end = NULL;
-      double d = v ? strtod(v, &end) : 0;
-      if (!v || *end || d <= 0) {
-        fprintf(stderr, "vncl autotune: %s needs a positive number of "
-                "seconds\n", budget ? "--budget" : "--timeout");
-        return CLI_USAGE;
-      }
-      if (budget) o.budget = d;
-      else o.timeout = d;
-    } else {
-      fprintf(stderr, "vncl autotune: unknown option '%s'\n", argv[i]);
-      usage(stderr);
-      return CLI_USAGE;
-    }
-  }
+  bool show = false, worker = false;
+  const cli_opt opts[] = {
+      {.name = "device", .kind = CLI_STRING, .out = &o.device, .arg = "SEL",
+       .help = "the device to tune (default: VNCL_DEVICE, else the first)"},
+      {.name = "quick", .kind = CLI_FLAG, .out = &o.quick,
+       .help = "about a minute (default budget 75 s)"},
+      {.name = "budget", .kind = CLI_DOUBLE, .out = &o.budget, .min = 0.001,
+       .max = 1e6, .arg = "SECONDS",
+       .help = "seconds for the whole search (default 780)"},
+      {.name = "timeout", .kind = CLI_DOUBLE, .out = &o.timeout,
+       .min = 0.001, .max = 86400, .arg = "SECONDS",
+       .help = "per candidate (default 120)"},
+      {.name = "out", .kind = CLI_STRING, .out = &o.out, .arg = "FILE",
+       .help = "the database (default: VNCL_TUNING_DB, else "
+               "$XDG_DATA_HOME/vncl/tuning.json)"},
+      {.name = "kernel", .kind = CLI_STRING, .out = &o.kernels,
+       .arg = "K,...", .help = "gemm, ops, or an ops family (elementwise, "
+                               "cast, transpose, reduce, softmax, random)"},
+      {.name = "dtype", .kind = CLI_STRING, .out = &o.dtypes, .arg = "D,...",
+       .help = "f32, f64, f16, bf16"},
+      {.name = "show", .kind = CLI_FLAG, .out = &show,
+       .help = "the parameters in use and their source (with --device, "
+               "--out)"},
+      {.name = "worker", .kind = CLI_FLAG, .out = &worker, .hidden = true},
+      {0}};
+  const cli_command cmd = {
+      .name = "autotune", .opts = opts,
+      .about = "Searches GEMM tile sizes per dtype and shape class (ours "
+               "against CLBlast, whose\nparameters are tuned too) and the "
+               "tensor-op kernels' work-group sizes and vector\nwidths; "
+               "candidates run in child processes with a timeout, so one "
+               "that crashes\nor hangs is skipped. An interrupted run "
+               "resumes from FILE.partial (exit 3).\n"};
+  int pr = cli_parse(&cmd, argc, argv);
+  if (pr != CLI_PARSED) return pr;
+  /* The child process that measures candidates (autotune_runner.c). */
+  if (worker) return vncl__autotune_worker_main();
   static const char *const kernels[] = {"gemm", "ops", NULL};
   static const char *const dtypes[] = {"f32", "f64", "f16", "bf16", NULL};
   char bad[64];
@@ -117,12 +88,8 @@ int cmd_autotune(int argc, char **argv) {
       (o.dtypes && !list_ok(o.dtypes, dtypes, false, bad, sizeof bad))) {
     fprintf(stderr, "vncl autotune: unknown kernel or dtype '%s' (kernels: "
             "gemm, ops, elementwise, cast, transpose, reduce, softmax, "
-            "random; dtypes: f32, f64, f16, bf16)\n", bad);
-    return CLI_USAGE;
-  }
-  if ((o.kernels && !*o.kernels) || (o.dtypes && !*o.dtypes) ||
-      (o.device && !*o.device)) {
-    fprintf(stderr, "vncl autotune: empty option value\n");
+            "random; dtypes: f32, f64, f16, bf16)\n\n", bad);
+    cli_help(&cmd, stderr);
     return CLI_USAGE;
   }
   if (show) {

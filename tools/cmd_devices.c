@@ -1,30 +1,25 @@
-/* vncl devices [--json] */
+/* vncl devices [--json [FILE]] */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 
-static void usage(FILE *f) {
-  fprintf(f, "usage: vncl devices [--json]\n"
-             "Lists every OpenCL device in vncl's default order (GPUs first) "
-             "with the selectors\nthat pick it: its index, P:D "
-             "(platform:device), its type, or part of its name.\n");
-}
-
 int cmd_devices(int argc, char **argv) {
   bool json = false;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) {
-      json = true;
-    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      usage(stdout);
-      return 0;
-    } else {
-      fprintf(stderr, "vncl devices: unknown option '%s'\n", argv[i]);
-      usage(stderr);
-      return CLI_USAGE;
-    }
-  }
+  const char *json_path = NULL;
+  const cli_opt opts[] = {
+      {.name = "json", .kind = CLI_JSON, .out = &json, .out2 = &json_path,
+       .help = "the list as JSON, to FILE (default: stdout)"},
+      {0}};
+  const cli_command cmd = {
+      .name = "devices", .opts = opts,
+      .about = "Lists every OpenCL device in vncl's default order (GPUs "
+               "first) with the selectors\nthat pick it: its index, P:D "
+               "(platform:device), its type, or part of its name.\n"};
+  int pr = cli_parse(&cmd, argc, argv);
+  if (pr != CLI_PARSED) return pr;
+  FILE *jf = json ? cli_json_open(&cmd, json_path) : NULL;
+  if (json && !jf) return 1;
   int n = 0;
   vncl_status s = vncl_device_count(&n);
   if (s) {
@@ -32,7 +27,8 @@ int cmd_devices(int argc, char **argv) {
       cJSON *j = cJSON_CreateObject();
       cJSON_AddArrayToObject(j, "devices");
       cJSON_AddStringToObject(j, "error", vncl_errmsg(NULL));
-      cli_print_json(j);
+      cli_print_json(j, jf);
+      cli_json_close(&cmd, jf, json_path);
     } else {
       fprintf(stderr, "vncl devices: %s\n", vncl_errmsg(NULL));
     }
@@ -56,7 +52,8 @@ int cmd_devices(int argc, char **argv) {
   if (json) {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddItemToObject(j, "devices", arr);
-    cli_print_json(j);
+    cli_print_json(j, jf);
+    return cli_json_close(&cmd, jf, json_path);
   }
   return 0;
 }

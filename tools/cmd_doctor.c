@@ -8,11 +8,7 @@
 
 #include "cli.h"
 #include "cli_matmul.h"
-/* TODO(issue 16, step 4): the tuning database's state through
- * include/vncl_tuning.h once it lands (helper P1); until then this file
- * reads the context's tuning fields, and the Makefile gives it -Ilib. */
-#include "runtime/runtime.h"
-#include "tuning/tuning.h"
+#include "vncl_tuning.h"
 
 static int failures;
 
@@ -92,13 +88,6 @@ static void telemetry_line(vncl_context *ctx, const vncl_device_info *d) {
         "for an unusual path");
 }
 
-static void usage(FILE *f) {
-  fprintf(f, "usage: vncl doctor [--device SEL]\n"
-             "Checks what a deployment needs: the OpenCL ICD loader and "
-             "drivers, the device's\ncompiler and precisions, a kernel that "
-             "builds, runs and verifies, and the caches.\n");
-}
-
 /* The checks of one device: compiler, precisions, memory, a kernel that
  * builds, runs and verifies, the caches and the tuning database. */
 static void doctor_device(vncl_context *ctx) {
@@ -173,31 +162,33 @@ static void doctor_device(vncl_context *ctx) {
           "set VNCL_CACHE_DIR to a writable folder so kernels compile once, "
           "not in every process");
   }
-  /* The tuning database (lib/tuning/); a bad one only warns, one that
-   * is not trusted fails, as the cache does. It is read on the first
-   * parameter lookup: load it now. */
-  char tpath[1024];
-  vncl__tuning_load(ctx);
-  vncl__tuning_path(ctx, tpath, sizeof tpath);
-  if (ctx->tuning_state == -2) {
+  /* The tuning database (vncl_tuning_database); a bad one only warns, one
+   * that is not trusted fails, as the cache does. */
+  vncl_tuning_database_info ti;
+  if (vncl_tuning_database(ctx, &ti)) {
+    ti.state = -1;
+    ti.path[0] = ti.fix[0] = '\0';
+    snprintf(ti.why, sizeof ti.why, "%s", vncl_errmsg(ctx));
+  }
+  if (ti.state == -2) {
     snprintf(line, sizeof line, "tuning database: %s not trusted, ignored: %s",
-             tpath, ctx->tuning_why);
+             ti.path, ti.why);
     char fix[1400];
     snprintf(fix, sizeof fix,
              "%s%sset VNCL_TUNING_DB to a file of your own (the built-in "
              "defaults are used meanwhile)",
-             ctx->tuning_fix, ctx->tuning_fix[0] ? ", or " : "");
+             ti.fix, ti.fix[0] ? ", or " : "");
     check(false, true, line, fix);
   } else {
-    if (ctx->tuning_state == 1)
+    if (ti.state == 1)
       snprintf(line, sizeof line, "tuning database: %s (%d entries for this "
-               "device)", tpath, ctx->tuning_entries);
-    else if (ctx->tuning_state < 0)
-      snprintf(line, sizeof line, "tuning database: %s invalid: %s", tpath,
-               ctx->tuning_why);
+               "device)", ti.path, ti.entries);
+    else if (ti.state < 0)
+      snprintf(line, sizeof line, "tuning database: %s invalid: %s", ti.path,
+               ti.why);
     else
       snprintf(line, sizeof line, "tuning database: none (built-in defaults)");
-    check(ctx->tuning_state >= 0, false, line,
+    check(ti.state >= 0, false, line,
           "run `vncl autotune` to write a new one (the built-in defaults are "
           "used meanwhile)");
   }
@@ -205,19 +196,20 @@ static void doctor_device(vncl_context *ctx) {
 }
 
 int cmd_doctor(int argc, char **argv) {
-  const char *dev = NULL, *v;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      usage(stdout);
-      return 0;
-    } else if (cli_opt_value(argc, argv, &i, "--device", &v) && v) {
-      dev = v;
-    } else {
-      fprintf(stderr, "vncl doctor: bad option '%s'\n", argv[i]);
-      usage(stderr);
-      return CLI_USAGE;
-    }
-  }
+  const char *dev = NULL;
+  const cli_opt opts[] = {
+      {.name = "device", .kind = CLI_STRING, .out = &dev, .arg = "SEL",
+       .help = "device or group to check (default: VNCL_DEVICE, else the "
+               "first)"},
+      {0}};
+  const cli_command cmd = {
+      .name = "doctor", .opts = opts,
+      .about = "Checks what a deployment needs: the OpenCL ICD loader and "
+               "drivers, the device's\ncompiler and precisions, a kernel "
+               "that builds, runs and verifies, and the caches.\nExit 0 "
+               "when every required check holds, 1 otherwise.\n"};
+  int pr = cli_parse(&cmd, argc, argv);
+  if (pr != CLI_PARSED) return pr;
   char line[1600], names[512];
   failures = 0;
   printf("vncl %s doctor\n", vncl_version_string());

@@ -1,5 +1,5 @@
-/* vncl info [--device SEL] [--json] [--size N]: detect the device, report
- * it and its memory, run a verified matrix product. A group selector
+/* vncl info [--device SEL] [--json [FILE]] [--size N]: detect the device,
+ * report it and its memory, run a verified matrix product. A group selector
  * ("all", "gpu", "0,1": vncl_group_create) reports every device of the
  * group, in the JSON as {"selector", "device_count", "devices": [...],
  * "status"}. */
@@ -9,16 +9,6 @@
 
 #include "cli.h"
 #include "cli_matmul.h"
-
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: vncl info [--device SEL] [--json] [--size N]\n"
-          "Reports the device (default: VNCL_DEVICE, else the first in "
-          "`vncl devices`),\nruns an N x N f32 matrix product (N=1024) "
-          "checked against a CPU reference,\nand prints 'success' when it "
-          "verifies.\nA group selector (all, gpu, cpu, accelerator, or a list "
-          "such as 0,1) reports\nevery device of the group.\n");
-}
 
 /* One device's report: text on stdout, or a JSON object in *out. Returns
  * true when the product verified. */
@@ -88,36 +78,36 @@ static bool info_one(vncl_context *ctx, bool json, int n, cJSON **out) {
 }
 
 int cmd_info(int argc, char **argv) {
-  const char *dev = NULL, *v;
+  const char *dev = NULL, *json_path = NULL;
   bool json = false;
-  int n = 1024, i;
-  for (i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) {
-      json = true;
-    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      usage(stdout);
-      return 0;
-    } else if (cli_opt_value(argc, argv, &i, "--device", &v)) {
-      if (!v) goto bad;
-      dev = v;
-    } else if (cli_opt_value(argc, argv, &i, "--size", &v)) {
-      char *end;
-      long x = v ? strtol(v, &end, 10) : 0;
-      if (!v || *end || x < 1 || x > 16384) {
-        fprintf(stderr, "vncl info: --size takes 1 to 16384\n");
-        return CLI_USAGE;
-      }
-      n = (int)x;
-    } else {
-      goto bad;
-    }
-  }
+  long size = 1024;
+  const cli_opt opts[] = {
+      {.name = "device", .kind = CLI_STRING, .out = &dev, .arg = "SEL",
+       .help = "device or group (default: VNCL_DEVICE, else the first)"},
+      {.name = "json", .kind = CLI_JSON, .out = &json, .out2 = &json_path,
+       .help = "the report as JSON, to FILE (default: stdout)"},
+      {.name = "size", .kind = CLI_INT, .out = &size, .min = 1, .max = 16384,
+       .help = "side of the checked f32 product (default 1024)"},
+      {0}};
+  const cli_command cmd = {
+      .name = "info", .opts = opts,
+      .about = "Reports the device (default: VNCL_DEVICE, else the first in "
+               "`vncl devices`),\nruns an N x N f32 matrix product checked "
+               "against a CPU reference,\nand prints 'success' when it "
+               "verifies.\nA group selector (all, gpu, cpu, accelerator, or "
+               "a list such as 0,1) reports\nevery device of the group.\n"};
+  int pr = cli_parse(&cmd, argc, argv);
+  if (pr != CLI_PARSED) return pr;
+  int n = (int)size;
+  FILE *jf = json ? cli_json_open(&cmd, json_path) : NULL;
+  if (json && !jf) return 1;
   const char *sel = dev ? dev : getenv("VNCL_DEVICE");
   if (cli_group_selector(sel)) {
     /* A group ("all", "gpu", "0,1"): one report per device. */
     vncl_group *g = NULL;
     if (vncl_group_create(&g, sel, NULL)) {
       fprintf(stderr, "vncl info: %s\n", vncl_errmsg(NULL));
+      if (jf) cli_json_close(&cmd, jf, json_path);
       return 1;
     }
     int nd = vncl_group_size(g), good = 0;
@@ -142,7 +132,8 @@ int cmd_info(int argc, char **argv) {
     if (root) {
       cJSON_AddStringToObject(root, "status",
                               good == nd ? "success" : "failed");
-      cli_print_json(root);
+      cli_print_json(root, jf);
+      if (cli_json_close(&cmd, jf, json_path)) good = -1;
     } else {
       printf("group '%s': %d of %d device(s) verified\n", sel, good, nd);
     }
@@ -155,15 +146,15 @@ int cmd_info(int argc, char **argv) {
   vncl_context *ctx = NULL;
   if (vncl_context_create(&ctx, &o)) {
     fprintf(stderr, "vncl info: %s\n", vncl_errmsg(NULL));
+    if (jf) cli_json_close(&cmd, jf, json_path);
     return 1;
   }
   cJSON *j = NULL;
   bool ok = info_one(ctx, json, n, &j);
-  if (j) cli_print_json(j);
+  if (j) {
+    cli_print_json(j, jf);
+    if (cli_json_close(&cmd, jf, json_path)) ok = false;
+  }
   vncl_context_destroy(ctx);
   return ok ? 0 : 1;
-bad:
-  fprintf(stderr, "vncl info: bad option '%s'\n", argv[i < argc ? i : argc - 1]);
-  usage(stderr);
-  return CLI_USAGE;
 }

@@ -1,9 +1,10 @@
-/* vncl monitor [--device SEL] [--interval MS] [--count N] [--json]: a live
- * view of every device (or one), like nvidia-smi for any vendor: memory,
- * utilization, temperature, power and clocks from the vendor's telemetry
- * library where one is installed (vncl_telemetry_get), n/a otherwise.
- * On a terminal the view is redrawn in place; --json prints one object per
- * interval, one line each. Runs until --count intervals or SIGINT/SIGTERM. */
+/* vncl monitor [--device SEL] [--interval MS] [--count N] [--json [FILE]]:
+ * a live view of every device (or one), like nvidia-smi for any vendor:
+ * memory, utilization, temperature, power and clocks from the vendor's
+ * telemetry library where one is installed (vncl_telemetry_get), n/a
+ * otherwise. On a terminal the view is redrawn in place; --json prints one
+ * object per interval, one line each, to stdout or FILE. Runs until --count
+ * intervals or SIGINT/SIGTERM. */
 #include <ctype.h>
 #include <errno.h>
 #include <signal.h>
@@ -20,20 +21,6 @@ static volatile sig_atomic_t g_stop;
 static void on_signal(int sig) {
   (void)sig;
   g_stop = 1;
-}
-
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: vncl monitor [--device SEL] [--interval MS] [--count N] "
-          "[--json]\n"
-          "Shows every device (or the one SEL selects) every MS milliseconds "
-          "(default 1000):\nmemory used/free/total, utilization, temperature, "
-          "power and clocks, read from the\nvendor's library (NVML, ROCm SMI, "
-          "Level Zero Sysman) where installed, n/a otherwise.\nOn a terminal "
-          "the view is redrawn in place; --json prints one JSON object per\n"
-          "interval, one per line. Stops after N intervals (--count), or on "
-          "Ctrl-C.\nLibrary paths: VNCL_NVML_LIBRARY, VNCL_ROCM_SMI_LIBRARY, "
-          "VNCL_LEVEL_ZERO_LIBRARY (\"off\" disables).\n");
 }
 
 /* ---- shared with `info` and `doctor` (declared in cli.h) ---------------- */
@@ -208,41 +195,32 @@ static void sleep_until(const struct timespec *deadline) {
 }
 
 int cmd_monitor(int argc, char **argv) {
-  const char *dev = NULL, *v;
+  const char *dev = NULL, *json_path = NULL;
   bool json = false;
   long interval = 1000, count = 0; /* 0: until interrupted */
-  int i;
-  for (i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) {
-      json = true;
-    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      usage(stdout);
-      return 0;
-    } else if (cli_opt_value(argc, argv, &i, "--device", &v)) {
-      if (!v || !*v) goto bad;
-      dev = v;
-    } else if (cli_opt_value(argc, argv, &i, "--interval", &v)) {
-      char *end;
-      long x = v ? strtol(v, &end, 10) : 0;
-      if (!v || !*v || *end || x < 1 || x > 3600000) {
-        fprintf(stderr, "vncl monitor: --interval takes 1 to 3600000 "
-                        "milliseconds\n");
-        return CLI_USAGE;
-      }
-      interval = x;
-    } else if (cli_opt_value(argc, argv, &i, "--count", &v)) {
-      char *end;
-      long x = v ? strtol(v, &end, 10) : 0;
-      if (!v || !*v || *end || x < 1 || x > 1000000000L) {
-        fprintf(stderr, "vncl monitor: --count takes a positive number\n");
-        return CLI_USAGE;
-      }
-      count = x;
-    } else {
-      goto bad;
-    }
-  }
-
+  const cli_opt opts[] = {
+      {.name = "device", .kind = CLI_STRING, .out = &dev, .arg = "SEL",
+       .help = "one device (default: every device)"},
+      {.name = "interval", .kind = CLI_INT, .out = &interval, .min = 1,
+       .max = 3600000, .arg = "MS",
+       .help = "milliseconds between samples (default 1000)"},
+      {.name = "count", .kind = CLI_INT, .out = &count, .min = 1,
+       .max = 1000000000, .help = "stop after N samples (default: Ctrl-C)"},
+      {.name = "json", .kind = CLI_JSON, .out = &json, .out2 = &json_path,
+       .help = "one JSON object per sample and line, to FILE (default: "
+               "stdout)"},
+      {0}};
+  const cli_command cmd = {
+      .name = "monitor", .opts = opts,
+      .about = "Shows every device (or the one SEL selects) every MS "
+               "milliseconds: memory\nused/free/total, utilization, "
+               "temperature, power and clocks, read from the\nvendor's "
+               "library (NVML, ROCm SMI, Level Zero Sysman) where installed, "
+               "n/a otherwise.\nOn a terminal the view is redrawn in place. "
+               "Library paths: VNCL_NVML_LIBRARY,\nVNCL_ROCM_SMI_LIBRARY, "
+               "VNCL_LEVEL_ZERO_LIBRARY (\"off\" disables).\n"};
+  int pr = cli_parse(&cmd, argc, argv);
+  if (pr != CLI_PARSED) return pr;
   int first = 0, n = 0;
   if (dev) {
     if (vncl_device_select(dev, &first)) {
@@ -254,11 +232,14 @@ int cmd_monitor(int argc, char **argv) {
     fprintf(stderr, "vncl monitor: %s\n", vncl_errmsg(NULL));
     return 1;
   }
+  FILE *jf = json ? cli_json_open(&cmd, json_path) : NULL;
+  if (json && !jf) return 1;
   vncl_device_info *info = calloc((size_t)n, sizeof *info);
   vncl_telemetry *tm = calloc((size_t)n, sizeof *tm);
   if (!info || !tm) {
     free(info);
     free(tm);
+    if (jf && jf != stdout) fclose(jf);
     fprintf(stderr, "vncl monitor: out of memory\n");
     return 1;
   }
@@ -309,7 +290,8 @@ int cmd_monitor(int argc, char **argv) {
       char *s = cJSON_PrintUnformatted(j);
       cJSON_Delete(j);
       if (s) {
-        puts(s);
+        fputs(s, jf);
+        fputc('\n', jf);
         free(s);
       }
     } else {
@@ -325,7 +307,8 @@ int cmd_monitor(int argc, char **argv) {
       printf("telemetry libraries: %s\n\n", libs);
       for (int k = 0; k < n; k++) print_device(&info[k], &tm[k]);
     }
-    if (fflush(stdout) != 0 || ferror(stdout)) break; /* reader went away */
+    FILE *out = json ? jf : stdout;
+    if (fflush(out) != 0 || ferror(out)) break; /* reader went away */
     if (count && sample == count) break;
     next.tv_sec += interval / 1000;
     next.tv_nsec += (interval % 1000) * 1000000L;
@@ -337,12 +320,8 @@ int cmd_monitor(int argc, char **argv) {
   }
   if (tty && g_stop) putchar('\n');
   fflush(stdout);
+  if (jf && jf != stdout) fclose(jf);
   free(info);
   free(tm);
   return rc;
-bad:
-  fprintf(stderr, "vncl monitor: bad option '%s'\n",
-          argv[i < argc ? i : argc - 1]);
-  usage(stderr);
-  return CLI_USAGE;
 }

@@ -1,5 +1,7 @@
-/* The `vncl` command: device report, checks, and (as they land) tuning and
- * benchmarks. Usage errors exit 2, failed checks 1, success 0. */
+/* The `vncl` command: device report, checks, monitoring, tuning, and (in
+ * the separate vncl-bench) benchmarks. Usage errors exit 2, failed checks
+ * 1, success 0. Every command parses its options with cli_parse
+ * (cli_opts.c). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -15,7 +17,7 @@
  * run: CLI_NOT_FOUND (127) when absent, 126 when it cannot be executed. */
 static int cmd_bench(int argc, char **argv) {
   char *args[argc + 1];
-  args[0] = "vncl-bench";
+  args[0] = (char *)"vncl-bench";
   for (int i = 1; i < argc; i++) args[i] = argv[i];
   args[argc] = NULL;
   char self[PATH_MAX], next[PATH_MAX + 16] = "";
@@ -57,20 +59,27 @@ static const struct {
     {"bench", cmd_bench, "benchmarks against CLBlast, clFFT, OpenBLAS, FFTW, memcpy"},
 };
 
-static void usage(FILE *f) {
+static void usage(FILE *f, bool env) {
   fprintf(f,
           "usage: vncl <command> [options]\n"
-          "       vncl --version | help\n\ncommands:\n");
+          "       vncl --version | --help | help [COMMAND]\n\ncommands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
     fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
-  fprintf(f, "\n'vncl <command> --help' describes each command's options.\n"
-             "Environment: VNCL_DEVICE, VNCL_CACHE_DIR, VNCL_MEMORY_LIMIT, "
-             "VNCL_LOG, VNCL_KERNEL_DIR (see README.md).\n");
+  fprintf(f, "\n'vncl help COMMAND' or 'vncl COMMAND --help' describes a "
+             "command's options.\nExit status: 0 success, 1 a failed check "
+             "or run, 2 a usage error.\n");
+  if (!env) {
+    fprintf(f, "'vncl --help' lists the environment variables.\n");
+    return;
+  }
+  fprintf(f, "\nenvironment (README.md, \"Environment variables\"):\n");
+  for (const cli_env_var *e = cli_env; e->name; e++)
+    fprintf(f, "  %-24s %s\n", e->name, e->meaning);
 }
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    usage(stderr);
+    usage(stderr, false);
     return CLI_USAGE;
   }
   const char *cmd = argv[1];
@@ -78,14 +87,26 @@ int main(int argc, char **argv) {
     printf("vncl %s\n", vncl_version_string());
     return 0;
   }
-  if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
-    usage(stdout);
+  bool help = !strcmp(cmd, "help");
+  if (help && argc > 3) {
+    fprintf(stderr, "vncl help: one command at most\n\n");
+    usage(stderr, false);
+    return CLI_USAGE;
+  }
+  if (help && argc == 3) cmd = argv[2]; /* vncl help CMD: CMD --help */
+  else if (help || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+    usage(stdout, true);
     return 0;
   }
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-    if (!strcmp(cmd, commands[i].name))
+    if (!strcmp(cmd, commands[i].name)) {
+      if (help) {
+        char *hv[] = {(char *)cmd, (char *)"--help", NULL};
+        return commands[i].fn(2, hv);
+      }
       return commands[i].fn(argc - 1, argv + 1);
+    }
   fprintf(stderr, "vncl: unknown command '%s'\n\n", cmd);
-  usage(stderr);
+  usage(stderr, false);
   return CLI_USAGE;
 }

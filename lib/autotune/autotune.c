@@ -46,7 +46,11 @@ typedef struct session {
   const char *partial_name; /* OUT.partial's name in it */
   double t_start, budget;
   int runs;
-  /* progress of the current job */
+  /* progress of the current job: evaluations done, and planned so far.
+   * Each phase (test faults, baseline, samples, a climbing round, the
+   * confirming pairs) adds what it will evaluate before it starts (plan)
+   * and, when it ends early, takes off what it did not (settle), so that
+   * the count shown never runs past its total. */
   const char *label;
   int cand_done, cand_total;
   double best_rate;
@@ -98,6 +102,9 @@ static void progress(session *s, const char *key, const cJSON *ans) {
   }
   fflush(stderr);
 }
+
+static void plan(session *s, int n) { s->cand_total += n; }
+static void settle(session *s) { s->cand_total = s->cand_done; }
 
 /* ---- one evaluation ------------------------------------------------------ */
 
@@ -302,9 +309,8 @@ static void search(session *s, job *j, const vncl__gemm_params *base,
   int cap = s->o->max_candidates;
   int budget_n = j->samples;
   bool exhaustive = c.n <= budget_n;
-  s->cand_total = s->cand_done + (exhaustive ? c.n : budget_n + 8);
-  if (cap && s->cand_total > s->cand_done + cap)
-    s->cand_total = s->cand_done + cap;
+  int n_samples = c.n ? (exhaustive ? c.n : budget_n) : 0;
+  plan(s, cap && n_samples > cap ? cap : n_samples);
   int tried = 0;
   uint64_t rng = vncl__hash(j->label, strlen(j->label), VNCL_FNV_SEED) | 1;
   /* Exhaustive or random samples. */
@@ -321,6 +327,7 @@ static void search(session *s, job *j, const vncl__gemm_params *base,
       res->have_idx = true;
     }
   }
+  settle(s);
   /* Hill climbing: neighbours one step away in one parameter. */
   bool improved = !exhaustive && res->have_idx;
   char why[256];
@@ -328,6 +335,18 @@ static void search(session *s, job *j, const vncl__gemm_params *base,
     improved = false;
     int cur[VNCL__TS_MAX_PARAMS];
     memcpy(cur, res->idx, sizeof cur);
+    /* This round's valid neighbours are what it plans. */
+    int round = 0;
+    for (int p = 0; p < sp->np; p++)
+      for (int d = -1; d <= 1; d += 2) {
+        int nb[VNCL__TS_MAX_PARAMS];
+        memcpy(nb, cur, sizeof nb);
+        nb[p] += d;
+        if (nb[p] >= 0 && nb[p] < sp->p[p].n &&
+            vncl__tspace_valid(&s->dev, sp, nb, base, acc, why, sizeof why))
+          round++;
+      }
+    plan(s, cap && round > cap - tried ? cap - tried : round);
     for (int p = 0; p < sp->np && job_time_left(s); p++)
       for (int d = -1; d <= 1; d += 2) {
         int nb[VNCL__TS_MAX_PARAMS];
@@ -338,7 +357,6 @@ static void search(session *s, job *j, const vncl__gemm_params *base,
           continue;
         if (cap && tried >= cap) break;
         if (!job_time_left(s)) break;
-        if (s->cand_done >= s->cand_total) s->cand_total = s->cand_done + 4;
         double r = eval_idx(s, j, nb, base);
         tried++;
         if (r > res->rate * 1.01) {
@@ -347,6 +365,7 @@ static void search(session *s, job *j, const vncl__gemm_params *base,
           improved = true;
         }
       }
+    settle(s);
   }
   free(c.v);
 }
@@ -360,6 +379,7 @@ static double eval_baseline(session *s, const job *j,
   job_prefix(s, j, key, sizeof key);
   strncat(key, clblast ? "clblast-defaults" : "defaults",
           sizeof key - strlen(key) - 1);
+  plan(s, 1);
   cJSON *req = job_request(j);
   if (j->kind == VNCL__TS_OPS) {
     cJSON *v = cJSON_AddArrayToObject(req, "values");
@@ -373,6 +393,7 @@ static double eval_baseline(session *s, const job *j,
   }
   double r = evaluate(s, key, req);
   cJSON_Delete(req);
+  settle(s);
   return r;
 }
 
@@ -413,6 +434,7 @@ static bool confirm(session *s, const job *j, const vncl__gemm_params *def,
                     double *tuned_rate) {
   double a = 0, b = 0, ratio[CONFIRM_ROUNDS];
   int n = 0;
+  plan(s, 2 * CONFIRM_ROUNDS);
   for (int i = 0; i < CONFIRM_ROUNDS && !s->stopped && !interrupted; i++) {
     char t[32];
     snprintf(t, sizeof t, "check-defaults-%d", i);
@@ -423,6 +445,7 @@ static bool confirm(session *s, const job *j, const vncl__gemm_params *def,
     b += y;
     ratio[n++] = x > 0 ? y / x : y > 0 ? 2 : 0;
   }
+  settle(s);
   if (!n) return false;
   qsort(ratio, (size_t)n, sizeof *ratio, cmp_double);
   *def_rate = a / n;
@@ -435,6 +458,7 @@ static bool confirm(session *s, const job *j, const vncl__gemm_params *def,
 /* The test-only candidates that crash and hang (VNCL_TUNE_TEST_FAULTS). */
 static void eval_test_faults(session *s, const job *j) {
   static const char *const what[] = {"abort", "hang"};
+  plan(s, 2);
   for (int i = 0; i < 2; i++) {
     char key[1024];
     job_prefix(s, j, key, sizeof key);
@@ -444,6 +468,7 @@ static void eval_test_faults(session *s, const job *j) {
     evaluate(s, key, req);
     cJSON_Delete(req);
   }
+  settle(s);
 }
 
 /* ---- session --------------------------------------------------------------- */
@@ -516,7 +541,7 @@ static void save_db(session *s, vncl__tuning_db *db) {
 static void job_begin(session *s, job *j) {
   s->label = j->label;
   s->cand_done = 0;
-  s->cand_total = j->samples + 2;
+  s->cand_total = 0; /* each phase plans its own (plan, settle) */
   s->best_rate = 0;
   s->job_start = vncl__now();
   double left = s->budget - (s->job_start - s->t_start);

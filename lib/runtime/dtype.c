@@ -1,6 +1,7 @@
 /* Facts about the element types, in one table (VNCL__DTYPES), and the
- * host-side conversions of a value to the bits of a 16-bit type, for every
- * layer that needs them (GEMM's scalars, fills, tests). */
+ * host-side conversions between doubles and the bits of the 16-bit types,
+ * for every layer that needs them (GEMM's scalars, fills) and, public, for
+ * users, the benchmarks and the tools. */
 #include <math.h>
 
 #include "runtime/runtime.h"
@@ -50,3 +51,19 @@ static uint16_t round_small(double x, int mant, int ebits) {
 
 uint16_t vncl__f64_to_f16_bits(double x) { return round_small(x, 10, 5); }
 uint16_t vncl__f64_to_bf16_bits(double x) { return round_small(x, 7, 8); }
+
+/* The value of a small format's bits (inverse of round_small). */
+static double value_small(uint16_t b, int mant, int ebits) {
+  int bias = (1 << (ebits - 1)) - 1, top = (1 << ebits) - 1;
+  int e = (b >> mant) & top;
+  double m = b & ((1u << mant) - 1);
+  double v = e == top ? (m ? NAN : INFINITY)
+             : e == 0 ? ldexp(m, 1 - bias - mant)
+                      : ldexp(m + ldexp(1.0, mant), e - bias - mant);
+  return (b >> (mant + ebits)) & 1 ? -v : v;
+}
+
+uint16_t vncl_f16_from_double(double x) { return vncl__f64_to_f16_bits(x); }
+uint16_t vncl_bf16_from_double(double x) { return vncl__f64_to_bf16_bits(x); }
+double vncl_f16_to_double(uint16_t bits) { return value_small(bits, 10, 5); }
+double vncl_bf16_to_double(uint16_t bits) { return value_small(bits, 7, 8); }
