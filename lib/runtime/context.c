@@ -93,13 +93,13 @@ vncl_status vncl__settings_resolve(const vncl_options *opts,
       out->gemm_backend = v && *v ? i : VNCL__BACKEND_AUTO;
       break;
     }
-  v = vncl__getenv("VNCL_GROUP_STEP_FLOPS");
-  out->group_step_flops = v && strtod(v, NULL) > 0 ? strtod(v, NULL) : 0;
   if (out->gemm_backend < 0)
     return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
                       "VNCL_GEMM_BACKEND='%s' is not own, clblast, ref or "
                       "auto",
                       v);
+  v = vncl__getenv("VNCL_GROUP_STEP_FLOPS");
+  out->group_step_flops = v && strtod(v, NULL) > 0 ? strtod(v, NULL) : 0;
   return VNCL_OK;
 }
 
