@@ -525,6 +525,60 @@ static void test_resume(void **state) {
   t_rmtree(dir);
 }
 
+/* The progress count is true: every line's count is one past the last,
+ * never past its total, and the job's last line has count == total (the
+ * candidates really run; "12/11" was the old count past its total). */
+static void test_progress_count(void **state) {
+  (void)state;
+  char dir[512], out[600], log[600];
+  t_tmpdir(dir, sizeof dir);
+  snprintf(out, sizeof out, "%s/tuning.json", dir);
+  snprintf(log, sizeof log, "%s/stderr.txt", dir);
+  setenv("VNCL_TUNE_TEST_FAULTS", "1", 1); /* two failures in the count */
+  vncl__autotune_opts o;
+  memset(&o, 0, sizeof o);
+  o.out = out;
+  o.quick = true;
+  o.kernels = "transpose";
+  o.budget = 60;
+  o.timeout = 8;
+  o.worker_argv = worker_argv;
+  /* No cap: the random samples, the climb and the confirmation (when a
+   * candidate wins) run as the budget allows, each adding to the plan. */
+  o.max_candidates = 0;
+  fflush(stderr);
+  int saved = dup(2);
+  assert_true(saved >= 0);
+  FILE *lf = fopen(log, "w");
+  assert_non_null(lf);
+  assert_true(dup2(fileno(lf), 2) >= 0);
+  int rc = vncl__autotune_run(&o);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  fclose(lf);
+  unsetenv("VNCL_TUNE_TEST_FAULTS");
+  assert_int_equal(rc, 0);
+  FILE *f = fopen(log, "r");
+  assert_non_null(f);
+  char line[2048];
+  int lines = 0, last_done = 0, last_total = 0;
+  while (fgets(line, sizeof line, f)) {
+    int d = -1, t = -1;
+    if (sscanf(line, "autotune: transpose %d/%d", &d, &t) != 2) continue;
+    assert_int_equal(d, last_done + 1);
+    assert_true(d <= t);
+    last_done = d;
+    last_total = t;
+    lines++;
+  }
+  fclose(f);
+  assert_int_equal(lines, o.evaluated + o.reused);
+  assert_true(lines >= 3); /* the defaults and the two test faults */
+  assert_int_equal(last_done, last_total);
+  t_rmtree(dir);
+}
+
 /* Writes a database with one gemm f32 square entry for ctx's device. */
 static void write_gemm_db(const char *path, const vncl_context *c,
                           const char *params) {
@@ -629,6 +683,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_two_contexts_two_databases),
       cmocka_unit_test(test_crash_isolation),
       cmocka_unit_test(test_resume),
+      cmocka_unit_test(test_progress_count),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,7 +48,9 @@ typedef struct session {
   int runs;
   /* progress of the current job */
   const char *label;
-  int cand_done, cand_total;
+  int cand_done;  /* evaluations of this job so far */
+  int cand_total; /* those and the ones planned next: never below
+                   * cand_done, and equal to it when the job ends */
   double best_rate;
   double job_start, job_budget;
   bool stopped;
@@ -146,6 +148,14 @@ static double evaluate(session *s, const char *key, cJSON *req) {
   cJSON_Delete(ans);
   return r;
 }
+
+/* The progress total: n more evaluations are planned; plan_done drops the
+ * planned ones that were not run (budget, cap or stop), so that the count
+ * shown is never past its total and ends equal to it. */
+static void plan(session *s, int n) {
+  if (n > 0) s->cand_total += n;
+}
+static void plan_done(session *s) { s->cand_total = s->cand_done; }
 
 static bool job_time_left(session *s) {
   if (s->stopped || interrupted) return false;
@@ -302,9 +312,9 @@ static void search(session *s, job *j, const vncl__gemm_params *base,
   int cap = s->o->max_candidates;
   int budget_n = j->samples;
   bool exhaustive = c.n <= budget_n;
-  s->cand_total = s->cand_done + (exhaustive ? c.n : budget_n + 8);
-  if (cap && s->cand_total > s->cand_done + cap)
-    s->cand_total = s->cand_done + cap;
+  int first = c.n ? (exhaustive ? c.n : budget_n) : 0;
+  if (cap && first > cap) first = cap;
+  plan(s, first);
   int tried = 0;
   uint64_t rng = vncl__hash(j->label, strlen(j->label), VNCL_FNV_SEED) | 1;
   /* Exhaustive or random samples. */
@@ -321,6 +331,7 @@ static void search(session *s, job *j, const vncl__gemm_params *base,
       res->have_idx = true;
     }
   }
+  plan_done(s); /* what the budget or the cap cut */
   /* Hill climbing: neighbours one step away in one parameter. */
   bool improved = !exhaustive && res->have_idx;
   char why[256];
@@ -328,6 +339,20 @@ static void search(session *s, job *j, const vncl__gemm_params *base,
     improved = false;
     int cur[VNCL__TS_MAX_PARAMS];
     memcpy(cur, res->idx, sizeof cur);
+    /* This round's valid neighbours join the plan; those the budget or
+     * the cap leave out are dropped from it after the round. */
+    int round = 0;
+    for (int p = 0; p < sp->np; p++)
+      for (int d = -1; d <= 1; d += 2) {
+        int nb[VNCL__TS_MAX_PARAMS];
+        memcpy(nb, cur, sizeof nb);
+        nb[p] += d;
+        if (nb[p] >= 0 && nb[p] < sp->p[p].n &&
+            vncl__tspace_valid(&s->dev, sp, nb, base, acc, why, sizeof why))
+          round++;
+      }
+    if (cap && round > cap - tried) round = cap - tried;
+    plan(s, round);
     for (int p = 0; p < sp->np && job_time_left(s); p++)
       for (int d = -1; d <= 1; d += 2) {
         int nb[VNCL__TS_MAX_PARAMS];
@@ -338,7 +363,6 @@ static void search(session *s, job *j, const vncl__gemm_params *base,
           continue;
         if (cap && tried >= cap) break;
         if (!job_time_left(s)) break;
-        if (s->cand_done >= s->cand_total) s->cand_total = s->cand_done + 4;
         double r = eval_idx(s, j, nb, base);
         tried++;
         if (r > res->rate * 1.01) {
@@ -347,6 +371,7 @@ static void search(session *s, job *j, const vncl__gemm_params *base,
           improved = true;
         }
       }
+    plan_done(s);
   }
   free(c.v);
 }
@@ -413,6 +438,7 @@ static bool confirm(session *s, const job *j, const vncl__gemm_params *def,
                     double *tuned_rate) {
   double a = 0, b = 0, ratio[CONFIRM_ROUNDS];
   int n = 0;
+  plan(s, 2 * CONFIRM_ROUNDS);
   for (int i = 0; i < CONFIRM_ROUNDS && !s->stopped && !interrupted; i++) {
     char t[32];
     snprintf(t, sizeof t, "check-defaults-%d", i);
@@ -423,6 +449,7 @@ static bool confirm(session *s, const job *j, const vncl__gemm_params *def,
     b += y;
     ratio[n++] = x > 0 ? y / x : y > 0 ? 2 : 0;
   }
+  plan_done(s);
   if (!n) return false;
   qsort(ratio, (size_t)n, sizeof *ratio, cmp_double);
   *def_rate = a / n;
@@ -516,7 +543,9 @@ static void save_db(session *s, vncl__tuning_db *db) {
 static void job_begin(session *s, job *j) {
   s->label = j->label;
   s->cand_done = 0;
-  s->cand_total = j->samples + 2;
+  s->cand_total = 0;
+  /* The baseline; the search and the confirmation plan their own. */
+  plan(s, 1 + (vncl__getenv("VNCL_TUNE_TEST_FAULTS") ? 2 : 0));
   s->best_rate = 0;
   s->job_start = vncl__now();
   double left = s->budget - (s->job_start - s->t_start);
