@@ -126,6 +126,26 @@ VNCL_API vncl_status vncl_tuning_set(vncl_context *ctx, const char *family,
                                      vncl_dtype dtype, const char *shape_class,
                                      const vncl_tuning_params *p);
 
+/* Whether candidate p (laid over the set in force for (family, dtype,
+ * shape class); for "clblast", over CLBlast's table defaults) would build
+ * and fit ctx's device: the kernels' divisibility rules, the device's
+ * work-group limit and (where the device row asks) its preferred multiple,
+ * local memory, and for GEMM the register heuristic of the row's VREGS
+ * (docs/tuning.md). For "gemm" the kernels checked are those that read the
+ * tunables p names (gemm_direct, the packed kernel FAST selects), both
+ * when p names only host tunables. Besides the families of
+ * vncl_tuning_family_name, family may be "clblast": CLBlast's Xgemm
+ * parameters (GEMM's dtypes; vncl_tuning_tunable lists them too). Installs
+ * nothing. Returns VNCL_OK when the set fits; VNCL_ERR_UNSUPPORTED when it
+ * does not, the reason (the rule) then in why (up to cap bytes, why may be
+ * NULL) and in vncl_errmsg(ctx). Errors: VNCL_ERR_INVALID_ARG (as
+ * vncl_tuning_set; why non-NULL with cap 0; why is then untouched). */
+VNCL_API vncl_status vncl_tuning_check(vncl_context *ctx, const char *family,
+                                       vncl_dtype dtype,
+                                       const char *shape_class,
+                                       const vncl_tuning_params *p, char *why,
+                                       size_t cap);
+
 /* Times one candidate: a GEMM C = A B of random f32/f64 inputs (m x k times
  * k x n, dtype f32, f64, f16 or bf16) under candidate p (laid over the set
  * in force for dtype and the product's shape class, installed for the

@@ -820,17 +820,7 @@ int vncl__autotune_run(vncl__autotune_opts *o) {
     close(s.dirfd);
     return 1;
   }
-  s.dev.info = s.ctx->info;
-  cl_uint w = 0;
-  clGetDeviceInfo(s.ctx->device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof w,
-                  &w, NULL);
-  s.dev.native_float_width = (int)w;
-  {
-    vncl__gemm_params gp; /* the device's row says what its groups need */
-    vncl__gemm_params_get(s.ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE,
-                          &gp);
-    s.dev.wg_multiple = gp.wg_multiple;
-  }
+  vncl__tune_device_of(s.ctx, &s.dev);
   s.budget = o->budget > 0 ? o->budget : o->quick ? 75 : 780;
   s.runs = o->quick ? 3 : 5;
   s.t_start = vncl__now();

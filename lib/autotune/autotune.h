@@ -7,8 +7,7 @@
 
 #include <stdio.h>
 
-#include "gemm/gemm.h"
-#include "ops/ops.h"
+#include "api/tuning_check.h"
 #include "tuning/tuning.h"
 
 enum { VNCL__TS_GEMM_FAST, VNCL__TS_GEMM_DIRECT, VNCL__TS_CLBLAST,
@@ -30,14 +29,6 @@ typedef struct vncl__tspace {
   vncl__tparam p[VNCL__TS_MAX_PARAMS];
   int family; /* ops family (VNCL__TS_OPS) */
 } vncl__tspace;
-
-/* What the constraints need to know about the device. */
-typedef struct vncl__tune_device {
-  vncl_device_info info;
-  int native_float_width; /* CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT */
-  int wg_multiple; /* the device row's WG_MULTIPLE: ops and CLBlast
-                    * work-groups must be multiples of the preferred one */
-} vncl__tune_device;
 
 /* The space of our GEMM kernel `kern` (VNCL__GEMM_DIRECT, _PACKED_CPU,
  * _PACKED_LOCAL: the base set's `fast` picks the fast kernel), of CLBlast's

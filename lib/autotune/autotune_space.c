@@ -5,8 +5,8 @@
  * base set's own `fast` (a data row), not the device type. Constraints
  * (divisibility, work-group size against the device, local memory, a
  * register-pressure heuristic whose register count is the base set's VREGS)
- * are checked by vncl__tspace_valid, through vncl__gemm_params_valid for
- * our GEMM kernels.
+ * are the library's (api/tuning_check.c, behind vncl_tuning_check);
+ * vncl__tspace_valid lays a candidate over its base set and asks them.
  */
 #include <pthread.h>
 #include <string.h>
@@ -83,109 +83,29 @@ int vncl__tspace_get(const vncl__tspace *s, const int *idx, const char *name,
   return def;
 }
 
-/* Vector registers the accumulators of an mr x nr tile (plus a row of B
- * and a broadcast) need against the `regs` the device row gives (VREGS:
- * 32 on 512-bit CPUs, 16 on others; a heuristic, spills cost 4x on PoCL,
- * docs/tuning.md). */
-static bool registers_fit(const vncl__tune_device *d, int regs, int mr,
-                          int nr, bool f64) {
-  int hw = d->native_float_width > 0 ? d->native_float_width : 4;
-  if (f64 && hw > 1) hw /= 2;
-  int need = (mr * nr + nr + hw - 1) / hw + 1;
-  return need <= regs;
-}
-
-static bool clblast_valid(const vncl__tune_device *d, const vncl__tspace *s,
-                          const int *idx, bool f64, char *why, size_t cap) {
-#define G(n) vncl__tspace_get(s, idx, n, 0)
-  int mwg = G("MWG"), nwg = G("NWG"), kwg = G("KWG"), mdimc = G("MDIMC"),
-      ndimc = G("NDIMC"), mdima = G("MDIMA"), ndimb = G("NDIMB"),
-      kwi = G("KWI"), vwm = G("VWM"), vwn = G("VWN"), sa = G("SA"),
-      sb = G("SB");
-#undef G
-  /* CLBlast's own constraints for Xgemm (its tuner's rules). */
-  if (mwg % (mdimc * vwm) || nwg % (ndimc * vwn) || mwg % (mdima * vwm) ||
-      nwg % (ndimb * vwn) || kwg % ((mdimc * ndimc) / mdima) ||
-      kwg % ((mdimc * ndimc) / ndimb) || kwg % kwi) {
-    snprintf(why, cap, "clblast: divisibility");
-    return false;
-  }
-  size_t wg = (size_t)mdimc * ndimc;
-  size_t lb = (size_t)(sa * kwg * mwg + sb * kwg * nwg) * (f64 ? 8 : 4);
-  if (wg > d->info.max_work_group_size ||
-      (d->wg_multiple && d->info.preferred_work_group_multiple > 1 &&
-       wg % d->info.preferred_work_group_multiple)) {
-    snprintf(why, cap, "clblast: work-group %zu", wg);
-    return false;
-  }
-  if (d->info.local_mem_bytes && lb > d->info.local_mem_bytes) {
-    snprintf(why, cap, "clblast: %zu bytes of local memory", lb);
-    return false;
-  }
-  if ((mwg / mdimc) * (nwg / ndimc) > 256) {
-    snprintf(why, cap, "clblast: register pressure");
-    return false;
-  }
-  return true;
-}
-
-static size_t ops_local_bytes(int family, const int *v) {
-  switch (family) {
-    case VNCL__OPS_REDUCE: return (size_t)v[0] * 16;
-    case VNCL__OPS_SOFTMAX: return (size_t)v[0] * 8;
-    case VNCL__OPS_TRANSPOSE: return (size_t)v[0] * (size_t)(v[0] + 1) * 8;
-    default: return 0;
-  }
-}
-
 bool vncl__tspace_valid(const vncl__tune_device *d, const vncl__tspace *s,
                         const int *idx, const vncl__gemm_params *base,
                         int acc, char *why, size_t cap) {
-  bool f64 = acc == VNCL__GEMM_ACC64;
-  why[0] = '\0';
-  if (s->kind == VNCL__TS_CLBLAST)
-    return clblast_valid(d, s, idx, f64, why, cap);
   if (s->kind == VNCL__TS_OPS) {
-    const vncl__tune_space *sp = vncl__ops_space(s->family);
     int v[VNCL__OPS_MAX_PARAMS] = {0};
     for (int i = 0; i < s->np; i++) v[i] = s->p[i].v[idx[i]];
-    size_t wg = (size_t)v[sp->wg] * (sp->wg2 >= 0 ? (size_t)v[sp->wg2] : 1);
-    if (wg > d->info.max_work_group_size) {
-      snprintf(why, cap, "%s: %zu work-items, the device allows %zu",
-               s->name, wg, d->info.max_work_group_size);
-      return false;
-    }
-    size_t pref = d->info.preferred_work_group_multiple;
-    if (d->wg_multiple && pref > 1 && wg % pref) {
-      snprintf(why, cap, "%s: %zu work-items, not a multiple of %zu",
-               s->name, wg, pref);
-      return false;
-    }
-    size_t lb = ops_local_bytes(s->family, v);
-    if (d->info.local_mem_bytes && lb > d->info.local_mem_bytes) {
-      snprintf(why, cap, "%s: %zu bytes of local memory", s->name, lb);
-      return false;
-    }
-    return true;
+    return vncl__tuning_check_dev(d, vncl__ops_family_of(s->family), 0, v, 0,
+                                  why, cap);
+  }
+  if (s->kind == VNCL__TS_CLBLAST) {
+    vncl__clblast_params c;
+    vncl__params_defaults(&vncl__clblast_family, &c);
+    for (int i = 0; i < s->np; i++)
+      vncl__params_set_named(&vncl__clblast_family, &c, s->p[i].name,
+                             s->p[i].v[idx[i]]);
+    return vncl__tuning_check_dev(d, &vncl__clblast_family, acc, &c, 0, why,
+                                  cap);
   }
   vncl__gemm_params p = *base;
   for (int i = 0; i < s->np; i++)
     vncl__gemm_param_set_named(&p, s->p[i].name, s->p[i].v[idx[i]]);
-  vncl__gemm_kernel k = s->kind == VNCL__TS_GEMM_DIRECT
-                            ? VNCL__GEMM_DIRECT
-                            : (vncl__gemm_kernel)p.fast;
-  if (!vncl__gemm_params_valid(&d->info, k, (vncl__gemm_acc)acc, &p, why,
-                               cap))
-    return false;
-  if (p.vregs > 0) {
-    int mr = k == VNCL__GEMM_DIRECT ? p.direct.wgd_m / p.direct.ldm : p.cpu.mr;
-    int nr = k == VNCL__GEMM_DIRECT ? p.direct.wgd_n / p.direct.ldn : p.cpu.nr;
-    if (!(k == VNCL__GEMM_DIRECT && p.direct.local) &&
-        k != VNCL__GEMM_PACKED_LOCAL && !registers_fit(d, p.vregs, mr, nr, f64)) {
-      snprintf(why, cap, "%s: %d x %d accumulators do not fit the registers",
-               s->name, mr, nr);
-      return false;
-    }
-  }
-  return true;
+  return vncl__tuning_check_dev(
+      d, &vncl__gemm_family, acc, &p,
+      s->kind == VNCL__TS_GEMM_DIRECT ? VNCL__CHECK_DIRECT : VNCL__CHECK_FAST,
+      why, cap);
 }
