@@ -119,9 +119,15 @@ VNCL_API vncl_status vncl_tuning_value(const vncl_tuning_params *p,
 /* Installs p on ctx for (family, dtype, shape class): ctx's calls run with
  * it, other contexts keep theirs. p lies over the set in force, so it may
  * name only some tunables; p NULL withdraws an installed set (the database
- * entry or built-in row applies again). Errors: VNCL_ERR_INVALID_ARG
- * (unknown name, a value outside its range, a set the kernels' rules or the
- * device's limits refuse: the message names the rule). */
+ * entry or built-in row applies again). Family "clblast" installs CLBlast's
+ * Xgemm parameters (p over CLBlast's table defaults) for ctx's device and
+ * dtype's precision (f64, else f32), the shape class unused: CLBlast keeps
+ * them per device for the rest of the process, in every context, and they
+ * cannot be withdrawn (p NULL: VNCL_ERR_UNSUPPORTED); gemm sets whose
+ * backend is CLBlast (backend 1) then run with them. Errors:
+ * VNCL_ERR_INVALID_ARG (unknown name, a value outside its range, a set the
+ * kernels' rules or the device's limits refuse: the message names the
+ * rule), VNCL_ERR_UNSUPPORTED (CLBlast refused the parameters). */
 VNCL_API vncl_status vncl_tuning_set(vncl_context *ctx, const char *family,
                                      vncl_dtype dtype, const char *shape_class,
                                      const vncl_tuning_params *p);
@@ -188,8 +194,13 @@ VNCL_API vncl_status vncl_tuning_db_merge(vncl_tuning_db *into,
 /* Adds (or replaces) the entry for ctx's device and (family, dtype, shape
  * class) holding p (every tunable p names, checked against the family's
  * names and ranges), with the measured rate (GFLOP/s for GEMM, GB/s for
- * ops; 0 when unknown). Errors: VNCL_ERR_INVALID_ARG (as vncl_tuning_set,
- * without the device check), _OUT_OF_MEMORY. */
+ * ops; 0 when unknown). Family "clblast": CLBlast's Xgemm parameters (p
+ * over its table defaults, checked against ctx's device) join the gemm
+ * entry of (dtype, class) for ctx's device, which must be in db already
+ * (put it first); they apply when that entry's backend is CLBlast; a rate
+ * above 0 replaces the entry's. Errors: VNCL_ERR_INVALID_ARG (as
+ * vncl_tuning_set, without the device check for the vncl families; no gemm
+ * entry for "clblast"), _OUT_OF_MEMORY. */
 VNCL_API vncl_status vncl_tuning_db_put(vncl_tuning_db *db, vncl_context *ctx,
                                         const char *family, vncl_dtype dtype,
                                         const char *shape_class,

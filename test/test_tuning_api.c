@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "common.h"
 
 static char dir[512];
@@ -412,12 +414,76 @@ static void test_check(void **st) {
   vncl_context_destroy(ctx);
 }
 
+/* CLBlast's Xgemm parameters: installed for the device (no withdrawal),
+ * refused when they break its rules, and kept in the database inside the
+ * gemm entry they belong to (which must come first). */
+static void test_clblast(void **st) {
+  (void)st;
+  char path[700];
+  snprintf(path, sizeof path, "%s/clblast.json", dir);
+  vncl_context *ctx = ctx_db("/nonexistent/none.json");
+  vncl_tuning_params none;
+  memset(&none, 0, sizeof none);
+  T_OK(ctx, vncl_tuning_set(ctx, "clblast", VNCL_F32, NULL, &none));
+  T_FAILS(ctx, vncl_tuning_set(ctx, "clblast", VNCL_F32, NULL, NULL),
+          VNCL_ERR_UNSUPPORTED, "withdrawn");
+  vncl_tuning_params bad = one("MWG", 32);
+  bad.values[1] = 16;
+  snprintf(bad.names[1], sizeof bad.names[1], "MDIMC");
+  bad.count = 2; /* 32 is no multiple of MDIMC * VWM = 16 * 4 */
+  T_FAILS(ctx, vncl_tuning_set(ctx, "clblast", VNCL_F32, NULL, &bad),
+          VNCL_ERR_INVALID_ARG, "divisibility");
+  vncl_tuning_params kwg = one("KWG", 16);
+  vncl_tuning_db *db = NULL;
+  T_OK(NULL, vncl_tuning_db_create(&db));
+  T_FAILS(ctx, vncl_tuning_db_put(db, ctx, "clblast", VNCL_F32, "flat", &kwg,
+                                  0),
+          VNCL_ERR_INVALID_ARG, "put the gemm set first");
+  assert_int_equal(vncl_tuning_db_count(db), 0);
+  vncl_tuning_params backend = one("backend", 1);
+  T_OK(ctx, vncl_tuning_db_put(db, ctx, "gemm", VNCL_F32, "flat", &backend, 3));
+  T_FAILS(ctx, vncl_tuning_db_put(db, ctx, "clblast", VNCL_F32, "flat", &bad,
+                                  0),
+          VNCL_ERR_INVALID_ARG, "divisibility");
+  T_OK(ctx, vncl_tuning_db_put(db, ctx, "clblast", VNCL_F32, "flat", &kwg, 7));
+  assert_int_equal(vncl_tuning_db_count(db), 1);
+  T_OK(NULL, vncl_tuning_db_save(db, path));
+  vncl_tuning_db_free(db);
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  static char text[1 << 16];
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  cJSON *root = cJSON_Parse(text);
+  cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "entries"), 0);
+  assert_non_null(e);
+  assert_string_equal(cJSON_GetObjectItem(e, "backend")->valuestring,
+                      "clblast");
+  assert_string_equal(cJSON_GetObjectItem(e, "class")->valuestring, "flat");
+  cJSON *cb = cJSON_GetObjectItem(cJSON_GetObjectItem(e, "params"), "clblast");
+  assert_non_null(cb);
+  assert_int_equal(cJSON_GetArraySize(cb),
+                   vncl_tuning_tunable_count("clblast"));
+  assert_int_equal(cJSON_GetObjectItem(cb, "KWG")->valueint, 16);
+  cJSON_Delete(root);
+  /* The database entry applies on a context that reads it. */
+  vncl_context *c2 = ctx_db(path);
+  vncl_tuning_params got;
+  T_OK(c2, vncl_tuning_get(c2, "gemm", VNCL_F32, "flat", &got));
+  assert_int_equal(got.source, VNCL_TUNING_SOURCE_DATABASE);
+  assert_true(value_of(&got, "backend") == 1);
+  vncl_context_destroy(c2);
+  vncl_context_destroy(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tables),
       cmocka_unit_test(test_get_and_bad_input),
       cmocka_unit_test(test_set_per_context),
       cmocka_unit_test(test_check),
+      cmocka_unit_test(test_clblast),
       cmocka_unit_test(test_measure),
       cmocka_unit_test(test_database),
   };

@@ -274,13 +274,59 @@ static vncl_status candidate(vncl_context *ctx, const char *fn,
   return overlay(ctx, fn, f, p, b) ? VNCL_OK : VNCL_ERR_INVALID_ARG;
 }
 
+/* CLBlast's Xgemm parameters p (over the table's defaults) as a complete
+ * set, checked against ctx's device; false with a message. */
+static bool clblast_set(vncl_context *ctx, const char *fn, int acc,
+                        const vncl_tuning_params *p, set_buf *b) {
+  const vncl__param_family *f = &vncl__clblast_family;
+  vncl__params_defaults(f, b);
+  if (!overlay(ctx, fn, f, p, b)) return false;
+  vncl__tune_device d;
+  vncl__tune_device_of(ctx, &d);
+  char why[512];
+  if (!vncl__tuning_check_dev(&d, f, acc, b, 0, why, sizeof why)) {
+    vncl__fail(ctx, VNCL_ERR_INVALID_ARG, "%s: %s", fn, why);
+    return false;
+  }
+  return true;
+}
+
+/* Installs CLBlast's Xgemm parameters for ctx's device and acc's
+ * precision (CLBlast keeps them per device for the process). */
+static vncl_status clblast_install(vncl_context *ctx, int acc,
+                                   const vncl_tuning_params *p) {
+  const char *fn = "vncl_tuning_set";
+  if (!p)
+    return vncl__fail(ctx, VNCL_ERR_UNSUPPORTED,
+                      "%s: CLBlast keeps its parameters for the process; they "
+                      "cannot be withdrawn (p is NULL)", fn);
+  set_buf b;
+  if (!clblast_set(ctx, fn, acc, p, &b)) return VNCL_ERR_INVALID_ARG;
+  cJSON *o = vncl__params_to_json(&vncl__clblast_family, &b);
+  if (!o) return vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
+  char why[256];
+  bool ok = vncl__clblast_override(ctx->device, acc == VNCL__GEMM_ACC64, o,
+                                   why, sizeof why);
+  cJSON_Delete(o);
+  return ok ? VNCL_OK
+            : vncl__fail(ctx, VNCL_ERR_UNSUPPORTED, "%s: clblast: %s", fn, why);
+}
+
 vncl_status vncl_tuning_set(vncl_context *ctx, const char *family,
                             vncl_dtype dtype, const char *shape_class,
                             const vncl_tuning_params *p) {
   if (!ctx)
     return vncl__fail(NULL, VNCL_ERR_INVALID_ARG, "vncl_tuning_set: ctx is NULL");
-  const vncl__param_family *f = family_of(ctx, "vncl_tuning_set", family, NULL);
+  int fi = 0;
+  const vncl__param_family *f =
+      family_of_x(ctx, "vncl_tuning_set", family, &fi, true);
   if (!f) return VNCL_ERR_INVALID_ARG;
+  if (fi < 0) {
+    int acc = 0, shape = 0;
+    vncl_status s = class_of(ctx, "vncl_tuning_set", &vncl__gemm_family,
+                             dtype, shape_class, &acc, &shape);
+    return s ? s : clblast_install(ctx, acc, p);
+  }
   int acc = 0, shape = 0;
   vncl_status s =
       class_of(ctx, "vncl_tuning_set", f, dtype, shape_class, &acc, &shape);
@@ -479,6 +525,41 @@ vncl_status vncl_tuning_db_merge(vncl_tuning_db *into,
   return VNCL_OK;
 }
 
+/* CLBlast's parameters into the gemm entry of (ctx's device, acc, shape). */
+static vncl_status clblast_put(vncl_tuning_db *db, vncl_context *ctx, int acc,
+                               int shape, const vncl_tuning_params *p,
+                               double rate) {
+  const char *fn = "vncl_tuning_db_put";
+  const vncl__param_family *g = &vncl__gemm_family;
+  set_buf b;
+  if (!clblast_set(ctx, fn, acc, p, &b)) return VNCL_ERR_INVALID_ARG;
+  vncl__tune_entry k;
+  memset(&k, 0, sizeof k);
+  vncl__tune_entry_key(&k, &ctx->info, g->kernel, g->acc_names[acc],
+                       g->shape_names[shape]);
+  for (int i = 0; i < db->db.n; i++) {
+    vncl__tune_entry *e = &db->db.e[i];
+    if (strcmp(e->vendor, k.vendor) || strcmp(e->device, k.device) ||
+        strcmp(e->driver, k.driver) || strcmp(e->library, k.library) ||
+        strcmp(e->type, k.type) || strcmp(e->kernel, k.kernel) ||
+        strcmp(e->dtype, k.dtype) || strcmp(e->shape, k.shape))
+      continue;
+    cJSON *o = vncl__params_to_json(&vncl__clblast_family, &b);
+    if (!o || !e->params) {
+      cJSON_Delete(o);
+      return vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(e->params, "clblast");
+    cJSON_AddItemToObject(e->params, "clblast", o);
+    if (rate > 0) e->gflops = rate;
+    return VNCL_OK;
+  }
+  return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                    "%s: no gemm %s %s entry for this device to hold CLBlast's "
+                    "parameters (put the gemm set first)",
+                    fn, k.dtype, k.shape);
+}
+
 vncl_status vncl_tuning_db_put(vncl_tuning_db *db, vncl_context *ctx,
                                const char *family, vncl_dtype dtype,
                                const char *shape_class,
@@ -488,15 +569,18 @@ vncl_status vncl_tuning_db_put(vncl_tuning_db *db, vncl_context *ctx,
   if (!db || !p)
     return vncl__fail(ctx, VNCL_ERR_INVALID_ARG, "%s: %s is NULL", fn,
                       !db ? "db" : "p");
-  const vncl__param_family *f = family_of(ctx, fn, family, NULL);
+  int fi = 0;
+  const vncl__param_family *f = family_of_x(ctx, fn, family, &fi, true);
   if (!f) return VNCL_ERR_INVALID_ARG;
   if (!(rate >= 0) || !isfinite(rate))
     return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
                       "%s: rate %g is not a finite number >= 0", fn, rate);
   int acc = 0, shape = 0;
-  vncl_status s = class_of(ctx, fn, f, dtype, shape_class, &acc, &shape);
+  vncl_status s = class_of(ctx, fn, fi < 0 ? &vncl__gemm_family : f, dtype,
+                           shape_class, &acc, &shape);
   if (s) return s;
   set_buf b;
+  if (fi < 0) return clblast_put(db, ctx, acc, shape, p, rate);
   s = candidate(ctx, fn, f, acc, shape, p, &b);
   if (s) return s;
   vncl__tune_entry e;
