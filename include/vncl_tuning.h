@@ -212,6 +212,38 @@ VNCL_API vncl_status vncl_tuning_db_put(vncl_tuning_db *db, vncl_context *ctx,
 VNCL_API vncl_status vncl_tuning_db_save(const vncl_tuning_db *db,
                                          const char *path);
 
+/* ---- a journal of measurements --------------------------------------- */
+
+/* An append-only file of text lines kept next to a tuning database (the
+ * autotuner's OUT.partial: one answer a line, so that an interrupted run
+ * resumes), under the database's trust rules (docs/security.md). */
+typedef struct vncl_tuning_journal vncl_tuning_journal;
+
+/* Opens path for appending (*out; close with vncl_tuning_journal_close).
+ * Its folder is made (0700) when missing and used only when trusted. The
+ * lines already in the file are read first when the file is trusted; one
+ * that is not trusted is not read (vncl_tuning_journal_note says why) but
+ * replaced by a new empty file. The file is 0600 and never reached through
+ * a symbolic link. Errors: VNCL_ERR_INVALID_ARG (NULL argument, a path
+ * that names no file), VNCL_ERR_IO (the folder not trusted or not usable,
+ * the file not writable: the message says why and how to fix it),
+ * VNCL_ERR_OUT_OF_MEMORY. */
+VNCL_API vncl_status vncl_tuning_journal_open(const char *path,
+                                              vncl_tuning_journal **out);
+/* The lines read when it was opened (0 for NULL), and line i without its
+ * newline (NULL out of range); valid until the journal is closed. */
+VNCL_API int vncl_tuning_journal_count(const vncl_tuning_journal *j);
+VNCL_API const char *vncl_tuning_journal_line(const vncl_tuning_journal *j,
+                                              int i);
+/* "" or why the file found at open was not read; never NULL. */
+VNCL_API const char *vncl_tuning_journal_note(const vncl_tuning_journal *j);
+/* Appends one line (which must hold no newline) and flushes it. Errors:
+ * VNCL_ERR_INVALID_ARG (NULL argument, a newline in line), VNCL_ERR_IO. */
+VNCL_API vncl_status vncl_tuning_journal_append(vncl_tuning_journal *j,
+                                                const char *line);
+/* Closes j, removing its file when remove is non-zero; NULL does nothing. */
+VNCL_API void vncl_tuning_journal_close(vncl_tuning_journal *j, int remove);
+
 #ifdef __cplusplus
 }
 #endif

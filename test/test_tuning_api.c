@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -477,6 +479,74 @@ static void test_clblast(void **st) {
   vncl_context_destroy(ctx);
 }
 
+static unsigned mode_of(const char *path) {
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  return (unsigned)(st.st_mode & 07777);
+}
+
+/* The journal: lines survive a reopen; a file others may write is not
+ * read but replaced; a folder others may write is refused; bad input is
+ * refused by name. */
+static void test_journal(void **st) {
+  (void)st;
+  char sub[700], path[800];
+  snprintf(sub, sizeof sub, "%s/journal", dir);
+  snprintf(path, sizeof path, "%s/tuning.json.partial", sub);
+  mode_t old_mask = umask(0);
+  vncl_tuning_journal *j = NULL;
+  T_OK(NULL, vncl_tuning_journal_open(path, &j));
+  assert_int_equal(mode_of(sub), 0700);
+  assert_int_equal(mode_of(path), 0600);
+  assert_int_equal(vncl_tuning_journal_count(j), 0);
+  char a[64], b[64];
+  snprintf(a, sizeof a, "{\"n\":%u}", (unsigned)(t_rand_u64() & 0xffffffffu));
+  snprintf(b, sizeof b, "line %u", (unsigned)(t_rand_u64() & 0xffffffffu));
+  T_OK(NULL, vncl_tuning_journal_append(j, a));
+  T_OK(NULL, vncl_tuning_journal_append(j, b));
+  T_FAILS(NULL, vncl_tuning_journal_append(j, "two\nlines"),
+          VNCL_ERR_INVALID_ARG, "newline");
+  T_FAILS(NULL, vncl_tuning_journal_append(j, NULL), VNCL_ERR_INVALID_ARG,
+          "line is NULL");
+  vncl_tuning_journal_close(j, 0);
+  j = NULL;
+  T_OK(NULL, vncl_tuning_journal_open(path, &j));
+  assert_int_equal(vncl_tuning_journal_count(j), 2);
+  assert_string_equal(vncl_tuning_journal_line(j, 0), a);
+  assert_string_equal(vncl_tuning_journal_line(j, 1), b);
+  assert_null(vncl_tuning_journal_line(j, 2));
+  assert_null(vncl_tuning_journal_line(j, -1));
+  assert_string_equal(vncl_tuning_journal_note(j), "");
+  vncl_tuning_journal_close(j, 0);
+  /* Loosened: not read, replaced by a new 0600 file. */
+  assert_int_equal(chmod(path, 0666), 0);
+  j = NULL;
+  T_OK(NULL, vncl_tuning_journal_open(path, &j));
+  assert_int_equal(vncl_tuning_journal_count(j), 0);
+  assert_non_null(strstr(vncl_tuning_journal_note(j), "not trusted"));
+  assert_int_equal(mode_of(path), 0600);
+  vncl_tuning_journal_close(j, 1);
+  assert_int_not_equal(access(path, F_OK), 0);
+  /* A folder others may write (not sticky) is refused. */
+  assert_int_equal(chmod(sub, 0777), 0);
+  j = NULL;
+  T_FAILS(NULL, vncl_tuning_journal_open(path, &j), VNCL_ERR_IO,
+          "not trusted");
+  assert_null(j);
+  assert_int_not_equal(access(path, F_OK), 0);
+  assert_int_equal(chmod(sub, 0700), 0);
+  umask(old_mask);
+  T_FAILS(NULL, vncl_tuning_journal_open(NULL, &j), VNCL_ERR_INVALID_ARG,
+          "path is NULL");
+  T_FAILS(NULL, vncl_tuning_journal_open(path, NULL), VNCL_ERR_INVALID_ARG,
+          "out is NULL");
+  T_FAILS(NULL, vncl_tuning_journal_open("/tmp/", &j), VNCL_ERR_INVALID_ARG,
+          "names no file");
+  assert_int_equal(vncl_tuning_journal_count(NULL), 0);
+  assert_string_equal(vncl_tuning_journal_note(NULL), "");
+  vncl_tuning_journal_close(NULL, 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tables),
@@ -484,6 +554,7 @@ int main(void) {
       cmocka_unit_test(test_set_per_context),
       cmocka_unit_test(test_check),
       cmocka_unit_test(test_clblast),
+      cmocka_unit_test(test_journal),
       cmocka_unit_test(test_measure),
       cmocka_unit_test(test_database),
   };
