@@ -84,10 +84,8 @@ $(B)/libvncl.so: $(B)/libvncl.so.$(VERSION)
 # bench` (bench/): applications over include/ only. vncl-bench links the
 # peers; vncl links only what the library needs (make checkldd).
 TOOL_CFLAGS = $(CFLAGS_BASE) -Itools
-# TODO(issue 16, step 4): the autotuner and doctor's tuning line still read
-# lib/ internals until include/vncl_tuning.h lands (helper P1).
-$(B)/obj/tools/cmd_autotune.o $(B)/obj/tools/cmd_doctor.o: \
-  TOOL_CFLAGS += -Ilib
+# TODO(issue 16, step 4): doctor's tuning line still reads lib/ internals.
+$(B)/obj/tools/cmd_doctor.o: TOOL_CFLAGS += -Ilib
 
 $(B)/obj/tools/%.o: tools/%.c $(TOOL_HDRS) $(HDRS)
 	@mkdir -p $(@D)
@@ -115,10 +113,13 @@ $(B)/test/%: test/%.c $(TEST_COMMON) test/common.h $(B)/libvncl.a $(HDRS)
 	$(CC) $(INTERNAL_CFLAGS) -Itest -o $@ $< $(TEST_EXTRA) $(TEST_COMMON) \
 	  $(B)/libvncl.a $(TEST_LIBS)
 
-# test_tuning checks `vncl autotune --show`, a report of tools/ over the
-# public API.
-$(B)/test/test_tuning: TEST_EXTRA = tools/tuning_show.c
-$(B)/test/test_tuning: tools/tuning_show.c tools/tuning_show.h
+# test_tuning checks `vncl autotune` (tools/autotune/: the search, its
+# worker and runner, over the public API) and `--show`, a report of tools/
+# over the public API.
+AUTOTUNE_SRC := $(sort $(wildcard tools/autotune/*.c))
+$(B)/test/test_tuning: TEST_EXTRA = tools/tuning_show.c $(AUTOTUNE_SRC)
+$(B)/test/test_tuning: tools/tuning_show.c tools/tuning_show.h \
+  $(AUTOTUNE_SRC) tools/autotune/autotune.h
 
 # Fake vendor telemetry libraries (NVML, ROCm SMI, Level Zero) that
 # test_telemetry loads through VNCL_*_LIBRARY; plain shared objects, linked

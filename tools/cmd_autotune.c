@@ -1,19 +1,18 @@
 /* vncl autotune [--device SEL] [--quick] [--budget S] [--out FILE] [--show]
  *               [--kernel gemm,ops,...] [--dtype f32,f64,...]
  * Tunes GEMM and the tensor-op kernels for a device and writes the tuning
- * database the library reads (lib/autotune.c, lib/tuning_db.c); --show
- * prints what the library uses and where it came from. `--worker` (hidden)
- * is the child process that measures candidates. */
+ * database the library reads (the autotuner: tools/autotune/, over
+ * include/vncl_tuning.h); --show prints what the library uses and where it
+ * came from. `--worker` (hidden) is the child process that measures
+ * candidates. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "autotune/autotune.h"
 #include "cli.h"
 #include "tuning_show.h"
-#include "runtime/runtime.h"
-#include "ops/ops.h"
-#include "autotune/autotune.h"
 
 /* Every item of a comma list is one of the names in ok (NULL-ended) or,
  * when families is set, a tensor-op family. */
@@ -25,9 +24,10 @@ static bool list_ok(const char *list, const char *const *ok, bool families,
     bool found = false;
     for (int i = 0; ok[i] && !found; i++)
       found = strlen(ok[i]) == l && !strncmp(ok[i], p, l);
-    for (int f = 0; families && f < VNCL__OPS_FAMILIES && !found; f++) {
-      const char *n = vncl__ops_space(f)->family;
-      found = strlen(n) == l && !strncmp(n, p, l);
+    for (int f = 0; families && f < vncl_tuning_family_count() && !found;
+         f++) {
+      const char *n = vncl_tuning_family_name(f);
+      found = strcmp(n, "gemm") && strlen(n) == l && !strncmp(n, p, l);
     }
     if (!found) {
       snprintf(bad, cap, "%.*s", (int)l, p);
@@ -59,13 +59,13 @@ static void usage(FILE *f) {
 }
 
 int cmd_autotune(int argc, char **argv) {
-  vncl__autotune_opts o;
+  autotune_opts o;
   memset(&o, 0, sizeof o);
   bool show = false;
   for (int i = 1; i < argc; i++) {
     const char *v = NULL;
     if (!strcmp(argv[i], "--worker")) {
-      return vncl__autotune_worker_main();
+      return autotune_worker_main();
     } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       usage(stdout);
       return 0;
@@ -140,5 +140,5 @@ int cmd_autotune(int argc, char **argv) {
     return 0;
   }
   o.progress_tty = isatty(2);
-  return vncl__autotune_run(&o);
+  return autotune_run(&o);
 }
