@@ -50,6 +50,7 @@ typedef struct session {
   int cand_done;  /* evaluations of this job so far */
   int cand_total; /* those and the ones planned next: never below
                    * cand_done, and equal to it when the job ends */
+  int shown_total; /* the total the last progress output showed */
   double best_rate;
   double job_start, job_budget;
   bool stopped;
@@ -63,25 +64,33 @@ static void on_sigint(int sig) {
 
 /* ---- progress ------------------------------------------------------------ */
 
+static const char *unit_of(const session *s) {
+  return strncmp(s->label, "gemm", 4) && strncmp(s->label, "clblast", 7)
+             ? "GB/s"
+             : "GFLOP/s";
+}
+
+static void draw_bar(const session *s, double eta) {
+  int w = 24, fill = s->cand_total ? w * s->cand_done / s->cand_total : 0;
+  if (fill > w) fill = w;
+  char bar[32];
+  for (int i = 0; i < w; i++) bar[i] = i < fill ? '#' : '.';
+  bar[w] = '\0';
+  fprintf(stderr, "\r\033[K%-28s [%s] %d/%d best %.1f %s ETA %d:%02d",
+          s->label, bar, s->cand_done, s->cand_total, s->best_rate,
+          unit_of(s), (int)eta / 60, (int)eta % 60);
+}
+
 static void progress(session *s, const char *key, const cJSON *ans) {
   double el = tune_now() - s->t_start;
   double eta = s->budget - el;
   if (eta < 0) eta = 0;
   bool ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ans, "ok"));
   const cJSON *rate = cJSON_GetObjectItemCaseSensitive(ans, "rate");
-  const char *unit = strncmp(s->label, "gemm", 4) &&
-                             strncmp(s->label, "clblast", 7)
-                         ? "GB/s"
-                         : "GFLOP/s";
+  const char *unit = unit_of(s);
+  s->shown_total = s->cand_total;
   if (s->o->progress_tty) {
-    int w = 24, fill = s->cand_total ? w * s->cand_done / s->cand_total : 0;
-    if (fill > w) fill = w;
-    char bar[32];
-    for (int i = 0; i < w; i++) bar[i] = i < fill ? '#' : '.';
-    bar[w] = '\0';
-    fprintf(stderr, "\r\033[K%-28s [%s] %d/%d best %.1f %s ETA %d:%02d",
-            s->label, bar, s->cand_done, s->cand_total, s->best_rate, unit,
-            (int)eta / 60, (int)eta % 60);
+    draw_bar(s, eta);
   } else {
     const cJSON *why = cJSON_GetObjectItemCaseSensitive(ans, "why");
     const char *bar = strrchr(key, '|');
@@ -524,6 +533,7 @@ static void job_begin(session *s, job *j) {
   s->label = j->label;
   s->cand_done = 0;
   s->cand_total = 0;
+  s->shown_total = 0;
   /* The baseline; the search and the confirmation plan their own. */
   plan(s, 1 + (getenv("VNCL_TUNE_TEST_FAULTS") ? 2 : 0));
   s->best_rate = 0;
@@ -534,7 +544,20 @@ static void job_begin(session *s, job *j) {
   if (getenv("VNCL_TUNE_TEST_FAULTS")) eval_test_faults(s, j);
 }
 
+/* What was planned and not run (budget, stop) leaves the total; when the
+ * last output showed more, the job's count is shown once more, true. */
 static void job_end(session *s) {
+  plan_done(s);
+  if (s->cand_done && s->cand_total != s->shown_total) {
+    double eta = s->budget - (tune_now() - s->t_start);
+    if (s->o->progress_tty)
+      draw_bar(s, eta > 0 ? eta : 0);
+    else
+      fprintf(stderr, "autotune: %s %d/%d: the job ends (best %.1f %s)\n",
+              s->label, s->cand_done, s->cand_total, s->best_rate,
+              unit_of(s));
+    s->shown_total = s->cand_total;
+  }
   if (s->o->progress_tty) fprintf(stderr, "\n");
 }
 
