@@ -120,6 +120,9 @@ AUTOTUNE_SRC := $(sort $(wildcard tools/autotune/*.c))
 $(B)/test/test_tuning: TEST_EXTRA = tools/tuning_show.c $(AUTOTUNE_SRC)
 $(B)/test/test_tuning: tools/tuning_show.c tools/tuning_show.h \
   $(AUTOTUNE_SRC) tools/autotune/autotune.h
+# test_trust checks that `vncl autotune` refuses a folder others may write.
+$(B)/test/test_trust: TEST_EXTRA = $(AUTOTUNE_SRC)
+$(B)/test/test_trust: $(AUTOTUNE_SRC) tools/autotune/autotune.h
 
 # Fake vendor telemetry libraries (NVML, ROCm SMI, Level Zero) that
 # test_telemetry loads through VNCL_*_LIBRARY; plain shared objects, linked

@@ -133,8 +133,8 @@ vncl_status vncl_tuning_journal_open(const char *path,
     journal_free(j);
     if (t.state == VNCL__TRUST_BROKEN)
       return vncl__fail(NULL, VNCL_ERR_IO,
-                        "%s: the folder of %s is not trusted: %s%s%s", fn,
-                        path, t.why, t.fix[0] ? "; fix: " : "", t.fix);
+                        "%s: the database folder is not trusted: %s%s%s", fn,
+                        t.why, t.fix[0] ? "; fix: " : "", t.fix);
     return vncl__fail(NULL, VNCL_ERR_IO, "%s: cannot use the folder of %s: %s",
                       fn, path, t.why);
   }

@@ -788,8 +788,10 @@ int autotune_run(autotune_opts *o) {
   /* OUT's folder: made (0700) when missing, then used only when trusted;
    * the partial file read back only when trusted. */
   if (vncl_tuning_journal_open(s.partial_path, &s.partial)) {
+    /* The library's message without its "function: " prefix. */
+    const char *m = vncl_errmsg(NULL), *c = strstr(m, ": ");
     fprintf(stderr, "autotune: %s\nautotune: write the database to a folder "
-            "of your own (--out FILE)\n", vncl_errmsg(NULL));
+            "of your own (--out FILE)\n", c ? c + 2 : m);
     return 1;
   }
   vncl_options opts;
