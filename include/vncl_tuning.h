@@ -4,8 +4,10 @@
  * The parameters vncl's kernels run with, by kernel family: which
  * tunables a family has and their candidates (from the family's table),
  * the set in force on a context for a (family, dtype, shape class) and
- * where it came from, installing a set on one context, timing one
- * candidate, and the tuning database (load, merge, save). docs/tuning.md
+ * where it came from, installing a set on one context, checking whether a
+ * candidate fits the device, timing one candidate, the tuning database
+ * (load, merge, save) and a journal of measurements beside it (what
+ * `vncl autotune`, a tool over this header alone, resumes from). docs/tuning.md
  * describes the tables, the device rows and the precedence.
  *
  * Families: "gemm" (its dtype picks the accumulation class: f64 one set,
@@ -20,8 +22,9 @@
  *    rules refuse, each with a message (vncl_errmsg(ctx), or
  *    vncl_errmsg(NULL) where no context is given) naming the problem. On
  *    error no output is written and nothing is installed.
- *  - Threads: every function is thread-safe; a vncl_tuning_db is not: one
- *    thread at a time per database.
+ *  - Threads: every function is thread-safe; a vncl_tuning_db and a
+ *    vncl_tuning_journal are not: one thread at a time per database or
+ *    journal.
  */
 #ifndef VNCL_TUNING_H
 #define VNCL_TUNING_H
