@@ -88,10 +88,6 @@ $(B)/libvncl.so: $(B)/libvncl.so.$(VERSION)
 # bench` (bench/): applications over include/ only. vncl-bench links the
 # peers; vncl links only what the library needs (make checkldd).
 TOOL_CFLAGS = $(CFLAGS_BASE) -Itools
-# TODO(issue 16, step 4): `vncl autotune` still runs the engine of
-# lib/autotune/ through its internal header until it moves to tools/ over
-# include/vncl_tuning.h (helper P1).
-$(B)/app/tools/cmd_autotune.o: TOOL_CFLAGS += -Ilib
 
 $(B)/app/tools/%.o: tools/%.c $(TOOL_HDRS) $(HDRS)
 	@mkdir -p $(@D)
@@ -125,10 +121,16 @@ $(B)/test/%: test/%.c $(TEST_COMMON) test/common.h test/common_ref.h \
 	$(CC) $(INTERNAL_CFLAGS) -Itest -I$(B)/test -o $@ $< $(TEST_EXTRA) \
 	  $(TEST_COMMON) $(B)/libvncl.a $(TEST_LIBS)
 
-# test_tuning checks `vncl autotune --show`, a report of tools/ over the
-# public API.
-$(B)/test/test_tuning: TEST_EXTRA = tools/tuning_show.c
-$(B)/test/test_tuning: tools/tuning_show.c tools/tuning_show.h
+# test_tuning checks `vncl autotune` (tools/autotune/: the search, its
+# worker and runner, over the public API) and `--show`, a report of tools/
+# over the public API.
+AUTOTUNE_SRC := $(sort $(wildcard tools/autotune/*.c))
+$(B)/test/test_tuning: TEST_EXTRA = tools/tuning_show.c $(AUTOTUNE_SRC)
+$(B)/test/test_tuning: tools/tuning_show.c tools/tuning_show.h \
+  $(AUTOTUNE_SRC) tools/autotune/autotune.h
+# test_trust checks that `vncl autotune` refuses a folder others may write.
+$(B)/test/test_trust: TEST_EXTRA = $(AUTOTUNE_SRC)
+$(B)/test/test_trust: $(AUTOTUNE_SRC) tools/autotune/autotune.h
 
 # The environment variables the sources read (scripts/env-names.sh), for
 # test_cli's check that `vncl --help` lists each one; and the commands it

@@ -4,8 +4,10 @@
  * The parameters vncl's kernels run with, by kernel family: which
  * tunables a family has and their candidates (from the family's table),
  * the set in force on a context for a (family, dtype, shape class) and
- * where it came from, installing a set on one context, timing one
- * candidate, and the tuning database (load, merge, save). docs/tuning.md
+ * where it came from, installing a set on one context, checking whether a
+ * candidate fits the device, timing one candidate, the tuning database
+ * (load, merge, save) and a journal of measurements beside it (what
+ * `vncl autotune`, a tool over this header alone, resumes from). docs/tuning.md
  * describes the tables, the device rows and the precedence.
  *
  * Families: "gemm" (its dtype picks the accumulation class: f64 one set,
@@ -20,8 +22,9 @@
  *    rules refuse, each with a message (vncl_errmsg(ctx), or
  *    vncl_errmsg(NULL) where no context is given) naming the problem. On
  *    error no output is written and nothing is installed.
- *  - Threads: every function is thread-safe; a vncl_tuning_db is not: one
- *    thread at a time per database.
+ *  - Threads: every function is thread-safe; a vncl_tuning_db and a
+ *    vncl_tuning_journal are not: one thread at a time per database or
+ *    journal.
  */
 #ifndef VNCL_TUNING_H
 #define VNCL_TUNING_H
@@ -119,12 +122,38 @@ VNCL_API vncl_status vncl_tuning_value(const vncl_tuning_params *p,
 /* Installs p on ctx for (family, dtype, shape class): ctx's calls run with
  * it, other contexts keep theirs. p lies over the set in force, so it may
  * name only some tunables; p NULL withdraws an installed set (the database
- * entry or built-in row applies again). Errors: VNCL_ERR_INVALID_ARG
- * (unknown name, a value outside its range, a set the kernels' rules or the
- * device's limits refuse: the message names the rule). */
+ * entry or built-in row applies again). Family "clblast" installs CLBlast's
+ * Xgemm parameters (p over CLBlast's table defaults) for ctx's device and
+ * dtype's precision (f64, else f32), the shape class unused: CLBlast keeps
+ * them per device for the rest of the process, in every context, and they
+ * cannot be withdrawn (p NULL: VNCL_ERR_UNSUPPORTED); gemm sets whose
+ * backend is CLBlast (backend 1) then run with them. Errors:
+ * VNCL_ERR_INVALID_ARG (unknown name, a value outside its range, a set the
+ * kernels' rules or the device's limits refuse: the message names the
+ * rule), VNCL_ERR_UNSUPPORTED (CLBlast refused the parameters). */
 VNCL_API vncl_status vncl_tuning_set(vncl_context *ctx, const char *family,
                                      vncl_dtype dtype, const char *shape_class,
                                      const vncl_tuning_params *p);
+
+/* Whether candidate p (laid over the set in force for (family, dtype,
+ * shape class); for "clblast", over CLBlast's table defaults) would build
+ * and fit ctx's device: the kernels' divisibility rules, the device's
+ * work-group limit and (where the device row asks) its preferred multiple,
+ * local memory, and for GEMM the register heuristic of the row's VREGS
+ * (docs/tuning.md). For "gemm" the kernels checked are those that read the
+ * tunables p names (gemm_direct, the packed kernel FAST selects), both
+ * when p names only host tunables. Besides the families of
+ * vncl_tuning_family_name, family may be "clblast": CLBlast's Xgemm
+ * parameters (GEMM's dtypes; vncl_tuning_tunable lists them too). Installs
+ * nothing. Returns VNCL_OK when the set fits; VNCL_ERR_UNSUPPORTED when it
+ * does not, the reason (the rule) then in why (up to cap bytes, why may be
+ * NULL) and in vncl_errmsg(ctx). Errors: VNCL_ERR_INVALID_ARG (as
+ * vncl_tuning_set; why non-NULL with cap 0; why is then untouched). */
+VNCL_API vncl_status vncl_tuning_check(vncl_context *ctx, const char *family,
+                                       vncl_dtype dtype,
+                                       const char *shape_class,
+                                       const vncl_tuning_params *p, char *why,
+                                       size_t cap);
 
 /* Times one candidate: a GEMM C = A B of random f32/f64 inputs (m x k times
  * k x n, dtype f32, f64, f16 or bf16) under candidate p (laid over the set
@@ -168,8 +197,13 @@ VNCL_API vncl_status vncl_tuning_db_merge(vncl_tuning_db *into,
 /* Adds (or replaces) the entry for ctx's device and (family, dtype, shape
  * class) holding p (every tunable p names, checked against the family's
  * names and ranges), with the measured rate (GFLOP/s for GEMM, GB/s for
- * ops; 0 when unknown). Errors: VNCL_ERR_INVALID_ARG (as vncl_tuning_set,
- * without the device check), _OUT_OF_MEMORY. */
+ * ops; 0 when unknown). Family "clblast": CLBlast's Xgemm parameters (p
+ * over its table defaults, checked against ctx's device) join the gemm
+ * entry of (dtype, class) for ctx's device, which must be in db already
+ * (put it first); they apply when that entry's backend is CLBlast; a rate
+ * above 0 replaces the entry's. Errors: VNCL_ERR_INVALID_ARG (as
+ * vncl_tuning_set, without the device check for the vncl families; no gemm
+ * entry for "clblast"), _OUT_OF_MEMORY. */
 VNCL_API vncl_status vncl_tuning_db_put(vncl_tuning_db *db, vncl_context *ctx,
                                         const char *family, vncl_dtype dtype,
                                         const char *shape_class,
@@ -180,6 +214,38 @@ VNCL_API vncl_status vncl_tuning_db_put(vncl_tuning_db *db, vncl_context *ctx,
  * VNCL_ERR_INVALID_ARG, VNCL_ERR_IO (with the reason). */
 VNCL_API vncl_status vncl_tuning_db_save(const vncl_tuning_db *db,
                                          const char *path);
+
+/* ---- a journal of measurements --------------------------------------- */
+
+/* An append-only file of text lines kept next to a tuning database (the
+ * autotuner's OUT.partial: one answer a line, so that an interrupted run
+ * resumes), under the database's trust rules (docs/security.md). */
+typedef struct vncl_tuning_journal vncl_tuning_journal;
+
+/* Opens path for appending (*out; close with vncl_tuning_journal_close).
+ * Its folder is made (0700) when missing and used only when trusted. The
+ * lines already in the file are read first when the file is trusted; one
+ * that is not trusted is not read (vncl_tuning_journal_note says why) but
+ * replaced by a new empty file. The file is 0600 and never reached through
+ * a symbolic link. Errors: VNCL_ERR_INVALID_ARG (NULL argument, a path
+ * that names no file), VNCL_ERR_IO (the folder not trusted or not usable,
+ * the file not writable: the message says why and how to fix it),
+ * VNCL_ERR_OUT_OF_MEMORY. */
+VNCL_API vncl_status vncl_tuning_journal_open(const char *path,
+                                              vncl_tuning_journal **out);
+/* The lines read when it was opened (0 for NULL), and line i without its
+ * newline (NULL out of range); valid until the journal is closed. */
+VNCL_API int vncl_tuning_journal_count(const vncl_tuning_journal *j);
+VNCL_API const char *vncl_tuning_journal_line(const vncl_tuning_journal *j,
+                                              int i);
+/* "" or why the file found at open was not read; never NULL. */
+VNCL_API const char *vncl_tuning_journal_note(const vncl_tuning_journal *j);
+/* Appends one line (which must hold no newline) and flushes it. Errors:
+ * VNCL_ERR_INVALID_ARG (NULL argument, a newline in line), VNCL_ERR_IO. */
+VNCL_API vncl_status vncl_tuning_journal_append(vncl_tuning_journal *j,
+                                                const char *line);
+/* Closes j, removing its file when remove is non-zero; NULL does nothing. */
+VNCL_API void vncl_tuning_journal_close(vncl_tuning_journal *j, int remove);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,7 @@
 # own rank. Reads the symbols of the built objects (nm), so calls count, not
 # only includes (which are checked as well). The order (docs/architecture.md):
 #   runtime < transfer, telemetry < tuning < gemm, ops, fft < group, api
-#   < autotune
+# (the autotuner is an application in tools/autotune/, over include/ only)
 # Known debts are listed in scripts/layer-debts.txt, one "FROM TO SYMBOL"
 # a line, each with the step of issue 16 that removes it; anything else
 # fails, and so does a listed debt that no longer exists (remove the line).
@@ -20,7 +20,6 @@ rank() {
     tuning) echo 2 ;;
     gemm|ops|fft) echo 3 ;;
     group|api) echo 4 ;;
-    autotune) echo 5 ;;
     *) echo "check-layers: unknown layer '$1' (add it to the order)" >&2; exit 2 ;;
   esac
 }

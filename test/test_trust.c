@@ -29,7 +29,8 @@
 /* Internal headers on purpose: reads the binary cache's and the tuning
  * database's state on the context, and the cache's counters. */
 #include "runtime/runtime.h"
-#include "autotune/autotune.h" /* with gemm, ops and tuning */
+#include "../tools/autotune/autotune.h"
+#include "api/tuning_check.h" /* with gemm, ops and tuning */
 
 static char self_path[1024];
 
@@ -589,13 +590,13 @@ static void test_autotune_untrusted_folder(void **st) {
   fmt(loose, sizeof loose, "%s/shared", dir);
   mkdir_mode(loose, 0777);
   fmt(out, sizeof out, "%s/tuning.json", loose);
-  vncl__autotune_opts o;
+  autotune_opts o;
   memset(&o, 0, sizeof o);
   o.out = out;
   o.quick = true;
   o.kernels = "transpose";
   cap_begin(loose);
-  int rc = vncl__autotune_run(&o);
+  int rc = autotune_run(&o);
   char *log = cap_end();
   assert_int_equal(rc, 1);
   expect_in(log, "autotune: the database folder is not trusted");

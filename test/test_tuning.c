@@ -12,9 +12,10 @@
 
 #include "common.h"
 
-/* Internal headers on purpose: the tuning database and the autotuner's
- * internals (until include/vncl_tuning.h, issue 16 step 4). */
-#include "autotune/autotune.h"
+/* Internal headers on purpose: the tuning database and the candidate rules
+ * on made-up devices (api/tuning_check.h), and the tool's own autotuner. */
+#include "../tools/autotune/autotune.h"
+#include "api/tuning_check.h"
 #include "../tools/tuning_show.h"
 #include "ops/ops.h"
 
@@ -39,7 +40,7 @@ static vncl__tune_device small_gpu(void) {
   return d;
 }
 
-static int idx_of(const vncl__tspace *s, const char *name, int value) {
+static int idx_of(const tspace *s, const char *name, int value) {
   for (int i = 0; i < s->np; i++)
     if (!strcmp(s->p[i].name, name))
       for (int k = 0; k < s->p[i].n; k++)
@@ -48,10 +49,35 @@ static int idx_of(const vncl__tspace *s, const char *name, int value) {
   return -1;
 }
 
-static void set_idx(const vncl__tspace *s, int *idx, const char *name,
+static void set_idx(const tspace *s, int *idx, const char *name,
                     int value) {
   for (int i = 0; i < s->np; i++)
     if (!strcmp(s->p[i].name, name)) idx[i] = idx_of(s, name, value);
+}
+
+/* Candidate idx of the autotuner's space s over base, on a device that is
+ * not present (the library's rules behind vncl_tuning_check, given a
+ * device description: this test reaches them inside on purpose). */
+static bool valid(const vncl__tune_device *d, const tspace *s, const int *idx,
+                  const vncl__gemm_params *base, int acc, char *why,
+                  size_t cap) {
+  if (s->kind == TS_OPS) {
+    int v[VNCL__OPS_MAX_PARAMS] = {0};
+    for (int i = 0; i < s->np; i++) v[i] = s->p[i].v[idx[i]];
+    for (int f = 0; f < VNCL__OPS_FAMILIES; f++)
+      if (!strcmp(vncl__ops_family_of(f)->kernel, s->family))
+        return vncl__tuning_check_dev(d, vncl__ops_family_of(f), 0, v, 0, why,
+                                      cap);
+    fail_msg("no ops family %s", s->family);
+  }
+  vncl__gemm_params p = *base;
+  for (int i = 0; i < s->np; i++)
+    assert_true(vncl__gemm_param_set_named(&p, s->p[i].name,
+                                           s->p[i].v[idx[i]]));
+  return vncl__tuning_check_dev(
+      d, &vncl__gemm_family, acc, &p,
+      s->kind == TS_GEMM_DIRECT ? VNCL__CHECK_DIRECT : VNCL__CHECK_FAST, why,
+      cap);
 }
 
 static void test_constraints(void **state) {
@@ -64,9 +90,9 @@ static void test_constraints(void **state) {
   assert_true(vncl__gemm_params_builtin(&d.info, d.native_float_width,
                                         VNCL__GEMM_ACC32,
                                         VNCL__GEMM_SHAPE_SQUARE, false, &base));
-  const vncl__tspace *sp = vncl__tspace_gemm(base.fast, false);
+  const tspace *sp = tspace_gemm(tspace_fast_kernel(base.fast), false);
   assert_string_equal(sp->name, "gemm_packed_local");
-  int idx[VNCL__TS_MAX_PARAMS] = {0};
+  int idx[TS_MAX_PARAMS] = {0};
   /* 32 x 32 tile, 8 x 8 = 64 items, 4-wide: 8 KiB of local memory with
    * KWG 32: over the fake device's 4 KiB. */
   set_idx(sp, idx, "MWG", 32);
@@ -79,23 +105,23 @@ static void test_constraints(void **state) {
   set_idx(sp, idx, "KWI", 2);
   set_idx(sp, idx, "SA", 1);
   set_idx(sp, idx, "SB", 1);
-  assert_false(vncl__tspace_valid(&d, sp, idx, &base, 0, why, sizeof why));
+  assert_false(valid(&d, sp, idx, &base, 0, why, sizeof why));
   assert_non_null(strstr(why, "local memory"));
   set_idx(sp, idx, "KWG", 8); /* 2 KiB: fits */
-  assert_true(vncl__tspace_valid(&d, sp, idx, &base, 0, why, sizeof why));
+  assert_true(valid(&d, sp, idx, &base, 0, why, sizeof why));
   set_idx(sp, idx, "MDIMC", 16); /* 128 items: above the maximum 64 */
   set_idx(sp, idx, "VWM", 2);
-  assert_false(vncl__tspace_valid(&d, sp, idx, &base, 0, why, sizeof why));
+  assert_false(valid(&d, sp, idx, &base, 0, why, sizeof why));
   assert_non_null(strstr(why, "work-items"));
   d.info.max_work_group_size = 1024;
   d.info.preferred_work_group_multiple = 48; /* 128 is not a multiple */
-  assert_false(vncl__tspace_valid(&d, sp, idx, &base, 0, why, sizeof why));
+  assert_false(valid(&d, sp, idx, &base, 0, why, sizeof why));
   assert_non_null(strstr(why, "multiple"));
   d.info.preferred_work_group_multiple = 32;
-  assert_true(vncl__tspace_valid(&d, sp, idx, &base, 0, why, sizeof why));
+  assert_true(valid(&d, sp, idx, &base, 0, why, sizeof why));
   set_idx(sp, idx, "MWG", 64); /* 64 % (16 * 8) != 0 */
   set_idx(sp, idx, "VWM", 8);
-  assert_false(vncl__tspace_valid(&d, sp, idx, &base, 0, why, sizeof why));
+  assert_false(valid(&d, sp, idx, &base, 0, why, sizeof why));
 
   /* CPU: the register-pressure heuristic (16 ymm registers of 8 floats). */
   vncl__tune_device c;
@@ -108,40 +134,40 @@ static void test_constraints(void **state) {
   assert_true(vncl__gemm_params_builtin(&c.info, c.native_float_width,
                                         VNCL__GEMM_ACC32,
                                         VNCL__GEMM_SHAPE_SQUARE, false, &cb));
-  const vncl__tspace *cs = vncl__tspace_gemm(cb.fast, false);
+  const tspace *cs = tspace_gemm(tspace_fast_kernel(cb.fast), false);
   assert_string_equal(cs->name, "gemm_packed_cpu");
-  int ci[VNCL__TS_MAX_PARAMS] = {0};
+  int ci[TS_MAX_PARAMS] = {0};
   set_idx(cs, ci, "MR", 6);
   set_idx(cs, ci, "NR", 16);
   set_idx(cs, ci, "VW", 8);
   set_idx(cs, ci, "MB", 48);
   set_idx(cs, ci, "NB", 64);
   set_idx(cs, ci, "KU", 4);
-  assert_true(vncl__tspace_valid(&c, cs, ci, &cb, 0, why, sizeof why));
+  assert_true(valid(&c, cs, ci, &cb, 0, why, sizeof why));
   set_idx(cs, ci, "NR", 64); /* 6 x 64 / 8 = 48 accumulators > 16 */
-  assert_false(vncl__tspace_valid(&c, cs, ci, &cb, 0, why, sizeof why));
+  assert_false(valid(&c, cs, ci, &cb, 0, why, sizeof why));
   assert_non_null(strstr(why, "registers"));
   c.native_float_width = 16; /* AVX-512: 6 x 64 fits 32 zmm */
   assert_true(vncl__gemm_params_builtin(&c.info, c.native_float_width,
                                         VNCL__GEMM_ACC32,
                                         VNCL__GEMM_SHAPE_SQUARE, false, &cb));
-  assert_true(vncl__tspace_valid(&c, cs, ci, &cb, 0, why, sizeof why));
+  assert_true(valid(&c, cs, ci, &cb, 0, why, sizeof why));
   set_idx(cs, ci, "MB", 28); /* MB % MR */
-  assert_false(vncl__tspace_valid(&c, cs, ci, &cb, 0, why, sizeof why));
+  assert_false(valid(&c, cs, ci, &cb, 0, why, sizeof why));
 
   /* Ops: a 64 x 64 transpose tile needs 33 KiB of local memory. */
-  vncl__tspace ts;
-  vncl__tspace_from_ops(VNCL__OPS_TRANSPOSE, false, &ts);
-  int ti[VNCL__TS_MAX_PARAMS] = {0};
+  tspace ts;
+  assert_true(tspace_from_ops("transpose", false, &ts));
+  int ti[TS_MAX_PARAMS] = {0};
   set_idx(&ts, ti, "TILE", 64);
   set_idx(&ts, ti, "WGY", 1);
   d = small_gpu();
-  assert_false(vncl__tspace_valid(&d, &ts, ti, NULL, 0, why, sizeof why));
+  assert_false(valid(&d, &ts, ti, NULL, 0, why, sizeof why));
   set_idx(&ts, ti, "TILE", 16);
   set_idx(&ts, ti, "WGY", 2); /* 32 items: fits */
-  assert_true(vncl__tspace_valid(&d, &ts, ti, NULL, 0, why, sizeof why));
+  assert_true(valid(&d, &ts, ti, NULL, 0, why, sizeof why));
   set_idx(&ts, ti, "WGY", 16); /* 256 items */
-  assert_false(vncl__tspace_valid(&d, &ts, ti, NULL, 0, why, sizeof why));
+  assert_false(valid(&d, &ts, ti, NULL, 0, why, sizeof why));
 }
 
 static void fill_entry(vncl__tune_entry *e, const char *vendor,
@@ -412,10 +438,10 @@ static void test_crash_isolation(void **state) {
   (void)state;
   setenv("VNCL_TUNE_TEST_FAULTS", "1", 1);
   setenv("VNCL_TUNING_DB", "/nonexistent/none.json", 1);
-  vncl__tune_runner *r = vncl__tune_runner_new(worker_argv, 4);
+  tune_runner *r = tune_runner_new(worker_argv, 4);
   assert_non_null(r);
   cJSON *req = cJSON_Parse("{\"kind\":\"ops\",\"test\":\"abort\"}");
-  cJSON *ans = vncl__tune_runner_eval(r, req);
+  cJSON *ans = tune_runner_eval(r, req);
   assert_false(cJSON_IsTrue(cJSON_GetObjectItem(ans, "ok")));
   assert_non_null(strstr(cJSON_GetObjectItem(ans, "why")->valuestring,
                          "crashed (signal 6)"));
@@ -423,7 +449,7 @@ static void test_crash_isolation(void **state) {
   cJSON_Delete(req);
   double t0 = vncl__now();
   req = cJSON_Parse("{\"kind\":\"ops\",\"test\":\"hang\"}");
-  ans = vncl__tune_runner_eval(r, req);
+  ans = tune_runner_eval(r, req);
   assert_false(cJSON_IsTrue(cJSON_GetObjectItem(ans, "ok")));
   assert_non_null(strstr(cJSON_GetObjectItem(ans, "why")->valuestring,
                          "timed out"));
@@ -432,12 +458,12 @@ static void test_crash_isolation(void **state) {
   cJSON_Delete(req);
   /* A wrong request is rejected by the worker, which lives on. */
   req = cJSON_Parse("{\"kind\":\"ops\",\"family\":99,\"values\":[]}");
-  ans = vncl__tune_runner_eval(r, req);
+  ans = tune_runner_eval(r, req);
   assert_false(cJSON_IsTrue(cJSON_GetObjectItem(ans, "ok")));
   assert_null(cJSON_GetObjectItem(ans, "isolated"));
   cJSON_Delete(ans);
   cJSON_Delete(req);
-  vncl__tune_runner_free(r);
+  tune_runner_free(r);
   unsetenv("VNCL_TUNE_TEST_FAULTS");
   unsetenv("VNCL_TUNING_DB");
 }
@@ -472,7 +498,7 @@ static void test_resume(void **state) {
   snprintf(out, sizeof out, "%s/db/tuning.json", dir);
   snprintf(part, sizeof part, "%s.partial", out);
   setenv("VNCL_TUNE_TEST_FAULTS", "1", 1);
-  vncl__autotune_opts o;
+  autotune_opts o;
   memset(&o, 0, sizeof o);
   o.out = out;
   o.quick = true;
@@ -483,7 +509,7 @@ static void test_resume(void **state) {
   o.max_candidates = 1;
   o.stop_after = 2;
   mode_t old_mask = umask(0);
-  assert_int_equal(vncl__autotune_run(&o), 3);
+  assert_int_equal(autotune_run(&o), 3);
   assert_int_equal(o.evaluated, 2);
   assert_int_equal(o.failed, 2); /* abort and hang */
   assert_int_equal(access(part, R_OK), 0);
@@ -498,7 +524,7 @@ static void test_resume(void **state) {
   char *saved = slurp(part, &plen);
   assert_int_equal(chmod(part, 0666), 0);
   o.stop_after = 1;
-  assert_int_equal(vncl__autotune_run(&o), 3);
+  assert_int_equal(autotune_run(&o), 3);
   assert_int_equal(o.reused, 0);
   assert_int_equal(o.evaluated, 1);
   assert_int_equal(mode_of(part), 0600); /* a new file in its place */
@@ -509,7 +535,7 @@ static void test_resume(void **state) {
   free(saved);
 
   o.stop_after = 0;
-  assert_int_equal(vncl__autotune_run(&o), 0);
+  assert_int_equal(autotune_run(&o), 0);
   assert_int_equal(o.reused, 2);
   assert_true(o.evaluated >= 1); /* the defaults, then one candidate */
   assert_int_not_equal(access(part, R_OK), 0);
@@ -525,6 +551,84 @@ static void test_resume(void **state) {
   vncl__tuning_db_free(&db);
   unsetenv("VNCL_TUNE_TEST_FAULTS");
   t_rmtree(dir);
+}
+
+/* The progress count is true: in every job each line's count is one past
+ * the last, never past its total, and the job's last line has count ==
+ * total (the candidates really run; "12/11" was the old count past its
+ * total). Twice: with room for the search, the climb and the confirmation,
+ * and with a budget that cuts the search short (where it cuts depends on
+ * the machine's speed; the count must be true wherever). */
+static void progress_run(double budget, bool faults) {
+  char dir[512], out[600], log[600];
+  t_tmpdir(dir, sizeof dir);
+  snprintf(out, sizeof out, "%s/tuning.json", dir);
+  snprintf(log, sizeof log, "%s/stderr.txt", dir);
+  if (faults) setenv("VNCL_TUNE_TEST_FAULTS", "1", 1); /* two failures */
+  autotune_opts o;
+  memset(&o, 0, sizeof o);
+  o.out = out;
+  o.quick = true;
+  o.kernels = "transpose,cast";
+  o.budget = budget;
+  o.timeout = 8;
+  o.worker_argv = worker_argv;
+  /* No cap: the random samples, the climb and the confirmation (when a
+   * candidate wins) run as the budget allows, each adding to the plan. */
+  o.max_candidates = 0;
+  fflush(stderr);
+  int saved = dup(2);
+  assert_true(saved >= 0);
+  FILE *lf = fopen(log, "w");
+  assert_non_null(lf);
+  assert_true(dup2(fileno(lf), 2) >= 0);
+  int rc = autotune_run(&o);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  fclose(lf);
+  unsetenv("VNCL_TUNE_TEST_FAULTS");
+  assert_int_equal(rc, 0);
+  FILE *f = fopen(log, "r");
+  assert_non_null(f);
+  char line[2048];
+  const char *jobs[] = {"transpose", "cast"};
+  int lines = 0, evals = 0;
+  for (int jb = 0; jb < 2; jb++) {
+    rewind(f);
+    char pre[64];
+    snprintf(pre, sizeof pre, "autotune: %s %%d/%%d", jobs[jb]);
+    int last_done = 0, last_total = 0, n = 0;
+    while (fgets(line, sizeof line, f)) {
+      int d = -1, t = -1;
+      if (sscanf(line, pre, &d, &t) != 2) continue;
+      bool final = strstr(line, ": the job ends") != NULL;
+      if (final) {
+        assert_int_equal(d, last_done); /* the count again, trimmed */
+      } else {
+        assert_int_equal(d, last_done + 1);
+        evals++;
+      }
+      assert_true(d <= t);
+      last_done = d;
+      last_total = t;
+      n++;
+    }
+    /* The defaults, and the two test faults. */
+    assert_true(last_done >= (faults ? 3 : 1));
+    assert_int_equal(last_done, last_total);
+    lines += n;
+  }
+  fclose(f);
+  assert_true(lines >= evals);
+  assert_int_equal(evals, o.evaluated + o.reused);
+  t_rmtree(dir);
+}
+
+static void test_progress_count(void **state) {
+  (void)state;
+  progress_run(60, true);
+  progress_run(2, false);
 }
 
 /* Writes a database with one gemm f32 square entry for ctx's device. */
@@ -621,7 +725,7 @@ static void test_two_contexts_two_databases(void **state) {
 int main(int argc, char **argv) {
   if (argc >= 3 && !strcmp(argv[1], "autotune") &&
       !strcmp(argv[2], "--worker"))
-    return vncl__autotune_worker_main();
+    return autotune_worker_main();
   t_seed();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_constraints),
@@ -631,6 +735,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_two_contexts_two_databases),
       cmocka_unit_test(test_crash_isolation),
       cmocka_unit_test(test_resume),
+      cmocka_unit_test(test_progress_count),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "common.h"
 
@@ -293,11 +297,264 @@ static void test_database(void **st) {
   vncl_context_destroy(ctx);
 }
 
+/* vncl_tuning_check: the set in force fits; a candidate breaking a
+ * kernel's rule is refused by the rule, on every device; a work-group or
+ * local-memory candidate is refused exactly when the device's limits
+ * (read from the device found) say so; bad input is refused by name and
+ * writes no reason. Nothing is installed. */
+static void test_check(void **st) {
+  (void)st;
+  vncl_context *ctx = ctx_db("/nonexistent/none.json");
+  vncl_device_info info;
+  T_OK(ctx, vncl_context_device_info(ctx, &info));
+  vncl_tuning_params none;
+  memset(&none, 0, sizeof none);
+  char why[256];
+  for (int f = 0; f < vncl_tuning_family_count(); f++) {
+    memset(why, 'x', sizeof why);
+    T_OK(ctx, vncl_tuning_check(ctx, vncl_tuning_family_name(f), VNCL_F32,
+                                NULL, &none, why, sizeof why));
+    assert_int_equal(why[0], 'x'); /* no reason when it fits */
+  }
+  T_OK(ctx, vncl_tuning_check(ctx, "clblast", VNCL_F32, NULL, &none, NULL, 0));
+
+  /* gemm_direct's WGD_M must be a multiple of LDM. */
+  vncl_tuning_params p;
+  memset(&p, 0, sizeof p);
+  snprintf(p.names[0], sizeof p.names[0], "WGD_M");
+  snprintf(p.names[1], sizeof p.names[1], "LDM");
+  p.values[0] = 6;
+  p.values[1] = 4;
+  p.count = 2;
+  memset(why, 'x', sizeof why);
+  T_FAILS(ctx, vncl_tuning_check(ctx, "gemm", VNCL_F32, "square", &p, why,
+                                 sizeof why),
+          VNCL_ERR_UNSUPPORTED, "gemm_direct");
+  assert_non_null(memchr(why, '\0', sizeof why));
+  assert_non_null(strstr(why, "gemm_direct"));
+  /* CLBlast: MWG must be a multiple of MDIMC * VWM (32 vs 16 * 4). */
+  memset(&p, 0, sizeof p);
+  const char *cn[] = {"MWG", "MDIMC", "VWM"};
+  const double cv[] = {32, 16, 4};
+  for (int i = 0; i < 3; i++) {
+    snprintf(p.names[i], sizeof p.names[i], "%s", cn[i]);
+    p.values[i] = cv[i];
+  }
+  p.count = 3;
+  T_FAILS(ctx, vncl_tuning_check(ctx, "clblast", VNCL_F64, NULL, &p, why,
+                                 sizeof why),
+          VNCL_ERR_UNSUPPORTED, "divisibility");
+  assert_int_equal(vncl_tuning_tunable_count("clblast"), 16);
+
+  /* transpose TILE x WGY work-items and TILE x (TILE + 1) 8-byte elements
+   * of local memory, against this device's limits. */
+  static const double tiles[] = {8, 16, 32, 64}, wgys[] = {1, 2, 4, 8, 16};
+  int refused = 0, fitted = 0;
+  for (int a = 0; a < 4; a++)
+    for (int b = 0; b < 5; b++) {
+      size_t wg = (size_t)(tiles[a] * wgys[b]);
+      size_t lb = (size_t)(tiles[a] * (tiles[a] + 1) * 8);
+      if (info.preferred_work_group_multiple > 1 &&
+          wg % info.preferred_work_group_multiple)
+        continue; /* whether the row asks for multiples is the row's */
+      bool fits = wg <= info.max_work_group_size &&
+                  (!info.local_mem_bytes || lb <= info.local_mem_bytes);
+      memset(&p, 0, sizeof p);
+      snprintf(p.names[0], sizeof p.names[0], "TILE");
+      snprintf(p.names[1], sizeof p.names[1], "WGY");
+      p.values[0] = tiles[a];
+      p.values[1] = wgys[b];
+      p.count = 2;
+      vncl_status s = vncl_tuning_check(ctx, "transpose", VNCL_F32, NULL, &p,
+                                        why, sizeof why);
+      if (fits) {
+        if (s) fail_msg("TILE=%g WGY=%g refused: %s", tiles[a], wgys[b], why);
+        fitted++;
+      } else {
+        assert_int_equal(s, VNCL_ERR_UNSUPPORTED);
+        assert_non_null(strstr(vncl_errmsg(ctx), "transpose"));
+        refused++;
+      }
+    }
+  assert_true(fitted > 0);
+  (void)refused; /* 0 on a device whose limits take every candidate */
+
+  /* Bad input: refused by name, why untouched. */
+  memset(why, 'x', sizeof why);
+  T_FAILS(NULL, vncl_tuning_check(NULL, "gemm", VNCL_F32, NULL, &none, why,
+                                  sizeof why),
+          VNCL_ERR_INVALID_ARG, "ctx is NULL");
+  T_FAILS(ctx, vncl_tuning_check(ctx, "nope", VNCL_F32, NULL, &none, why,
+                                 sizeof why),
+          VNCL_ERR_INVALID_ARG, "nope");
+  T_FAILS(ctx, vncl_tuning_check(ctx, "gemm", VNCL_F32, NULL, NULL, why,
+                                 sizeof why),
+          VNCL_ERR_INVALID_ARG, "p is NULL");
+  T_FAILS(ctx, vncl_tuning_check(ctx, "gemm", VNCL_F32, NULL, &none, why, 0),
+          VNCL_ERR_INVALID_ARG, "cap 0");
+  T_FAILS(ctx, vncl_tuning_check(ctx, "gemm", VNCL_I32, NULL, &none, why,
+                                 sizeof why),
+          VNCL_ERR_INVALID_ARG, "i32");
+  T_FAILS(ctx, vncl_tuning_check(ctx, "gemm", VNCL_F32, "round", &none, why,
+                                 sizeof why),
+          VNCL_ERR_INVALID_ARG, "round");
+  vncl_tuning_params bad = one("NOPE", 1);
+  T_FAILS(ctx, vncl_tuning_check(ctx, "transpose", VNCL_F32, NULL, &bad, why,
+                                 sizeof why),
+          VNCL_ERR_INVALID_ARG, "NOPE");
+  bad = one("TILE", 1e9);
+  T_FAILS(ctx, vncl_tuning_check(ctx, "transpose", VNCL_F32, NULL, &bad, why,
+                                 sizeof why),
+          VNCL_ERR_INVALID_ARG, "TILE");
+  for (size_t i = 0; i < sizeof why; i++) assert_int_equal(why[i], 'x');
+  /* Nothing was installed: the set in force is still the built-in one. */
+  vncl_tuning_params got;
+  T_OK(ctx, vncl_tuning_get(ctx, "transpose", VNCL_F32, NULL, &got));
+  assert_int_not_equal(got.source, VNCL_TUNING_SOURCE_USER);
+  T_OK(ctx, vncl_tuning_get(ctx, "gemm", VNCL_F32, "square", &got));
+  assert_int_not_equal(got.source, VNCL_TUNING_SOURCE_USER);
+  vncl_context_destroy(ctx);
+}
+
+/* CLBlast's Xgemm parameters: installed for the device (no withdrawal),
+ * refused when they break its rules, and kept in the database inside the
+ * gemm entry they belong to (which must come first). */
+static void test_clblast(void **st) {
+  (void)st;
+  char path[700];
+  snprintf(path, sizeof path, "%s/clblast.json", dir);
+  vncl_context *ctx = ctx_db("/nonexistent/none.json");
+  vncl_tuning_params none;
+  memset(&none, 0, sizeof none);
+  T_OK(ctx, vncl_tuning_set(ctx, "clblast", VNCL_F32, NULL, &none));
+  T_FAILS(ctx, vncl_tuning_set(ctx, "clblast", VNCL_F32, NULL, NULL),
+          VNCL_ERR_UNSUPPORTED, "withdrawn");
+  vncl_tuning_params bad = one("MWG", 32);
+  bad.values[1] = 16;
+  snprintf(bad.names[1], sizeof bad.names[1], "MDIMC");
+  bad.count = 2; /* 32 is no multiple of MDIMC * VWM = 16 * 4 */
+  T_FAILS(ctx, vncl_tuning_set(ctx, "clblast", VNCL_F32, NULL, &bad),
+          VNCL_ERR_INVALID_ARG, "divisibility");
+  vncl_tuning_params kwg = one("KWG", 16);
+  vncl_tuning_db *db = NULL;
+  T_OK(NULL, vncl_tuning_db_create(&db));
+  T_FAILS(ctx, vncl_tuning_db_put(db, ctx, "clblast", VNCL_F32, "flat", &kwg,
+                                  0),
+          VNCL_ERR_INVALID_ARG, "put the gemm set first");
+  assert_int_equal(vncl_tuning_db_count(db), 0);
+  vncl_tuning_params backend = one("backend", 1);
+  T_OK(ctx, vncl_tuning_db_put(db, ctx, "gemm", VNCL_F32, "flat", &backend, 3));
+  T_FAILS(ctx, vncl_tuning_db_put(db, ctx, "clblast", VNCL_F32, "flat", &bad,
+                                  0),
+          VNCL_ERR_INVALID_ARG, "divisibility");
+  T_OK(ctx, vncl_tuning_db_put(db, ctx, "clblast", VNCL_F32, "flat", &kwg, 7));
+  assert_int_equal(vncl_tuning_db_count(db), 1);
+  T_OK(NULL, vncl_tuning_db_save(db, path));
+  vncl_tuning_db_free(db);
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  static char text[1 << 16];
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  cJSON *root = cJSON_Parse(text);
+  cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "entries"), 0);
+  assert_non_null(e);
+  assert_string_equal(cJSON_GetObjectItem(e, "backend")->valuestring,
+                      "clblast");
+  assert_string_equal(cJSON_GetObjectItem(e, "class")->valuestring, "flat");
+  cJSON *cb = cJSON_GetObjectItem(cJSON_GetObjectItem(e, "params"), "clblast");
+  assert_non_null(cb);
+  assert_int_equal(cJSON_GetArraySize(cb),
+                   vncl_tuning_tunable_count("clblast"));
+  assert_int_equal(cJSON_GetObjectItem(cb, "KWG")->valueint, 16);
+  cJSON_Delete(root);
+  /* The database entry applies on a context that reads it. */
+  vncl_context *c2 = ctx_db(path);
+  vncl_tuning_params got;
+  T_OK(c2, vncl_tuning_get(c2, "gemm", VNCL_F32, "flat", &got));
+  assert_int_equal(got.source, VNCL_TUNING_SOURCE_DATABASE);
+  assert_true(value_of(&got, "backend") == 1);
+  vncl_context_destroy(c2);
+  vncl_context_destroy(ctx);
+}
+
+static unsigned mode_of(const char *path) {
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  return (unsigned)(st.st_mode & 07777);
+}
+
+/* The journal: lines survive a reopen; a file others may write is not
+ * read but replaced; a folder others may write is refused; bad input is
+ * refused by name. */
+static void test_journal(void **st) {
+  (void)st;
+  char sub[700], path[800];
+  snprintf(sub, sizeof sub, "%s/journal", dir);
+  snprintf(path, sizeof path, "%s/tuning.json.partial", sub);
+  mode_t old_mask = umask(0);
+  vncl_tuning_journal *j = NULL;
+  T_OK(NULL, vncl_tuning_journal_open(path, &j));
+  assert_int_equal(mode_of(sub), 0700);
+  assert_int_equal(mode_of(path), 0600);
+  assert_int_equal(vncl_tuning_journal_count(j), 0);
+  char a[64], b[64];
+  snprintf(a, sizeof a, "{\"n\":%u}", (unsigned)(t_rand_u64() & 0xffffffffu));
+  snprintf(b, sizeof b, "line %u", (unsigned)(t_rand_u64() & 0xffffffffu));
+  T_OK(NULL, vncl_tuning_journal_append(j, a));
+  T_OK(NULL, vncl_tuning_journal_append(j, b));
+  T_FAILS(NULL, vncl_tuning_journal_append(j, "two\nlines"),
+          VNCL_ERR_INVALID_ARG, "newline");
+  T_FAILS(NULL, vncl_tuning_journal_append(j, NULL), VNCL_ERR_INVALID_ARG,
+          "line is NULL");
+  vncl_tuning_journal_close(j, 0);
+  j = NULL;
+  T_OK(NULL, vncl_tuning_journal_open(path, &j));
+  assert_int_equal(vncl_tuning_journal_count(j), 2);
+  assert_string_equal(vncl_tuning_journal_line(j, 0), a);
+  assert_string_equal(vncl_tuning_journal_line(j, 1), b);
+  assert_null(vncl_tuning_journal_line(j, 2));
+  assert_null(vncl_tuning_journal_line(j, -1));
+  assert_string_equal(vncl_tuning_journal_note(j), "");
+  vncl_tuning_journal_close(j, 0);
+  /* Loosened: not read, replaced by a new 0600 file. */
+  assert_int_equal(chmod(path, 0666), 0);
+  j = NULL;
+  T_OK(NULL, vncl_tuning_journal_open(path, &j));
+  assert_int_equal(vncl_tuning_journal_count(j), 0);
+  assert_non_null(strstr(vncl_tuning_journal_note(j), "not trusted"));
+  assert_int_equal(mode_of(path), 0600);
+  vncl_tuning_journal_close(j, 1);
+  assert_int_not_equal(access(path, F_OK), 0);
+  /* A folder others may write (not sticky) is refused. */
+  assert_int_equal(chmod(sub, 0777), 0);
+  j = NULL;
+  T_FAILS(NULL, vncl_tuning_journal_open(path, &j), VNCL_ERR_IO,
+          "not trusted");
+  assert_null(j);
+  assert_int_not_equal(access(path, F_OK), 0);
+  assert_int_equal(chmod(sub, 0700), 0);
+  umask(old_mask);
+  T_FAILS(NULL, vncl_tuning_journal_open(NULL, &j), VNCL_ERR_INVALID_ARG,
+          "path is NULL");
+  T_FAILS(NULL, vncl_tuning_journal_open(path, NULL), VNCL_ERR_INVALID_ARG,
+          "out is NULL");
+  T_FAILS(NULL, vncl_tuning_journal_open("/tmp/", &j), VNCL_ERR_INVALID_ARG,
+          "names no file");
+  assert_int_equal(vncl_tuning_journal_count(NULL), 0);
+  assert_string_equal(vncl_tuning_journal_note(NULL), "");
+  vncl_tuning_journal_close(NULL, 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tables),
       cmocka_unit_test(test_get_and_bad_input),
       cmocka_unit_test(test_set_per_context),
+      cmocka_unit_test(test_check),
+      cmocka_unit_test(test_clblast),
+      cmocka_unit_test(test_journal),
       cmocka_unit_test(test_measure),
       cmocka_unit_test(test_database),
   };

@@ -2,21 +2,18 @@
  *               [--out FILE] [--show] [--kernel gemm,ops,...]
  *               [--dtype f32,f64,...]
  * Tunes GEMM and the tensor-op kernels for a device and writes the tuning
- * database the library reads (lib/autotune.c, lib/tuning_db.c); --show
- * prints what the library uses and where it came from. `--worker` (hidden)
- * is the child process that measures candidates. */
+ * database the library reads (the autotuner: tools/autotune/, over
+ * include/vncl_tuning.h); --show prints what the library uses and where it
+ * came from. `--worker` (hidden) is the child process that measures
+ * candidates. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "autotune/autotune.h"
 #include "cli.h"
 #include "tuning_show.h"
-/* TODO(issue 16, step 4): the engine (lib/autotune/) moves to tools/ over
- * include/vncl_tuning.h (helper P1); this file then parses options only. */
-#include "runtime/runtime.h"
-#include "ops/ops.h"
-#include "autotune/autotune.h"
 
 /* Every item of a comma list is one of the names in ok (NULL-ended) or,
  * when families is set, a tensor-op family. */
@@ -28,9 +25,10 @@ static bool list_ok(const char *list, const char *const *ok, bool families,
     bool found = false;
     for (int i = 0; ok[i] && !found; i++)
       found = strlen(ok[i]) == l && !strncmp(ok[i], p, l);
-    for (int f = 0; families && f < VNCL__OPS_FAMILIES && !found; f++) {
-      const char *n = vncl__ops_space(f)->family;
-      found = strlen(n) == l && !strncmp(n, p, l);
+    for (int f = 0; families && f < vncl_tuning_family_count() && !found;
+         f++) {
+      const char *n = vncl_tuning_family_name(f);
+      found = strcmp(n, "gemm") && strlen(n) == l && !strncmp(n, p, l);
     }
     if (!found) {
       snprintf(bad, cap, "%.*s", (int)l, p);
@@ -42,7 +40,7 @@ static bool list_ok(const char *list, const char *const *ok, bool families,
 }
 
 int cmd_autotune(int argc, char **argv) {
-  vncl__autotune_opts o;
+  autotune_opts o;
   memset(&o, 0, sizeof o);
   bool show = false, worker = false;
   const cli_opt opts[] = {
@@ -80,7 +78,7 @@ int cmd_autotune(int argc, char **argv) {
   int pr = cli_parse(&cmd, argc, argv);
   if (pr != CLI_PARSED) return pr;
   /* The child process that measures candidates (autotune_runner.c). */
-  if (worker) return vncl__autotune_worker_main();
+  if (worker) return autotune_worker_main();
   static const char *const kernels[] = {"gemm", "ops", NULL};
   static const char *const dtypes[] = {"f32", "f64", "f16", "bf16", NULL};
   char bad[64];
@@ -107,5 +105,5 @@ int cmd_autotune(int argc, char **argv) {
     return 0;
   }
   o.progress_tty = isatty(2);
-  return vncl__autotune_run(&o);
+  return autotune_run(&o);
 }

@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gemm/gemm.h"
-#include "ops/ops.h"
+#include "api/tuning_check.h"
 #include "vncl_tuning.h"
 
 struct vncl_tuning_db {
@@ -31,23 +30,36 @@ const char *vncl_tuning_family_name(int i) {
   return f ? f->kernel : NULL;
 }
 
-/* The family named `name`, or NULL with a message on ctx. */
-static const vncl__param_family *family_of(const vncl_context *ctx,
-                                           const char *fn, const char *name,
-                                           int *index) {
+/* The family named `name`, or NULL with a message on ctx. "clblast"
+ * (CLBlast's Xgemm parameters, index -1) only where clblast is set. */
+static const vncl__param_family *family_of_x(const vncl_context *ctx,
+                                             const char *fn, const char *name,
+                                             int *index, bool clblast) {
   for (int i = 0; name && i < vncl_tuning_family_count(); i++)
     if (!strcmp(family_at(i)->kernel, name)) {
       if (index) *index = i;
       return family_at(i);
     }
+  if (clblast && name && !strcmp(name, vncl__clblast_family.kernel)) {
+    if (index) *index = -1;
+    return &vncl__clblast_family;
+  }
   vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
              "%s: %s kernel family%s%s (families: gemm, elementwise, cast, "
-             "transpose, reduce, softmax, random)",
-             fn, name ? "unknown" : "no", name ? " " : "", name ? name : "");
+             "transpose, reduce, softmax, random%s)",
+             fn, name ? "unknown" : "no", name ? " " : "", name ? name : "",
+             clblast ? "; clblast" : "");
   return NULL;
 }
 
+static const vncl__param_family *family_of(const vncl_context *ctx,
+                                           const char *fn, const char *name,
+                                           int *index) {
+  return family_of_x(ctx, fn, name, index, false);
+}
+
 static const char *kernel_name(int fi, const vncl__tunable *t) {
+  if (fi < 0) return "clblast_xgemm";
   if (fi > 0) return vncl__ops_space(fi - 1)->source;
   switch (t->group) {
     case VNCL__GEMM_DIRECT: return "gemm_direct";
@@ -59,14 +71,14 @@ static const char *kernel_name(int fi, const vncl__tunable *t) {
 
 int vncl_tuning_tunable_count(const char *family) {
   const vncl__param_family *f =
-      family_of(NULL, "vncl_tuning_tunable_count", family, NULL);
+      family_of_x(NULL, "vncl_tuning_tunable_count", family, NULL, true);
   return f ? f->n : -1;
 }
 
 vncl_status vncl_tuning_tunable(const char *family, int i, vncl_tunable *out) {
   int fi = 0;
   const vncl__param_family *f =
-      family_of(NULL, "vncl_tuning_tunable", family, &fi);
+      family_of_x(NULL, "vncl_tuning_tunable", family, &fi, true);
   if (!f) return VNCL_ERR_INVALID_ARG;
   if (!out)
     return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
@@ -262,13 +274,59 @@ static vncl_status candidate(vncl_context *ctx, const char *fn,
   return overlay(ctx, fn, f, p, b) ? VNCL_OK : VNCL_ERR_INVALID_ARG;
 }
 
+/* CLBlast's Xgemm parameters p (over the table's defaults) as a complete
+ * set, checked against ctx's device; false with a message. */
+static bool clblast_set(vncl_context *ctx, const char *fn, int acc,
+                        const vncl_tuning_params *p, set_buf *b) {
+  const vncl__param_family *f = &vncl__clblast_family;
+  vncl__params_defaults(f, b);
+  if (!overlay(ctx, fn, f, p, b)) return false;
+  vncl__tune_device d;
+  vncl__tune_device_of(ctx, &d);
+  char why[512];
+  if (!vncl__tuning_check_dev(&d, f, acc, b, 0, why, sizeof why)) {
+    vncl__fail(ctx, VNCL_ERR_INVALID_ARG, "%s: %s", fn, why);
+    return false;
+  }
+  return true;
+}
+
+/* Installs CLBlast's Xgemm parameters for ctx's device and acc's
+ * precision (CLBlast keeps them per device for the process). */
+static vncl_status clblast_install(vncl_context *ctx, int acc,
+                                   const vncl_tuning_params *p) {
+  const char *fn = "vncl_tuning_set";
+  if (!p)
+    return vncl__fail(ctx, VNCL_ERR_UNSUPPORTED,
+                      "%s: CLBlast keeps its parameters for the process; they "
+                      "cannot be withdrawn (p is NULL)", fn);
+  set_buf b;
+  if (!clblast_set(ctx, fn, acc, p, &b)) return VNCL_ERR_INVALID_ARG;
+  cJSON *o = vncl__params_to_json(&vncl__clblast_family, &b);
+  if (!o) return vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
+  char why[256];
+  bool ok = vncl__clblast_override(ctx->device, acc == VNCL__GEMM_ACC64, o,
+                                   why, sizeof why);
+  cJSON_Delete(o);
+  return ok ? VNCL_OK
+            : vncl__fail(ctx, VNCL_ERR_UNSUPPORTED, "%s: clblast: %s", fn, why);
+}
+
 vncl_status vncl_tuning_set(vncl_context *ctx, const char *family,
                             vncl_dtype dtype, const char *shape_class,
                             const vncl_tuning_params *p) {
   if (!ctx)
     return vncl__fail(NULL, VNCL_ERR_INVALID_ARG, "vncl_tuning_set: ctx is NULL");
-  const vncl__param_family *f = family_of(ctx, "vncl_tuning_set", family, NULL);
+  int fi = 0;
+  const vncl__param_family *f =
+      family_of_x(ctx, "vncl_tuning_set", family, &fi, true);
   if (!f) return VNCL_ERR_INVALID_ARG;
+  if (fi < 0) {
+    int acc = 0, shape = 0;
+    vncl_status s = class_of(ctx, "vncl_tuning_set", &vncl__gemm_family,
+                             dtype, shape_class, &acc, &shape);
+    return s ? s : clblast_install(ctx, acc, p);
+  }
   int acc = 0, shape = 0;
   vncl_status s =
       class_of(ctx, "vncl_tuning_set", f, dtype, shape_class, &acc, &shape);
@@ -277,6 +335,58 @@ vncl_status vncl_tuning_set(vncl_context *ctx, const char *family,
   set_buf b;
   s = candidate(ctx, "vncl_tuning_set", f, acc, shape, p, &b);
   return s ? s : vncl__params_set(ctx, f, acc, shape, &b);
+}
+
+vncl_status vncl_tuning_check(vncl_context *ctx, const char *family,
+                              vncl_dtype dtype, const char *shape_class,
+                              const vncl_tuning_params *p, char *why,
+                              size_t cap) {
+  const char *fn = "vncl_tuning_check";
+  if (!ctx) return vncl__fail(NULL, VNCL_ERR_INVALID_ARG, "%s: ctx is NULL", fn);
+  int fi = 0;
+  const vncl__param_family *f = family_of_x(ctx, fn, family, &fi, true);
+  if (!f) return VNCL_ERR_INVALID_ARG;
+  if (!p) return vncl__fail(ctx, VNCL_ERR_INVALID_ARG, "%s: p is NULL", fn);
+  if (why && cap == 0)
+    return vncl__fail(ctx, VNCL_ERR_INVALID_ARG, "%s: why given with cap 0",
+                      fn);
+  /* CLBlast's parameters have GEMM's classes and no set in force: the
+   * candidate lies over the table's defaults. */
+  const vncl__param_family *cf = fi < 0 ? &vncl__gemm_family : f;
+  int acc = 0, shape = 0;
+  vncl_status s = class_of(ctx, fn, cf, dtype, shape_class, &acc, &shape);
+  if (s) return s;
+  set_buf b;
+  if (fi < 0) {
+    vncl__params_defaults(f, &b);
+    if (!overlay(ctx, fn, f, p, &b)) return VNCL_ERR_INVALID_ARG;
+  } else {
+    s = candidate(ctx, fn, f, acc, shape, p, &b);
+    if (s) return s;
+  }
+  /* GEMM: the kernels that read the tunables p names (both when it names
+   * only host tunables). */
+  int kernels = 0;
+  for (int i = 0; fi == 0 && i < p->count; i++) {
+    char name[sizeof p->names[i] + 1];
+    memcpy(name, p->names[i], sizeof p->names[i]);
+    name[sizeof p->names[i]] = '\0';
+    const vncl__tunable *t = vncl__params_find(f, name);
+    if (t && t->group == VNCL__GEMM_DIRECT) kernels |= VNCL__CHECK_DIRECT;
+    if (t && (t->group == VNCL__GEMM_PACKED_CPU ||
+              t->group == VNCL__GEMM_PACKED_LOCAL))
+      kernels |= VNCL__CHECK_FAST;
+  }
+  if (!kernels) kernels = VNCL__CHECK_DIRECT | VNCL__CHECK_FAST;
+  vncl__tune_device d;
+  vncl__tune_device_of(ctx, &d);
+  char r[512];
+  if (vncl__tuning_check_dev(&d, f, acc, &b, kernels, r, sizeof r))
+    return VNCL_OK;
+  if (why) vncl__strlcpy(why, r, cap);
+  return vncl__fail(ctx, VNCL_ERR_UNSUPPORTED,
+                    "%s: the %s set does not fit device '%s': %s", fn,
+                    f->kernel, ctx->info.name, r);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -415,6 +525,41 @@ vncl_status vncl_tuning_db_merge(vncl_tuning_db *into,
   return VNCL_OK;
 }
 
+/* CLBlast's parameters into the gemm entry of (ctx's device, acc, shape). */
+static vncl_status clblast_put(vncl_tuning_db *db, vncl_context *ctx, int acc,
+                               int shape, const vncl_tuning_params *p,
+                               double rate) {
+  const char *fn = "vncl_tuning_db_put";
+  const vncl__param_family *g = &vncl__gemm_family;
+  set_buf b;
+  if (!clblast_set(ctx, fn, acc, p, &b)) return VNCL_ERR_INVALID_ARG;
+  vncl__tune_entry k;
+  memset(&k, 0, sizeof k);
+  vncl__tune_entry_key(&k, &ctx->info, g->kernel, g->acc_names[acc],
+                       g->shape_names[shape]);
+  for (int i = 0; i < db->db.n; i++) {
+    vncl__tune_entry *e = &db->db.e[i];
+    if (strcmp(e->vendor, k.vendor) || strcmp(e->device, k.device) ||
+        strcmp(e->driver, k.driver) || strcmp(e->library, k.library) ||
+        strcmp(e->type, k.type) || strcmp(e->kernel, k.kernel) ||
+        strcmp(e->dtype, k.dtype) || strcmp(e->shape, k.shape))
+      continue;
+    cJSON *o = vncl__params_to_json(&vncl__clblast_family, &b);
+    if (!o || !e->params) {
+      cJSON_Delete(o);
+      return vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(e->params, "clblast");
+    cJSON_AddItemToObject(e->params, "clblast", o);
+    if (rate > 0) e->gflops = rate;
+    return VNCL_OK;
+  }
+  return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
+                    "%s: no gemm %s %s entry for this device to hold CLBlast's "
+                    "parameters (put the gemm set first)",
+                    fn, k.dtype, k.shape);
+}
+
 vncl_status vncl_tuning_db_put(vncl_tuning_db *db, vncl_context *ctx,
                                const char *family, vncl_dtype dtype,
                                const char *shape_class,
@@ -424,15 +569,18 @@ vncl_status vncl_tuning_db_put(vncl_tuning_db *db, vncl_context *ctx,
   if (!db || !p)
     return vncl__fail(ctx, VNCL_ERR_INVALID_ARG, "%s: %s is NULL", fn,
                       !db ? "db" : "p");
-  const vncl__param_family *f = family_of(ctx, fn, family, NULL);
+  int fi = 0;
+  const vncl__param_family *f = family_of_x(ctx, fn, family, &fi, true);
   if (!f) return VNCL_ERR_INVALID_ARG;
   if (!(rate >= 0) || !isfinite(rate))
     return vncl__fail(ctx, VNCL_ERR_INVALID_ARG,
                       "%s: rate %g is not a finite number >= 0", fn, rate);
   int acc = 0, shape = 0;
-  vncl_status s = class_of(ctx, fn, f, dtype, shape_class, &acc, &shape);
+  vncl_status s = class_of(ctx, fn, fi < 0 ? &vncl__gemm_family : f, dtype,
+                           shape_class, &acc, &shape);
   if (s) return s;
   set_buf b;
+  if (fi < 0) return clblast_put(db, ctx, acc, shape, p, rate);
   s = candidate(ctx, fn, f, acc, shape, p, &b);
   if (s) return s;
   vncl__tune_entry e;

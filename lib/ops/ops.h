@@ -167,6 +167,10 @@ void vncl__ops_params(vncl_context *ctx, vncl__ops_family f, int *values);
 bool vncl__ops_defaults(const vncl_device_info *info, vncl__ops_family f,
                         int *values);
 
+/* Local memory family f's kernels declare under values, at most (8-byte
+ * elements); 0 for the families that declare none. */
+size_t vncl__ops_local_bytes(vncl__ops_family f, const int *values);
+
 /* Sets the parameters of family f on ctx only (the autotuner's entry, also
  * used by tests to check that results do not depend on them). Every value
  * must be one of the table's candidates. values NULL withdraws the set.

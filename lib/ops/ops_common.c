@@ -130,8 +130,7 @@ bool vncl__ops_defaults(const vncl_device_info *info, vncl__ops_family f,
   return true;
 }
 
-/* Local memory the family's kernels declare, at most (8-byte elements). */
-static size_t local_bytes(vncl__ops_family f, const int *v) {
+size_t vncl__ops_local_bytes(vncl__ops_family f, const int *v) {
   switch (f) {
     case VNCL__OPS_REDUCE: return (size_t)v[0] * 16;
     case VNCL__OPS_SOFTMAX: return (size_t)v[0] * 8;
@@ -161,7 +160,7 @@ static void fit(const vncl_device_info *info, vncl__ops_family f, int *v) {
   }
   if (f == VNCL__OPS_TRANSPOSE && v[1] > v[0]) v[1] = v[0];
   size_t lmax = info->local_mem_bytes;
-  while (lmax && local_bytes(f, v) > lmax && v[sp->wg] > 1) {
+  while (lmax && vncl__ops_local_bytes(f, v) > lmax && v[sp->wg] > 1) {
     v[sp->wg] /= 2;
     if (f == VNCL__OPS_TRANSPOSE && v[1] > v[0]) v[1] = v[0];
   }
@@ -176,7 +175,7 @@ static void fit(const vncl_device_info *info, vncl__ops_family f, int *v) {
         v[1] = v[0];
         break;
       }
-      if (lmax && local_bytes(f, v) > lmax) {
+      if (lmax && vncl__ops_local_bytes(f, v) > lmax) {
         *grow /= 2;
         break;
       }

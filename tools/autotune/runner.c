@@ -1,6 +1,6 @@
 /*
  * Crash isolation for the autotuner: candidates run in a worker process
- * (fork + exec of a program that runs vncl__autotune_worker_main, by
+ * (fork + exec of a program that runs autotune_worker_main, by
  * default `/proc/self/exe autotune --worker`), one request line out, one
  * answer line back, with a timeout. A worker that dies or does not answer
  * in time is killed; the candidate is recorded as failed and the next
@@ -18,9 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "autotune/autotune.h"
+#include "autotune.h"
 
-struct vncl__tune_runner {
+struct tune_runner {
   char **argv;
   double timeout;
   pid_t pid;
@@ -29,7 +29,7 @@ struct vncl__tune_runner {
   size_t have;
 };
 
-static void stop(vncl__tune_runner *r) {
+static void stop(tune_runner *r) {
   if (r->pid > 0) {
     kill(r->pid, SIGKILL);
     waitpid(r->pid, NULL, 0);
@@ -40,7 +40,7 @@ static void stop(vncl__tune_runner *r) {
   r->have = 0;
 }
 
-static bool start(vncl__tune_runner *r) {
+static bool start(tune_runner *r) {
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) return false;
   pid_t pid = fork();
@@ -69,12 +69,12 @@ static bool start(vncl__tune_runner *r) {
   return true;
 }
 
-vncl__tune_runner *vncl__tune_runner_new(const char *const *argv,
+tune_runner *tune_runner_new(const char *const *argv,
                                          double timeout) {
   static const char *const def[] = {"/proc/self/exe", "autotune", "--worker",
                                     NULL};
   if (!argv) argv = def;
-  vncl__tune_runner *r = calloc(1, sizeof *r);
+  tune_runner *r = calloc(1, sizeof *r);
   if (!r) return NULL;
   int n = 0;
   while (argv[n]) n++;
@@ -90,7 +90,7 @@ vncl__tune_runner *vncl__tune_runner_new(const char *const *argv,
   return r;
 }
 
-void vncl__tune_runner_free(vncl__tune_runner *r) {
+void tune_runner_free(tune_runner *r) {
   if (!r) return;
   stop(r);
   for (int i = 0; r->argv[i]; i++) free(r->argv[i]);
@@ -108,7 +108,7 @@ static cJSON *fail(const char *fmt, const char *arg) {
   return o;
 }
 
-cJSON *vncl__tune_runner_eval(vncl__tune_runner *r, const cJSON *request) {
+cJSON *tune_runner_eval(tune_runner *r, const cJSON *request) {
   if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(request, "fresh")))
     stop(r);
   if (r->pid < 0 && !start(r)) return fail("cannot start a worker%s", "");
@@ -128,7 +128,7 @@ cJSON *vncl__tune_runner_eval(vncl__tune_runner *r, const cJSON *request) {
     stop(r);
     return fail("worker gone before the request%s", "");
   }
-  double deadline = vncl__now() + r->timeout;
+  double deadline = tune_now() + r->timeout;
   for (;;) {
     char *nl = memchr(r->buf, '\n', r->have);
     if (nl) {
@@ -143,7 +143,7 @@ cJSON *vncl__tune_runner_eval(vncl__tune_runner *r, const cJSON *request) {
       stop(r);
       return fail("answer too long%s", "");
     }
-    double left = deadline - vncl__now();
+    double left = deadline - tune_now();
     if (left <= 0) {
       stop(r);
       char t[32];

@@ -15,13 +15,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ops/ops.h"
-#include "autotune/autotune.h"
+#include "autotune.h"
 
 #define ROTATE 3 /* input sets, so that no run finds its inputs in cache */
 
 typedef struct wstate {
   vncl_context *ctx;
+  cl_context cl_ctx; /* the context's own (vncl_context_cl) */
+  cl_command_queue queue;
+  cl_device_id dev;
   /* GEMM problem */
   int dt; /* VNCL_F32 or VNCL_F64 */
   size_t m, n, k, batch;
@@ -29,7 +31,7 @@ typedef struct wstate {
   double *y0, *x; /* A(Bx) for set 0 per batch, and x */
   double *rowscale;
   /* ops problem */
-  int fam;
+  const char *fam; /* the family, NULL: none set up */
   vncl_tensor *in[ROTATE], *in2, *out;
   void *ref;
   size_t ref_bytes;
@@ -83,7 +85,7 @@ static bool gemm_setup(wstate *w, int dt, size_t m, size_t n, size_t k,
           ((float *)tmp)[i] = (float)h[i];
         if (es == 4) (which ? hb : ha)[i] = ((float *)tmp)[i];
       }
-      cl_mem buf = clCreateBuffer(w->ctx->cl_ctx,
+      cl_mem buf = clCreateBuffer(w->cl_ctx,
                                   CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                   cnt * es, tmp, &err);
       if (!buf) ok = false;
@@ -123,7 +125,7 @@ static bool gemm_setup(wstate *w, int dt, size_t m, size_t n, size_t k,
     }
   }
   if (ok) {
-    w->c = clCreateBuffer(w->ctx->cl_ctx, CL_MEM_READ_WRITE,
+    w->c = clCreateBuffer(w->cl_ctx, CL_MEM_READ_WRITE,
                           m * n * batch * es, NULL, &err);
     ok = w->c != NULL;
   }
@@ -158,7 +160,7 @@ static bool gemm_check(wstate *w, char *why, size_t cap) {
   size_t es = w->dt == VNCL_F64 ? 8 : 4, cnt = w->m * w->n * w->batch;
   void *h = malloc(cnt * es);
   if (!h) return snprintf(why, cap, "out of memory"), false;
-  cl_int err = clEnqueueReadBuffer(w->ctx->queue, w->c, CL_TRUE, 0, cnt * es,
+  cl_int err = clEnqueueReadBuffer(w->queue, w->c, CL_TRUE, 0, cnt * es,
                                    h, 0, NULL, NULL);
   bool ok = err == CL_SUCCESS;
   if (!ok) snprintf(why, cap, "reading C: %d", (int)err);
@@ -197,48 +199,48 @@ static void ops_free(wstate *w) {
   w->in2 = w->out = NULL;
   free(w->ref);
   w->ref = NULL;
-  w->fam = -1;
+  w->fam = NULL;
 }
 
 static vncl_status ops_once(wstate *w, int set) {
   vncl_tensor *x = w->in[set];
-  switch (w->fam) {
-    case VNCL__OPS_ELEMENTWISE:
-      return vncl_binary(w->ctx, VNCL_ADD, x, w->in2, w->out);
-    case VNCL__OPS_CAST: return vncl_cast(w->ctx, x, w->out);
-    case VNCL__OPS_TRANSPOSE: return vncl_transpose(w->ctx, x, w->out);
-    case VNCL__OPS_REDUCE:
-      return vncl_reduce(w->ctx, VNCL_REDUCE_SUM, x, -1, w->out);
-    case VNCL__OPS_SOFTMAX: return vncl_softmax(w->ctx, x, w->out);
-    case VNCL__OPS_RANDOM:
-      return vncl_random_uniform(w->ctx, w->out, 7, (uint64_t)set, 0, 0, 1);
-    default: return VNCL_ERR_INVALID_ARG;
-  }
+  const char *f = w->fam ? w->fam : "";
+  if (!strcmp(f, "elementwise"))
+    return vncl_binary(w->ctx, VNCL_ADD, x, w->in2, w->out);
+  if (!strcmp(f, "cast")) return vncl_cast(w->ctx, x, w->out);
+  if (!strcmp(f, "transpose")) return vncl_transpose(w->ctx, x, w->out);
+  if (!strcmp(f, "reduce"))
+    return vncl_reduce(w->ctx, VNCL_REDUCE_SUM, x, -1, w->out);
+  if (!strcmp(f, "softmax")) return vncl_softmax(w->ctx, x, w->out);
+  if (!strcmp(f, "random"))
+    return vncl_random_uniform(w->ctx, w->out, 7, (uint64_t)set, 0, 0, 1);
+  return VNCL_ERR_INVALID_ARG;
+}
+
+static bool is(const char *fam, const char *name) {
+  return fam && !strcmp(fam, name);
 }
 
 /* Bytes one call moves (for the rate). */
 static double ops_bytes(const wstate *w) {
-  size_t n = vncl_tensor_bytes(w->in[0]);
-  switch (w->fam) {
-    case VNCL__OPS_ELEMENTWISE: return 3.0 * n;
-    case VNCL__OPS_CAST: return 1.5 * n;
-    case VNCL__OPS_REDUCE: return 1.0 * n;
-    case VNCL__OPS_RANDOM: return 1.0 * n;
-    default: return 2.0 * n;
-  }
+  double n = (double)vncl_tensor_bytes(w->in[0]);
+  if (is(w->fam, "elementwise")) return 3.0 * n;
+  if (is(w->fam, "cast")) return 1.5 * n;
+  if (is(w->fam, "reduce") || is(w->fam, "random")) return 1.0 * n;
+  return 2.0 * n;
 }
 
-static bool ops_setup(wstate *w, int fam, char *why, size_t cap) {
-  if (w->fam == fam) return true;
+static bool ops_setup(wstate *w, const char *fam, char *why, size_t cap) {
+  if (is(w->fam, fam)) return true;
   ops_free(w);
   int64_t big[1] = {1 << 22}, sq[2] = {2048, 2048}, sm[2] = {1024, 4096},
           col[1] = {2048};
   int nd = 1;
   const int64_t *shape = big;
-  if (fam == VNCL__OPS_TRANSPOSE || fam == VNCL__OPS_REDUCE) {
+  if (is(fam, "transpose") || is(fam, "reduce")) {
     nd = 2;
     shape = sq;
-  } else if (fam == VNCL__OPS_SOFTMAX) {
+  } else if (is(fam, "softmax")) {
     nd = 2;
     shape = sm;
   }
@@ -253,20 +255,20 @@ static bool ops_setup(wstate *w, int fam, char *why, size_t cap) {
     if (!s) s = vncl_tensor_write(w->in[r], h, numel * sizeof *h);
   }
   free(h);
-  if (!s && fam == VNCL__OPS_ELEMENTWISE)
+  if (!s && is(fam, "elementwise"))
     s = vncl_tensor_create(w->ctx, VNCL_F32, nd, shape, &w->in2);
-  if (!s && fam == VNCL__OPS_ELEMENTWISE) s = vncl_fill(w->ctx, w->in2, 0.5);
+  if (!s && is(fam, "elementwise")) s = vncl_fill(w->ctx, w->in2, 0.5);
   if (!s) {
-    if (fam == VNCL__OPS_CAST)
+    if (is(fam, "cast"))
       s = vncl_tensor_create(w->ctx, VNCL_F16, nd, shape, &w->out);
-    else if (fam == VNCL__OPS_REDUCE)
+    else if (is(fam, "reduce"))
       s = vncl_tensor_create(w->ctx, VNCL_F32, 1, col, &w->out);
     else
       s = vncl_tensor_create(w->ctx, VNCL_F32, nd, shape, &w->out);
   }
   w->fam = fam;
   /* The reference: the built-in defaults on input set 0. */
-  if (!s) s = vncl__ops_params_set(w->ctx, (vncl__ops_family)fam, NULL);
+  if (!s) s = vncl_tuning_set(w->ctx, fam, VNCL_F32, NULL, NULL);
   if (!s) s = ops_once(w, 0);
   if (!s) {
     w->ref_bytes = vncl_tensor_bytes(w->out);
@@ -287,7 +289,7 @@ static bool ops_check(wstate *w, char *why, size_t cap) {
   if (!h) return snprintf(why, cap, "out of memory"), false;
   bool ok = vncl_tensor_read(w->out, h, w->ref_bytes) == VNCL_OK;
   if (!ok) snprintf(why, cap, "read: %s", vncl_errmsg(w->ctx));
-  if (ok && (w->fam == VNCL__OPS_REDUCE || w->fam == VNCL__OPS_SOFTMAX)) {
+  if (ok && (is(w->fam, "reduce") || is(w->fam, "softmax"))) {
     const float *a = h, *b = w->ref;
     for (size_t i = 0; ok && i < w->ref_bytes / 4; i++)
       if (!isfinite(a[i]) ||
@@ -315,12 +317,12 @@ static int cmp_d(const void *a, const void *b) {
  * gives no times. */
 static double timed(wstate *w, bool gemm, int set, vncl_status *st) {
   cl_event e0 = NULL, e1 = NULL;
-  double t0 = vncl__now();
-  clEnqueueMarkerWithWaitList(w->ctx->queue, 0, NULL, &e0);
+  double t0 = tune_now();
+  clEnqueueMarkerWithWaitList(w->queue, 0, NULL, &e0);
   *st = gemm ? gemm_once(w, set) : ops_once(w, set);
-  clEnqueueMarkerWithWaitList(w->ctx->queue, 0, NULL, &e1);
-  clFinish(w->ctx->queue);
-  double wall = vncl__now() - t0;
+  clEnqueueMarkerWithWaitList(w->queue, 0, NULL, &e1);
+  clFinish(w->queue);
+  double wall = tune_now() - t0;
   cl_ulong a = 0, b = 0;
   bool have = e0 && e1 &&
               !clGetEventProfilingInfo(e0, CL_PROFILING_COMMAND_END, sizeof a,
@@ -350,7 +352,7 @@ static cJSON *handle(wstate *w, const cJSON *req) {
   const cJSON *kind = cJSON_GetObjectItemCaseSensitive(req, "kind");
   const cJSON *test = cJSON_GetObjectItemCaseSensitive(req, "test");
   /* Candidates that crash or hang, for the isolation tests only. */
-  if (cJSON_IsString(test) && vncl__getenv("VNCL_TUNE_TEST_FAULTS")) {
+  if (cJSON_IsString(test) && getenv("VNCL_TUNE_TEST_FAULTS")) {
     if (!strcmp(test->valuestring, "abort")) abort();
     if (!strcmp(test->valuestring, "hang"))
       for (;;) pause();
@@ -363,36 +365,46 @@ static cJSON *handle(wstate *w, const cJSON *req) {
     int shape = num(req, "shape", 0);
     size_t m = (size_t)num(req, "m", 64), n = (size_t)num(req, "n", 64),
            k = (size_t)num(req, "k", 64), batch = (size_t)num(req, "batch", 1);
-    if (m < 1 || n < 1 || k < 1 || batch < 1 || shape < 0 ||
-        shape >= VNCL__GEMM_SHAPES || m * n * k * batch > ((size_t)1 << 36))
+    static const char *const shapes[] = {"square", "narrow", "flat"};
+    if (m < 1 || n < 1 || k < 1 || batch < 1 || shape < 0 || shape >= 3 ||
+        m * n * k * batch > ((size_t)1 << 36))
       return answer_fail("bad problem");
-    vncl__gemm_acc acc = vncl__gemm_acc_of((vncl_dtype)dt);
-    vncl__gemm_params p;
-    vncl__gemm_params_set(w->ctx, acc, (vncl__gemm_shape)shape, NULL);
-    vncl__gemm_params_get(w->ctx, acc, (vncl__gemm_shape)shape, &p);
+    /* The request's set over the built-in one (no set installed). */
+    vncl_tuning_set(w->ctx, "gemm", (vncl_dtype)dt, shapes[shape], NULL);
+    vncl_tuning_params p;
+    memset(&p, 0, sizeof p);
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(req, "params");
-    if (params && !vncl__gemm_params_from_json(params, &p, why, sizeof why))
-      return answer_fail(why);
+    if (params && !params_from_json(params, &p))
+      return answer_fail("bad gemm parameters");
+    double backend = 0;
+    params_get(&p, "backend", &backend);
     const cJSON *cb = cJSON_GetObjectItemCaseSensitive(req, "clblast");
-    if (p.backend == VNCL__GEMM_CLBLAST && cJSON_IsObject(cb) &&
-        !vncl__clblast_override(w->ctx->device, dt == VNCL_F64, cb, why,
-                                sizeof why))
-      return answer_fail(why);
-    if (vncl__gemm_params_set(w->ctx, acc, (vncl__gemm_shape)shape, &p))
+    vncl_tuning_params cp;
+    if (backend == 1 && cJSON_IsObject(cb) &&
+        (!params_from_json(cb, &cp) ||
+         vncl_tuning_set(w->ctx, "clblast", (vncl_dtype)dt, NULL, &cp)))
+      return answer_fail(vncl_errmsg(w->ctx));
+    if (vncl_tuning_set(w->ctx, "gemm", (vncl_dtype)dt, shapes[shape], &p))
       return answer_fail(vncl_errmsg(w->ctx));
     if (!gemm_setup(w, dt, m, n, k, batch, why, sizeof why))
       return answer_fail(why);
   } else {
-    int fam = num(req, "family", -1);
+    const cJSON *fj = cJSON_GetObjectItemCaseSensitive(req, "family");
     const cJSON *vals = cJSON_GetObjectItemCaseSensitive(req, "values");
-    const vncl__tune_space *sp = vncl__ops_space(fam);
-    if (!sp || !cJSON_IsArray(vals) || cJSON_GetArraySize(vals) != sp->nparams)
+    tspace sp;
+    if (!cJSON_IsString(fj) || !tspace_from_ops(fj->valuestring, false, &sp) ||
+        !cJSON_IsArray(vals) || cJSON_GetArraySize(vals) != sp.np)
       return answer_fail("bad ops request");
-    if (!ops_setup(w, fam, why, sizeof why)) return answer_fail(why);
-    int v[VNCL__OPS_MAX_PARAMS] = {0};
-    for (int i = 0; i < sp->nparams; i++)
-      v[i] = cJSON_GetArrayItem(vals, i)->valueint;
-    if (vncl__ops_params_set(w->ctx, (vncl__ops_family)fam, v))
+    vncl_tuning_params p;
+    memset(&p, 0, sizeof p);
+    for (int i = 0; i < sp.np; i++) {
+      const cJSON *v = cJSON_GetArrayItem(vals, i);
+      if (!cJSON_IsNumber(v)) return answer_fail("bad ops request");
+      params_put(&p, sp.p[i].name, v->valuedouble);
+    }
+    /* sp's names are the table's, and live for the process. */
+    if (!ops_setup(w, sp.family, why, sizeof why)) return answer_fail(why);
+    if (vncl_tuning_set(w->ctx, sp.family, VNCL_F32, NULL, &p))
       return answer_fail(vncl_errmsg(w->ctx));
   }
   /* Warm-up (builds the programs), then the check on input set 0. */
@@ -416,12 +428,12 @@ static cJSON *handle(wstate *w, const cJSON *req) {
   return o;
 }
 
-int vncl__autotune_worker_main(void) {
+int autotune_worker_main(void) {
   unsetenv("VNCL_GEMM_BACKEND"); /* the parameter set names the backend */
   wstate w;
   memset(&w, 0, sizeof w);
-  w.fam = -1;
-  if (vncl_context_create(&w.ctx, NULL)) {
+  if (vncl_context_create(&w.ctx, NULL) ||
+      vncl_context_cl(w.ctx, &w.cl_ctx, &w.queue, &w.dev)) {
     fprintf(stdout, "{\"ok\":false,\"why\":\"no context\"}\n");
     fflush(stdout);
     return 1;

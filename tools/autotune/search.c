@@ -4,55 +4,53 @@
  * job's space: every valid candidate when there are few, else random
  * samples followed by hill climbing (one parameter one step at a time)
  * until no neighbour is faster or the job's share of the budget is spent.
- * Candidates run in worker processes (autotune_runner.c); every answer is
- * appended to OUT.partial at once, so an interrupted run resumes from it.
- * The winners (ours or CLBlast per class) go into the database at OUT.
+ * Candidates run in worker processes (runner.c); every answer is appended
+ * to OUT.partial (a vncl_tuning_journal) at once, so an interrupted run
+ * resumes from it. The winners (ours or CLBlast per class) go into the
+ * database at OUT (vncl_tuning_db_put, _save). Over the public API only.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "autotune/autotune.h"
-#include "ops/ops.h"
+#include "autotune.h"
+
+static const char *const shape_names[] = {"square", "narrow", "flat"};
+enum { SHAPE_SQUARE, SHAPE_NARROW, SHAPE_FLAT, SHAPES };
 
 typedef struct job {
   char label[48];  /* "gemm f32 large square" */
-  int kind;        /* VNCL__TS_* */
+  int kind;        /* TS_* */
   int dtype;       /* VNCL_F32 / VNCL_F64 (GEMM) */
-  int shape;       /* vncl__gemm_shape */
+  int shape;       /* SHAPE_* */
   size_t m, n, k, batch;
-  const vncl__tspace *space;
-  vncl__tspace ops_space;
+  const tspace *space;
+  tspace ops_space;
   double share;    /* of the budget */
   int samples;     /* random samples before climbing */
 } job;
 
 typedef struct session {
-  vncl__autotune_opts *o;
-  vncl__tune_device dev;
+  autotune_opts *o;
+  vncl_device_info info;
   vncl_context *ctx;
-  vncl__tune_runner *runner;
+  tune_runner *runner;
   cJSON *done;      /* key -> answer, from OUT.partial and this run */
-  FILE *partial;
+  vncl_tuning_journal *partial;
   char out[1024], partial_path[1100];
-  int dirfd;             /* OUT's folder, checked as trusted (trust.c) */
-  char dir[1024];        /* its resolved path */
-  const char *partial_name; /* OUT.partial's name in it */
   double t_start, budget;
   int runs;
-  /* progress of the current job: evaluations done, and planned so far.
-   * Each phase (test faults, baseline, samples, a climbing round, the
-   * confirming pairs) adds what it will evaluate before it starts (plan)
-   * and, when it ends early, takes off what it did not (settle), so that
-   * the count shown never runs past its total. */
+  /* progress of the current job */
   const char *label;
-  int cand_done, cand_total;
+  int cand_done;  /* evaluations of this job so far */
+  int cand_total; /* those and the ones planned next: never below
+                   * cand_done, and equal to it when the job ends */
+  int shown_total; /* the total the last progress output showed */
   double best_rate;
   double job_start, job_budget;
   bool stopped;
@@ -66,25 +64,33 @@ static void on_sigint(int sig) {
 
 /* ---- progress ------------------------------------------------------------ */
 
+static const char *unit_of(const session *s) {
+  return strncmp(s->label, "gemm", 4) && strncmp(s->label, "clblast", 7)
+             ? "GB/s"
+             : "GFLOP/s";
+}
+
+static void draw_bar(const session *s, double eta) {
+  int w = 24, fill = s->cand_total ? w * s->cand_done / s->cand_total : 0;
+  if (fill > w) fill = w;
+  char bar[32];
+  for (int i = 0; i < w; i++) bar[i] = i < fill ? '#' : '.';
+  bar[w] = '\0';
+  fprintf(stderr, "\r\033[K%-28s [%s] %d/%d best %.1f %s ETA %d:%02d",
+          s->label, bar, s->cand_done, s->cand_total, s->best_rate,
+          unit_of(s), (int)eta / 60, (int)eta % 60);
+}
+
 static void progress(session *s, const char *key, const cJSON *ans) {
-  double el = vncl__now() - s->t_start;
+  double el = tune_now() - s->t_start;
   double eta = s->budget - el;
   if (eta < 0) eta = 0;
   bool ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ans, "ok"));
   const cJSON *rate = cJSON_GetObjectItemCaseSensitive(ans, "rate");
-  const char *unit = strncmp(s->label, "gemm", 4) &&
-                             strncmp(s->label, "clblast", 7)
-                         ? "GB/s"
-                         : "GFLOP/s";
+  const char *unit = unit_of(s);
+  s->shown_total = s->cand_total;
   if (s->o->progress_tty) {
-    int w = 24, fill = s->cand_total ? w * s->cand_done / s->cand_total : 0;
-    if (fill > w) fill = w;
-    char bar[32];
-    for (int i = 0; i < w; i++) bar[i] = i < fill ? '#' : '.';
-    bar[w] = '\0';
-    fprintf(stderr, "\r\033[K%-28s [%s] %d/%d best %.1f %s ETA %d:%02d",
-            s->label, bar, s->cand_done, s->cand_total, s->best_rate, unit,
-            (int)eta / 60, (int)eta % 60);
+    draw_bar(s, eta);
   } else {
     const cJSON *why = cJSON_GetObjectItemCaseSensitive(ans, "why");
     const char *bar = strrchr(key, '|');
@@ -103,9 +109,6 @@ static void progress(session *s, const char *key, const cJSON *ans) {
   fflush(stderr);
 }
 
-static void plan(session *s, int n) { s->cand_total += n; }
-static void settle(session *s) { s->cand_total = s->cand_done; }
-
 /* ---- one evaluation ------------------------------------------------------ */
 
 /* Measures request `req` (owned by the caller) under `key`, from the
@@ -122,7 +125,7 @@ static double evaluate(session *s, const char *key, cJSON *req) {
       return 0;
     }
     cJSON_AddNumberToObject(req, "runs", s->runs);
-    ans = vncl__tune_runner_eval(s->runner, req);
+    ans = tune_runner_eval(s->runner, req);
     if (interrupted) { /* the answer may be the interrupt's doing */
       cJSON_Delete(ans);
       s->stopped = true;
@@ -134,10 +137,8 @@ static double evaluate(session *s, const char *key, cJSON *req) {
     cJSON_AddStringToObject(line, "key", key);
     cJSON_AddItemToObject(line, "answer", cJSON_Duplicate(ans, 1));
     char *t = cJSON_PrintUnformatted(line);
-    if (t && s->partial) {
-      fprintf(s->partial, "%s\n", t);
-      fflush(s->partial);
-    }
+    if (t && s->partial && vncl_tuning_journal_append(s->partial, t))
+      fprintf(stderr, "autotune: %s\n", vncl_errmsg(NULL));
     free(t);
     cJSON_Delete(line);
   }
@@ -154,18 +155,26 @@ static double evaluate(session *s, const char *key, cJSON *req) {
   return r;
 }
 
+/* The progress total: n more evaluations are planned; plan_done drops the
+ * planned ones that were not run (budget, cap or stop), so that the count
+ * shown is never past its total and ends equal to it. */
+static void plan(session *s, int n) {
+  if (n > 0) s->cand_total += n;
+}
+static void plan_done(session *s) { s->cand_total = s->cand_done; }
+
 static bool job_time_left(session *s) {
   if (s->stopped || interrupted) return false;
-  return vncl__now() - s->job_start < s->job_budget;
+  return tune_now() - s->job_start < s->job_budget;
 }
 
 /* ---- requests ------------------------------------------------------------ */
 
 static cJSON *job_request(const job *j) {
   cJSON *r = cJSON_CreateObject();
-  if (j->kind == VNCL__TS_OPS) {
+  if (j->kind == TS_OPS) {
     cJSON_AddStringToObject(r, "kind", "ops");
-    cJSON_AddNumberToObject(r, "family", j->ops_space.family);
+    cJSON_AddStringToObject(r, "family", j->ops_space.family);
   } else {
     cJSON_AddStringToObject(r, "kind", "gemm");
     cJSON_AddNumberToObject(r, "dtype", j->dtype);
@@ -179,14 +188,25 @@ static cJSON *job_request(const job *j) {
 }
 
 static void job_prefix(const session *s, const job *j, char *out, size_t cap) {
-  snprintf(out, cap, "%s|%s|%s|%zux%zux%zux%zu|", s->dev.info.name,
-           s->dev.info.driver_version, j->label, j->m, j->n, j->k, j->batch);
+  snprintf(out, cap, "%s|%s|%s|%zux%zux%zux%zu|", s->info.name,
+           s->info.driver_version, j->label, j->m, j->n, j->k, j->batch);
+}
+
+/* A set's values in space order, as a request's "values" (ops). */
+static void add_values(cJSON *r, const tspace *sp,
+                       const vncl_tuning_params *set) {
+  cJSON *v = cJSON_AddArrayToObject(r, "values");
+  for (int i = 0; i < sp->np; i++) {
+    double x = 0;
+    params_get(set, sp->p[i].name, &x);
+    cJSON_AddItemToArray(v, cJSON_CreateNumber(x));
+  }
 }
 
 /* The request of candidate idx of job j laid over `base`. */
-static cJSON *cand_request(const job *j, const vncl__tspace *sp,
-                           const int *idx, const vncl__gemm_params *base,
-                           char *key, size_t cap) {
+static cJSON *cand_request(const job *j, const tspace *sp, const int *idx,
+                           const vncl_tuning_params *base, char *key,
+                           size_t cap) {
   cJSON *r = job_request(j);
   size_t n = strlen(key);
   for (int i = 0; i < sp->np; i++) {
@@ -194,24 +214,24 @@ static cJSON *cand_request(const job *j, const vncl__tspace *sp,
                      sp->p[i].v[idx[i]]);
     if (w > 0 && (size_t)w < cap - n) n += (size_t)w;
   }
-  if (sp->kind == VNCL__TS_OPS) {
+  if (sp->kind == TS_OPS) {
     cJSON *v = cJSON_AddArrayToObject(r, "values");
     for (int i = 0; i < sp->np; i++)
       cJSON_AddItemToArray(v, cJSON_CreateNumber(sp->p[i].v[idx[i]]));
-  } else if (sp->kind == VNCL__TS_CLBLAST) {
-    vncl__gemm_params p = *base;
-    p.backend = VNCL__GEMM_CLBLAST;
-    cJSON_AddItemToObject(r, "params", vncl__gemm_params_to_json(&p));
+  } else if (sp->kind == TS_CLBLAST) {
+    vncl_tuning_params p = *base;
+    params_put(&p, "backend", 1);
+    cJSON_AddItemToObject(r, "params", params_to_json(&p));
     cJSON *c = cJSON_AddObjectToObject(r, "clblast");
     for (int i = 0; i < sp->np; i++)
       cJSON_AddNumberToObject(c, sp->p[i].name, sp->p[i].v[idx[i]]);
     cJSON_AddTrueToObject(r, "fresh"); /* CLBlast keeps overrides */
   } else {
-    vncl__gemm_params p = *base;
+    vncl_tuning_params p = *base;
     for (int i = 0; i < sp->np; i++)
-      vncl__gemm_param_set_named(&p, sp->p[i].name, sp->p[i].v[idx[i]]);
-    p.backend = VNCL__GEMM_OWN;
-    cJSON_AddItemToObject(r, "params", vncl__gemm_params_to_json(&p));
+      params_put(&p, sp->p[i].name, sp->p[i].v[idx[i]]);
+    params_put(&p, "backend", 0);
+    cJSON_AddItemToObject(r, "params", params_to_json(&p));
   }
   return r;
 }
@@ -220,7 +240,7 @@ static cJSON *cand_request(const job *j, const vncl__tspace *sp,
 
 typedef struct cands {
   int n, cap;
-  unsigned char (*v)[VNCL__TS_MAX_PARAMS];
+  unsigned char (*v)[TS_MAX_PARAMS];
 } cands;
 
 static uint64_t rng_next(uint64_t *s) {
@@ -230,14 +250,16 @@ static uint64_t rng_next(uint64_t *s) {
   return *s;
 }
 
-/* Every valid candidate of the space (spaces are below ~10^5 points). */
-static void enumerate(const session *s, const vncl__tspace *sp,
-                      const vncl__gemm_params *base, int acc, cands *out) {
-  int idx[VNCL__TS_MAX_PARAMS] = {0};
+/* Every valid candidate of the space (spaces are below ~10^5 points),
+ * each laid over the set in force for job j's class. */
+static void enumerate(const session *s, const job *j, const tspace *sp,
+                      cands *out) {
+  int idx[TS_MAX_PARAMS] = {0};
   char why[256];
   memset(out, 0, sizeof *out);
   for (;;) {
-    if (vncl__tspace_valid(&s->dev, sp, idx, base, acc, why, sizeof why)) {
+    if (tspace_valid(s->ctx, sp, idx, (vncl_dtype)j->dtype,
+                     shape_names[j->shape], why, sizeof why)) {
       if (out->n == out->cap) {
         int nc = out->cap ? out->cap * 2 : 256;
         void *nv = realloc(out->v, (size_t)nc * sizeof *out->v);
@@ -245,7 +267,7 @@ static void enumerate(const session *s, const vncl__tspace *sp,
         out->v = nv;
         out->cap = nc;
       }
-      for (int i = 0; i < VNCL__TS_MAX_PARAMS; i++)
+      for (int i = 0; i < TS_MAX_PARAMS; i++)
         out->v[out->n][i] = (unsigned char)(i < sp->np ? idx[i] : 0);
       out->n++;
     }
@@ -256,35 +278,28 @@ static void enumerate(const session *s, const vncl__tspace *sp,
 }
 
 /* Value indexes of `base` in the space, when every value is a candidate. */
-static bool base_index(const vncl__tspace *sp, const vncl__gemm_params *base,
-                       const int *ops_vals, int *idx) {
-  cJSON *j = base ? vncl__gemm_params_to_json(base) : NULL;
-  bool ok = base || ops_vals;
+static bool base_index(const tspace *sp, const vncl_tuning_params *base,
+                       int *idx) {
+  bool ok = base != NULL;
   for (int i = 0; i < sp->np && ok; i++) {
-    int want;
-    if (sp->kind == VNCL__TS_OPS) {
-      want = ops_vals[i];
-    } else {
-      const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, sp->p[i].name);
-      want = cJSON_IsNumber(v) ? v->valueint : -1;
-    }
+    double want = -1;
+    params_get(base, sp->p[i].name, &want);
     idx[i] = -1;
     for (int k = 0; k < sp->p[i].n; k++)
       if (sp->p[i].v[k] == want) idx[i] = k;
     ok = idx[i] >= 0;
   }
-  cJSON_Delete(j);
   return ok;
 }
 
 typedef struct result {
   double rate;    /* best rate, 0: none */
-  int idx[VNCL__TS_MAX_PARAMS];
+  int idx[TS_MAX_PARAMS];
   bool have_idx;  /* best is a space point (else the baseline) */
 } result;
 
 static double eval_idx(session *s, const job *j, const int *idx,
-                       const vncl__gemm_params *base) {
+                       const vncl_tuning_params *base) {
   char key[1024];
   job_prefix(s, j, key, sizeof key);
   cJSON *req = cand_request(j, j->space, idx, base, key, sizeof key);
@@ -293,31 +308,34 @@ static double eval_idx(session *s, const job *j, const int *idx,
   return r;
 }
 
-static void search(session *s, job *j, const vncl__gemm_params *base,
-                   const int *ops_vals, double baseline_rate, result *res) {
-  const vncl__tspace *sp = j->space;
-  int acc = vncl__gemm_acc_of((vncl_dtype)j->dtype);
+static void search(session *s, job *j, const vncl_tuning_params *base,
+                   double baseline_rate, result *res) {
+  const tspace *sp = j->space;
   cands c;
-  enumerate(s, sp, base, acc, &c);
+  enumerate(s, j, sp, &c);
   res->rate = baseline_rate;
   res->have_idx = false;
-  int bidx[VNCL__TS_MAX_PARAMS];
-  if (base_index(sp, base, ops_vals, bidx) && sp->kind != VNCL__TS_CLBLAST) {
+  int bidx[TS_MAX_PARAMS];
+  if (base_index(sp, base, bidx) && sp->kind != TS_CLBLAST) {
     memcpy(res->idx, bidx, sizeof bidx);
     res->have_idx = true; /* the baseline is a point: climb from it */
   }
   int cap = s->o->max_candidates;
   int budget_n = j->samples;
   bool exhaustive = c.n <= budget_n;
-  int n_samples = c.n ? (exhaustive ? c.n : budget_n) : 0;
-  plan(s, cap && n_samples > cap ? cap : n_samples);
+  int first = c.n ? (exhaustive ? c.n : budget_n) : 0;
+  if (cap && first > cap) first = cap;
+  plan(s, first);
   int tried = 0;
-  uint64_t rng = vncl__hash(j->label, strlen(j->label), VNCL_FNV_SEED) | 1;
+  uint64_t rng = 1469598103934665603ULL; /* FNV-1a of the label */
+  for (const char *c = j->label; *c; c++)
+    rng = (rng ^ (unsigned char)*c) * 1099511628211ULL;
+  rng |= 1;
   /* Exhaustive or random samples. */
   for (int i = 0; i < (exhaustive ? c.n : budget_n) && c.n; i++) {
     if (!job_time_left(s) || (cap && tried >= cap)) break;
     int pick = exhaustive ? i : (int)(rng_next(&rng) % (uint64_t)c.n);
-    int idx[VNCL__TS_MAX_PARAMS] = {0};
+    int idx[TS_MAX_PARAMS] = {0};
     for (int p = 0; p < sp->np; p++) idx[p] = c.v[pick][p];
     double r = eval_idx(s, j, idx, base);
     tried++;
@@ -327,33 +345,37 @@ static void search(session *s, job *j, const vncl__gemm_params *base,
       res->have_idx = true;
     }
   }
-  settle(s);
+  plan_done(s); /* what the budget or the cap cut */
   /* Hill climbing: neighbours one step away in one parameter. */
   bool improved = !exhaustive && res->have_idx;
   char why[256];
   while (improved && job_time_left(s) && !(cap && tried >= cap)) {
     improved = false;
-    int cur[VNCL__TS_MAX_PARAMS];
+    int cur[TS_MAX_PARAMS];
     memcpy(cur, res->idx, sizeof cur);
-    /* This round's valid neighbours are what it plans. */
+    /* This round's valid neighbours join the plan; those the budget or
+     * the cap leave out are dropped from it after the round. */
     int round = 0;
     for (int p = 0; p < sp->np; p++)
       for (int d = -1; d <= 1; d += 2) {
-        int nb[VNCL__TS_MAX_PARAMS];
+        int nb[TS_MAX_PARAMS];
         memcpy(nb, cur, sizeof nb);
         nb[p] += d;
         if (nb[p] >= 0 && nb[p] < sp->p[p].n &&
-            vncl__tspace_valid(&s->dev, sp, nb, base, acc, why, sizeof why))
+            tspace_valid(s->ctx, sp, nb, (vncl_dtype)j->dtype,
+                         shape_names[j->shape], why, sizeof why))
           round++;
       }
-    plan(s, cap && round > cap - tried ? cap - tried : round);
+    if (cap && round > cap - tried) round = cap - tried;
+    plan(s, round);
     for (int p = 0; p < sp->np && job_time_left(s); p++)
       for (int d = -1; d <= 1; d += 2) {
-        int nb[VNCL__TS_MAX_PARAMS];
+        int nb[TS_MAX_PARAMS];
         memcpy(nb, cur, sizeof nb);
         nb[p] += d;
         if (nb[p] < 0 || nb[p] >= sp->p[p].n) continue;
-        if (!vncl__tspace_valid(&s->dev, sp, nb, base, acc, why, sizeof why))
+        if (!tspace_valid(s->ctx, sp, nb, (vncl_dtype)j->dtype,
+                         shape_names[j->shape], why, sizeof why))
           continue;
         if (cap && tried >= cap) break;
         if (!job_time_left(s)) break;
@@ -365,7 +387,7 @@ static void search(session *s, job *j, const vncl__gemm_params *base,
           improved = true;
         }
       }
-    settle(s);
+    plan_done(s);
   }
   free(c.v);
 }
@@ -373,44 +395,36 @@ static void search(session *s, job *j, const vncl__gemm_params *base,
 /* The baseline: the parameters in force (built-in defaults), as a plain
  * request so that it is measured even when not a point of the space. */
 static double eval_baseline(session *s, const job *j,
-                            const vncl__gemm_params *base, const int *ops_vals,
-                            bool clblast) {
+                            const vncl_tuning_params *base, bool clblast) {
   char key[1024];
   job_prefix(s, j, key, sizeof key);
   strncat(key, clblast ? "clblast-defaults" : "defaults",
           sizeof key - strlen(key) - 1);
-  plan(s, 1);
   cJSON *req = job_request(j);
-  if (j->kind == VNCL__TS_OPS) {
-    cJSON *v = cJSON_AddArrayToObject(req, "values");
-    for (int i = 0; i < j->ops_space.np; i++)
-      cJSON_AddItemToArray(v, cJSON_CreateNumber(ops_vals[i]));
+  if (j->kind == TS_OPS) {
+    add_values(req, &j->ops_space, base);
   } else {
-    vncl__gemm_params p = *base;
-    p.backend = clblast ? VNCL__GEMM_CLBLAST : VNCL__GEMM_OWN;
-    cJSON_AddItemToObject(req, "params", vncl__gemm_params_to_json(&p));
+    vncl_tuning_params p = *base;
+    params_put(&p, "backend", clblast ? 1 : 0);
+    cJSON_AddItemToObject(req, "params", params_to_json(&p));
     if (clblast) cJSON_AddTrueToObject(req, "fresh");
   }
   double r = evaluate(s, key, req);
   cJSON_Delete(req);
-  settle(s);
   return r;
 }
 
-/* A full GEMM set as a request, under prefix + tag. */
-static double eval_set(session *s, const job *j, const vncl__gemm_params *p,
-                       const int *ops_vals, const char *tag) {
+/* A full set as a request, under prefix + tag. */
+static double eval_set(session *s, const job *j, const vncl_tuning_params *p,
+                       const char *tag) {
   char key[1024];
   job_prefix(s, j, key, sizeof key);
   strncat(key, tag, sizeof key - strlen(key) - 1);
   cJSON *req = job_request(j);
-  if (p) {
-    cJSON_AddItemToObject(req, "params", vncl__gemm_params_to_json(p));
-  } else {
-    cJSON *v = cJSON_AddArrayToObject(req, "values");
-    for (int i = 0; i < j->ops_space.np; i++)
-      cJSON_AddItemToArray(v, cJSON_CreateNumber(ops_vals[i]));
-  }
+  if (j->kind == TS_OPS)
+    add_values(req, &j->ops_space, p);
+  else
+    cJSON_AddItemToObject(req, "params", params_to_json(p));
   double r = evaluate(s, key, req);
   cJSON_Delete(req);
   return r;
@@ -428,9 +442,8 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static bool confirm(session *s, const job *j, const vncl__gemm_params *def,
-                    const vncl__gemm_params *tuned, const int *ops_def,
-                    const int *ops_tuned, double *def_rate,
+static bool confirm(session *s, const job *j, const vncl_tuning_params *def,
+                    const vncl_tuning_params *tuned, double *def_rate,
                     double *tuned_rate) {
   double a = 0, b = 0, ratio[CONFIRM_ROUNDS];
   int n = 0;
@@ -438,14 +451,14 @@ static bool confirm(session *s, const job *j, const vncl__gemm_params *def,
   for (int i = 0; i < CONFIRM_ROUNDS && !s->stopped && !interrupted; i++) {
     char t[32];
     snprintf(t, sizeof t, "check-defaults-%d", i);
-    double x = eval_set(s, j, def, ops_def, t);
+    double x = eval_set(s, j, def, t);
     snprintf(t, sizeof t, "check-tuned-%d", i);
-    double y = eval_set(s, j, tuned, ops_tuned, t);
+    double y = eval_set(s, j, tuned, t);
     a += x;
     b += y;
     ratio[n++] = x > 0 ? y / x : y > 0 ? 2 : 0;
   }
-  settle(s);
+  plan_done(s);
   if (!n) return false;
   qsort(ratio, (size_t)n, sizeof *ratio, cmp_double);
   *def_rate = a / n;
@@ -458,7 +471,6 @@ static bool confirm(session *s, const job *j, const vncl__gemm_params *def,
 /* The test-only candidates that crash and hang (VNCL_TUNE_TEST_FAULTS). */
 static void eval_test_faults(session *s, const job *j) {
   static const char *const what[] = {"abort", "hang"};
-  plan(s, 2);
   for (int i = 0; i < 2; i++) {
     char key[1024];
     job_prefix(s, j, key, sizeof key);
@@ -468,32 +480,19 @@ static void eval_test_faults(session *s, const job *j) {
     evaluate(s, key, req);
     cJSON_Delete(req);
   }
-  settle(s);
 }
 
 /* ---- session --------------------------------------------------------------- */
 
 /* Resumed answers choose what the database will hold, so the file is read
- * like the database: only when no other account could have written it. */
+ * like the database: only when no other account could have written it
+ * (vncl_tuning_journal_open reads only such a file). */
 static void load_partial(session *s) {
-  vncl__trust t;
-  int fd = vncl__trust_openat(s->dirfd, s->dir, s->partial_name, &t);
-  if (fd < 0) {
-    if (t.state == VNCL__TRUST_BROKEN)
-      fprintf(stderr, "autotune: %s: not trusted, not resumed from: %s\n",
-              s->partial_path, t.why);
-    return;
-  }
-  FILE *f = fdopen(fd, "r");
-  if (!f) {
-    close(fd);
-    return;
-  }
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t len;
-  while ((len = getline(&line, &cap, f)) > 0) {
-    cJSON *o = cJSON_ParseWithLength(line, (size_t)len);
+  const char *note = vncl_tuning_journal_note(s->partial);
+  if (note[0]) fprintf(stderr, "autotune: %s; not resumed from\n", note);
+  for (int i = 0; i < vncl_tuning_journal_count(s->partial); i++) {
+    const char *line = vncl_tuning_journal_line(s->partial, i);
+    cJSON *o = cJSON_Parse(line);
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "key");
     cJSON *a = cJSON_DetachItemFromObjectCaseSensitive(o, "answer");
     /* A hang or crash the interrupt caused is not a verdict: retry it. */
@@ -504,8 +503,6 @@ static void load_partial(session *s) {
       cJSON_Delete(a);
     cJSON_Delete(o);
   }
-  free(line);
-  fclose(f);
 }
 
 static bool wanted(const char *list, const char *item) {
@@ -520,69 +517,82 @@ static bool wanted(const char *list, const char *item) {
   return false;
 }
 
-static void put_entry(session *s, vncl__tuning_db *db, const char *kernel,
-                      const char *dtype, const char *shape,
-                      const char *backend, double rate, cJSON *params) {
-  vncl__tune_entry e;
-  memset(&e, 0, sizeof e);
-  vncl__tune_entry_key(&e, &s->dev.info, kernel, dtype, shape);
-  vncl__strlcpy(e.backend, backend, sizeof e.backend);
-  e.gflops = rate;
-  e.params = params;
-  if (!vncl__tuning_db_put(db, &e)) cJSON_Delete(e.params);
+static void put_entry(session *s, vncl_tuning_db *db, const char *family,
+                      vncl_dtype dtype, const char *shape, double rate,
+                      const vncl_tuning_params *p) {
+  if (vncl_tuning_db_put(db, s->ctx, family, dtype, shape, p, rate))
+    fprintf(stderr, "autotune: %s\n", vncl_errmsg(s->ctx));
 }
 
-static void save_db(session *s, vncl__tuning_db *db) {
-  char why[256];
-  if (!vncl__tuning_db_save(s->out, db, why, sizeof why))
-    fprintf(stderr, "autotune: %s\n", why);
+static void save_db(session *s, vncl_tuning_db *db) {
+  if (vncl_tuning_db_save(db, s->out))
+    fprintf(stderr, "autotune: %s\n", vncl_errmsg(NULL));
 }
 
 static void job_begin(session *s, job *j) {
   s->label = j->label;
   s->cand_done = 0;
-  s->cand_total = 0; /* each phase plans its own (plan, settle) */
+  s->cand_total = 0;
+  s->shown_total = 0;
+  /* The baseline; the search and the confirmation plan their own. */
+  plan(s, 1 + (getenv("VNCL_TUNE_TEST_FAULTS") ? 2 : 0));
   s->best_rate = 0;
-  s->job_start = vncl__now();
+  s->job_start = tune_now();
   double left = s->budget - (s->job_start - s->t_start);
   s->job_budget = s->budget * j->share;
   if (s->job_budget > left) s->job_budget = left > 5 ? left : 5;
-  if (vncl__getenv("VNCL_TUNE_TEST_FAULTS")) eval_test_faults(s, j);
+  if (getenv("VNCL_TUNE_TEST_FAULTS")) eval_test_faults(s, j);
 }
 
+/* What was planned and not run (budget, stop) leaves the total; when the
+ * last output showed more, the job's count is shown once more, true. */
 static void job_end(session *s) {
+  plan_done(s);
+  if (s->cand_done && s->cand_total != s->shown_total) {
+    double eta = s->budget - (tune_now() - s->t_start);
+    if (s->o->progress_tty)
+      draw_bar(s, eta > 0 ? eta : 0);
+    else
+      fprintf(stderr, "autotune: %s %d/%d: the job ends (best %.1f %s)\n",
+              s->label, s->cand_done, s->cand_total, s->best_rate,
+              unit_of(s));
+    s->shown_total = s->cand_total;
+  }
   if (s->o->progress_tty) fprintf(stderr, "\n");
 }
 
 /* GEMM for one dtype: every class, our kernels and CLBlast. */
-static void tune_gemm(session *s, vncl__tuning_db *db, int dtype) {
+static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
   bool q = s->o->quick;
   bool f64 = dtype == VNCL_F64;
   const char *dn = f64 ? "f64" : "f32";
-  int acc = vncl__gemm_acc_of((vncl_dtype)dtype);
   double dscale = f64 ? 0.35 : 1.0; /* f64 gets a smaller share */
   size_t big = q || f64 ? 1024 : 2048;
-  static const char *const shape_names[] = {"square", "narrow", "flat"};
-  for (int sh = 0; sh < VNCL__GEMM_SHAPES && !s->stopped && !interrupted;
-       sh++) {
-    vncl__gemm_params base;
-    vncl__gemm_params_set(s->ctx, (vncl__gemm_acc)acc, (vncl__gemm_shape)sh,
-                          NULL);
-    vncl__gemm_params_get(s->ctx, (vncl__gemm_acc)acc, (vncl__gemm_shape)sh,
-                          &base);
+  for (int sh = 0; sh < SHAPES && !s->stopped && !interrupted; sh++) {
+    /* The built-in set: nothing installed on the session's context. */
+    vncl_tuning_params base;
+    vncl_tuning_set(s->ctx, "gemm", (vncl_dtype)dtype, shape_names[sh], NULL);
+    if (vncl_tuning_get(s->ctx, "gemm", (vncl_dtype)dtype, shape_names[sh],
+                        &base)) {
+      fprintf(stderr, "autotune: %s\n", vncl_errmsg(s->ctx));
+      s->stopped = true;
+      return;
+    }
+    double fast = 2;
+    params_get(&base, "fast", &fast);
     /* The class's large product: the packed (fast) kernel's parameters. */
     job j;
     memset(&j, 0, sizeof j);
-    j.kind = VNCL__TS_GEMM_FAST;
+    j.kind = TS_GEMM_FAST;
     j.dtype = dtype;
     j.shape = sh;
     j.batch = 1;
-    if (sh == VNCL__GEMM_SHAPE_SQUARE) {
+    if (sh == SHAPE_SQUARE) {
       j.m = j.n = j.k = big;
       j.share = (q ? 0.40 : 0.32) * dscale;
       j.samples = q ? 5 : 20;
       snprintf(j.label, sizeof j.label, "gemm %s large square", dn);
-    } else if (sh == VNCL__GEMM_SHAPE_NARROW) {
+    } else if (sh == SHAPE_NARROW) {
       j.m = 4096;
       j.n = 64;
       j.k = 1024;
@@ -597,20 +607,19 @@ static void tune_gemm(session *s, vncl__tuning_db *db, int dtype) {
       j.samples = q ? 2 : 10;
       snprintf(j.label, sizeof j.label, "gemm %s flat", dn);
     }
-    j.space = vncl__tspace_gemm(base.fast, q);
+    j.space = tspace_gemm(tspace_fast_kernel(fast), q);
     job_begin(s, &j);
-    double own_base = eval_baseline(s, &j, &base, NULL, false);
-    result fast;
-    search(s, &j, &base, NULL, own_base, &fast);
-    vncl__gemm_params best = base;
-    if (fast.have_idx)
+    double own_base = eval_baseline(s, &j, &base, false);
+    result fr;
+    search(s, &j, &base, own_base, &fr);
+    vncl_tuning_params best = base;
+    if (fr.have_idx)
       for (int i = 0; i < j.space->np; i++)
-        vncl__gemm_param_set_named(&best, j.space->p[i].name,
-                                   j.space->p[i].v[fast.idx[i]]);
-    if (fast.rate <= own_base) best = base;
-    double own_rate = fast.rate > own_base ? fast.rate : own_base;
-    if (fast.rate > own_base && !s->stopped && !interrupted &&
-        !confirm(s, &j, &base, &best, NULL, NULL, &own_base, &own_rate)) {
+        params_put(&best, j.space->p[i].name, j.space->p[i].v[fr.idx[i]]);
+    if (fr.rate <= own_base) best = base;
+    double own_rate = fr.rate > own_base ? fr.rate : own_base;
+    if (fr.rate > own_base && !s->stopped && !interrupted &&
+        !confirm(s, &j, &base, &best, &own_base, &own_rate)) {
       best = base;
       own_rate = own_base;
     }
@@ -622,60 +631,57 @@ static void tune_gemm(session *s, vncl__tuning_db *db, int dtype) {
     /* CLBlast on the same product: its defaults, then (square) a search
      * over its Xgemm parameters. */
     double cl_rate = 0;
-    cJSON *cl_params = NULL;
-    if (!s->stopped && !interrupted && (!q || sh == VNCL__GEMM_SHAPE_SQUARE)) {
+    bool have_cl = false;
+    vncl_tuning_params cl_params;
+    memset(&cl_params, 0, sizeof cl_params);
+    if (!s->stopped && !interrupted && (!q || sh == SHAPE_SQUARE)) {
       job c = j;
-      c.kind = VNCL__TS_CLBLAST;
-      c.space = vncl__tspace_clblast(q);
-      c.share = (sh == VNCL__GEMM_SHAPE_SQUARE ? (q ? 0.12 : 0.10) : 0.02) *
-                dscale;
+      c.kind = TS_CLBLAST;
+      c.space = tspace_clblast(q);
+      c.share = (sh == SHAPE_SQUARE ? (q ? 0.12 : 0.10) : 0.02) * dscale;
       /* A CLBlast build takes 5-15 s on PoCL: its search is for full
        * runs. */
-      c.samples = sh == VNCL__GEMM_SHAPE_SQUARE && !q ? 6 : 0;
+      c.samples = sh == SHAPE_SQUARE && !q ? 6 : 0;
       snprintf(c.label, sizeof c.label, "clblast %s %s", dn,
-               sh == VNCL__GEMM_SHAPE_SQUARE ? "large square"
-                                             : shape_names[sh]);
+               sh == SHAPE_SQUARE ? "large square" : shape_names[sh]);
       job_begin(s, &c);
-      cl_rate = eval_baseline(s, &c, &best, NULL, true);
+      cl_rate = eval_baseline(s, &c, &best, true);
       if (c.samples) {
         result cr;
-        search(s, &c, &best, NULL, cl_rate, &cr);
+        search(s, &c, &best, cl_rate, &cr);
         if (cr.have_idx && cr.rate > cl_rate) {
           cl_rate = cr.rate;
-          cl_params = cJSON_CreateObject();
-          for (int i = 0; i < c.space->np; i++)
-            cJSON_AddNumberToObject(cl_params, c.space->p[i].name,
-                                    c.space->p[i].v[cr.idx[i]]);
+          tspace_params(c.space, cr.idx, &cl_params);
+          have_cl = true;
         }
       }
       job_end(s);
     }
 
     /* Square: the direct kernel on small and small batched products. */
-    if (sh == VNCL__GEMM_SHAPE_SQUARE && !s->stopped && !interrupted) {
+    if (sh == SHAPE_SQUARE && !s->stopped && !interrupted) {
       job d;
       memset(&d, 0, sizeof d);
-      d.kind = VNCL__TS_GEMM_DIRECT;
+      d.kind = TS_GEMM_DIRECT;
       d.dtype = dtype;
       d.shape = sh;
       d.m = d.n = d.k = 96;
       d.batch = 16;
-      d.space = vncl__tspace_gemm(VNCL__GEMM_DIRECT, q);
+      d.space = tspace_gemm("gemm_direct", q);
       d.share = (q ? 0.12 : 0.14) * dscale;
       d.samples = q ? 3 : 16;
       snprintf(d.label, sizeof d.label, "gemm %s small batched", dn);
       job_begin(s, &d);
-      double dbase = eval_baseline(s, &d, &best, NULL, false);
+      double dbase = eval_baseline(s, &d, &best, false);
       result dr;
-      search(s, &d, &best, NULL, dbase, &dr);
+      search(s, &d, &best, dbase, &dr);
       double drate = dbase;
       if (dr.have_idx && dr.rate > dbase && !s->stopped && !interrupted) {
-        vncl__gemm_params cand = best;
+        vncl_tuning_params cand = best;
         for (int i = 0; i < d.space->np; i++)
-          vncl__gemm_param_set_named(&cand, d.space->p[i].name,
-                                     d.space->p[i].v[dr.idx[i]]);
+          params_put(&cand, d.space->p[i].name, d.space->p[i].v[dr.idx[i]]);
         drate = dr.rate;
-        if (confirm(s, &d, &best, &cand, NULL, NULL, &dbase, &drate))
+        if (confirm(s, &d, &best, &cand, &dbase, &drate))
           best = cand;
         else
           drate = dbase;
@@ -686,12 +692,12 @@ static void tune_gemm(session *s, vncl__tuning_db *db, int dtype) {
     }
     if (s->stopped || interrupted) break;
     bool clb = cl_rate > own_rate;
-    best.backend = clb ? VNCL__GEMM_CLBLAST : VNCL__GEMM_OWN;
-    cJSON *pj = vncl__gemm_params_to_json(&best);
-    if (clb && cl_params) cJSON_AddItemToObject(pj, "clblast", cl_params);
-    else cJSON_Delete(cl_params);
-    put_entry(s, db, "gemm", dn, shape_names[sh], clb ? "clblast" : "own",
-              clb ? cl_rate : own_rate, pj);
+    params_put(&best, "backend", clb ? 1 : 0);
+    put_entry(s, db, "gemm", (vncl_dtype)dtype, shape_names[sh],
+              clb ? cl_rate : own_rate, &best);
+    if (clb && have_cl)
+      put_entry(s, db, "clblast", (vncl_dtype)dtype, shape_names[sh], 0,
+                &cl_params);
     save_db(s, db);
     fprintf(stderr, "autotune: gemm %s %s: %s wins (ours %.1f, CLBlast %.1f "
             "GFLOP/s)\n", dn, shape_names[sh], clb ? "CLBlast" : "ours",
@@ -699,162 +705,134 @@ static void tune_gemm(session *s, vncl__tuning_db *db, int dtype) {
   }
 }
 
-static void tune_ops(session *s, vncl__tuning_db *db, int fam, int nfam) {
+static void tune_ops(session *s, vncl_tuning_db *db, const char *fam,
+                     int nfam) {
   job j;
   memset(&j, 0, sizeof j);
-  vncl__tspace_from_ops(fam, s->o->quick, &j.ops_space);
+  if (!tspace_from_ops(fam, s->o->quick, &j.ops_space)) return;
   j.space = &j.ops_space;
-  j.kind = VNCL__TS_OPS;
+  j.kind = TS_OPS;
+  j.dtype = VNCL_F32;
   j.share = (s->o->quick ? 0.18 : 0.12) / nfam;
   j.samples = s->o->quick ? 2 : 10;
   snprintf(j.label, sizeof j.label, "%s", j.ops_space.name);
-  int v[VNCL__OPS_MAX_PARAMS];
-  vncl__ops_params_set(s->ctx, (vncl__ops_family)fam, NULL);
-  vncl__ops_params(s->ctx, (vncl__ops_family)fam, v);
+  /* The built-in set as the launches use it (fitted to the device). */
+  vncl_tuning_params v;
+  vncl_tuning_set(s->ctx, fam, VNCL_F32, NULL, NULL);
+  if (vncl_tuning_get(s->ctx, fam, VNCL_F32, NULL, &v)) {
+    fprintf(stderr, "autotune: %s\n", vncl_errmsg(s->ctx));
+    return;
+  }
   job_begin(s, &j);
-  double b = eval_baseline(s, &j, NULL, v, false);
+  double b = eval_baseline(s, &j, &v, false);
   result r;
-  search(s, &j, NULL, v, b, &r);
-  int tv[VNCL__OPS_MAX_PARAMS];
-  memcpy(tv, v, sizeof tv);
+  search(s, &j, &v, b, &r);
+  vncl_tuning_params tv = v;
   bool tuned = false;
   double rate = b;
   if (r.have_idx && r.rate > b && !s->stopped && !interrupted) {
     for (int i = 0; i < j.ops_space.np; i++)
-      tv[i] = j.ops_space.p[i].v[r.idx[i]];
+      params_put(&tv, j.ops_space.p[i].name, j.ops_space.p[i].v[r.idx[i]]);
     rate = r.rate;
-    tuned = confirm(s, &j, NULL, NULL, v, tv, &b, &rate);
+    tuned = confirm(s, &j, &v, &tv, &b, &rate);
     if (!tuned) rate = b;
   }
   job_end(s);
   if (s->stopped || interrupted) return;
-  cJSON *p = cJSON_CreateObject();
-  for (int i = 0; i < j.ops_space.np; i++)
-    cJSON_AddNumberToObject(p, j.ops_space.p[i].name, tuned ? tv[i] : v[i]);
-  put_entry(s, db, j.ops_space.name, "any", "default", "", rate, p);
+  /* The entry holds the family's tunables (those of its space). */
+  vncl_tuning_params e;
+  memset(&e, 0, sizeof e);
+  for (int i = 0; i < j.ops_space.np; i++) {
+    double x = 0;
+    params_get(tuned ? &tv : &v, j.ops_space.p[i].name, &x);
+    params_put(&e, j.ops_space.p[i].name, x);
+  }
+  put_entry(s, db, fam, VNCL_F32, NULL, rate, &e);
   save_db(s, db);
 }
 
-/* OUT.partial for appending: 0600, in the open folder, never through a
- * link; a file there that is not trusted (so not resumed from) is replaced
- * by a new one. */
-static FILE *open_partial(session *s) {
-  const int flags = O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
-  for (int attempt = 0; attempt < 2; attempt++) {
-    int fd = openat(s->dirfd, s->partial_name, flags | (attempt ? O_EXCL : 0),
-                    0600);
-    if (fd < 0 && errno != ELOOP) return NULL;
-    struct stat st;
-    vncl__trust t;
-    if (fd >= 0 && fstat(fd, &st) == 0 &&
-        vncl__trust_stat(&st, false, s->partial_path, &t) &&
-        fchmod(fd, 0600) == 0) {
-      FILE *f = fdopen(fd, "a");
-      if (f) return f;
-    }
-    if (fd >= 0) close(fd);
-    if (attempt || unlinkat(s->dirfd, s->partial_name, 0) != 0) return NULL;
-  }
-  return NULL;
+/* The database path when none is given: the one a context reads by
+ * default (VNCL_TUNING_DB, else the user's data folder). */
+static void default_out(const autotune_opts *o, char *out, size_t cap) {
+  out[0] = '\0';
+  vncl_options opts;
+  vncl_options_init(&opts);
+  opts.device = o->device;
+  vncl_context *c = NULL;
+  vncl_tuning_database_info info;
+  if (vncl_context_create(&c, &opts) == VNCL_OK &&
+      vncl_tuning_database(c, &info) == VNCL_OK)
+    snprintf(out, cap, "%s", info.path);
+  vncl_context_destroy(c);
 }
 
-/* OUT's folder: made (0700) when missing, then used only when trusted. */
-static bool open_out_dir(session *s) {
-  char dir[1024];
-  const char *slash = strrchr(s->out, '/');
-  if (!slash)
-    vncl__strlcpy(dir, ".", sizeof dir);
-  else if (slash == s->out)
-    vncl__strlcpy(dir, "/", sizeof dir);
-  else
-    snprintf(dir, sizeof dir, "%.*s", (int)(slash - s->out), s->out);
-  s->partial_name = strrchr(s->partial_path, '/')
-                        ? strrchr(s->partial_path, '/') + 1
-                        : s->partial_path;
-  vncl__trust t;
-  s->dirfd = -1;
-  if (vncl__trust_make_dirs(dir, &t))
-    s->dirfd = vncl__trust_open_dir(dir, true, s->dir, sizeof s->dir, &t);
-  if (s->dirfd >= 0) return true;
-  if (t.state == VNCL__TRUST_BROKEN)
-    fprintf(stderr, "autotune: the database folder is not trusted: %s\n"
-            "autotune: fix: %s%swrite the database to a folder of your own "
-            "(--out FILE)\n", t.why, t.fix, t.fix[0] ? ", or " : "");
-  else
-    fprintf(stderr, "autotune: cannot use the folder of %s: %s\n", s->out,
-            t.why);
-  return false;
-}
-
-int vncl__autotune_run(vncl__autotune_opts *o) {
+int autotune_run(autotune_opts *o) {
   session s;
   memset(&s, 0, sizeof s);
   s.o = o;
-  s.dirfd = -1;
   o->evaluated = o->reused = o->failed = 0;
   interrupted = 0;
-  const char *envdb = vncl__getenv("VNCL_TUNING_DB");
+  const char *envdb = getenv("VNCL_TUNING_DB");
   if (o->out && *o->out)
-    vncl__strlcpy(s.out, o->out, sizeof s.out);
-  else if (envdb)
-    vncl__strlcpy(s.out, envdb, sizeof s.out);
+    snprintf(s.out, sizeof s.out, "%s", o->out);
+  else if (envdb && *envdb)
+    snprintf(s.out, sizeof s.out, "%s", envdb);
   else
-    vncl__tuning_default_path(s.out, sizeof s.out);
+    default_out(o, s.out, sizeof s.out);
   if (!s.out[0]) {
     fprintf(stderr, "autotune: nowhere to write the database: give --out "
             "FILE, or set VNCL_TUNING_DB or HOME\n");
     return 1;
   }
   snprintf(s.partial_path, sizeof s.partial_path, "%s.partial", s.out);
-  if (!open_out_dir(&s)) return 1;
+  /* OUT's folder: made (0700) when missing, then used only when trusted;
+   * the partial file read back only when trusted. */
+  if (vncl_tuning_journal_open(s.partial_path, &s.partial)) {
+    /* The library's message without its "function: " prefix. */
+    const char *m = vncl_errmsg(NULL), *c = strstr(m, ": ");
+    fprintf(stderr, "autotune: %s\nautotune: write the database to a folder "
+            "of your own (--out FILE)\n", c ? c + 2 : m);
+    return 1;
+  }
   vncl_options opts;
   vncl_options_init(&opts);
   opts.device = o->device;
   opts.tuning_db = "/nonexistent/vncl-autotune"; /* measure the built-ins */
-  if (vncl_context_create(&s.ctx, &opts)) {
+  if (vncl_context_create(&s.ctx, &opts) ||
+      vncl_context_device_info(s.ctx, &s.info)) {
     fprintf(stderr, "autotune: %s\n", vncl_errmsg(NULL));
-    close(s.dirfd);
+    vncl_context_destroy(s.ctx);
+    vncl_tuning_journal_close(s.partial, 0);
     return 1;
-  }
-  s.dev.info = s.ctx->info;
-  cl_uint w = 0;
-  clGetDeviceInfo(s.ctx->device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof w,
-                  &w, NULL);
-  s.dev.native_float_width = (int)w;
-  {
-    vncl__gemm_params gp; /* the device's row says what its groups need */
-    vncl__gemm_params_get(s.ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE,
-                          &gp);
-    s.dev.wg_multiple = gp.wg_multiple;
   }
   s.budget = o->budget > 0 ? o->budget : o->quick ? 75 : 780;
   s.runs = o->quick ? 3 : 5;
-  s.t_start = vncl__now();
+  s.t_start = tune_now();
 
   /* Workers select the same device and read no database. */
-  const char *cur_dev = vncl__getenv("VNCL_DEVICE");
+  const char *cur_dev = getenv("VNCL_DEVICE");
   char *old_dev = cur_dev ? strdup(cur_dev) : NULL;
   char *old_db = envdb ? strdup(envdb) : NULL;
   char sel[32];
-  snprintf(sel, sizeof sel, "%d", s.ctx->info.index >= 0 ? s.ctx->info.index
-                                                         : 0);
+  snprintf(sel, sizeof sel, "%d", s.info.index >= 0 ? s.info.index : 0);
   setenv("VNCL_DEVICE", sel, 1);
   setenv("VNCL_TUNING_DB", "/nonexistent/vncl-autotune", 1);
-  s.runner = vncl__tune_runner_new(o->worker_argv, o->timeout > 0 ? o->timeout
-                                                                  : 120);
+  s.runner = tune_runner_new(o->worker_argv, o->timeout > 0 ? o->timeout
+                                                             : 120);
   s.done = cJSON_CreateObject();
   load_partial(&s);
   int resumed = cJSON_GetArraySize(s.done);
-  s.partial = open_partial(&s);
-  if (!s.partial)
-    fprintf(stderr, "autotune: cannot write %s: %s; an interrupted run will "
-            "not resume\n", s.partial_path, strerror(errno));
-  vncl__tuning_db db;
-  char why[512];
-  if (!vncl__tuning_db_load(s.out, &db, why, sizeof why) && why[0])
-    fprintf(stderr, "autotune: %s: %s; starting a new database\n", s.out, why);
+  vncl_tuning_db *db = NULL;
+  if (vncl_tuning_db_load(s.out, &db)) {
+    fprintf(stderr, "autotune: %s; starting a new database\n",
+            vncl_errmsg(NULL));
+    if (vncl_tuning_db_create(&db)) {
+      fprintf(stderr, "autotune: %s\n", vncl_errmsg(NULL));
+      db = NULL;
+    }
+  }
   fprintf(stderr, "autotune: %s (%s), budget %.0f s, database %s%s\n",
-          s.dev.info.name, s.dev.info.driver_version, s.budget, s.out,
+          s.info.name, s.info.driver_version, s.budget, s.out,
           resumed ? ", resuming" : "");
   if (resumed)
     fprintf(stderr, "autotune: %d results from %s\n", resumed, s.partial_path);
@@ -864,44 +842,54 @@ int vncl__autotune_run(vncl__autotune_opts *o) {
   sa.sa_handler = on_sigint;
   sigaction(SIGINT, &sa, &old);
 
+  if (!db) s.stopped = true;
   bool want_gemm = wanted(o->kernels, "gemm");
-  if (want_gemm) {
+  if (want_gemm && db) {
     bool f32 = wanted(o->dtypes, "f32") || wanted(o->dtypes, "f16") ||
                wanted(o->dtypes, "bf16");
-    bool f64 = s.dev.info.fp64 &&
+    bool f64 = s.info.fp64 &&
                (o->dtypes ? wanted(o->dtypes, "f64") : !o->quick);
-    if (f32) tune_gemm(&s, &db, VNCL_F32);
-    if (f64 && !s.stopped && !interrupted) tune_gemm(&s, &db, VNCL_F64);
+    if (f32) tune_gemm(&s, db, VNCL_F32);
+    if (f64 && !s.stopped && !interrupted) tune_gemm(&s, db, VNCL_F64);
   }
+  /* The tensor-op families: every family but gemm. */
   int nfam = 0;
-  for (int f = 0; f < VNCL__OPS_FAMILIES; f++)
-    if (wanted(o->kernels, "ops") || wanted(o->kernels, vncl__ops_space(f)->family))
+  for (int f = 0; f < vncl_tuning_family_count(); f++) {
+    const char *fam = vncl_tuning_family_name(f);
+    if (strcmp(fam, "gemm") &&
+        (wanted(o->kernels, "ops") || wanted(o->kernels, fam)))
       nfam++;
-  for (int f = 0; f < VNCL__OPS_FAMILIES && !s.stopped && !interrupted; f++)
-    if (wanted(o->kernels, "ops") ||
-        wanted(o->kernels, vncl__ops_space(f)->family))
-      tune_ops(&s, &db, f, nfam);
+  }
+  for (int f = 0; f < vncl_tuning_family_count() && !s.stopped && !interrupted;
+       f++) {
+    const char *fam = vncl_tuning_family_name(f);
+    if (strcmp(fam, "gemm") &&
+        (wanted(o->kernels, "ops") || wanted(o->kernels, fam)))
+      tune_ops(&s, db, fam, nfam);
+  }
 
   sigaction(SIGINT, &old, NULL);
   int rc = 0;
-  if (s.stopped || interrupted) {
+  bool done = !s.stopped && !interrupted;
+  if (!db) {
+    rc = 1;
+  } else if (!done) {
     fprintf(stderr, "autotune: stopped; %d results kept in %s, run the same "
             "command again to resume\n", cJSON_GetArraySize(s.done),
             s.partial_path);
     rc = 3;
   } else {
-    if (db.n == 0) save_db(&s, &db);
-    unlinkat(s.dirfd, s.partial_name, 0);
+    if (vncl_tuning_db_count(db) == 0) save_db(&s, db);
     fprintf(stderr, "autotune: done in %.0f s: %d measured, %d reused, %d "
-            "failed; %d entries in %s\n", vncl__now() - s.t_start,
-            o->evaluated, o->reused, o->failed, db.n, s.out);
+            "failed; %d entries in %s\n", tune_now() - s.t_start,
+            o->evaluated, o->reused, o->failed, vncl_tuning_db_count(db),
+            s.out);
   }
-  if (s.partial) fclose(s.partial);
-  vncl__tuning_db_free(&db);
+  vncl_tuning_journal_close(s.partial, done && db);
+  vncl_tuning_db_free(db);
   cJSON_Delete(s.done);
-  vncl__tune_runner_free(s.runner);
+  tune_runner_free(s.runner);
   vncl_context_destroy(s.ctx);
-  close(s.dirfd);
   if (old_dev) setenv("VNCL_DEVICE", old_dev, 1);
   else unsetenv("VNCL_DEVICE");
   if (old_db) setenv("VNCL_TUNING_DB", old_db, 1);
