@@ -495,6 +495,53 @@ static void test_real(void **st) {
   run_cases(cases, sizeof cases / sizeof *cases);
 }
 
+/* Even last lengths on vncl's kernels run as one complex transform of half
+ * the length (the n reals of a row as n/2 complex values) with a split
+ * (R2C) or a pre-processing (C2R) pass around it: every class of even
+ * length (n = 2, 4, 6, powers of two, 2^a 3^b 5^c 7^d, with 11 and 13, a
+ * half above one Stockham pass), 1-D batched, 2-D and 3-D (outer axes on
+ * Stockham, Rader and Bluestein over the half spectrum), in and out of
+ * place, f32 and f64, every norm; odd lengths beside them keep the
+ * full-length path. */
+static void test_real_half(void **st) {
+  (void)st;
+  static const fcase cases[] = {
+      {R2C, VNCL_F32, 1, {2}, 5, 0, BACK, VNCL},
+      {R2C, VNCL_F64, 1, {2}, 1, 1, VNCL_FFT_NORM_ORTHO, VNCL},
+      {R2C, VNCL_F64, 1, {4}, 3, 1, BACK, VNCL},
+      {R2C, VNCL_F32, 1, {4}, 1, 0, VNCL_FFT_NORM_FORWARD, VNCL},
+      {R2C, VNCL_F32, 1, {6}, 6, 0, VNCL_FFT_NORM_FORWARD, VNCL},
+      {R2C, VNCL_F64, 1, {6}, 2, 1, VNCL_FFT_NORM_NONE, VNCL},
+      {R2C, VNCL_F32, 1, {1024}, 3, 1, BACK, VNCL},
+      {R2C, VNCL_F64, 1, {4096}, 2, 0, BACK, VNCL},
+      {R2C, VNCL_F64, 1, {1260}, 2, 1, VNCL_FFT_NORM_ORTHO, VNCL},
+      {R2C, VNCL_F32, 1, {840}, 6, 0, VNCL_FFT_NORM_NONE, VNCL},
+      {R2C, VNCL_F32, 1, {286}, 2, 1, BACK, VNCL}, /* 2 11 13 */
+      {R2C, VNCL_F64, 1, {22}, 3, 0, BACK, VNCL},
+      {R2C, VNCL_F64, 1, {2 * 13 * 13}, 1, 1, BACK, VNCL},
+      /* Halves above one pass: 4500 = 60 x 75, 8192 = 64 x 128. */
+      {R2C, VNCL_F32, 1, {9000}, 1, 0, BACK, VNCL},
+      {R2C, VNCL_F64, 1, {16384}, 1, 1, VNCL_FFT_NORM_ORTHO, VNCL},
+      {R2C, VNCL_F32, 2, {5, 12}, 3, 0, BACK, VNCL},
+      {R2C, VNCL_F64, 2, {7, 2}, 2, 1, BACK, VNCL},
+      {R2C, VNCL_F32, 2, {13, 22}, 1, 1, VNCL_FFT_NORM_ORTHO, VNCL},
+      {R2C, VNCL_F64, 2, {64, 128}, 1, 0, BACK, VNCL},
+      {R2C, VNCL_F64, 3, {3, 5, 14}, 2, 0, VNCL_FFT_NORM_ORTHO, VNCL},
+      {R2C, VNCL_F32, 3, {4, 6, 2}, 1, 1, BACK, VNCL},
+      {R2C, VNCL_F32, 3, {8, 1, 10}, 6, 0, VNCL_FFT_NORM_NONE, VNCL},
+      /* Outer axes off Stockham: Rader (17) and Bluestein (47). */
+      {R2C, VNCL_F64, 2, {17, 8}, 1, 0, BACK, VNCL},
+      {R2C, VNCL_F32, 2, {47, 6}, 2, 1, BACK, VNCL},
+      {R2C, VNCL_F32, 3, {2, 17, 4}, 1, 1, VNCL_FFT_NORM_FORWARD, VNCL},
+      /* Odd beside them (the full-length path), and clFFT unchanged. */
+      {R2C, VNCL_F32, 1, {15}, 2, 1, BACK, VNCL},
+      {R2C, VNCL_F64, 2, {4, 9}, 1, 0, BACK, VNCL},
+      {R2C, VNCL_F32, 1, {6}, 2, 1, BACK, CLFFT},
+      {R2C, VNCL_F64, 2, {6, 20}, 1, 0, BACK, CLFFT},
+  };
+  run_cases(cases, sizeof cases / sizeof *cases);
+}
+
 static void test_bluestein(void **st) {
   (void)st;
   static const fcase cases[] = {
@@ -1054,6 +1101,7 @@ int main(void) {
       cmocka_unit_test(test_contexts),    cmocka_unit_test(test_bad_desc),
       cmocka_unit_test(test_bad_execute), cmocka_unit_test(test_plan_cache),
       cmocka_unit_test(test_c2c),         cmocka_unit_test(test_real),
+      cmocka_unit_test(test_real_half),
       cmocka_unit_test(test_bluestein),   cmocka_unit_test(test_one_shot),
       cmocka_unit_test(test_f64_accuracy),
       cmocka_unit_test(test_threads),
