@@ -13,7 +13,11 @@
  *    through the Rader path (primes p whose p - 1 Stockham does, on the
  *    vncl backend) or the Bluestein path (fft_bluestein.c).
  *    vncl_fft_plan_algorithm names it "stockham", "bluestein", "rader" or
- *    "axes".
+ *    "axes". Real transforms of an even last length n on vncl's kernels
+ *    (vncl__fft_real_half) run that axis as one complex transform of
+ *    length n/2 with a split (R2C) or pre-processing (C2R) pass
+ *    (run_half), the other axes on the half spectrum; the rest of the
+ *    real transforms on a full complex workspace.
  * Baked clFFT plans and tables come from the context's cache
  * (fft_cache.c), so making the same plan twice never bakes twice. */
 #include <math.h>
