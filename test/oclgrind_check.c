@@ -1183,7 +1183,8 @@ static void real_inplace_case(vncl_dtype t, int nd, const size_t *n,
   double *full = calloc(2 * nreal, sizeof *full);
   for (size_t i = 0; i < nreal; i++) full[2 * i] = xv[i];
   dft(full, batch, nd, n, -1);
-  double *half = malloc(ncplx * sizeof *half), *pad = malloc(ncplx * sizeof *pad);
+  double *half = malloc(ncplx * sizeof *half);
+  double *pad = malloc(ncplx * sizeof *pad);
   for (size_t r = 0; r < rows; r++)
     for (size_t k = 0; k < h; k++) {
       half[2 * (r * h + k)] = full[2 * (r * last + k)];
@@ -1270,8 +1271,8 @@ static void test_fft(void **st) {
     real_case(t, 2, r2, 2);
     real_case(t, 1, &r7, 2);
     real_case(t, 2, r2b, 1);
-    size_t e2 = 2, e3[3] = {3, 4, 8}, e17[2] = {17, 12}, e26 = 26, e6[2] = {5, 6},
-           e2b[2] = {3, 2};
+    size_t e2 = 2, e3[3] = {3, 4, 8}, e17[2] = {17, 12}, e26 = 26;
+    size_t e6[2] = {5, 6}, e2b[2] = {3, 2};
     real_case(t, 1, &e2, 3);
     real_case(t, 3, e3, 1);
     real_case(t, 2, e17, 1);
