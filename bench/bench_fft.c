@@ -8,10 +8,14 @@
  * Cases cover every length class of issue 15: powers of two, 2^a 3^b 5^c
  * 7^d (one pass, split, small lengths in large batches), factors 11 and
  * 13, primes (Rader where p - 1 is 13-smooth, else Bluestein), 1-D
- * batched, 2-D and 3-D, C2C and R2C, f32 and f64. Rates are in GFLOP/s
+ * batched, 2-D and 3-D, C2C, R2C and C2R, f32 and f64. Rates are in GFLOP/s
  * counting 5 N log2 N per complex transform and 2.5 N log2 N per real one
  * (the usual FFT convention, also for lengths that are not powers of
- * two).
+ * two). C2R runs unscaled (NORM_FORWARD), as FFTW's does, on 1-D
+ * spectra of real signals (imaginary parts of X[0] and X[n/2] zero),
+ * FFTW's plan with FFTW_PRESERVE_INPUT (its c2r otherwise overwrites the
+ * input, which the repeats reuse; multi-dimensional c2r cannot preserve
+ * it, so C2R cases are 1-D).
  *
  * clFFT's setup is vncl's: the suite uses clFFT directly only while a vncl
  * plan holds it, and never tears it down itself. */
@@ -26,7 +30,7 @@
 
 /* One case: `batch` transforms of lengths n[0..nd) (row-major). */
 typedef struct fft_shape {
-  vncl_fft_type type; /* C2C or R2C (forward) */
+  vncl_fft_type type; /* C2C or R2C (forward), C2R (inverse, 1-D) */
   vncl_dtype dtype;
   int nd;
   size_t n[3];
@@ -75,6 +79,7 @@ static int setup_vncl(fft_run *r, const void *x) {
   d.ndim = sh->nd;
   for (int i = 0; i < sh->nd; i++) d.n[i] = (int64_t)sh->n[i];
   d.batch = (int64_t)sh->batch;
+  if (sh->type == VNCL_FFT_C2R) d.norm = VNCL_FFT_NORM_FORWARD; /* unscaled */
   if (vncl_fft_plan_create(b->ctx, &d, &r->plan)) return -1;
   int64_t ishape[5], oshape[5];
   int k = 0;
@@ -86,8 +91,13 @@ static int setup_vncl(fft_run *r, const void *x) {
   if (sh->type == VNCL_FFT_C2C) {
     ishape[k] = 2;
     ni++;
-  } else {
+  } else if (sh->type == VNCL_FFT_R2C) {
     oshape[k - 1] = (int64_t)(sh->n[sh->nd - 1] / 2 + 1);
+  } else { /* C2R: in the half spectrum, out real */
+    ishape[k - 1] = (int64_t)(sh->n[sh->nd - 1] / 2 + 1);
+    ishape[k] = 2;
+    ni = k + 1;
+    no = k;
   }
   if (vncl_tensor_create(b->ctx, sh->dtype, ni, ishape, &r->in) ||
       vncl_tensor_create(b->ctx, sh->dtype, no, oshape, &r->out) ||
@@ -147,6 +157,19 @@ static int setup_fftw(fft_run *r, const void *x) {
                    : fftwf_plan_many_dft_r2c(sh->nd, n, b, r->fin, NULL, 1, t,
                                              r->fout, NULL, 1, h,
                                              FFTW_MEASURE);
+  if (sh->type == VNCL_FFT_C2R) {
+    if (r->dplan) fftw_destroy_plan(r->dplan);
+    if (r->fplan) fftwf_destroy_plan(r->fplan);
+    r->dplan = NULL;
+    r->fplan = NULL;
+    unsigned fl = FFTW_MEASURE | FFTW_PRESERVE_INPUT;
+    if (sh->dtype == VNCL_F64)
+      r->dplan = fftw_plan_many_dft_c2r(sh->nd, n, b, r->fin, NULL, 1, h,
+                                        r->fout, NULL, 1, t, fl);
+    else
+      r->fplan = fftwf_plan_many_dft_c2r(sh->nd, n, b, r->fin, NULL, 1, h,
+                                         r->fout, NULL, 1, t, fl);
+  }
   if (!r->fplan && !r->dplan) return -1;
   memcpy(r->fin, x, r->in_count * r->esize); /* planning overwrote it */
   return 0;
@@ -154,7 +177,11 @@ static int setup_fftw(fft_run *r, const void *x) {
 
 static int run_vncl(fft_run *r, int times) {
   for (int i = 0; i < times; i++)
-    if (vncl_fft_execute(r->plan, VNCL_FFT_FORWARD, r->in, r->out)) return -1;
+    if (vncl_fft_execute(r->plan,
+                         r->sh.type == VNCL_FFT_C2R ? VNCL_FFT_INVERSE
+                                                    : VNCL_FFT_FORWARD,
+                         r->in, r->out))
+      return -1;
   return vncl_finish(r->b->ctx) ? -1 : 0;
 }
 
@@ -211,7 +238,9 @@ static void case_name(const fft_run *r, const char *alg, char *out,
     size_t l = strlen(dims);
     snprintf(dims + l, sizeof dims - l, "%s%zu", i ? "x" : "", sh->n[i]);
   }
-  const char *t = sh->type == VNCL_FFT_C2C ? "c2c" : "r2c";
+  const char *t = sh->type == VNCL_FFT_C2C   ? "c2c"
+                  : sh->type == VNCL_FFT_R2C ? "r2c"
+                                             : "c2r";
   if (sh->batch > 1)
     snprintf(out, cap, "%s %zu x %s (%s)", t, sh->batch, dims, alg);
   else
@@ -228,9 +257,11 @@ static int fft_case(bench_ctx *b, const fft_shape *sh) {
   bool c2c = sh->type == VNCL_FFT_C2C;
   bool with_clfft = sh->clfft && c2c && sh->nd == 1 && sh->dtype == VNCL_F32;
   r.esize = vncl_dtype_size(sh->dtype);
-  r.in_count = (c2c ? 2 : 1) * r.total * sh->batch;
-  r.out_count = 2 * (r.total / last) * (c2c ? last : last / 2 + 1) *
-                sh->batch;
+  size_t spec = 2 * (r.total / last) * (c2c ? last : last / 2 + 1) *
+                sh->batch; /* reals of the spectrum */
+  bool c2r = sh->type == VNCL_FFT_C2R;
+  r.in_count = c2r ? spec : (c2c ? 2 : 1) * r.total * sh->batch;
+  r.out_count = c2r ? r.total * sh->batch : spec;
   void *x = malloc(r.in_count * r.esize);
   if (!x) return -1;
   srand(12345);
@@ -241,6 +272,15 @@ static int fft_case(bench_ctx *b, const fft_shape *sh) {
     else
       ((float *)x)[i] = (float)v;
   }
+  /* C2R: the spectrum of a real signal (1-D): Im X[0] = Im X[n/2] = 0. */
+  for (size_t row = 0, h = last / 2 + 1; c2r && row < sh->batch; row++)
+    for (int e = 0; e < (last % 2 ? 1 : 2); e++) {
+      size_t i = 2 * (row * h + (e ? h - 1 : 0)) + 1;
+      if (sh->dtype == VNCL_F64)
+        ((double *)x)[i] = 0;
+      else
+        ((float *)x)[i] = 0;
+    }
   int rc = setup_vncl(&r, x);
   if (!rc && with_clfft) rc = setup_clfft(&r, x);
   if (!rc) rc = setup_fftw(&r, x);
@@ -329,6 +369,7 @@ static int fft_case(bench_ctx *b, const fft_shape *sh) {
 
 #define C2C VNCL_FFT_C2C
 #define R2C VNCL_FFT_R2C
+#define C2R VNCL_FFT_C2R
 #define F32 VNCL_F32
 #define F64 VNCL_F64
 
@@ -358,6 +399,10 @@ int bench_suite_fft(bench_ctx *b) {
       {C2C, F32, 3, {128, 128, 128}, 1, false},
       {R2C, F32, 1, {1u << 20}, 1, false},
       {R2C, F64, 2, {1050, 1024}, 1, false},      /* 2 3 5^2 7 */
+      {R2C, F32, 1, {4096}, 256, false},
+      {C2R, F32, 1, {1u << 20}, 1, false},
+      {C2R, F32, 1, {4096}, 256, false},
+      {C2R, F64, 1, {100000}, 4, false},
   };
   static const fft_shape quick[] = {
       {C2C, F32, 1, {1u << 14}, 1, true},
@@ -368,6 +413,7 @@ int bench_suite_fft(bench_ctx *b) {
       {C2C, F32, 1, {1001}, 16, true},
       {C2C, F64, 2, {64, 70}, 4, false},
       {R2C, F32, 3, {16, 14, 22}, 2, false},
+      {C2R, F32, 1, {1000}, 16, false},
   };
   const fft_shape *cases = b->quick ? quick : full;
   size_t count = b->quick ? sizeof quick / sizeof *quick

@@ -12,6 +12,16 @@
  *   fft_half_to_full           full spectrum of a real signal from its
  *                              Hermitian half, by X[-k] = conj(X[k])
  *   fft_full_to_real           real parts of complex rows
+ *   fft_real_rows              real rows -> real rows of another stride,
+ *                              scaled (the padded rows of in-place real
+ *                              transforms <-> contiguous rows)
+ *   fft_r2c_post               half-length spectra -> real spectra (R2C of
+ *                              even n = 2m: the n reals of a row as m complex
+ *                              values z[j] = x[2j] + i x[2j+1], transformed
+ *                              by a length-m complex FFT, then split here)
+ *   fft_c2r_pre                its inverse: h = m + 1 values of a real
+ *                              spectrum -> the m values whose inverse
+ *                              length-m FFT is x[2j] + i x[2j+1]
  *
  * Real rows are `rstride` values apart (n, or 2h for in-place real
  * transforms, whose real rows are padded to the complex row's size).
@@ -88,4 +98,67 @@ __kernel void fft_full_to_real(const ulong n2, const ulong rstride,
                                __global real *r) {
   const ulong j = get_global_id(0), row = get_global_id(1);
   r[row * rstride + j] = f[row * n2 + j].x * scale;
+}
+
+/* Real rows of n values, `sstride` apart in s, to rows `dstride` apart in
+ * d, times scale. NDRange (n, rows). */
+__kernel void fft_real_rows(const ulong sstride, const ulong dstride,
+                            const real scale, __global const real *s,
+                            __global real *d) {
+  const ulong j = get_global_id(0), row = get_global_id(1);
+  d[row * dstride + j] = s[row * sstride + j] * scale;
+}
+
+inline real2 cmul(real2 a, real2 b) {
+  return (real2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+/* Rows of m complex values Z = FFT_m(x[2j] + i x[2j+1]) (z) to rows of
+ * h = m + 1 values of X = FFT_2m(x) (y), times scale:
+ *   X[k] = (Z[k] + conj Z[m-k]) / 2 - i W^k (Z[k] - conj Z[m-k]) / 2,
+ * W = exp(-2 pi i / 2m) from tw (tw[t] = W^t, t < 2m, made on the host in
+ * double); X[0] = Re Z[0] + Im Z[0] and X[m] = Re Z[0] - Im Z[0], both
+ * real. NDRange (h, rows). */
+__kernel void fft_r2c_post(const ulong m, const real scale,
+                           __global const real2 *z, __global const real2 *tw,
+                           __global real2 *y) {
+  const ulong k = get_global_id(0), row = get_global_id(1);
+  __global const real2 *zr = z + row * m;
+  real2 v;
+  if (k == 0 || k == m) {
+    const real2 a = zr[0];
+    v = (real2)(k == 0 ? a.x + a.y : a.x - a.y, 0);
+  } else {
+    const real2 a = zr[k], b = zr[m - k];
+    const real2 bc = (real2)(b.x, -b.y);
+    const real2 e = (a + bc) * (real)0.5, o = (a - bc) * (real)0.5;
+    /* O = o / i = (o.y, -o.x); X = E + W^k O. */
+    v = e + cmul(tw[k], (real2)(o.y, -o.x));
+  }
+  y[row * (m + 1) + k] = v * scale;
+}
+
+/* Rows of h = m + 1 values of a real spectrum X (x) to rows of m values
+ * Z[k] = E[k] + i O[k] (z), E[k] = X[k] + conj X[m-k],
+ * O[k] = conj(W^k) (X[k] - conj X[m-k]), whose unnormalized inverse FFT_m
+ * is x[2j] + i x[2j+1] of the unnormalized inverse FFT_2m of X. X[0] and
+ * X[m] count by their real parts only (the imaginary parts of a real
+ * signal's spectrum there are 0; the full-length path ignores them too).
+ * NDRange (m, rows). */
+__kernel void fft_c2r_pre(const ulong m, __global const real2 *x,
+                          __global const real2 *tw, __global real2 *z) {
+  const ulong k = get_global_id(0), row = get_global_id(1);
+  __global const real2 *xr = x + row * (m + 1);
+  real2 v;
+  if (k == 0) {
+    const real a = xr[0].x, c = xr[m].x;
+    v = (real2)(a + c, a - c);
+  } else {
+    const real2 a = xr[k], b = xr[m - k];
+    const real2 bc = (real2)(b.x, -b.y);
+    const real2 w = tw[k];
+    const real2 e = a + bc, o = cmul((real2)(w.x, -w.y), a - bc);
+    v = (real2)(e.x - o.y, e.y + o.x);
+  }
+  z[row * m + k] = v;
 }

@@ -1147,6 +1147,79 @@ static void real_case(vncl_dtype t, int nd, const size_t *n, size_t batch) {
   vncl_tensor_destroy(xc);
 }
 
+/* R2C then C2R in place through plans: real rows padded to 2h values
+ * (the padding NaN, never read), the spectrum over them, then the real
+ * rows back. Even last lengths take the packing of the padded rows
+ * (fft_real_rows) around the half-length transform. */
+static void real_inplace_case(vncl_dtype t, int nd, const size_t *n,
+                              size_t batch) {
+  size_t N = 1, last = n[nd - 1], h = last / 2 + 1, rows = batch;
+  for (int i = 0; i < nd; i++) N *= n[i];
+  for (int i = 0; i < nd - 1; i++) rows *= n[i];
+  int64_t cs[5];
+  int sd = 0;
+  if (batch > 1) cs[sd++] = (int64_t)batch;
+  for (int i = 0; i < nd; i++) cs[sd++] = (int64_t)n[i];
+  cs[sd - 1] = (int64_t)h;
+  cs[sd] = 2;
+  size_t nreal = N * batch, ncplx = rows * h * 2;
+  vncl_fft_desc d;
+  vncl_fft_desc_init(&d);
+  d.dtype = t;
+  d.ndim = nd;
+  for (int i = 0; i < nd; i++) d.n[i] = (int64_t)n[i];
+  d.batch = (int64_t)batch;
+  d.in_place = 1;
+  vncl_fft_plan *pf = NULL, *pb = NULL;
+  d.type = VNCL_FFT_R2C;
+  T_OK(ctx, vncl_fft_plan_create(ctx, &d, &pf));
+  d.type = VNCL_FFT_C2R;
+  T_OK(ctx, vncl_fft_plan_create(ctx, &d, &pb));
+  vncl_tensor *xc = t_new(ctx, t, sd + 1, cs);
+  double *xv = t_rand_vals(t, nreal, -1, 1);
+  double *full = calloc(2 * nreal, sizeof *full);
+  for (size_t i = 0; i < nreal; i++) full[2 * i] = xv[i];
+  dft(full, batch, nd, n, -1);
+  double *half = malloc(ncplx * sizeof *half);
+  double *pad = malloc(ncplx * sizeof *pad);
+  for (size_t r = 0; r < rows; r++)
+    for (size_t k = 0; k < h; k++) {
+      half[2 * (r * h + k)] = full[2 * (r * last + k)];
+      half[2 * (r * h + k) + 1] = full[2 * (r * last + k) + 1];
+    }
+  for (size_t r = 0; r < rows; r++)
+    for (size_t j = 0; j < 2 * h; j++)
+      pad[r * 2 * h + j] = j < last ? xv[r * last + j] : NAN;
+  t_write(ctx, xc, pad);
+  T_OK(ctx, vncl_fft_execute(pf, VNCL_FFT_FORWARD, xc, xc));
+  double *got = t_read(ctx, xc);
+  char what[96];
+  snprintf(what, sizeof what, "r2c in place %s n=%zu nd=%d batch %zu",
+           vncl_dtype_name(t), N, nd, batch);
+  t_check(what, ncplx, got, half, 0, fft_tol(t, N, rms(half, ncplx)) * 4);
+  free(got);
+  for (size_t i = 0; i < ncplx; i++) pad[i] = t_round(t, half[i]);
+  t_write(ctx, xc, pad);
+  T_OK(ctx, vncl_fft_execute(pb, VNCL_FFT_INVERSE, xc, xc));
+  got = t_read(ctx, xc);
+  double *back = malloc(nreal * sizeof *back);
+  for (size_t r = 0; r < rows; r++)
+    for (size_t j = 0; j < last; j++)
+      back[r * last + j] = got[r * 2 * h + j];
+  snprintf(what, sizeof what, "c2r in place %s n=%zu nd=%d batch %zu",
+           vncl_dtype_name(t), N, nd, batch);
+  t_check(what, nreal, back, xv, 0, fft_tol(t, N, rms(xv, nreal)) * 8);
+  free(back);
+  free(got);
+  free(pad);
+  free(half);
+  free(full);
+  free(xv);
+  vncl_tensor_destroy(xc);
+  vncl_fft_plan_destroy(pf);
+  vncl_fft_plan_destroy(pb);
+}
+
 /* vncl's own kernels, the default backend on CPUs and GPUs (AUTO): lengths
  * with prime factors up to 13 on Stockham (radix 2, 3, 4, 5, 7, 8, 11, 13),
  * one pass and split, Rader and Bluestein (their inner FFTs on Stockham),
@@ -1184,12 +1257,26 @@ static void test_fft(void **st) {
     c2c_case(t, 2, n2, 2, true, "stockham");
     c2c_case(t, 3, n3, 1, false, "stockham");
     c2c_case(t, 3, n3b, 2, true, "stockham");
+    /* Real transforms: odd last lengths (15, 9, 77) on the full-length
+     * path; even ones (30, 14, 2, 8, 12, 26, 6) through the half-length
+     * transform with its split and pre-processing kernels (fft_r2c_post,
+     * fft_c2r_pre), the packing of padded rows in place (fft_real_rows)
+     * and outer axes over the half spectrum (Stockham, Rader 17). */
     size_t r1 = 30, r1o = 15, r2[2] = {6, 9}, r7 = 77, r2b[2] = {11, 14};
     real_case(t, 1, &r1, 3);
     real_case(t, 1, &r1o, 1);
     real_case(t, 2, r2, 2);
     real_case(t, 1, &r7, 2);
     real_case(t, 2, r2b, 1);
+    size_t e2 = 2, e3[3] = {3, 4, 8}, e17[2] = {17, 12}, e26 = 26;
+    size_t e6[2] = {5, 6}, e2b[2] = {3, 2};
+    real_case(t, 1, &e2, 3);
+    real_case(t, 3, e3, 1);
+    real_case(t, 2, e17, 1);
+    real_inplace_case(t, 1, &e26, 2);
+    real_inplace_case(t, 2, e6, 1);
+    real_inplace_case(t, 2, e2b, 2);
+    real_inplace_case(t, 1, &r1o, 1);
   }
 }
 

@@ -484,6 +484,53 @@ static void test_real(void **st) {
   run_cases(cases, sizeof cases / sizeof *cases);
 }
 
+/* Even last lengths on vncl's kernels run as one complex transform of half
+ * the length (the n reals of a row as n/2 complex values) with a split
+ * (R2C) or a pre-processing (C2R) pass around it: every class of even
+ * length (n = 2, 4, 6, powers of two, 2^a 3^b 5^c 7^d, with 11 and 13, a
+ * half above one Stockham pass), 1-D batched, 2-D and 3-D (outer axes on
+ * Stockham, Rader and Bluestein over the half spectrum), in and out of
+ * place, f32 and f64, every norm; odd lengths beside them keep the
+ * full-length path. */
+static void test_real_half(void **st) {
+  (void)st;
+  static const fcase cases[] = {
+      {R2C, VNCL_F32, 1, {2}, 5, 0, BACK, VNCL},
+      {R2C, VNCL_F64, 1, {2}, 1, 1, VNCL_FFT_NORM_ORTHO, VNCL},
+      {R2C, VNCL_F64, 1, {4}, 3, 1, BACK, VNCL},
+      {R2C, VNCL_F32, 1, {4}, 1, 0, VNCL_FFT_NORM_FORWARD, VNCL},
+      {R2C, VNCL_F32, 1, {6}, 6, 0, VNCL_FFT_NORM_FORWARD, VNCL},
+      {R2C, VNCL_F64, 1, {6}, 2, 1, VNCL_FFT_NORM_NONE, VNCL},
+      {R2C, VNCL_F32, 1, {1024}, 3, 1, BACK, VNCL},
+      {R2C, VNCL_F64, 1, {4096}, 2, 0, BACK, VNCL},
+      {R2C, VNCL_F64, 1, {1260}, 2, 1, VNCL_FFT_NORM_ORTHO, VNCL},
+      {R2C, VNCL_F32, 1, {840}, 6, 0, VNCL_FFT_NORM_NONE, VNCL},
+      {R2C, VNCL_F32, 1, {286}, 2, 1, BACK, VNCL}, /* 2 11 13 */
+      {R2C, VNCL_F64, 1, {22}, 3, 0, BACK, VNCL},
+      {R2C, VNCL_F64, 1, {2 * 13 * 13}, 1, 1, BACK, VNCL},
+      /* Halves above one pass: 4500 = 60 x 75, 8192 = 64 x 128. */
+      {R2C, VNCL_F32, 1, {9000}, 1, 0, BACK, VNCL},
+      {R2C, VNCL_F64, 1, {16384}, 1, 1, VNCL_FFT_NORM_ORTHO, VNCL},
+      {R2C, VNCL_F32, 2, {5, 12}, 3, 0, BACK, VNCL},
+      {R2C, VNCL_F64, 2, {7, 2}, 2, 1, BACK, VNCL},
+      {R2C, VNCL_F32, 2, {13, 22}, 1, 1, VNCL_FFT_NORM_ORTHO, VNCL},
+      {R2C, VNCL_F64, 2, {64, 128}, 1, 0, BACK, VNCL},
+      {R2C, VNCL_F64, 3, {3, 5, 14}, 2, 0, VNCL_FFT_NORM_ORTHO, VNCL},
+      {R2C, VNCL_F32, 3, {4, 6, 2}, 1, 1, BACK, VNCL},
+      {R2C, VNCL_F32, 3, {8, 1, 10}, 6, 0, VNCL_FFT_NORM_NONE, VNCL},
+      /* Outer axes off Stockham: Rader (17) and Bluestein (47). */
+      {R2C, VNCL_F64, 2, {17, 8}, 1, 0, BACK, VNCL},
+      {R2C, VNCL_F32, 2, {47, 6}, 2, 1, BACK, VNCL},
+      {R2C, VNCL_F32, 3, {2, 17, 4}, 1, 1, VNCL_FFT_NORM_FORWARD, VNCL},
+      /* Odd beside them (the full-length path), and clFFT unchanged. */
+      {R2C, VNCL_F32, 1, {15}, 2, 1, BACK, VNCL},
+      {R2C, VNCL_F64, 2, {4, 9}, 1, 0, BACK, VNCL},
+      {R2C, VNCL_F32, 1, {6}, 2, 1, BACK, CLFFT},
+      {R2C, VNCL_F64, 2, {6, 20}, 1, 0, BACK, CLFFT},
+  };
+  run_cases(cases, sizeof cases / sizeof *cases);
+}
+
 static void test_bluestein(void **st) {
   (void)st;
   static const fcase cases[] = {
@@ -570,6 +617,106 @@ static void test_f64_accuracy(void **st) {
     free(ref);
   }
   print_message("f64: worst %.2f of the bound\n", worst);
+}
+
+/* The largest error of every element over the rms of the reference. */
+static double rel_error(const double *got, const double *ref, size_t count) {
+  double rms = 0, e = 0;
+  for (size_t i = 0; i < count; i++) rms += ref[i] * ref[i];
+  rms = sqrt(rms / (double)count);
+  for (size_t i = 0; i < count; i++) {
+    double ei = fabs(got[i] - ref[i]);
+    if (!(ei <= e)) e = isnan(ei) ? INFINITY : ei;
+  }
+  return e / rms;
+}
+
+/* The "fft" flops vncl's profile declares for the commands since `reset`. */
+static double fft_flops(void) {
+  vncl_profile pr;
+  T_OK(ctx, vncl_profile_get(ctx, &pr));
+  double f = 0;
+  for (int i = 0; i < pr.num_ops; i++)
+    if (!strcmp(pr.ops[i].name, "fft")) f += pr.ops[i].flops;
+  return f;
+}
+
+/* f64 R2C and C2R of even lengths on vncl's kernels (the half-length
+ * transform with the split in double-made twiddles), against FFTW in
+ * double, within the one-pass bound of test_f64_accuracy (1.5 eps
+ * log2(N) of the output rms); C2R of FFTW's spectrum against FFTW's C2R.
+ * And they run through the half length: the Stockham passes declare
+ * 5 m ceil(log2 m) flops per line of m = n/2 (a split m one log more at
+ * most), at most half of what one transform of the full length n
+ * declares. */
+static void test_real_f64_accuracy(void **st) {
+  (void)st;
+  static const int lens[] = {4096, 2520, 4394, 9000, 1 << 20};
+  double worst = 0;
+  for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
+    int n = lens[li], h = n / 2 + 1, m = n / 2;
+    vncl_fft_desc d;
+    vncl_fft_desc_init(&d);
+    d.type = VNCL_FFT_R2C;
+    d.dtype = VNCL_F64;
+    d.n[0] = n;
+    d.backend = VNCL_FFT_BACKEND_VNCL;
+    vncl_fft_plan *pf, *pb;
+    T_OK(ctx, vncl_fft_plan_create(ctx, &d, &pf));
+    d.type = VNCL_FFT_C2R;
+    T_OK(ctx, vncl_fft_plan_create(ctx, &d, &pb));
+    int64_t rshape[1] = {n}, cshape[2] = {h, 2};
+    size_t rc = (size_t)n, cc = 2 * (size_t)h;
+    double *x = malloc(rc * sizeof *x), *y = malloc(cc * sizeof *y);
+    double *ref = malloc(cc * sizeof *ref), *x2 = malloc(rc * sizeof *x2);
+    double *xr = malloc(rc * sizeof *xr);
+    for (size_t i = 0; i < rc; i++) x[i] = t_rand_uniform(-1, 1);
+    vncl_tensor *r = tensor(VNCL_F64, 1, rshape);
+    vncl_tensor *c = tensor(VNCL_F64, 2, cshape);
+    write_d(r, x);
+    poison(c);
+    T_OK(ctx, vncl_profile_reset(ctx));
+    T_OK(ctx, vncl_fft_execute(pf, VNCL_FFT_FORWARD, r, c));
+    double flops = fft_flops();
+    read_d(c, y);
+    ref_fft(VNCL_FFT_R2C, -1, 1, &n, 1, x, ref);
+    double bound = 1.5 * DBL_EPSILON * log2(n);
+    double e1 = rel_error(y, ref, cc);
+    /* C2R (scaled 1/n) of FFTW's spectrum against FFTW's C2R of it. */
+    write_d(c, ref);
+    poison(r);
+    T_OK(ctx, vncl_fft_execute(pb, VNCL_FFT_INVERSE, c, r));
+    read_d(r, x2);
+    ref_fft(VNCL_FFT_C2R, 1, 1, &n, 1, ref, xr);
+    for (size_t i = 0; i < rc; i++) xr[i] /= n;
+    double e2 = rel_error(x2, xr, rc);
+    int lg = 0;
+    while ((1 << lg) < m) lg++;
+    double most = 5.0 * m * (lg + 1);
+    print_message("f64 r2c %d: max error %.3g, c2r %.3g of the output rms "
+                  "(bound %.3g); %.0f flops declared (half length: at most "
+                  "%.0f)\n",
+                  n, e1, e2, bound, flops, most);
+    if (!(e1 <= bound) || !(e2 <= bound))
+      fail_msg("f64 real length %d: errors %.3g, %.3g of rms, bound %.3g", n,
+               e1, e2, bound);
+    if (!(flops > 0 && flops <= most))
+      fail_msg("f64 r2c %d: %.0f flops declared, a half-length transform "
+               "declares at most %.0f",
+               n, flops, most);
+    if (e1 / bound > worst) worst = e1 / bound;
+    if (e2 / bound > worst) worst = e2 / bound;
+    vncl_tensor_destroy(r);
+    vncl_tensor_destroy(c);
+    vncl_fft_plan_destroy(pf);
+    vncl_fft_plan_destroy(pb);
+    free(x);
+    free(y);
+    free(ref);
+    free(x2);
+    free(xr);
+  }
+  print_message("f64 real: worst %.2f of the bound\n", worst);
 }
 
 /* A repeated transform takes its plan from the context's cache. */
@@ -1043,8 +1190,10 @@ int main(void) {
       cmocka_unit_test(test_contexts),    cmocka_unit_test(test_bad_desc),
       cmocka_unit_test(test_bad_execute), cmocka_unit_test(test_plan_cache),
       cmocka_unit_test(test_c2c),         cmocka_unit_test(test_real),
+      cmocka_unit_test(test_real_half),
       cmocka_unit_test(test_bluestein),   cmocka_unit_test(test_one_shot),
       cmocka_unit_test(test_f64_accuracy),
+      cmocka_unit_test(test_real_f64_accuracy),
       cmocka_unit_test(test_threads),
   };
   return cmocka_run_group_tests(tests, t_setup_nocache, t_teardown);

@@ -13,7 +13,11 @@
  *    through the Rader path (primes p whose p - 1 Stockham does, on the
  *    vncl backend) or the Bluestein path (fft_bluestein.c).
  *    vncl_fft_plan_algorithm names it "stockham", "bluestein", "rader" or
- *    "axes".
+ *    "axes". Real transforms of an even last length n on vncl's kernels
+ *    (vncl__fft_real_half) run that axis as one complex transform of
+ *    length n/2 with a split (R2C) or pre-processing (C2R) pass
+ *    (run_half), the other axes on the half spectrum; the rest of the
+ *    real transforms on a full complex workspace.
  * Baked clFFT plans and tables come from the context's cache
  * (fft_cache.c), so making the same plan twice never bakes twice. */
 #include <math.h>
@@ -52,6 +56,14 @@ struct vncl_fft_plan {
   size_t h;      /* len[nd-1] / 2 + 1 */
   size_t batch;
   size_t rows; /* batch * product of all lengths but the last */
+  /* Real transforms through a half-length complex transform
+   * (vncl__fft_real_half): m = len[nd-1] / 2, else 0. steps[0] is then the
+   * length-m transform over the rows (hsteps = 1; 0 when m = 1) and the
+   * other steps are the outer axes of the half spectrum [batch, len...,
+   * h]; rtw the twiddles of length 2m. */
+  size_t half_m;
+  int hsteps;
+  vncl__fft_entry *rtw;
   double fwd_scale, inv_scale;
   vncl__fft_entry *native; /* the "clfft" way */
   bool clfft_scales[2];    /* clFFT applies the [forward, inverse] scale */
@@ -266,15 +278,27 @@ static vncl_status make_steps(vncl_fft_plan *p) {
   size_t esize = 2 * vncl_dtype_size(t);
   size_t need[VNCL__FFT_SCRATCH_SLOTS] = {0};
   p->nsteps = 0;
+  /* The complex array the steps run on: [batch, len...], or on the
+   * half-length path the half spectrum [batch, len..., h] after the
+   * length-m rows. */
+  size_t clen[3];
+  for (int i = 0; i < p->nd; i++) clen[i] = p->len[i];
+  if (p->half_m) clen[p->nd - 1] = p->h;
   for (int a = p->nd - 1; a >= 0; a--) {
     size_t n = p->len[a];
+    bool half_axis = p->half_m && a == p->nd - 1;
+    if (half_axis) n = p->half_m;
     if (n == 1) continue; /* a DFT of length 1 is the identity */
     fft_step *s = &p->steps[p->nsteps++];
     s->ax.n = n;
     s->ax.outer = p->batch;
     for (int i = 0; i < a; i++) s->ax.outer *= p->len[i];
     s->ax.inner = 1;
-    for (int i = a + 1; i < p->nd; i++) s->ax.inner *= p->len[i];
+    for (int i = a + 1; i < p->nd; i++) s->ax.inner *= clen[i];
+    if (half_axis) {
+      s->ax.outer = p->rows;
+      p->hsteps = 1;
+    }
     size_t lines = s->ax.outer * s->ax.inner;
     vncl_status r = VNCL_ERR_UNSUPPORTED;
     if (p->own && vncl__fft_stockham_length(&p->tn, n)) {
@@ -317,8 +341,16 @@ static vncl_status make_steps(vncl_fft_plan *p) {
           max_size(need[VNCL__FFT_SCRATCH_SPLIT], sb);
     }
   }
-  if (p->d.type != VNCL_FFT_C2C)
+  if (p->half_m) {
+    need[VNCL__FFT_SCRATCH_FULL] = p->rows * p->half_m * esize;
+    if (p->d.type == VNCL_FFT_C2R && p->nsteps > p->hsteps)
+      need[VNCL__FFT_SCRATCH_HALF] = p->rows * p->h * esize;
+    vncl_status r = vncl__fft_twiddle_get(p->ctx, p->st, 2 * p->half_m, t,
+                                          false, &p->rtw);
+    if (r) return r;
+  } else if (p->d.type != VNCL_FFT_C2C) {
     need[VNCL__FFT_SCRATCH_FULL] = p->batch * p->total * esize;
+  }
   /* Build the kernels now, so that a build error shows at plan creation
    * and the first execution is not slower than the next. */
   static const char *const files[] = {"fft_layout.cl", "fft_bluestein.cl",
@@ -414,6 +446,9 @@ vncl_status vncl_fft_plan_create(vncl_context *ctx, const vncl_fft_desc *desc,
     clfft_all &= vncl__fft_clfft_length(p->len[i]);
     stockham_any |= p->own && vncl__fft_stockham_length(&p->tn, p->len[i]);
   }
+  if (desc->type != VNCL_FFT_C2C)
+    p->half_m = vncl__fft_real_half(&p->tn, p->own, p->len[p->nd - 1]);
+  stockham_any |= p->half_m != 0;
   s = clfft_all && !stockham_any ? make_native(p) : VNCL_ERR_UNSUPPORTED;
   if (s == VNCL_ERR_UNSUPPORTED) {
     p->native = NULL;
@@ -425,7 +460,10 @@ vncl_status vncl_fft_plan_create(vncl_context *ctx, const vncl_fft_desc *desc,
   }
   p->algorithm = "clfft";
   if (!p->native) {
-    bool all_stockham = p->nsteps > 0, bluestein = false, rader = false;
+    /* The half-length path with m = 1 (n = 2) has no steps: only vncl's
+     * layout kernels. */
+    bool all_stockham = p->nsteps > 0 || p->half_m, bluestein = false,
+         rader = false;
     for (int i = 0; i < p->nsteps; i++) {
       const fft_step *s = &p->steps[i];
       all_stockham &= s->kind == STEP_STOCKHAM;
@@ -565,21 +603,22 @@ static vncl_status copy_buffer(vncl_context *ctx, cl_mem src, cl_mem dst,
   return VNCL_OK;
 }
 
-/* The axis-by-axis steps on the complex array `work` (read from `src` by
- * the first step), the last step applying `scale`. */
+/* The axis-by-axis steps first.. on the complex array `work` of `count`
+ * reals (read from `src` by the first of them), the last step applying
+ * `scale`. */
 static vncl_status run_steps(vncl_fft_plan *p, vncl_fft_direction dir,
-                             double scale, cl_mem src, cl_mem work) {
+                             double scale, cl_mem src, cl_mem work, int first,
+                             size_t count) {
   vncl_context *ctx = p->ctx;
   vncl_dtype t = p->d.dtype;
-  size_t count = p->batch * p->total * 2; /* reals in the complex array */
   vncl_status s = VNCL_OK;
-  if (p->nsteps == 0 || p->steps[0].kind == STEP_CLFFT_INPLACE)
+  if (p->nsteps == first || p->steps[first].kind == STEP_CLFFT_INPLACE)
     if (src != work)
       s = copy_buffer(ctx, src, work, count * vncl_dtype_size(t));
   bool scaled = false;
-  for (int i = 0; !s && i < p->nsteps; i++) {
+  for (int i = first; !s && i < p->nsteps; i++) {
     fft_step *st = &p->steps[i];
-    cl_mem from = i == 0 ? src : work;
+    cl_mem from = i == first ? src : work;
     bool last = i == p->nsteps - 1;
     double sc = last ? scale : 1.0;
     switch (st->kind) {
@@ -616,18 +655,73 @@ static vncl_status run_steps(vncl_fft_plan *p, vncl_fft_direction dir,
   return s;
 }
 
+/* R2C and C2R of even last length n = 2m through the half-length complex
+ * transform (vncl__fft_real_half). R2C: each row's n reals as m complex
+ * values (read in place from `in`, or packed from the padded rows of an
+ * in-place plan into the workspace), FFT_m into the workspace, the split
+ * into the h outputs, then the outer axes on the output. C2R: the outer
+ * axes (inverse) from `in` into the half scratch, the pre-processing into
+ * the workspace, the inverse FFT_m, written to the real rows. */
+static vncl_status run_half(vncl_fft_plan *p, vncl_fft_direction dir,
+                            double scale, cl_mem in, cl_mem out) {
+  vncl_context *ctx = p->ctx;
+  vncl_dtype t = p->d.dtype;
+  size_t m = p->half_m, n = 2 * m;
+  size_t rstride = p->d.in_place ? 2 * p->h : n;
+  size_t hcount = p->rows * p->h * 2; /* reals of the half spectrum */
+  bool outer = p->nsteps > p->hsteps;
+  cl_mem z = p->st->scratch[VNCL__FFT_SCRATCH_FULL];
+  const fft_step *hs = p->hsteps ? &p->steps[0] : NULL;
+  vncl_status s = VNCL_OK;
+  if (p->d.type == VNCL_FFT_R2C) {
+    cl_mem zsrc = in;
+    if (rstride != n) {
+      s = vncl__fft_real_rows_run(ctx, t, p->rows, n, rstride, n, 1.0, in, z);
+      zsrc = z;
+    }
+    if (!s && hs) {
+      s = vncl__fft_stockham_run(ctx, p->st, t, &p->tn, &hs->sk, hs->ax,
+                                 (int)dir, 1.0, zsrc, z);
+      zsrc = z;
+    }
+    if (!s)
+      s = vncl__fft_r2c_post_run(ctx, t, p->rows, m, outer ? 1.0 : scale, zsrc,
+                                 p->rtw, out);
+    if (!s && outer) s = run_steps(p, dir, scale, out, out, p->hsteps, hcount);
+    return s;
+  }
+  cl_mem x = in;
+  if (outer) {
+    x = p->st->scratch[VNCL__FFT_SCRATCH_HALF];
+    s = run_steps(p, dir, 1.0, in, x, p->hsteps, hcount);
+  }
+  if (!s) s = vncl__fft_c2r_pre_run(ctx, t, p->rows, m, x, p->rtw, z);
+  if (!s && hs && rstride == n)
+    return vncl__fft_stockham_run(ctx, p->st, t, &p->tn, &hs->sk, hs->ax,
+                                  (int)dir, scale, z, out);
+  if (!s && hs)
+    s = vncl__fft_stockham_run(ctx, p->st, t, &p->tn, &hs->sk, hs->ax,
+                               (int)dir, 1.0, z, z);
+  if (!s)
+    s = vncl__fft_real_rows_run(ctx, t, p->rows, n, n, rstride, scale, z, out);
+  return s;
+}
+
 static vncl_status run_general(vncl_fft_plan *p, vncl_fft_direction dir,
                                double scale, cl_mem in, cl_mem out) {
   vncl_context *ctx = p->ctx;
   vncl_dtype t = p->d.dtype;
   size_t last = p->len[p->nd - 1];
   size_t rstride = p->d.in_place ? 2 * p->h : last;
-  if (p->d.type == VNCL_FFT_C2C) return run_steps(p, dir, scale, in, out);
+  size_t count = p->batch * p->total * 2; /* reals in the complex array */
+  if (p->d.type == VNCL_FFT_C2C)
+    return run_steps(p, dir, scale, in, out, 0, count);
+  if (p->half_m) return run_half(p, dir, scale, in, out);
   cl_mem full = p->st->scratch[VNCL__FFT_SCRATCH_FULL];
   vncl_status s;
   if (p->d.type == VNCL_FFT_R2C) {
     s = vncl__fft_real_to_full_run(ctx, t, p->rows, last, rstride, in, full);
-    if (!s) s = run_steps(p, dir, 1.0, full, full);
+    if (!s) s = run_steps(p, dir, 1.0, full, full, 0, count);
     if (!s)
       s = vncl__fft_full_to_half_run(ctx, t, p->rows, last, p->h, scale, full,
                                      out);
@@ -637,7 +731,7 @@ static vncl_status run_general(vncl_fft_plan *p, vncl_fft_direction dir,
   size_t n1 = p->nd == 3 ? p->len[1] : p->nd == 2 ? p->len[0] : 1;
   s = vncl__fft_half_to_full_run(ctx, t, p->batch, n0, n1, last, p->h, in,
                                  full);
-  if (!s) s = run_steps(p, dir, 1.0, full, full);
+  if (!s) s = run_steps(p, dir, 1.0, full, full, 0, count);
   if (!s)
     s = vncl__fft_full_to_real_run(ctx, t, p->rows, last, rstride, scale, full,
                                    out);

@@ -60,15 +60,19 @@ typedef struct vncl__fft_state {
    * exec_lock): the full complex workspace of real transforms, the lines
    * of strided and Bluestein axes, clFFT's own temporary buffer, the middle
    * of a four-step split, and the Stockham kernels' per-work-item lines. */
-  cl_mem scratch[5];
-  size_t scratch_bytes[5];
+  cl_mem scratch[6];
+  size_t scratch_bytes[6];
   uint64_t bakes, hits, misses;
   double bake_seconds;
 } vncl__fft_state;
 
+/* FULL: the complex workspace of real transforms (full rows, or the rows of
+ * m = n/2 values of the half-length path); HALF: the half spectrum of a
+ * multi-dimensional C2R on the half-length path, after its outer axes. */
 enum { VNCL__FFT_SCRATCH_FULL = 0, VNCL__FFT_SCRATCH_LINES = 1,
        VNCL__FFT_SCRATCH_CLFFT = 2, VNCL__FFT_SCRATCH_SPLIT = 3,
-       VNCL__FFT_SCRATCH_STOCKHAM = 4, VNCL__FFT_SCRATCH_SLOTS = 5 };
+       VNCL__FFT_SCRATCH_STOCKHAM = 4, VNCL__FFT_SCRATCH_HALF = 5,
+       VNCL__FFT_SCRATCH_SLOTS = 6 };
 
 /* The context's FFT state, made (and clFFT set up) on first use. */
 vncl_status vncl__fft_state_get(vncl_context *ctx, vncl__fft_state **out);
@@ -189,6 +193,12 @@ bool vncl__fft_rader_length(const vncl__fft_tuning *tn, size_t n);
  * in {2, 3, 5, 7, 11, 13}, and n <= nmax or n = n1 n2 with
  * n1 <= n2 <= nmax. */
 bool vncl__fft_stockham_length(const vncl__fft_tuning *tn, size_t n);
+/* Real transforms (R2C, C2R) whose last length is n: m = n / 2 when they
+ * run through one complex transform of length m (on vncl's kernels, `own`;
+ * n even and the Stockham kernels do m, or n = 2), with the packing and
+ * the split of fft_layout.cl around it; 0 when they run as a complex
+ * transform of the full length n (odd n, clFFT, other lengths). */
+size_t vncl__fft_real_half(const vncl__fft_tuning *tn, bool own, size_t n);
 /* Fetches the twiddle tables for n (cached in the context). */
 vncl_status vncl__fft_stockham_prepare(vncl_context *ctx, vncl__fft_state *st,
                                        vncl_dtype dtype,
@@ -267,6 +277,25 @@ vncl_status vncl__fft_half_to_full_run(vncl_context *ctx, vncl_dtype dtype,
 vncl_status vncl__fft_full_to_real_run(vncl_context *ctx, vncl_dtype dtype,
                                        size_t rows, size_t n2, size_t rstride,
                                        double scale, cl_mem full, cl_mem dst);
+
+/* Real rows of n values `sstride` apart to rows `dstride` apart, scaled. */
+vncl_status vncl__fft_real_rows_run(vncl_context *ctx, vncl_dtype dtype,
+                                    size_t rows, size_t n, size_t sstride,
+                                    size_t dstride, double scale, cl_mem src,
+                                    cl_mem dst);
+/* R2C of even n = 2m, after the length-m complex FFT of each row's n reals
+ * seen as m complex values (z: rows of m): the h = m + 1 outputs of each
+ * row into y (rows of h), scaled; tw: the twiddles of length n. */
+vncl_status vncl__fft_r2c_post_run(vncl_context *ctx, vncl_dtype dtype,
+                                   size_t rows, size_t m, double scale,
+                                   cl_mem z, const vncl__fft_entry *tw,
+                                   cl_mem y);
+/* C2R of even n = 2m, before the inverse length-m complex FFT: rows of h
+ * values (x) to rows of m (z) whose unnormalized inverse FFT is the row's
+ * n reals seen as m complex values; tw: the twiddles of length n. */
+vncl_status vncl__fft_c2r_pre_run(vncl_context *ctx, vncl_dtype dtype,
+                                  size_t rows, size_t m, cl_mem x,
+                                  const vncl__fft_entry *tw, cl_mem z);
 
 /* Destroys the context's cached FFT plans and scratch, and tears clFFT
  * down after the last context that used it (fft_cache.c): the context's

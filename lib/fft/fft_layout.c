@@ -1,6 +1,8 @@
 /* The FFT steps on cl_kernels/fft_layout.cl: strided axes through
  * contiguous lines, scaling, and the real <-> complex conversions of real
- * transforms done through a full complex workspace; and the helpers every
+ * transforms (through a full complex workspace, or for even lengths the
+ * packing and the split around a half-length complex transform); and the
+ * helpers every
  * FFT kernel launch uses. Enqueues only, with st->exec_lock held by the
  * caller (the scratch is shared). */
 #include <stdio.h>
@@ -152,4 +154,53 @@ vncl_status vncl__fft_full_to_real_run(vncl_context *ctx, vncl_dtype dtype,
       vncl__set_args(ctx, k.k, 5, VNCL_ARG(n2_), VNCL_ARG(rs_), VNCL_TARG(sc),
                      VNCL_ARG(full), VNCL_ARG(dst)),
       n2, rows, 3.0 * rows * n2 * vncl_dtype_size(dtype));
+}
+
+vncl_status vncl__fft_real_rows_run(vncl_context *ctx, vncl_dtype dtype,
+                                    size_t rows, size_t n, size_t sstride,
+                                    size_t dstride, double scale, cl_mem src,
+                                    cl_mem dst) {
+  vncl__kernel k;
+  vncl_status s =
+      vncl__fft_kget(ctx, dtype, "fft_layout.cl", NULL, "fft_real_rows", &k);
+  if (s) return s;
+  cl_ulong ss_ = sstride, ds_ = dstride;
+  vncl__targ sc = vncl__real_arg(dtype, scale);
+  return vncl__fft_klaunch(
+      ctx, &k,
+      vncl__set_args(ctx, k.k, 5, VNCL_ARG(ss_), VNCL_ARG(ds_), VNCL_TARG(sc),
+                     VNCL_ARG(src), VNCL_ARG(dst)),
+      n, rows, 2.0 * rows * n * vncl_dtype_size(dtype));
+}
+
+vncl_status vncl__fft_r2c_post_run(vncl_context *ctx, vncl_dtype dtype,
+                                   size_t rows, size_t m, double scale,
+                                   cl_mem z, const vncl__fft_entry *tw,
+                                   cl_mem y) {
+  vncl__kernel k;
+  vncl_status s =
+      vncl__fft_kget(ctx, dtype, "fft_layout.cl", NULL, "fft_r2c_post", &k);
+  if (s) return s;
+  cl_ulong m_ = m;
+  vncl__targ sc = vncl__real_arg(dtype, scale);
+  return vncl__fft_klaunch(
+      ctx, &k,
+      vncl__set_args(ctx, k.k, 5, VNCL_ARG(m_), VNCL_TARG(sc), VNCL_ARG(z),
+                     VNCL_ARG(tw->tables[0]), VNCL_ARG(y)),
+      m + 1, rows, 2.0 * 2 * rows * (2 * m + 1) * vncl_dtype_size(dtype));
+}
+
+vncl_status vncl__fft_c2r_pre_run(vncl_context *ctx, vncl_dtype dtype,
+                                  size_t rows, size_t m, cl_mem x,
+                                  const vncl__fft_entry *tw, cl_mem z) {
+  vncl__kernel k;
+  vncl_status s =
+      vncl__fft_kget(ctx, dtype, "fft_layout.cl", NULL, "fft_c2r_pre", &k);
+  if (s) return s;
+  cl_ulong m_ = m;
+  return vncl__fft_klaunch(
+      ctx, &k,
+      vncl__set_args(ctx, k.k, 4, VNCL_ARG(m_), VNCL_ARG(x),
+                     VNCL_ARG(tw->tables[0]), VNCL_ARG(z)),
+      m, rows, 2.0 * 2 * rows * (2 * m + 1) * vncl_dtype_size(dtype));
 }

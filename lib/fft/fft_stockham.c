@@ -62,6 +62,11 @@ bool vncl__fft_stockham_length(const vncl__fft_tuning *tn, size_t n) {
   return n >= 2 && smooth(n) && split_of(tn, n) != 0;
 }
 
+size_t vncl__fft_real_half(const vncl__fft_tuning *tn, bool own, size_t n) {
+  if (!own || n % 2 != 0) return 0;
+  return n == 2 || vncl__fft_stockham_length(tn, n / 2) ? n / 2 : 0;
+}
+
 size_t vncl__fft_bluestein_length(const vncl__fft_tuning *tn, size_t n,
                                   bool own) {
   size_t need = 2 * n - 1, best = vncl__fft_pow2_at_least(need);
