@@ -17,6 +17,15 @@
  *                   other axes (the batch), whose strides come from the host.
  *                   The tile row is padded by one element against bank
  *                   conflicts.
+ *   permute_blocks  the same on CPUs with ROW_ITEMS 2, without local memory:
+ *                   a work-item moves one 16 x 16 block, 16 vector loads
+ *                   along a, a transpose in registers (4 rounds of 16
+ *                   interleaves, which the compiler turns into shuffles) and
+ *                   16 vector stores along r (non-temporal when the host
+ *                   says the output rows are aligned). A work-group of
+ *                   TILE x WGY work-items covers 16 TILE columns of a by
+ *                   16 WGY rows of r; blocks at the edges move element by
+ *                   element.
  *   permute_rows    the innermost axis stays innermost, on CPUs (ROW_ITEMS):
  *                   work-item g copies run g % nruns (RUN elements) of
  *                   output row g / nruns, a contiguous copy on both sides;
@@ -152,6 +161,82 @@ permute_tiled(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
     if (a < na && r < nr) out[a * out_sa + r] = tile[lx][j];
   }
 #endif
+}
+
+/* permute_blocks: 16-element vectors of T, and the interleaves of the
+ * register transpose (zip of the low or the high halves of two vectors). */
+#if ELEM == 1
+typedef uchar16 T16;
+#elif ELEM == 2
+typedef ushort16 T16;
+#elif ELEM == 8
+typedef ulong16 T16;
+#else
+typedef uint16 T16;
+#endif
+#define VB 16
+#define ZLO(x, y)                                                          \
+  (T16)(x.s0, y.s0, x.s1, y.s1, x.s2, y.s2, x.s3, y.s3, x.s4, y.s4, x.s5,  \
+        y.s5, x.s6, y.s6, x.s7, y.s7)
+#define ZHI(x, y)                                                          \
+  (T16)(x.s8, y.s8, x.s9, y.s9, x.sa, y.sa, x.sb, y.sb, x.sc, y.sc, x.sd,  \
+        y.sd, x.se, y.se, x.sf, y.sf)
+/* One round: w[2i], w[2i+1] = zip(v[i], v[i+8]); four rounds transpose a
+ * 16 x 16 block held as 16 row vectors. */
+#define ZROUND(v, w)                                                       \
+  w##0 = ZLO(v##0, v##8), w##1 = ZHI(v##0, v##8);                         \
+  w##2 = ZLO(v##1, v##9), w##3 = ZHI(v##1, v##9);                         \
+  w##4 = ZLO(v##2, v##10), w##5 = ZHI(v##2, v##10);                       \
+  w##6 = ZLO(v##3, v##11), w##7 = ZHI(v##3, v##11);                       \
+  w##8 = ZLO(v##4, v##12), w##9 = ZHI(v##4, v##12);                       \
+  w##10 = ZLO(v##5, v##13), w##11 = ZHI(v##5, v##13);                     \
+  w##12 = ZLO(v##6, v##14), w##13 = ZHI(v##6, v##14);                     \
+  w##14 = ZLO(v##7, v##15), w##15 = ZHI(v##7, v##15);
+#define VDECL(v)                                                           \
+  T16 v##0, v##1, v##2, v##3, v##4, v##5, v##6, v##7, v##8, v##9, v##10,   \
+      v##11, v##12, v##13, v##14, v##15;
+#define VLD(J) v##J = vload16(0, src + (IDX)(J) * in_sr);
+#if defined(ST_NT_VEC)
+#elif defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define ST_NT_VEC(p, x) __builtin_nontemporal_store((x), (__global T16 *)(p))
+#endif
+#endif
+#ifndef ST_NT_VEC
+#define ST_NT_VEC(p, x) vstore16((x), 0, (p))
+#endif
+#define VST(J)                                                             \
+  if (nt) ST_NT_VEC(dst + (IDX)(J) * out_sa, v##J);                        \
+  else vstore16(v##J, 0, dst + (IDX)(J) * out_sa);
+
+/* nt: every output row of a block starts on a 16-element boundary (the
+ * host checks the offsets and strides), so whole-vector non-temporal
+ * stores are aligned. */
+__kernel __attribute__((reqd_work_group_size(TILE, WGY, 1))) void
+permute_blocks(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
+               const int nb, const IDX8 bshape, const IDX8 bin,
+               const IDX8 bout, __global const T *in, const IDX ioff,
+               __global T *out, const IDX ooff, const int nt) {
+  const IDX a = (IDX)get_global_id(0) * VB, r = (IDX)get_global_id(1) * VB;
+  IDX b = get_global_id(2), ib = 0, ob = 0;
+  DECOMP(0) DECOMP(1) DECOMP(2) DECOMP(3) DECOMP(4) DECOMP(5)
+  if (a >= na || r >= nr) return;
+  __global const T *src = in + ioff + ib + r * in_sr + a;
+  __global T *dst = out + ooff + ob + a * out_sa + r;
+  if (a + VB <= na && r + VB <= nr) {
+    VDECL(v) VDECL(w)
+    VLD(0) VLD(1) VLD(2) VLD(3) VLD(4) VLD(5) VLD(6) VLD(7)
+    VLD(8) VLD(9) VLD(10) VLD(11) VLD(12) VLD(13) VLD(14) VLD(15)
+    ZROUND(v, w) ZROUND(w, v) ZROUND(v, w) ZROUND(w, v)
+    VST(0) VST(1) VST(2) VST(3) VST(4) VST(5) VST(6) VST(7)
+    VST(8) VST(9) VST(10) VST(11) VST(12) VST(13) VST(14) VST(15)
+  } else {
+    const int ea = na - a < VB ? (int)(na - a) : VB;
+    const int er = nr - r < VB ? (int)(nr - r) : VB;
+    for (int i = 0; i < ea; i++)
+      for (int j = 0; j < er; j++)
+        dst[(IDX)i * out_sa + j] = src[(IDX)j * in_sr + i];
+  }
 }
 
 /* Output dimension nd-1-C is component C of shape (its size) and istr (the

@@ -743,6 +743,7 @@ static void transpose_cases(void) {
     int perm[4];
   } cs[] = {{3, {3, 37, 45}, {0, 2, 1}},
             {2, {70, 33}, {1, 0}},
+            {2, {48, 32}, {1, 0}}, /* aligned output rows */
             {3, {5, 6, 7}, {2, 0, 1}},
             {4, {2, 3, 4, 5}, {3, 1, 0, 2}},
             {3, {4, 9, 33}, {1, 0, 2}}};
@@ -1304,7 +1305,8 @@ static void test_fft_lines(void **st) {
  * BPI 16: column strips, row copies, whole-tile fast paths, interleaved
  * stores), so that those kernels too run under the race and bounds
  * checks. The CPU transpose tile is 32 here (64 x 65 elements of 8 bytes
- * exceed 32 KiB of local memory). */
+ * exceed 32 KiB of local memory); the CPU row's register blocks run in
+ * groups of 16 x 4. */
 static void with_cpu_rows(void (*cases)(void), vncl__ops_family f,
                           const int *cpu) {
   cases();
@@ -1316,7 +1318,14 @@ static void with_cpu_rows(void (*cases)(void), vncl__ops_family f,
 static void test_transpose(void **st) {
   (void)st;
   static const int cpu[VNCL__OPS_MAX_PARAMS] = {32, 1, 1};
+  /* The CPU row's register blocks (permute_blocks), in a group within
+   * every vendor's limit. */
+  static const int blocks[VNCL__OPS_MAX_PARAMS] = {16, 4, 2};
   with_cpu_rows(transpose_cases, VNCL__OPS_TRANSPOSE, cpu);
+  if (!cpu_rows) return;
+  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, blocks));
+  transpose_cases();
+  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, NULL));
 }
 static void test_reduce(void **st) {
   (void)st;

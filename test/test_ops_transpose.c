@@ -142,6 +142,32 @@ static void test_tile_params(void **st) {
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, NULL));
 }
 
+/* 16 x 16 register blocks per work-item (ROW_ITEMS 2): whole blocks with
+ * aligned output rows (non-temporal vector stores), whole blocks with
+ * unaligned rows, edge blocks on either axis, a batch, 3-D and 4-D tiled
+ * permutations, every element size, several group shapes. */
+static void test_register_blocks(void **st) {
+  (void)st;
+  static const int sets[][VNCL__OPS_MAX_PARAMS] = {
+      {64, 1, 2}, {16, 4, 2}, {8, 1, 2}, {8, 16, 2}};
+  static const int64_t s2[][2] = {{64, 48},  {48, 80}, {131, 67},
+                                  {33, 160}, {16, 17}, {5, 300}};
+  int p2[2] = {1, 0}, p3[3] = {2, 1, 0}, p4[4] = {0, 3, 2, 1};
+  int64_t s3[3] = {3, 40, 64}, s4[4] = {2, 32, 5, 48}, s3b[3] = {7, 50, 35};
+  int p3b[3] = {0, 2, 1};
+  for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
+    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, sets[k]));
+    for (size_t i = 0; i < sizeof s2 / sizeof *s2; i++)
+      run_permute(all_types[(k + i) % 5], 2, s2[i], p2, (int)(i % 2));
+    for (int ti = 0; ti < 5; ti++) {
+      run_permute(all_types[ti], 3, s3, p3, 0);
+      run_permute(all_types[ti], 4, s4, p4, 0);
+      run_permute(all_types[ti], 3, s3b, p3b, 1);
+    }
+  }
+  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, NULL));
+}
+
 static void test_bad_inputs(void **st) {
   (void)st;
   int64_t s[2] = {3, 4}, sT[2] = {4, 3}, s1[1] = {12};
@@ -189,6 +215,7 @@ int main(void) {
       cmocka_unit_test(test_permute_3d_all),
       cmocka_unit_test(test_permute_random),
       cmocka_unit_test(test_tile_params),
+      cmocka_unit_test(test_register_blocks),
       cmocka_unit_test(test_bad_inputs),
   };
   return cmocka_run_group_tests(tests, t_setup, t_teardown);

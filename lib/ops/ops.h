@@ -57,11 +57,12 @@
 #define VNCL__OPS_TRANSPOSE_TABLE(P)                                           \
   P(TILE, 32, (8, 16, 32, 64), (16, 32, 64),                                   \
     "tile edge in elements (work-group width)")                                \
-  P(WGY, 8, (1, 2, 4, 8, 16), (1, 8),                                          \
+  P(WGY, 8, (1, 2, 4, 8, 16), (1, 8, 16),                                      \
     "work-group height (tile rows moved at once)")                             \
-  P(ROW_ITEMS, 0, (0, 1), (0, 1),                                              \
-    "1: a work-item moves whole tile rows (CPUs); 0: a tile row is moved by "  \
-    "a row of work-items (GPUs)")
+  P(ROW_ITEMS, 0, (0, 1, 2), (0, 1, 2),                                        \
+    "1: a work-item moves whole tile rows (CPUs); 2: a work-item moves a "     \
+    "16 x 16 block through registers, TILE x WGY blocks per group (CPUs); "    \
+    "0: a tile row is moved by a row of work-items (GPUs)")
 
 #define VNCL__OPS_REDUCE_TABLE(P)                                              \
   P(WG, 256, VNCL__OPS_WG_VALUES, VNCL__OPS_WG_QUICK,                          \

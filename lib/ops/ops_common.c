@@ -58,7 +58,7 @@ static const vncl__param_row r_elementwise[] = {
     CPU_ROW("WG=16 VW=16 IPT=64 ITEM_CONTIG=1 NT_STORE=1")};
 static const vncl__param_row r_cast[] = {CPU_ROW("WG=16 IPT=64 ITEM_CONTIG=1")};
 static const vncl__param_row r_transpose[] = {
-    CPU_ROW("TILE=64 WGY=1 ROW_ITEMS=1")};
+    CPU_ROW("TILE=64 WGY=16 ROW_ITEMS=2")};
 static const vncl__param_row r_reduce[] = {
     CPU_ROW("WG=16 VW=16 ITEM_CONTIG=1 ROWS_ITEM=65536 CB=4")};
 static const vncl__param_row r_softmax[] = {

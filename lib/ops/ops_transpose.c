@@ -9,8 +9,9 @@
  *     then contiguous runs too, or on CPUs (ROW_ITEMS) permute_rows, a
  *     work-item per run of a row, when rows are at least ROWS_MIN long;
  *   - otherwise the innermost axis moves: permute_tiled through local
- *     memory, unless one of the two axes involved is shorter than
- *     TILED_MIN (a tile would be mostly empty; the gather is better).
+ *     memory, or on CPUs (ROW_ITEMS 2) permute_blocks, 16 x 16 blocks
+ *     through registers, unless one of the two axes involved is shorter
+ *     than TILED_MIN (a tile would be mostly empty; the gather is better).
  */
 #include <stdio.h>
 #include <string.h>
@@ -132,7 +133,8 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
   bool rows = !tiled && nd >= 2 && R == A && p[TR_ROW_ITEMS] &&
               pl.shape[A] >= ROWS_MIN;
   s = vncl__ops_kernel_get(ctx, VNCL__OPS_TRANSPOSE, p, extra,
-                           tiled  ? "permute_tiled"
+                           tiled && p[TR_ROW_ITEMS] == 2 ? "permute_blocks"
+                           : tiled                       ? "permute_tiled"
                            : rows ? "permute_rows"
                                   : "permute_gather",
                            &k);
@@ -166,10 +168,22 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
                        VNCL_OPS_ARG(vs), VNCL_OPS_ARG(vi), VNCL_OPS_ARG(vo),
                        VNCL_ARG(x->mem), VNCL_OPS_ARG(ioff),
                        VNCL_ARG(out->mem), VNCL_OPS_ARG(ooff));
-    size_t global[3] = {vncl__round_up(pl.shape[A], tile) ,
+    size_t global[3] = {vncl__round_up(pl.shape[A], tile),
                         vncl__round_up(pl.shape[R], tile) / tile * wgy,
                         batch};
     size_t local[3] = {tile, wgy, 1};
+    if (!s && p[TR_ROW_ITEMS] == 2) {
+      /* permute_blocks: a work-item per 16 x 16 block. Its stores are
+       * whole aligned vectors (non-temporal) when every output row of a
+       * block starts on a 16-element boundary (buffers are aligned to at
+       * least 128 bytes, OpenCL 1.2 full profile). */
+      cl_int nt = oo % 16 == 0 && ostr[q] % 16 == 0;
+      for (cl_int j = 0; j < nb; j++) nt = nt && bout[j] % 16 == 0;
+      cl_int err = clSetKernelArg(k.k, 12, sizeof nt, &nt);
+      if (err != CL_SUCCESS) s = vncl__cl_fail(ctx, err, "clSetKernelArg(12)");
+      global[0] = vncl__round_up((pl.shape[A] + 15) / 16, tile);
+      global[1] = vncl__round_up((pl.shape[R] + 15) / 16, wgy);
+    }
     if (!s)
       s = vncl__launch_work(ctx, "transpose", k.k, 3, global, local, 0, NULL,
                             NULL, 0, bytes);
