@@ -131,6 +131,8 @@ static void test_host_copy(void **st) {
           memset(draw, 0xEE, cap + 64);
           if (m == 0)
             vncl__host_copy(dst, src, n);
+          else if (z == 3 && m == 1)
+            vncl__host_copy_stream(dst, src, n);
           else
             vncl__host_copy_via(dst, src, n, r1s[m - 1]);
           if (memcmp(dst, src, n) != 0) {
@@ -138,7 +140,7 @@ static void test_host_copy(void **st) {
             while (dst[i] == src[i]) i++;
             fail_msg("host copy (%s r1=%u) of %zu bytes, src+%zu dst+%zu: "
                      "first difference at byte %zu",
-                     m ? "bounce" : "auto", m ? r1s[m - 1] : 0, n, offs[a],
+                     m == 0 ? "auto" : z == 3 && m == 1 ? "stream" : "bounce", m ? r1s[m - 1] : 0, n, offs[a],
                      offs[b], i);
           }
           for (size_t i = 0; i < 32 + offs[b]; i++)
@@ -163,7 +165,7 @@ static void test_host_copy(void **st) {
   }
   /* The map path from malloc'd memory at page offsets, both ways. */
   force_path(ctx, VNCL_TRANSFER_MAP);
-  const size_t bytes = 2 * MIB + 4;
+  const size_t bytes = 5 * MIB + 4; /* past the stream threshold (4 MiB) */
   vncl_tensor *t = bytes_tensor(ctx, bytes);
   assert_non_null(t);
   unsigned char *hs = malloc(bytes + 8192), *hd = malloc(bytes + 8192);

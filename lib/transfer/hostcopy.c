@@ -15,7 +15,10 @@
  * class is copied through a small bounce buffer placed so that both of its
  * copies see a fast relative alignment (found the same way); the extra pass
  * stays in the L1/L2 cache, so the copy runs at the speed of the fast
- * classes. Hosts whose memcpy is uniform (the Intel Xeons measured so far)
+ * classes; from 4 MiB on, where the destination no longer stays in the
+ * cache, a slow class is copied with non-temporal stores (stream_copy)
+ * instead, which read no destination line and use no `rep movsb`. Hosts
+ * whose memcpy is uniform (the Intel Xeons measured so far)
  * keep plain memcpy for every class.
  *
  * VNCL_HOST_COPY=memcpy or =bounce forces one method for every class (tests,
@@ -27,6 +30,9 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "transfer/transfer.h"
 
@@ -35,6 +41,9 @@
 #define CLASS_BYTES (PAGE / CLASSES) /* 64 */
 #define PROBE_BYTES ((size_t)128 << 10)
 #define BOUNCE_BYTES ((size_t)16 << 10)
+/* From this size a slow class is copied with non-temporal stores instead
+ * of the bounce (whose cached stores read every destination line first). */
+#define STREAM_MIN ((size_t)4 << 20)
 #define VNCL__SLOW_RATIO 1.5
 #define ROUNDS 5
 
@@ -140,6 +149,47 @@ void vncl__host_copy_via(void *dstv, const void *srcv, size_t n,
   free(raw);
 }
 
+#if defined(__SSE2__)
+/* Large copies: non-temporal stores (no read of the destination), four
+ * streams a page apart per step, so that the loads of one page run ahead of
+ * the stores of the others; no `rep movsb` anywhere. Measured on the Xeon
+ * (256 MiB, source and destination 32 bytes out of step): 0.95x of its
+ * memcpy, against 0.7x for a single stream and 0.5x for the bounce. */
+static void stream_copy(unsigned char *d, const unsigned char *s, size_t n) {
+  size_t head = (PAGE - ((uintptr_t)d & (PAGE - 1))) & (PAGE - 1);
+  if (head > n) head = n;
+  memcpy(d, s, head);
+  d += head;
+  s += head;
+  n -= head;
+  size_t o = 0;
+  for (; o + 4 * PAGE <= n; o += 4 * PAGE)
+    for (size_t j = 0; j < PAGE; j += 64)
+      for (size_t p = 0; p < 4; p++) {
+        const unsigned char *ss = s + o + p * PAGE + j;
+        __m128i *dd = (__m128i *)(void *)(d + o + p * PAGE + j);
+        __m128i x0 = _mm_loadu_si128((const __m128i *)(const void *)ss);
+        __m128i x1 = _mm_loadu_si128((const __m128i *)(const void *)(ss + 16));
+        __m128i x2 = _mm_loadu_si128((const __m128i *)(const void *)(ss + 32));
+        __m128i x3 = _mm_loadu_si128((const __m128i *)(const void *)(ss + 48));
+        _mm_stream_si128(dd, x0);
+        _mm_stream_si128(dd + 1, x1);
+        _mm_stream_si128(dd + 2, x2);
+        _mm_stream_si128(dd + 3, x3);
+      }
+  _mm_sfence();
+  memcpy(d + o, s + o, n - o);
+}
+#endif
+
+void vncl__host_copy_stream(void *dst, const void *src, size_t n) {
+#if defined(__SSE2__)
+  stream_copy(dst, src, n);
+#else
+  vncl__host_copy_via(dst, src, n, PAGE / 2);
+#endif
+}
+
 void vncl__host_copy(void *dst, const void *src, size_t n) {
   if (n < VNCL__HOST_COPY_MIN) {
     memcpy(dst, src, n);
@@ -155,7 +205,9 @@ void vncl__host_copy(void *dst, const void *src, size_t n) {
       m = atomic_load(&method[c]);
     }
   }
-  if (m == M_BOUNCE) {
+  if (m == M_BOUNCE && n >= STREAM_MIN) {
+    vncl__host_copy_stream(dst, src, n);
+  } else if (m == M_BOUNCE) {
     unsigned r1 = forced == M_BOUNCE && atomic_load(&method[c]) != M_BOUNCE
                       ? PAGE / 2
                       : atomic_load(&bounce_off[c]);

@@ -115,6 +115,8 @@ void vncl__host_copy(void *dst, const void *src, size_t n);
 bool vncl__host_copy_uniform(void);
 /* The bounce copy itself, with the bounce buffer at src + r1 (mod 4 KiB). */
 void vncl__host_copy_via(void *dst, const void *src, size_t n, unsigned r1);
+/* The large-copy form: non-temporal stores, four page streams at a time. */
+void vncl__host_copy_stream(void *dst, const void *src, size_t n);
 
 /* ---- pinned host memory (pinned.c) ---- */
 
