@@ -67,8 +67,11 @@ static const vncl__tunable clblast_tunables[] = {
 /* CPUs with 512-bit vectors (PoCL reports a native float width of 16):
  * 6 x 64 micro-tiles are 24 zmm accumulators. Measured on PoCL 3.1, 2 cores
  * (docs/tuning.md): 2048^3 at 0.85-0.93x OpenBLAS; `vncl autotune --quick`
- * on the same host (2026-11-29) kept these sets. */
-#define CPU512_DIRECT "WGD_M=6 WGD_N=64 LDM=1 LDN=1 KWGD=4 VWD=16 DIRECT_LOCAL=0 "
+ * on the same host (2026-11-29) kept these sets. The direct kernel's 6 x 32
+ * tiles (12 accumulators; was 6 x 64) waste less on small and odd products:
+ * best of 5, quiet Xeon, 2026-12-01: 256^3 264 against 169 GFLOP/s, 64^3
+ * 35 against 30, 128^3 equal, a batch of 10000 x 17^3 37.5 against 31.5. */
+#define CPU512_DIRECT "WGD_M=6 WGD_N=32 LDM=1 LDN=1 KWGD=4 VWD=16 DIRECT_LOCAL=0 "
 #define CPU512_PACKED "MR=6 NR=64 VW=16 MB=48 NB=64 KC=0 KU=4 ORDER=0 A_PACKED=1 "
 /* Tall and narrow (n <= 128): A read in place (packing it would cost as
  * much as the product), 16 depths per row load (KU=16: one vector load and
