@@ -560,7 +560,7 @@ static void churn_cases(bench_ctx *b) {
 int bench_suite_transfer(bench_ctx *b) {
   xfer_bench x = {0};
   x.b = b;
-  size_t big = b->quick ? 16 * MIB : 256 * MIB;
+  size_t big = b->quick ? 64 * MIB : 256 * MIB; /* past the caches: the gate */
   x.bytes = big;
   x.src = malloc(big + 8192);
   x.dst = malloc(big);
