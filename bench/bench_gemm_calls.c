@@ -27,6 +27,15 @@ static void fill_f64(double *d, size_t n, uint64_t *z) {
   }
 }
 
+/* v[0..n) into dst in dtype dt (f32 or f64). */
+static void store_as(vncl_dtype dt, void *dst, const double *v, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (dt == VNCL_F64)
+      ((double *)dst)[i] = v[i];
+    else
+      ((float *)dst)[i] = (float)v[i];
+}
+
 /* Host operands and their tensors for C = A B, dtype f32 or f64. */
 typedef struct prod {
   vncl_dtype dt;
@@ -65,17 +74,9 @@ static int prod_make(bench_ctx *bc, prod *p, vncl_dtype dt, size_t m,
   double *tmp = malloc((na > nb ? na : nb) * sizeof *tmp);
   if (!tmp) return -1;
   fill_f64(tmp, na, &z);
-  for (size_t i = 0; i < na; i++)
-    if (dt == VNCL_F64)
-      ((double *)p->a)[i] = tmp[i];
-    else
-      ((float *)p->a)[i] = (float)tmp[i];
+  store_as(dt, p->a, tmp, na);
   fill_f64(tmp, nb, &z);
-  for (size_t i = 0; i < nb; i++)
-    if (dt == VNCL_F64)
-      ((double *)p->b)[i] = tmp[i];
-    else
-      ((float *)p->b)[i] = (float)tmp[i];
+  store_as(dt, p->b, tmp, nb);
   free(tmp);
   int64_t sa[3] = {(int64_t)batch, (int64_t)m, (int64_t)k},
           sb[3] = {(int64_t)batch, (int64_t)k, (int64_t)n},

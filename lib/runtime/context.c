@@ -87,12 +87,9 @@ vncl_status vncl__settings_resolve(const vncl_options *opts,
                       "VNCL_GEMM_PROBE='%s' is not 0, off, 1, on or force", v);
   v = vncl__getenv("VNCL_GEMM_BACKEND");
   static const char *const backends[] = {"auto", "own", "clblast", "ref"};
-  out->gemm_backend = -1;
-  for (int i = 0; i < 4; i++)
-    if (!v || !*v || !strcmp(v, backends[i])) {
-      out->gemm_backend = v && *v ? i : VNCL__BACKEND_AUTO;
-      break;
-    }
+  out->gemm_backend = v && *v ? -1 : VNCL__BACKEND_AUTO;
+  for (int i = 0; i < 4 && out->gemm_backend < 0; i++)
+    if (!strcmp(v, backends[i])) out->gemm_backend = i;
   if (out->gemm_backend < 0)
     return vncl__fail(NULL, VNCL_ERR_INVALID_ARG,
                       "VNCL_GEMM_BACKEND='%s' is not own, clblast, ref or "

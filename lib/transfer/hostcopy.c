@@ -16,7 +16,8 @@
  * copies see a fast relative alignment (found the same way); the extra pass
  * stays in the L1/L2 cache, so the copy runs at the speed of the fast
  * classes; from 4 MiB on, where the destination no longer stays in the
- * cache, a slow class is copied with non-temporal stores (stream_copy)
+ * cache, a slow class is copied with non-temporal stores
+ * (vncl__host_copy_stream)
  * instead, which read no destination line and use no `rep movsb`. Hosts
  * whose memcpy is uniform (the Intel Xeons measured so far)
  * keep plain memcpy for every class.
@@ -149,13 +150,16 @@ void vncl__host_copy_via(void *dstv, const void *srcv, size_t n,
   free(raw);
 }
 
-#if defined(__SSE2__)
 /* Large copies: non-temporal stores (no read of the destination), four
  * streams a page apart per step, so that the loads of one page run ahead of
  * the stores of the others; no `rep movsb` anywhere. Measured on the Xeon
  * (256 MiB, source and destination 32 bytes out of step): 0.95x of its
- * memcpy, against 0.7x for a single stream and 0.5x for the bounce. */
-static void stream_copy(unsigned char *d, const unsigned char *s, size_t n) {
+ * memcpy, against 0.7x for a single stream and 0.5x for the bounce. Without
+ * SSE2, the bounce. */
+void vncl__host_copy_stream(void *dstv, const void *srcv, size_t n) {
+#if defined(__SSE2__)
+  unsigned char *d = dstv;
+  const unsigned char *s = srcv;
   size_t head = (PAGE - ((uintptr_t)d & (PAGE - 1))) & (PAGE - 1);
   if (head > n) head = n;
   memcpy(d, s, head);
@@ -179,14 +183,8 @@ static void stream_copy(unsigned char *d, const unsigned char *s, size_t n) {
       }
   _mm_sfence();
   memcpy(d + o, s + o, n - o);
-}
-#endif
-
-void vncl__host_copy_stream(void *dst, const void *src, size_t n) {
-#if defined(__SSE2__)
-  stream_copy(dst, src, n);
 #else
-  vncl__host_copy_via(dst, src, n, PAGE / 2);
+  vncl__host_copy_via(dstv, srcv, n, PAGE / 2);
 #endif
 }
 
