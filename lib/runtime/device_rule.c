@@ -54,6 +54,17 @@ int vncl__rule_pick(const void *rows, size_t n, size_t stride,
   return best < 0 ? -1 : best;
 }
 
+int vncl__rule_pick_fit(const void *rows, size_t n, size_t stride,
+                        const vncl__device_key *k,
+                        bool (*fits)(int i, void *arg), void *arg) {
+  int below = -1;
+  for (;;) {
+    int i = vncl__rule_pick(rows, n, stride, k, below);
+    if (i < 0 || fits(i, arg)) return i;
+    below = vncl__rule_rank_key(rows, stride, i, k);
+  }
+}
+
 int vncl__rule_rank_key(const void *rows, size_t stride, int i,
                         const vncl__device_key *k) {
   const vncl__device_rule *r =

@@ -68,6 +68,11 @@ int vncl__rule_pick(const void *rows, size_t n, size_t stride,
                     const vncl__device_key *k, int below);
 int vncl__rule_rank_key(const void *rows, size_t stride, int i,
                         const vncl__device_key *k);
+/* The best row for which fits(row, arg) holds, walking the ranking from
+ * most to least specific; -1 when none matches and fits. */
+int vncl__rule_pick_fit(const void *rows, size_t n, size_t stride,
+                        const vncl__device_key *k,
+                        bool (*fits)(int i, void *arg), void *arg);
 
 /* ---- status and messages (status.c) ---------------------------------- */
 

@@ -75,20 +75,21 @@ static bool parse_path(const char *s, vncl_transfer_path *out) {
   return false;
 }
 
+/* A row fits when its host-copy column does (uniform: -1 until measured). */
+static bool copy_fits(int i, void *arg) {
+  int *uniform = arg;
+  if (policies[i].uniform_copy < 0) return true;
+  if (*uniform < 0) *uniform = vncl__host_copy_uniform() ? 1 : 0;
+  return policies[i].uniform_copy == *uniform;
+}
+
 void vncl__transfer_defaults(vncl_context *ctx, vncl_transfer_config *out) {
   memset(out, 0, sizeof *out);
   vncl__device_key k;
   vncl__device_key_of(&ctx->info, 0, VNCL__RULE_ANY, VNCL__RULE_ANY, &k);
-  size_t rows = sizeof policies / sizeof *policies;
   int uniform = -1; /* measured only when a row asks */
-  int i = -1, below = -1;
-  for (;;) { /* the best row whose host-copy column fits too */
-    i = vncl__rule_pick(policies, rows, sizeof *policies, &k, below);
-    if (i < 0 || policies[i].uniform_copy < 0) break;
-    if (uniform < 0) uniform = vncl__host_copy_uniform() ? 1 : 0;
-    if (policies[i].uniform_copy == uniform) break;
-    below = vncl__rule_rank_key(policies, sizeof *policies, i, &k);
-  }
+  int i = vncl__rule_pick_fit(policies, sizeof policies / sizeof *policies,
+                              sizeof *policies, &k, copy_fits, &uniform);
   const struct policy *p = &policies[i >= 0 ? i : 0];
   vncl__strlcpy(out->table, p->name, sizeof out->table);
   out->write_small = p->write_small;

@@ -181,26 +181,36 @@ bool vncl__params_builtin(const vncl__param_family *f,
   return i >= 0 && vncl__params_row(f, i, out, why, sizeof why);
 }
 
+/* What best_row's fit test needs. */
+typedef struct row_fit {
+  const vncl__param_family *f;
+  const vncl_device_info *info;
+  int acc;
+  void *out;
+} row_fit;
+
+static bool row_fits(int i, void *arg) {
+  row_fit *r = arg;
+  char why[160] = "";
+  if (vncl__params_row(r->f, i, r->out, why, sizeof why) &&
+      (!r->f->valid ||
+       r->f->valid(r->f, r->info, r->acc, r->out, why, sizeof why)))
+    return true;
+  vncl__log(VNCL_LOG_DEBUG, "%s: built-in row %d does not fit %s: %s",
+            r->f->kernel, i, r->info->name, why);
+  return false;
+}
+
 /* The best row that fits the device, walking the matcher's ranking. */
 static int best_row(const vncl__param_family *f, const vncl_device_info *info,
                     int vec, int acc, int shape, void *out) {
   vncl__device_key k;
   vncl__device_key_of(info, vec, acc, shape, &k);
-  int below = -1;
-  for (;;) {
-    int i = vncl__rule_pick(f->rows, (size_t)f->nrows, sizeof *f->rows, &k,
-                            below);
-    if (i < 0) break;
-    char why[160] = "";
-    if (vncl__params_row(f, i, out, why, sizeof why) &&
-        (!f->valid || f->valid(f, info, acc, out, why, sizeof why)))
-      return i;
-    vncl__log(VNCL_LOG_DEBUG, "%s: built-in row %d does not fit %s: %s",
-              f->kernel, i, info->name, why);
-    below = vncl__rule_rank_key(f->rows, sizeof *f->rows, i, &k);
-  }
-  vncl__params_defaults(f, out);
-  return -1;
+  row_fit r = {f, info, acc, out};
+  int i = vncl__rule_pick_fit(f->rows, (size_t)f->nrows, sizeof *f->rows, &k,
+                              row_fits, &r);
+  if (i < 0) vncl__params_defaults(f, out);
+  return i;
 }
 
 /* ---- the store ------------------------------------------------------------ */
