@@ -4,13 +4,13 @@
  * results independent of work-group size and blocks per work-item,
  * continuation by offset, 64-bit counter carry, rough statistics, and bad
  * inputs. */
-#include "test_ops.h"
-
-/* Internal headers on purpose: fakes a device without fp64 (ctx->info.fp64)
+/* Internal headers on purpose (before test_ops.h, whose probe helper
+ * needs them): fakes a device without fp64 (ctx->info.fp64)
  * and sets the family's parameters (vncl__ops_params_set) to reach each
  * kernel variant. */
 #include "runtime/runtime.h"
 #include "ops/ops.h"
+#include "test_ops.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
