@@ -205,8 +205,9 @@ inline void philox4x32_10(uintB *c0, uintB *c1, uintB *c2, uintB *c3,
  * q swaps them and sets the signs.
  * Measured on PoCL over every argument (2^24 of each): docs/ops.md gives
  * the max errors; test_ops_random checks all of them every run. Lane-wise
- * IEEE operations with explicit fma: vector and scalar forms agree bit for
- * bit. */
+ * operations with explicit fma and one division: vector and scalar forms
+ * agree bit for bit where the division is correctly rounded (OpenCL allows
+ * f32 division 2.5 ulp). */
 #define RND_MATH_FNS(N)                                                     \
   inline CAT(float, N) CAT(rnd_log, N)(CAT(float, N) u) {                   \
     typedef CAT(float, N) fv;                                               \
