@@ -166,6 +166,23 @@ static inline void t_check_each(const char *what, size_t n, const double *got,
              what, bad, n, first, got[first], ref[first], tol[first]);
 }
 
+/* sin and cos of 2 pi u in double, u reduced by the nearest quarter turn
+ * exactly first (u - q/4), so that the zeros at quarter turns are exact:
+ * the reference for the kernels' rnd_sincos2pi. */
+static inline void t_sincos2pi(double u, double *sv, double *cv) {
+  double q = nearbyint(4 * u), r = u - q / 4;
+  double sr = sin(2 * 3.14159265358979323846 * r),
+         cr = cos(2 * 3.14159265358979323846 * r);
+  switch ((int)q & 3) {
+    case 0: *sv = sr, *cv = cr; break;
+    case 1: *sv = cr, *cv = -sr; break;
+    case 2: *sv = -sr, *cv = -cr; break;
+    default: *sv = -cr, *cv = sr; break;
+  }
+  if (*sv == 0) *sv = 0;
+  if (*cv == 0) *cv = 0;
+}
+
 #ifdef VNCL_OPS_COMMON_H
 /* Runs a test-hook kernel `name(n, in, out)` of family f (f32, the
  * family's current parameters; `per_pos` the position of the parameter

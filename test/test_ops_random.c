@@ -189,15 +189,8 @@ static void test_normal_math(void **st) {
       float *got = t_probe(ctx, VNCL__OPS_RANDOM, RND_BPI, "philox_math_probe",
                            in, n, 3);
       for (size_t i = 0; i < n; i++) {
-        double u = in[i], q = nearbyint(4 * u), r = u - q / 4;
-        double sr = sin(2 * M_PI * r), cr = cos(2 * M_PI * r), sv, cv;
-        switch ((int)q & 3) {
-          case 0: sv = sr, cv = cr; break;
-          case 1: sv = cr, cv = -sr; break;
-          case 2: sv = -sr, cv = -cr; break;
-          default: sv = -cr, cv = sr; break;
-        }
-        if (r == 0) sv = sv == 0 ? 0 : sv, cv = cv == 0 ? 0 : cv;
+        double u = in[i], sv, cv;
+        t_sincos2pi(u, &sv, &cv);
         double el = u > 0 ? t_ulp_err(got[3 * i], log(u)) : 0;
         double ec = t_ulp_err(got[3 * i + 1], cv);
         double es = t_ulp_err(got[3 * i + 2], sv);
