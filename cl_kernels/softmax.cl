@@ -110,7 +110,7 @@ typedef CAT(ACC, VSUF) accv;
 
 /* CPU layout: while pass 3 writes this row, the work-items ask for their
  * part of the next row (the next work-group's, which PoCL's threads mostly
- * take next), so its pass 1 finds it in cache: softmax 1.12-1.13x here
+ * take next), so its pass 1 finds it in cache: softmax 1.12-1.17x here
  * (docs/ops.md). Not on the GPU layout (no such order of groups). */
 #define PREFETCH_NEXT 0
 #if ITEM_CONTIG && defined(__has_builtin)
