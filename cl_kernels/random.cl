@@ -187,6 +187,71 @@ inline void philox4x32_10(uintB *c0, uintB *c1, uintB *c2, uintB *c3,
   }
 }
 
+#if DTYPE != 1
+/* ---- log and sincos for Box-Muller in f32, no library calls ------------
+ * Only the arguments Box-Muller produces: u1 = j * 2^-24, j in [1, 2^24]
+ * (log), and u2 = j * 2^-24, j in [0, 2^24) (sin and cos of 2 pi u2).
+ *
+ * rnd_log(u): u = m 2^e with m in [sqrt(1/2), sqrt(2)) taken from the bits
+ * (subtracting the bits of sqrt(1/2) first puts e in the exponent field),
+ * log(m) = 2 atanh(s) = 2s + s z R(z), s = (m - 1) / (m + 1), z = s^2 <=
+ * 0.0295, R of degree 3 (fitted by Chebyshev interpolation in z,
+ * coefficients rounded to f32: 3e-10 relative), plus e ln2 as ln2_hi +
+ * ln2_lo.
+ * rnd_sincos2pi(u, &c): 4u is exact, q = round(4u) (0..4), r = u - q/4 in
+ * [-1/8, 1/8] exactly (no rounded argument reduction: the angle is exact),
+ * sin(2 pi r) = r S(r^2), cos(2 pi r) = 1 + r^2 C(r^2), S and C of degree 3
+ * (fitted the same way: 3.5e-8 relative, 9e-9 absolute), then the quadrant
+ * q swaps them and sets the signs.
+ * Measured on PoCL over every argument (2^24 of each): docs/ops.md gives
+ * the max errors; test_ops_random checks all of them every run. Lane-wise
+ * operations with explicit fma and one division: vector and scalar forms
+ * agree bit for bit where the division is correctly rounded (OpenCL allows
+ * f32 division 2.5 ulp). */
+#define RND_MATH_FNS(N)                                                     \
+  inline CAT(float, N) CAT(rnd_log, N)(CAT(float, N) u) {                   \
+    typedef CAT(float, N) fv;                                               \
+    typedef CAT(int, N) iv;                                                 \
+    const iv ix = CAT(as_int, N)(u) - (iv)0x3f3504f3;                       \
+    const fv e = CAT(convert_float, N)(ix >> 23);                           \
+    const fv f = CAT(as_float, N)((ix & (iv)0x007fffff) + (iv)0x3f3504f3) - \
+                 (fv)1.0f;                                                  \
+    const fv s = f / ((fv)2.0f + f), z = s * s;                             \
+    fv R = fma((fv)0x1.dddadap-3f, z, (fv)0x1.245c0cp-2f);                  \
+    R = fma(R, z, (fv)0x1.9999ecp-2f);                                      \
+    R = fma(R, z, (fv)0x1.555556p-1f);                                      \
+    const fv lm = fma(s * z, R, s + s);                                     \
+    return fma(e, (fv)0x1.62e4p-1f, fma(e, (fv)0x1.7f7d1cp-20f, lm));       \
+  }                                                                         \
+  inline CAT(float, N) CAT(rnd_sincos2pi, N)(CAT(float, N) u,              \
+                                             CAT(float, N) * cosp) {       \
+    typedef CAT(float, N) fv;                                               \
+    typedef CAT(int, N) iv;                                                 \
+    const fv tq = fma(u, (fv)4.0f, (fv)0x1.8p23f);                          \
+    const iv q = CAT(as_int, N)(tq) - (iv)0x4b400000;                       \
+    const fv r = fma(tq - (fv)0x1.8p23f, (fv)(-0.25f), u);                  \
+    const fv z = r * r;                                                     \
+    fv S = fma((fv)(-0x1.2d9b1ep+6f), z, (fv)0x1.465ec2p+6f);               \
+    S = fma(S, z, (fv)(-0x1.4abbbap+5f));                                   \
+    S = fma(S, z, (fv)0x1.921fb6p+2f);                                      \
+    S = S * r;                                                              \
+    fv C = fma((fv)0x1.db6466p+5f, z, (fv)(-0x1.55cb98p+6f));               \
+    C = fma(C, z, (fv)0x1.03c1eap+6f);                                      \
+    C = fma(C, z, (fv)(-0x1.3bd3ccp+4f));                                   \
+    C = fma(C, z, (fv)1.0f);                                                \
+    const iv odd = (q & (iv)1) != (iv)0;                                    \
+    const fv c = select(C, S, odd), s = select(S, C, odd);                  \
+    *cosp = CAT(as_float, N)(CAT(as_int, N)(c) ^ (((q + (iv)1) & (iv)2) << 30)); \
+    return CAT(as_float, N)(CAT(as_int, N)(s) ^ ((q & (iv)2) << 30));       \
+  }
+RND_MATH_FNS()
+#if BPI > 1
+RND_MATH_FNS(BSUF)
+#endif
+#define RND_LOG(u) CAT(rnd_log, BSUF)(u)
+#define RND_SINCOS2PI(u, c) CAT(rnd_sincos2pi, BSUF)(u, c)
+#endif
+
 #if DTYPE == 1
 /* A double in [0, 1) from 53 bits of a pair of words. */
 inline realB u53(uintB hi, uintB lo) {
@@ -229,9 +294,9 @@ philox_fill(const IDX n, const int normal, __global STORE *out,
       const uintB x1 = h ? w2 : w0, x2 = h ? w3 : w1;
       const realB u1 = CVT(float, (x1 >> 8) + 1) * 0x1p-24f;
       const realB u2 = CVT(float, x2 >> 8) * 0x1p-24f;
-      const realB rad = sqrt(-2.0f * log(u1));
+      const realB rad = sqrt(-2.0f * RND_LOG(u1));
       realB cs;
-      const realB sn = sincos(2.0f * M_PI_F * u2, &cs);
+      const realB sn = RND_SINCOS2PI(u2, &cs);
       v[2 * h] = fma(vb, rad * cs, va);
       v[2 * h + 1] = fma(vb, rad * sn, va);
     }
@@ -285,3 +350,43 @@ philox_fill(const IDX n, const int normal, __global STORE *out,
         if (e0 + j * K + h < n) ST(out, e0 + j * K + h, t[h][j]);
   }
 }
+
+#if DTYPE == 0
+/* Test hook (test_ops_random): for u[i] = j * 2^-24 (j in [0, 2^24]),
+ * out[3i] = the kernel's log(u[i]) (u > 0), out[3i + 1] and out[3i + 2]
+ * its cos and sin of 2 pi u[i]; BPI elements per work-item in vector lanes
+ * as philox_fill computes them. */
+__kernel void philox_math_probe(const IDX n, __global const float *u,
+                                __global float *out) {
+  const IDX i = (IDX)get_global_id(0) * BPI;
+  if (i + BPI <= n) {
+#if BPI == 1
+    const realB x = u[i];
+#else
+    const realB x = CAT(vload, BPI)(0, u + i);
+#endif
+    realB c;
+    const realB l = RND_LOG(x), s = RND_SINCOS2PI(x, &c);
+    real tl[BPI], tc[BPI], ts[BPI];
+#if BPI == 1
+    tl[0] = l, tc[0] = c, ts[0] = s;
+#else
+    CAT(vstore, BPI)(l, 0, tl);
+    CAT(vstore, BPI)(c, 0, tc);
+    CAT(vstore, BPI)(s, 0, ts);
+#endif
+    for (int j = 0; j < BPI; j++) {
+      out[3 * (i + j)] = tl[j];
+      out[3 * (i + j) + 1] = tc[j];
+      out[3 * (i + j) + 2] = ts[j];
+    }
+  } else {
+    for (IDX j = i; j < n; j++) {
+      float c;
+      out[3 * j] = rnd_log(u[j]);
+      out[3 * j + 2] = rnd_sincos2pi(u[j], &c);
+      out[3 * j + 1] = c;
+    }
+  }
+}
+#endif

@@ -108,6 +108,24 @@ typedef CAT(ACC, VSUF) accv;
 #endif
 #endif
 
+/* CPU layout: while pass 3 writes this row, the work-items ask for their
+ * part of the next row (the next work-group's, which PoCL's threads mostly
+ * take next), so its pass 1 finds it in cache: softmax 1.12-1.17x here
+ * (docs/ops.md). Not on the GPU layout (no such order of groups). */
+#define PREFETCH_NEXT 0
+#if ITEM_CONTIG && defined(__has_builtin)
+#if __has_builtin(__builtin_prefetch)
+#undef PREFETCH_NEXT
+#define PREFETCH_NEXT 1
+#endif
+#endif
+#if PREFETCH_NEXT
+#define PF_NEXT(v) \
+  if (pf) __builtin_prefetch(p + N + (IDX)(v) * VW, 0, 3)
+#else
+#define PF_NEXT(v) (void)0
+#endif
+
 /* Vectors of the local copy of e. */
 #if VW == 1
 #define LLDV(v) ebuf[v]
@@ -118,6 +136,54 @@ typedef CAT(ACC, VSUF) accv;
 #endif
 
 #define NMAX(x, y) ((((x) > (y)) | IS_NAN(x)) ? (x) : (y))
+
+/* ---- exp(d) for d = x - max <= 0 (or NaN), f32 compute, no library call --
+ * Every argument softmax exponentiates is x - max: at most 0, -inf for an
+ * element of -inf, NaN for a row holding NaN or +inf. On that domain:
+ *   d is clamped at -104 (exp(-104) < 2^-150 rounds to 0; -inf -> -104, NaN
+ *   stays NaN), k = round(d / ln 2) by the 1.5 * 2^23 rounding constant
+ *   (float arithmetic only: no float -> int conversion of a NaN),
+ *   r = d - k ln2 in two steps (Cody-Waite: ln2_hi has 16 significant bits,
+ *   so k * ln2_hi is exact for |k| <= 150), |r| <= ln2 / 2 (+ rounding),
+ *   e^r by a degree-6 polynomial (fitted by Chebyshev interpolation on
+ *   [-0.35, 0.35], coefficients rounded to f32: 2.2e-8 relative), and the
+ *   scale 2^k as two factors 2^(k/2) 2^(k - k/2) built from exponent bits,
+ *   each normal, so results below 2^-126 round once to the subnormal.
+ * Measured on PoCL over every f32 in [-104, 0]: docs/ops.md gives the max
+ * ulp error (test_ops_reduce checks <= 2 ulp on samples of the range every
+ * run). Lane-wise IEEE operations with explicit fma: vector and scalar
+ * forms give the same bits. f64 keeps the library exp. */
+#define SM_EXP_FN(N)                                                        \
+  inline CAT(float, N) CAT(sm_expneg, N)(CAT(float, N) d) {                 \
+    typedef CAT(float, N) fv;                                               \
+    typedef CAT(int, N) iv;                                                 \
+    const fv x = select(d, (fv)(-104.0f), (iv)(d < -104.0f) != (iv)0);      \
+    const fv tm = fma(x, (fv)0x1.715476p+0f, (fv)0x1.8p23f);                \
+    const fv kf = tm - (fv)0x1.8p23f;                                       \
+    fv r = fma(kf, (fv)(-0x1.62e4p-1f), x);                                 \
+    r = fma(kf, (fv)(-0x1.7f7d1cp-20f), r);                                 \
+    fv p = fma((fv)0x1.6d7c4p-10f, r, (fv)0x1.1276b6p-7f);                  \
+    p = fma(p, r, (fv)0x1.5554a6p-5f);                                      \
+    p = fma(p, r, (fv)0x1.5553f6p-3f);                                      \
+    p = fma(p, r, (fv)0.5f);                                                \
+    p = fma(p, r, (fv)1.0f);                                                \
+    p = fma(p, r, (fv)1.0f);                                                \
+    const iv k = CAT(as_int, N)(tm) - (iv)0x4b400000;                       \
+    const iv k1 = k >> 1, k2 = k - k1;                                      \
+    return p * CAT(as_float, N)((k1 + 127) << 23) *                         \
+           CAT(as_float, N)((k2 + 127) << 23);                              \
+  }
+#if DTYPE == 1
+#define SM_EXPV(d) exp(d)
+#define SM_EXP1(d) exp(d)
+#else
+SM_EXP_FN()
+#if VW > 1
+SM_EXP_FN(VW)
+#endif
+#define SM_EXPV(d) CAT(sm_expneg, VSUF)(d)
+#define SM_EXP1(d) sm_expneg(d)
+#endif
 
 /* This work-item's vectors: vb, vb+vs, ... below ve. */
 #if ITEM_CONTIG
@@ -174,12 +240,12 @@ softmax_rows(const IDX N, const int logmode, __global const STORE *x,
 #if ROW_LOCAL
   if (!logmode) {
     for (IDX v = vb; v < ve; v += vs) {
-      const accv e = exp(LDV(p, v) - m);
+      const accv e = SM_EXPV(LDV(p, v) - m);
       LSTV(v, e);
       sv += e;
     }
     if (has_tail) {
-      const acc e = exp(LD(p, tail + lid) - m);
+      const acc e = SM_EXP1(LD(p, tail + lid) - m);
       ebuf[tail + lid] = e;
       et = e;
     }
@@ -187,20 +253,20 @@ softmax_rows(const IDX N, const int logmode, __global const STORE *x,
 #elif STORE_EXP
   if (!logmode) {
     for (IDX v = vb; v < ve; v += vs) {
-      const accv e = exp(LDV(p, v) - m);
+      const accv e = SM_EXPV(LDV(p, v) - m);
       STV(q, v, e);
       sv += e;
     }
     if (has_tail) {
-      const acc e = exp(LD(p, tail + lid) - m);
+      const acc e = SM_EXP1(LD(p, tail + lid) - m);
       ST(q, tail + lid, e);
       et = e;
     }
   } else
 #endif
   {
-    for (IDX v = vb; v < ve; v += vs) sv += exp(LDV(p, v) - m);
-    if (has_tail) et = exp(LD(p, tail + lid) - m);
+    for (IDX v = vb; v < ve; v += vs) sv += SM_EXPV(LDV(p, v) - m);
+    if (has_tail) et = SM_EXP1(LD(p, tail + lid) - m);
   }
   LANES(sv, lanes);
   acc s = 0;
@@ -215,21 +281,47 @@ softmax_rows(const IDX N, const int logmode, __global const STORE *x,
   s = red[0];
 
   /* Pass 3: the output. */
+  const int pf = row + 1 < get_num_groups(0);
+  (void)pf;
   if (logmode) {
     const acc ls = log(s);
-    for (IDX v = vb; v < ve; v += vs) STV_OUT(q, v, (LDV(p, v) - m) - ls);
+    for (IDX v = vb; v < ve; v += vs) {
+      PF_NEXT(v);
+      STV_OUT(q, v, (LDV(p, v) - m) - ls);
+    }
     if (has_tail) ST(q, tail + lid, (LD(p, tail + lid) - m) - ls);
   } else {
     const acc inv = (acc)1 / s;
 #if ROW_LOCAL
-    for (IDX v = vb; v < ve; v += vs) STV_OUT(q, v, LLDV(v) * inv);
+    for (IDX v = vb; v < ve; v += vs) {
+      PF_NEXT(v);
+      STV_OUT(q, v, LLDV(v) * inv);
+    }
     if (has_tail) ST(q, tail + lid, ebuf[tail + lid] * inv);
 #elif STORE_EXP
     for (IDX v = vb; v < ve; v += vs) STV(q, v, LDV(q, v) * inv);
     if (has_tail) ST(q, tail + lid, LD(q, tail + lid) * inv);
 #else
-    for (IDX v = vb; v < ve; v += vs) STV(q, v, exp(LDV(p, v) - m) * inv);
-    if (has_tail) ST(q, tail + lid, exp(LD(p, tail + lid) - m) * inv);
+    for (IDX v = vb; v < ve; v += vs) STV(q, v, SM_EXPV(LDV(p, v) - m) * inv);
+    if (has_tail) ST(q, tail + lid, SM_EXP1(LD(p, tail + lid) - m) * inv);
 #endif
   }
 }
+
+#if DTYPE == 0
+/* Test hook (test_ops_reduce): out[i] = the kernels' exp of in[i], for
+ * in[i] <= 0 or NaN, VW elements per work-item as in softmax_rows. */
+__kernel void softmax_exp_probe(const IDX n, __global const float *in,
+                                __global float *out) {
+  const IDX i = (IDX)get_global_id(0) * VW;
+  if (i + VW <= n) {
+#if VW == 1
+    out[i] = SM_EXP1(in[i]);
+#else
+    CAT(vstore, VW)(SM_EXPV(CAT(vload, VW)(0, in + i)), 0, out + i);
+#endif
+  } else {
+    for (IDX j = i; j < n; j++) out[j] = SM_EXP1(in[j]);
+  }
+}
+#endif

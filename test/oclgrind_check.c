@@ -28,15 +28,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "test_ops.h"
-
 /* Internal headers on purpose: sets GEMM and ops parameter sets directly, to
- * run every built-in GPU set under Oclgrind. */
+ * run every built-in GPU set under Oclgrind (before test_ops.h, whose probe
+ * helper needs them). */
 #include "gemm/gemm.h"
 #include "runtime/runtime.h"
 #include "ops/ops.h"
 #include "fft/fft.h"
 #include "gemm/gemm.h" /* includes tuning/tuning.h */
+#include "test_ops.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -925,6 +925,26 @@ static void softmax_cases(void) {
         vncl_tensor_destroy(y);
       }
   }
+  /* The kernels' own exp (test hook) on its domain: -inf, NaN, -0, and
+   * random arguments in [-104, 0]; <= 2 ulp (results below 2^-126 within
+   * 2^-126). */
+  size_t n = 1003;
+  float *in = malloc(n * sizeof *in);
+  in[0] = -INFINITY, in[1] = NAN, in[2] = -0.0f;
+  for (size_t i = 3; i < n; i++) in[i] = (float)t_rand_uniform(-104, 0);
+  float *got = t_probe(ctx, VNCL__OPS_SOFTMAX, SM_VW, "softmax_exp_probe", in,
+                       n, 1);
+  for (size_t i = 0; i < n; i++) {
+    double ref = exp((double)in[i]);
+    int ok = isnan(in[i]) ? isnan(got[i])
+             : ref < 0x1p-126 ? fabs(got[i] - ref) <= 0x1p-126
+                              : t_ulp_err(got[i], ref) <= 2;
+    if (!ok)
+      fail_msg("softmax exp(%.9g): got %.9g, expected %.9g", (double)in[i],
+               (double)got[i], ref);
+  }
+  free(in);
+  free(got);
 }
 
 /* ---- random: against the CPU Philox of test/common.c -------------------- */
@@ -981,6 +1001,28 @@ static void random_cases(void) {
     free(tol);
     vncl_tensor_destroy(o);
   }
+  /* The kernels' own log, cos and sin of 2 pi u (test hook) on Box-Muller's
+   * arguments u = j * 2^-24: the ends and random j; <= 2 ulp each. */
+  size_t m = 1001;
+  float *u = malloc(m * sizeof *u);
+  u[0] = 0x1p-24f, u[1] = 1.0f, u[2] = 0.25f, u[3] = 0.5f, u[4] = 0.75f;
+  for (size_t i = 5; i < m; i++)
+    u[i] = (float)(1 + t_rand_u64() % (1u << 24)) * 0x1p-24f;
+  float *lcs = t_probe(ctx, VNCL__OPS_RANDOM, RND_BPI, "philox_math_probe", u,
+                       m, 3);
+  for (size_t i = 0; i < m; i++) {
+    double sv, cv;
+    t_sincos2pi(u[i], &sv, &cv);
+    if (!(t_ulp_err(lcs[3 * i], log(u[i])) <= 2 &&
+          t_ulp_err(lcs[3 * i + 1], cv) <= 2 &&
+          t_ulp_err(lcs[3 * i + 2], sv) <= 2))
+      fail_msg("u = %.9g: log %.9g, cos %.9g, sin %.9g; expected %.9g, %.9g, "
+               "%.9g", (double)u[i], (double)lcs[3 * i],
+               (double)lcs[3 * i + 1], (double)lcs[3 * i + 2], log(u[i]), cv,
+               sv);
+  }
+  free(u);
+  free(lcs);
 }
 
 /* ---- FFT: vncl's own kernels (Stockham, Bluestein, layouts) -------------- */

@@ -166,4 +166,65 @@ static inline void t_check_each(const char *what, size_t n, const double *got,
              what, bad, n, first, got[first], ref[first], tol[first]);
 }
 
+/* sin and cos of 2 pi u in double, u reduced by the nearest quarter turn
+ * exactly first (u - q/4), so that the zeros at quarter turns are exact:
+ * the reference for the kernels' rnd_sincos2pi. */
+static inline void t_sincos2pi(double u, double *sv, double *cv) {
+  double q = nearbyint(4 * u), r = u - q / 4;
+  double sr = sin(2 * 3.14159265358979323846 * r),
+         cr = cos(2 * 3.14159265358979323846 * r);
+  switch ((int)q & 3) {
+    case 0: *sv = sr, *cv = cr; break;
+    case 1: *sv = cr, *cv = -sr; break;
+    case 2: *sv = -sr, *cv = -cr; break;
+    default: *sv = -cr, *cv = sr; break;
+  }
+  if (*sv == 0) *sv = 0;
+  if (*cv == 0) *cv = 0;
+}
+
+#ifdef VNCL_OPS_COMMON_H
+/* Runs a test-hook kernel `name(n, in, out)` of family f (f32, the
+ * family's current parameters; `per_pos` the position of the parameter
+ * giving the elements per work-item) on the n floats `in`; returns the
+ * n * nout floats it wrote (poisoned before the call). lib/ops/ops.h must
+ * be included before this header's first use. */
+static inline float *t_probe(vncl_context *ctx, vncl__ops_family f,
+                             int per_pos, const char *name, const float *in,
+                             size_t n, size_t nout) {
+  int64_t si[1] = {(int64_t)n}, so[1] = {(int64_t)(n * nout)};
+  vncl_tensor *ti = t_new(ctx, VNCL_F32, 1, si), *to = t_new(ctx, VNCL_F32, 1, so);
+  T_OK(ctx, vncl_tensor_write(ti, in, n * sizeof *in));
+  t_poison(ctx, to);
+  int p[VNCL__OPS_MAX_PARAMS];
+  vncl__ops_params(ctx, f, p);
+  vncl__ops_kernel k;
+  T_OK(ctx, vncl__ops_kernel_get(ctx, f, p, "-DDTYPE=0 -DIDX_BITS=32", name, &k));
+  cl_uint cn = (cl_uint)n;
+  size_t per = (size_t)p[per_pos], global = (n + per - 1) / per;
+  T_OK(ctx, vncl__set_args(ctx, k.k, 3, VNCL_ARG(cn), VNCL_ARG(ti->mem),
+                           VNCL_ARG(to->mem)));
+  T_OK(ctx, vncl__launch_work(ctx, name, k.k, 1, &global, NULL, 0, NULL, NULL,
+                              0, 0));
+  vncl__ops_kernel_put(ctx, &k);
+  float *out = malloc(n * nout * sizeof *out);
+  assert_non_null(out);
+  T_OK(ctx, vncl_tensor_read(to, out, n * nout * sizeof *out));
+  vncl_tensor_destroy(ti), vncl_tensor_destroy(to);
+  return out;
+}
+
+/* |got - ref| in units of the f32 ulp at ref (2^-149 below 2^-126); 0
+ * when both are the same NaN class or equal, inf when one is NaN and the
+ * other not. */
+static inline double t_ulp_err(float got, double ref) {
+  if (isnan(ref) || isnan(got)) return isnan(ref) && isnan(got) ? 0 : INFINITY;
+  if ((double)got == ref) return 0;
+  if (isinf(ref) || isinf(got)) return INFINITY;
+  double a = fabs(ref), ulp = 0x1p-149;
+  if (a >= 0x1p-126) ulp = ldexp(1.0, ilogb(a) - 23);
+  return fabs((double)got - ref) / ulp;
+}
+#endif
+
 #endif

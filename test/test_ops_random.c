@@ -4,13 +4,13 @@
  * results independent of work-group size and blocks per work-item,
  * continuation by offset, 64-bit counter carry, rough statistics, and bad
  * inputs. */
-#include "test_ops.h"
-
-/* Internal headers on purpose: fakes a device without fp64 (ctx->info.fp64)
+/* Internal headers on purpose (before test_ops.h, whose probe helper
+ * needs them): fakes a device without fp64 (ctx->info.fp64)
  * and sets the family's parameters (vncl__ops_params_set) to reach each
  * kernel variant. */
 #include "runtime/runtime.h"
 #include "ops/ops.h"
+#include "test_ops.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -162,6 +162,59 @@ static void test_normal(void **st) {
   }
 }
 
+/* The kernels' own f32 log and sincos (random.cl, rnd_log and
+ * rnd_sincos2pi) over every argument Box-Muller gives them, u = j * 2^-24
+ * for j in [0, 2^24] (log for j >= 1), through the test hook
+ * philox_math_probe with blocks per work-item 1 and 16 (scalar and vector
+ * forms), against double: log(u), and sin, cos of 2 pi u reduced exactly
+ * in double (u - q/4, so the zeros at quarter turns are exact). At most 2
+ * ulp of each result (measured: the message printed). */
+static void test_normal_math(void **st) {
+  (void)st;
+  const size_t chunk = 1u << 22, total = (1u << 24) + 1;
+  float *in = malloc(chunk * sizeof *in);
+  assert_non_null(in);
+  static const int bpis[] = {1, 16};
+  for (size_t bi = 0; bi < 2; bi++) {
+    int set[VNCL__OPS_MAX_PARAMS] = {64, bpis[bi]};
+    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_RANDOM, set));
+    double wl = 0, wc = 0, ws = 0;
+    double al = 0, ac = 0, as = 0;
+    /* a random rotation of the chunk boundaries */
+    size_t shift = (size_t)(t_rand_u64() % chunk);
+    for (size_t c0 = 0; c0 < total; c0 += chunk) {
+      size_t n = total - c0 < chunk ? total - c0 : chunk;
+      for (size_t i = 0; i < n; i++)
+        in[i] = (float)((c0 + i + shift) % total) * 0x1p-24f;
+      float *got = t_probe(ctx, VNCL__OPS_RANDOM, RND_BPI, "philox_math_probe",
+                           in, n, 3);
+      for (size_t i = 0; i < n; i++) {
+        double u = in[i], sv, cv;
+        t_sincos2pi(u, &sv, &cv);
+        double el = u > 0 ? t_ulp_err(got[3 * i], log(u)) : 0;
+        double ec = t_ulp_err(got[3 * i + 1], cv);
+        double es = t_ulp_err(got[3 * i + 2], sv);
+        if (!(el <= 2 && ec <= 2 && es <= 2))
+          fail_msg("u = %.9g (BPI %d): log %.9g vs %.17g (%.2f ulp), cos "
+                   "%.9g vs %.17g (%.2f ulp), sin %.9g vs %.17g (%.2f ulp)",
+                   u, bpis[bi], (double)got[3 * i], log(u), el,
+                   (double)got[3 * i + 1], cv, ec, (double)got[3 * i + 2], sv,
+                   es);
+        if (el > wl) wl = el, al = u;
+        if (ec > wc) wc = ec, ac = u;
+        if (es > ws) ws = es, as = u;
+      }
+      free(got);
+    }
+    if (bi == 0)
+      print_message("normal math: max log %.3f ulp, cos %.3f ulp, sin %.3f "
+                    "ulp over all %zu arguments (worst at u = %.9g, %.9g, "
+                    "%.9g)\n", wl, wc, ws, total, al, ac, as);
+  }
+  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_RANDOM, NULL));
+  free(in);
+}
+
 /* The same numbers whatever the work-group size and blocks per item:
  * uniform bit for bit, normal within the math functions' rounding. */
 static void test_params_independent(void **st) {
@@ -270,6 +323,7 @@ int main(void) {
       cmocka_unit_test(test_philox_kat),
       cmocka_unit_test(test_uniform_bit_exact),
       cmocka_unit_test(test_normal),
+      cmocka_unit_test(test_normal_math),
       cmocka_unit_test(test_params_independent),
       cmocka_unit_test(test_continuation),
       cmocka_unit_test(test_bad_inputs),

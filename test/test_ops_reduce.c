@@ -4,13 +4,15 @@
  * 10^6 values that naive f32 summation gets wrong; NaN and inf rules of
  * max/min/argmax/sum and of softmax; results independent of the tunable
  * parameters; every bad input. */
-#include "test_ops.h"
-
-/* Internal headers on purpose: fakes a device without fp64 (ctx->info.fp64)
+/* Internal headers on purpose (before test_ops.h, whose probe helper
+ * needs them): fakes a device without fp64 (ctx->info.fp64)
  * and sets the family's parameters (vncl__ops_params_set) to reach each
  * kernel variant. */
+#include <float.h>
+
 #include "runtime/runtime.h"
 #include "ops/ops.h"
+#include "test_ops.h"
 
 #define ctx t_ctx /* the shared fixture's context (common.c) */
 
@@ -344,6 +346,92 @@ static void test_softmax_special(void **st) {
   }
 }
 
+/* The kernels' own f32 exp (softmax.cl, sm_expneg) on its whole domain
+ * [-inf, 0] and NaN, through the test hook softmax_exp_probe under each
+ * vector width: special values, a sweep of every 997th f32 from a random
+ * start over [-104, 0], random bit patterns (log-uniform magnitudes) and
+ * random uniform values; against double exp of the same float. At most
+ * 2 ulp where the result is normal; below 2^-126 within 1 ulp of the
+ * subnormal grid (0.5 is correct rounding), or flushed to 0 where the
+ * device has no subnormals; exp(-inf) = 0, NaN stays NaN. */
+static void test_softmax_exp(void **st) {
+  (void)st;
+  static const float special[] = {
+      -0.0f, 0.0f, -INFINITY, NAN, -104.0f, -103.97208f, -103.9f, -103.28f,
+      -87.33655f, -87.3365f, -87.0f, -0x1p-149f, -0x1p-126f, -1e-30f,
+      -1e-7f, -0.34657359f, -0.3465736f, -0.6931472f, -1.0397208f, -1.0f,
+      -2.0f, -10.0f, -50.0f, -88.72283f, -100.0f, -1e30f, -FLT_MAX};
+  const size_t ns = sizeof special / sizeof *special, nsweep = 1u << 20,
+               nrand = 1u << 20, n = ns + nsweep + 2 * nrand;
+  float *in = malloc(n * sizeof *in);
+  assert_non_null(in);
+  memcpy(in, special, sizeof special);
+  /* f32 bit patterns 0x80000000 .. 0xc2d00000 are -0 .. -104 */
+  const uint32_t top = 0xc2d00000u - 0x80000000u;
+  uint32_t b = (uint32_t)(t_rand_u64() % 997);
+  for (size_t i = 0; i < nsweep; i++, b += 997) {
+    uint32_t w = 0x80000000u + (b <= top ? b : b % top);
+    memcpy(&in[ns + i], &w, 4);
+  }
+  for (size_t i = 0; i < nrand; i++) {
+    uint32_t w = 0x80000000u + (uint32_t)(t_rand_u64() % (top + 1));
+    memcpy(&in[ns + nsweep + i], &w, 4);
+    in[ns + nsweep + nrand + i] = (float)t_rand_uniform(-104, 0);
+  }
+  cl_device_fp_config fp = 0;
+  assert_int_equal(clGetDeviceInfo(ctx->device, CL_DEVICE_SINGLE_FP_CONFIG,
+                                   sizeof fp, &fp, NULL), CL_SUCCESS);
+  const int denorm = (fp & CL_FP_DENORM) != 0;
+  static const int vws[] = {1, 4, 16};
+  for (size_t v = 0; v < sizeof vws / sizeof *vws; v++) {
+    int set[VNCL__OPS_MAX_PARAMS] = {64, vws[v], 1};
+    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, set));
+    float *got = t_probe(ctx, VNCL__OPS_SOFTMAX, SM_VW, "softmax_exp_probe",
+                         in, n, 1);
+    double worst = 0, worst_sub = 0;
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+      double ref = exp((double)in[i]);
+      double e = t_ulp_err(got[i], ref);
+      int ok;
+      if (isnan(in[i])) ok = isnan(got[i]);
+      else if (ref < 0x1p-126)
+        ok = got[i] >= 0 && (e <= 1 || (!denorm && got[i] == 0));
+      else ok = e <= 2;
+      if (!ok)
+        fail_msg("exp(%.9g) (VW %d): got %.9g, expected %.9g (%.2f ulp)",
+                 (double)in[i], vws[v], (double)got[i], ref, e);
+      if (isnan(in[i])) continue;
+      if (ref >= 0x1p-126 && e > worst) worst = e, at = i;
+      if (ref < 0x1p-126 && got[i] != 0 && e > worst_sub) worst_sub = e;
+    }
+    if (v == 0)
+      print_message("softmax exp: max %.3f ulp (at %.9g), %.3f ulp of the "
+                    "subnormal grid, over %zu arguments\n",
+                    worst, (double)in[at], worst_sub, n);
+    free(got);
+  }
+  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, NULL));
+  free(in);
+}
+
+/* A row spanning the whole range of exp: the maximum 0 and differences
+ * down to -110 (underflow to 0 inside the row), plus -inf. */
+static void test_softmax_wide(void **st) {
+  (void)st;
+  int64_t shape[2] = {3, 4099};
+  size_t n = 3 * 4099;
+  for (int ti = 0; ti < 4; ti++) {
+    vncl_dtype t = t_float_types[ti];
+    double *xv = malloc(n * sizeof *xv);
+    for (size_t i = 0; i < n; i++) xv[i] = t_round(t, t_rand_uniform(-110, 0));
+    xv[17] = 0, xv[4099 + 5] = 0, xv[2 * 4099 + 4000] = 0;
+    xv[33] = -INFINITY;
+    for (int lg = 0; lg < 2; lg++) run_softmax(t, lg, 2, shape, xv);
+    free(xv);
+  }
+}
+
 /* ---- parameters ---------------------------------------------------------- */
 
 /* Other work-group sizes and vector widths give the same results (within
@@ -455,6 +543,8 @@ int main(void) {
       cmocka_unit_test(test_reduce_empty),
       cmocka_unit_test(test_softmax),
       cmocka_unit_test(test_softmax_special),
+      cmocka_unit_test(test_softmax_exp),
+      cmocka_unit_test(test_softmax_wide),
       cmocka_unit_test(test_params_independent),
       cmocka_unit_test(test_bad_inputs),
   };
