@@ -122,6 +122,19 @@ static double work_bytes(const vncl__gemm_problem *pr) {
               c * (double)pr->m * pr->n * (pr->beta != 0 ? 2 : 1));
 }
 
+/* The sizes, offsets and strides of gemm_ref, gemm_direct and gemm_small
+ * as their one ulong16 argument (the GEMM_DIMS order of the kernels):
+ * PoCL copies every argument of every launch, so fourteen scalars cost
+ * more on the host than the product of a small matrix. */
+static void gemm_dims(const vncl__gemm_problem *pr, cl_uint k_eff,
+                      cl_ulong16 *d) {
+  memset(d, 0, sizeof *d);
+  const size_t v[14] = {pr->m,     pr->n,    k_eff,     pr->a_off, pr->a_rs,
+                        pr->a_cs,  pr->a_bs, pr->b_off, pr->b_rs,  pr->b_cs,
+                        pr->b_bs,  pr->c_off, pr->ldc,  pr->c_bs};
+  for (int i = 0; i < 14; i++) d->s[i] = (cl_ulong)v[i];
+}
+
 /* gemm_ref or gemm_direct on the caller's buffers (k_eff = k, or 0 for the
  * C = beta*C case). */
 static vncl_status run_unpacked(vncl_context *ctx, vncl__gemm_kernel kern,
@@ -132,21 +145,13 @@ static vncl_status run_unpacked(vncl_context *ctx, vncl__gemm_kernel kern,
   vncl__kernel gk = {0};
   vncl_status s = kernel_get(ctx, kern, kernel_name[kern], p, pr, &gk);
   if (s) return s;
-  cl_uint m = (cl_uint)pr->m, n = (cl_uint)pr->n;
   vncl__targ al = vncl__real_arg(pr->ab, alpha),
              be = vncl__real_arg(pr->ab, pr->beta);
-  cl_ulong a_off = pr->a_off, a_rs = pr->a_rs, a_cs = pr->a_cs,
-           a_bs = pr->a_bs;
-  cl_ulong b_off = pr->b_off, b_rs = pr->b_rs, b_cs = pr->b_cs,
-           b_bs = pr->b_bs;
-  cl_ulong c_off = pr->c_off, ldc = pr->ldc, c_bs = pr->c_bs;
-  s = vncl__set_args(ctx, gk.k, 19, VNCL_ARG(m), VNCL_ARG(n), VNCL_ARG(k_eff),
-                     VNCL_TARG(al), VNCL_TARG(be), VNCL_ARG(pr->a),
-                     VNCL_ARG(a_off), VNCL_ARG(a_rs), VNCL_ARG(a_cs),
-                     VNCL_ARG(a_bs), VNCL_ARG(pr->b), VNCL_ARG(b_off),
-                     VNCL_ARG(b_rs), VNCL_ARG(b_cs), VNCL_ARG(b_bs),
-                     VNCL_ARG(pr->cm), VNCL_ARG(c_off), VNCL_ARG(ldc),
-                     VNCL_ARG(c_bs));
+  cl_ulong16 dims;
+  gemm_dims(pr, k_eff, &dims);
+  s = vncl__set_args(ctx, gk.k, 6, VNCL_TARG(al), VNCL_TARG(be),
+                     VNCL_ARG(pr->a), VNCL_ARG(pr->b), VNCL_ARG(pr->cm),
+                     VNCL_ARG(dims));
   if (!s) {
     double flops = 2.0 * pr->m * pr->n * k_eff * pr->batch;
     if (kern == VNCL__GEMM_DIRECT) {
