@@ -319,9 +319,12 @@ static void batches(bench_ctx *bc) {
                types[d] == VNCL_F64 ? 'd' : 's', count, n);
       double f = 2.0 * n * n * n * (double)count * 1e-9;
       /* Reported, not gated: the goal is 2x the loop (docs/benchmarks.md);
-       * on the Xeon 10000 x 32^3 ran at 1.3-1.5x, but the CI sizes (1000
-       * products) at 0.76-0.81x, where vncl's fixed cost per call weighs
-       * more, and 17^3 at 0.43-0.85x (half-empty 6 x 32 tiles). */
+       * on the Xeon with gemm_direct 10000 x 32^3 ran at 1.3-1.5x, but the
+       * CI sizes (1000 products) at 0.76-0.81x, where vncl's fixed cost
+       * per call weighs more, and 17^3 at 0.43-0.85x (half-empty 6 x 32
+       * tiles); the CPU rows now run these batches on gemm_small (2.4-3.2x
+       * gemm_direct at 17^3, 1.0-2.0x at 32^3-100^3), not yet measured
+       * against the loop on a quiet host. */
       record(bc, name, &p, "GFLOP/s", ok ? f / tv : 0, sv, "openblas-loop",
              ok ? f / tp : 0, sp, correct, false, 0);
       prod_free(&p);

@@ -125,6 +125,16 @@
 #endif
 /* ------------------------------------------------------------------------- */
 
+/* The sizes, offsets and strides come in one ulong16 argument (one
+ * clSetKernelArg and one argument copy per launch instead of fourteen;
+ * lib/gemm/gemm.c, gemm_dims): s0 m, s1 n, s2 k, s3-s6 a_off a_rs a_cs
+ * a_bs, s7-sa b_off b_rs b_cs b_bs, sb-sd c_off ldc c_bs. */
+#define GEMM_DIMS(d)                                                           \
+    const uint m = (uint)(d).s0, n = (uint)(d).s1, k = (uint)(d).s2;           \
+    const ulong a_off = (d).s3, a_rs = (d).s4, a_cs = (d).s5, a_bs = (d).s6;   \
+    const ulong b_off = (d).s7, b_rs = (d).s8, b_cs = (d).s9, b_bs = (d).sa;   \
+    const ulong c_off = (d).sb, ldc = (d).sc, c_bs = (d).sd
+
 /* C(i,j) = alpha*x + beta*C(i,j), C not read when beta == 0. */
 #define UPDATE_C(cp, x)                                                        \
     {                                                                          \
@@ -138,15 +148,11 @@ __kernel
 #if DIRECT_LOCAL
 __attribute__((reqd_work_group_size(LDN, LDM, 1)))
 #endif
-void gemm_direct(const uint m, const uint n, const uint k,
-                 const ACC alpha, const ACC beta,
-                 __global const AB_T *a, const ulong a_off,
-                 const ulong a_rs, const ulong a_cs, const ulong a_bs,
-                 __global const AB_T *b, const ulong b_off,
-                 const ulong b_rs, const ulong b_cs, const ulong b_bs,
-                 __global C_T *c, const ulong c_off,
-                 const ulong ldc, const ulong c_bs)
+void gemm_direct(const ACC alpha, const ACC beta,
+                 __global const AB_T *a, __global const AB_T *b,
+                 __global C_T *c, const ulong16 dims)
 {
+    GEMM_DIMS(dims);
     const uint x = get_local_id(0), y = get_local_id(1);
     const uint ib = get_group_id(1) * WGD_M, jb = get_group_id(0) * WGD_N;
     const ulong g = get_global_id(2);

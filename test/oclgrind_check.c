@@ -175,9 +175,10 @@ static void test_gemm_set_taken(void **st) {
       vncl_device_info real = ctx->info;
       if (set_def->pref_multiple)
         real.preferred_work_group_multiple = set_def->pref_multiple;
-      const vncl__gemm_kernel ks[3] = {VNCL__GEMM_DIRECT, VNCL__GEMM_PACK,
-                                       (vncl__gemm_kernel)want.fast};
-      for (int i = 0; i < 3; i++) {
+      const vncl__gemm_kernel ks[4] = {VNCL__GEMM_DIRECT, VNCL__GEMM_PACK,
+                                       (vncl__gemm_kernel)want.fast,
+                                       VNCL__GEMM_SMALL};
+      for (int i = 0; i < 4; i++) {
         char why[200];
         if (!vncl__gemm_params_valid(&real, ks[i], (vncl__gemm_acc)acc, &want,
                                      why, sizeof why))
@@ -392,6 +393,28 @@ static void test_gemm_packed(void **st) {
       }
     gemm_all(true);
   }
+  for (int acc = 0; acc < 2; acc++)
+    for (int sh = 0; sh < VNCL__GEMM_SHAPES; sh++)
+      T_OK(ctx, vncl__gemm_params_set(ctx, (vncl__gemm_acc)acc,
+                                      (vncl__gemm_shape)sh, &saved[acc][sh]));
+}
+
+/* The same set with gemm_small taking every product (single and batched;
+ * k = 0 stays on gemm_direct), its own SM_* parameters unchanged. */
+static void test_gemm_small(void **st) {
+  (void)st;
+  if (!strcmp(set_name, "ref")) skip();
+  vncl__gemm_params saved[2][VNCL__GEMM_SHAPES];
+  for (int acc = 0; acc < 2; acc++)
+    for (int sh = 0; sh < VNCL__GEMM_SHAPES; sh++) {
+      vncl__gemm_params p;
+      vncl__gemm_params_get(ctx, (vncl__gemm_acc)acc, (vncl__gemm_shape)sh, &p);
+      saved[acc][sh] = p;
+      p.small_mnk = p.small_batch_mnk = 1e30;
+      T_OK(ctx, vncl__gemm_params_set(ctx, (vncl__gemm_acc)acc,
+                                      (vncl__gemm_shape)sh, &p));
+    }
+  gemm_all(false);
   for (int acc = 0; acc < 2; acc++)
     for (int sh = 0; sh < VNCL__GEMM_SHAPES; sh++)
       T_OK(ctx, vncl__gemm_params_set(ctx, (vncl__gemm_acc)acc,
@@ -1410,6 +1433,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_gemm_set_taken),
       cmocka_unit_test(test_gemm_direct),
       cmocka_unit_test(test_gemm_packed),
+      cmocka_unit_test(test_gemm_small),
       cmocka_unit_test(test_gemm_mixed),
   };
   const struct CMUnitTest ops[] = {

@@ -539,6 +539,90 @@ static void test_param_sets(void **st) {
   assert_non_null(strstr(opts, "-DMR="));
 }
 
+/* ---- the small-product kernel ---------------------------------------------- */
+
+/* Whether ctx holds a gemm_small program built with option `opt`: the
+ * products above went through that variant, not another path. */
+static bool small_built(const char *opt) {
+  const char *src[256], *opts[256];
+  cl_program progs[256];
+  int n = vncl__programs_list(ctx, src, opts, progs, 256);
+  for (int i = 0; i < n && i < 256; i++)
+    if (!strcmp(src[i], "gemm_small.cl") && strstr(opts[i], opt)) return true;
+  return false;
+}
+
+/* gemm_small forced for every product (single and batched) under
+ * parameter set q: odd sizes 1..33 in every layout and transpose pair,
+ * alpha/beta varying (beta == 0 with C poisoned), offsets, padding and
+ * batches with gaps; then the tensor path with C in f32. */
+static void small_sweep(vncl__gemm_acc acc, vncl__gemm_params q,
+                        vncl_dtype dt, int cases) {
+  q.small_mnk = q.small_batch_mnk = 1e30;
+  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+    T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, &q));
+  for (int i = 0; i < cases; i++) {
+    gcase g = {dt, (vncl_layout)(i & 1), (vncl_trans)((i >> 1) & 1),
+               (vncl_trans)((i >> 2) & 1), 1 + t_rand_u64() % 33,
+               1 + t_rand_u64() % 33, 1 + t_rand_u64() % 33,
+               i % 3 == 2 ? 1 + t_rand_u64() % 5 : 1, alphas[i % 4],
+               betas[i % 5], t_rand_u64() % 5, t_rand_u64() % 5,
+               t_rand_u64() % 5, t_rand_u64() % 4, false, false};
+    if (i == 0) g.m = g.n = g.k = 1;
+    if (i == 1) g.m = g.n = g.k = 33;
+    if (i == 2) g.m = g.n = g.k = 17;
+    run_case(&g);
+  }
+  char opt[48];
+  snprintf(opt, sizeof opt, "-DSM_RB=%d", q.small.rb);
+  if (!small_built(opt)) fail_msg("no gemm_small program with %s", opt);
+  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+    T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, NULL));
+}
+
+static void test_small_kernel(void **st) {
+  (void)st;
+  vncl__gemm_params p;
+  vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &p);
+  /* The device's own set, every storage type. */
+  small_sweep(VNCL__GEMM_ACC32, p, VNCL_F32, 24);
+  small_sweep(VNCL__GEMM_ACC32, p, VNCL_F16, 8);
+  small_sweep(VNCL__GEMM_ACC32, p, VNCL_BF16, 8);
+  /* Odd tiles: 3 rows, two vectors of 4, 9 rows per work-item, groups of
+   * 4; and everything scalar, one row per work-item. */
+  vncl__gemm_params q = p;
+  q.small = (vncl__gemm_small_params){3, 2, 4, 9, 4};
+  small_sweep(VNCL__GEMM_ACC32, q, VNCL_F32, 16);
+  q.small = (vncl__gemm_small_params){1, 1, 1, 1, 1};
+  small_sweep(VNCL__GEMM_ACC32, q, VNCL_F32, 8);
+  vncl__gemm_params_get(ctx, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE, &p);
+  small_sweep(VNCL__GEMM_ACC64, p, VNCL_F64, 16);
+  /* Tensors: f16/bf16 inputs with C in f32, batched and not. */
+  vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &q);
+  q.small_mnk = q.small_batch_mnk = 1e30;
+  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+    T_OK(ctx, vncl__gemm_params_set(ctx, VNCL__GEMM_ACC32,
+                                    (vncl__gemm_shape)s, &q));
+  tensor_case(VNCL_F16, VNCL_F32, 0, VNCL_NO_TRANS, VNCL_TRANS, 17, 23, 31,
+              1.0, 0.0);
+  tensor_case(VNCL_BF16, VNCL_F32, 3, VNCL_TRANS, VNCL_NO_TRANS, 9, 33, 5,
+              -0.5, 2.0);
+  tensor_case(VNCL_F32, VNCL_F32, 4, VNCL_NO_TRANS, VNCL_NO_TRANS, 32, 32, 32,
+              1.5, 0.0);
+  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+    T_OK(ctx, vncl__gemm_params_set(ctx, VNCL__GEMM_ACC32,
+                                    (vncl__gemm_shape)s, NULL));
+  /* Sets that break its rules are rejected (where the set routes to it). */
+  q.small = (vncl__gemm_small_params){4, 1, 8, 10, 1};
+  T_FAILS(ctx, vncl__gemm_params_set(ctx, VNCL__GEMM_ACC32,
+                                     VNCL__GEMM_SHAPE_SQUARE, &q),
+          VNCL_ERR_INVALID_ARG, "multiple of SM_MR");
+  q.small = (vncl__gemm_small_params){4, 1, 3, 8, 1};
+  T_FAILS(ctx, vncl__gemm_params_set(ctx, VNCL__GEMM_ACC32,
+                                     VNCL__GEMM_SHAPE_SQUARE, &q),
+          VNCL_ERR_INVALID_ARG, "SM_VW=3");
+}
+
 /* ---- CLBlast ---------------------------------------------------------------- */
 
 /* The backend is VNCL_GEMM_BACKEND read when a context is made; these tests
@@ -795,6 +879,7 @@ int main(void) {
       cmocka_unit_test(test_default_large),
       cmocka_unit_test(test_tensors),
       cmocka_unit_test(test_param_sets),
+      cmocka_unit_test(test_small_kernel),
       cmocka_unit_test(test_clblast_backend),
       cmocka_unit_test(test_ref_backend),
       cmocka_unit_test(test_bad_cl_args),

@@ -201,7 +201,7 @@ static void test_every_program_builds_clean(void **st) {
   int ne = 0;
   static const char *files[VNCL__GEMM_KERNELS] = {
       "gemm_ref.cl", "gemm_direct.cl", "gemm_packed_cpu.cl",
-      "gemm_packed_local.cl", "gemm_pack.cl"};
+      "gemm_packed_local.cl", "gemm_pack.cl", "gemm_small.cl"};
   /* f32 and f64: the 16-bit storage types change only the loads and
    * stores, which the workload built on this device's own sets. */
   vncl_dtype types[2][2] = {{VNCL_F32, VNCL_F32}, {VNCL_F64, VNCL_F64}};

@@ -65,6 +65,7 @@ static const char *kernel_name(int fi, const vncl__tunable *t) {
     case VNCL__GEMM_DIRECT: return "gemm_direct";
     case VNCL__GEMM_PACKED_CPU: return "gemm_packed_cpu";
     case VNCL__GEMM_PACKED_LOCAL: return "gemm_packed_local";
+    case VNCL__GEMM_SMALL: return "gemm_small";
     default: return "host";
   }
 }

@@ -6,6 +6,9 @@
  * Our path, per product (parameters from gemm_params.c):
  *   k == 0 or alpha == 0     gemm_direct with k = 0: C = beta*C, A and B
  *                            never read
+ *   m*n*k at most small_mnk  gemm_small: whole rows of tiny products per
+ *   (small_batch_mnk for     work-item, many products per group (a set
+ *   batches)                 that leaves both 0 never takes it)
  *   m*n*k below the switch   gemm_direct: one launch on the caller's buffers
  *                            (a lower switch when B's columns are strided)
  *   otherwise                gemm_pack of A (unless the set reads A in place)
@@ -34,10 +37,10 @@ static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 
 static const char *const kernel_source[VNCL__GEMM_KERNELS] = {
     "gemm_ref.cl", "gemm_direct.cl", "gemm_packed_cpu.cl",
-    "gemm_packed_local.cl", "gemm_pack.cl"};
+    "gemm_packed_local.cl", "gemm_pack.cl", "gemm_small.cl"};
 static const char *const kernel_name[VNCL__GEMM_KERNELS] = {
     "gemm_ref", "gemm_direct", "gemm_packed_cpu", "gemm_packed_local",
-    "gemm_pack"};
+    "gemm_pack", "gemm_small"};
 
 /* What decides a GEMM kernel's program and its checks: the kernel, its
  * name, the storage types and the parameters its options are made of. */
@@ -72,6 +75,12 @@ static void variant_key(vncl__gemm_kernel kern, const char *name,
       const vncl__gemm_local_params *l = &p->local;
       int x[] = {l->mwg, l->nwg, l->kwg, l->mdimc, l->ndimc,
                  l->vwm, l->vwn, l->kwi, l->sa,    l->sb};
+      memcpy(v + n, x, sizeof x);
+      break;
+    }
+    case VNCL__GEMM_SMALL: {
+      const vncl__gemm_small_params *q = &p->small;
+      int x[] = {q->mr, q->nv, q->vw, q->rb, q->wg};
       memcpy(v + n, x, sizeof x);
       break;
     }
@@ -122,6 +131,20 @@ static double work_bytes(const vncl__gemm_problem *pr) {
               c * (double)pr->m * pr->n * (pr->beta != 0 ? 2 : 1));
 }
 
+/* The sizes, offsets and strides of gemm_ref, gemm_direct and gemm_small
+ * as their one ulong16 argument (the GEMM_DIMS order of the kernels; s14
+ * the batch count, read by gemm_small):
+ * PoCL copies every argument of every launch, so fourteen scalars cost
+ * more on the host than the product of a small matrix. */
+static void gemm_dims(const vncl__gemm_problem *pr, cl_uint k_eff,
+                      cl_ulong16 *d) {
+  memset(d, 0, sizeof *d);
+  const size_t v[15] = {pr->m,    pr->n,    k_eff,     pr->a_off, pr->a_rs,
+                        pr->a_cs, pr->a_bs, pr->b_off, pr->b_rs,  pr->b_cs,
+                        pr->b_bs, pr->c_off, pr->ldc,  pr->c_bs, pr->batch};
+  for (int i = 0; i < 15; i++) d->s[i] = (cl_ulong)v[i];
+}
+
 /* gemm_ref or gemm_direct on the caller's buffers (k_eff = k, or 0 for the
  * C = beta*C case). */
 static vncl_status run_unpacked(vncl_context *ctx, vncl__gemm_kernel kern,
@@ -132,21 +155,13 @@ static vncl_status run_unpacked(vncl_context *ctx, vncl__gemm_kernel kern,
   vncl__kernel gk = {0};
   vncl_status s = kernel_get(ctx, kern, kernel_name[kern], p, pr, &gk);
   if (s) return s;
-  cl_uint m = (cl_uint)pr->m, n = (cl_uint)pr->n;
   vncl__targ al = vncl__real_arg(pr->ab, alpha),
              be = vncl__real_arg(pr->ab, pr->beta);
-  cl_ulong a_off = pr->a_off, a_rs = pr->a_rs, a_cs = pr->a_cs,
-           a_bs = pr->a_bs;
-  cl_ulong b_off = pr->b_off, b_rs = pr->b_rs, b_cs = pr->b_cs,
-           b_bs = pr->b_bs;
-  cl_ulong c_off = pr->c_off, ldc = pr->ldc, c_bs = pr->c_bs;
-  s = vncl__set_args(ctx, gk.k, 19, VNCL_ARG(m), VNCL_ARG(n), VNCL_ARG(k_eff),
-                     VNCL_TARG(al), VNCL_TARG(be), VNCL_ARG(pr->a),
-                     VNCL_ARG(a_off), VNCL_ARG(a_rs), VNCL_ARG(a_cs),
-                     VNCL_ARG(a_bs), VNCL_ARG(pr->b), VNCL_ARG(b_off),
-                     VNCL_ARG(b_rs), VNCL_ARG(b_cs), VNCL_ARG(b_bs),
-                     VNCL_ARG(pr->cm), VNCL_ARG(c_off), VNCL_ARG(ldc),
-                     VNCL_ARG(c_bs));
+  cl_ulong16 dims;
+  gemm_dims(pr, k_eff, &dims);
+  s = vncl__set_args(ctx, gk.k, 6, VNCL_TARG(al), VNCL_TARG(be),
+                     VNCL_ARG(pr->a), VNCL_ARG(pr->b), VNCL_ARG(pr->cm),
+                     VNCL_ARG(dims));
   if (!s) {
     double flops = 2.0 * pr->m * pr->n * k_eff * pr->batch;
     if (kern == VNCL__GEMM_DIRECT) {
@@ -162,6 +177,39 @@ static vncl_status run_unpacked(vncl_context *ctx, vncl__gemm_kernel kern,
       s = vncl__launch_work(ctx, "gemm", gk.k, 3, global, NULL, num_wait,
                             wait, event, flops, work_bytes(pr));
     }
+  }
+  vncl__kernel_put(ctx, &gk);
+  return s;
+}
+
+/* gemm_small on the caller's buffers: ceil(m/SM_RB) work-items per
+ * product. Groups of SM_WG work-items where there are enough of them to
+ * keep every compute unit busy (or where the device wants the multiple);
+ * else groups of one, so that a single small product still spreads. */
+static vncl_status run_small(vncl_context *ctx, const vncl__gemm_params *p,
+                             const vncl__gemm_problem *pr, cl_uint num_wait,
+                             const cl_event *wait, cl_event *event) {
+  vncl__kernel gk = {0};
+  vncl_status s =
+      kernel_get(ctx, VNCL__GEMM_SMALL, kernel_name[VNCL__GEMM_SMALL], p, pr,
+                 &gk);
+  if (s) return s;
+  vncl__targ al = vncl__real_arg(pr->ab, pr->alpha),
+             be = vncl__real_arg(pr->ab, pr->beta);
+  cl_ulong16 dims;
+  gemm_dims(pr, (cl_uint)pr->k, &dims);
+  s = vncl__set_args(ctx, gk.k, 6, VNCL_TARG(al), VNCL_TARG(be),
+                     VNCL_ARG(pr->a), VNCL_ARG(pr->b), VNCL_ARG(pr->cm),
+                     VNCL_ARG(dims));
+  if (!s) {
+    size_t rb = (size_t)p->small.rb, wg = (size_t)p->small.wg;
+    size_t items = (pr->m + rb - 1) / rb * pr->batch;
+    size_t cus = ctx->info.compute_units ? ctx->info.compute_units : 1;
+    if (!p->wg_multiple && items < wg * cus) wg = 1;
+    size_t global[1] = {round_up(items, wg)}, local[1] = {wg};
+    s = vncl__launch_work(ctx, "gemm", gk.k, 1, global, local, num_wait, wait,
+                          event, 2.0 * pr->m * pr->n * pr->k * pr->batch,
+                          work_bytes(pr));
   }
   vncl__kernel_put(ctx, &gk);
   return s;
@@ -355,7 +403,12 @@ static vncl_status run_own(vncl_context *ctx, const vncl__gemm_problem *pr,
     return s;
   }
   double mnk = (double)pr->m * (double)pr->n * (double)pr->k;
-  if (mnk >= (pr->b_cs == 1 ? p->switch_mnk : p->switch_mnk_bt)) {
+  if (mnk <= (pr->batch > 1 ? p->small_batch_mnk : p->small_mnk)) {
+    s = run_small(ctx, p, pr, num_wait, wait, event);
+    if (s != VNCL_ERR_BUILD && s != VNCL_ERR_UNSUPPORTED) return s;
+    vncl__log(VNCL_LOG_WARN, "gemm: small kernel unavailable (%s); using the "
+              "direct kernel", vncl_errmsg(ctx));
+  } else if (mnk >= (pr->b_cs == 1 ? p->switch_mnk : p->switch_mnk_bt)) {
     s = run_packed(ctx, p, pr, num_wait, wait, event);
     /* No scratch (out of memory) or no packed kernel on this device: the
      * direct kernel needs neither. */

@@ -10,6 +10,8 @@
  *   gemm_pack.cl          strided operand -> packed, zero-padded scratch
  *   gemm_packed_cpu.cl    packed operands, few large work-items (CPUs)
  *   gemm_packed_local.cl  packed operands, local-memory tiles (GPUs)
+ *   gemm_small.cl         tiny and odd products, whole rows per work-item,
+ *                         many products per work-group (batches)
  */
 #ifndef VNCL_GEMM_INTERNAL_H
 #define VNCL_GEMM_INTERNAL_H
@@ -23,6 +25,7 @@ typedef enum vncl__gemm_kernel {
   VNCL__GEMM_PACKED_CPU,
   VNCL__GEMM_PACKED_LOCAL,
   VNCL__GEMM_PACK, /* the packing kernels (gemm_pack, gemm_pack_elem) */
+  VNCL__GEMM_SMALL,
   VNCL__GEMM_KERNELS
 } vncl__gemm_kernel;
 
@@ -74,6 +77,11 @@ typedef enum vncl__gemm_backend {
   X(switch_mnk_bt, switch_mnk_bt, double, 16777216, 0, 1e30, (16777216),      \
     (16777216),                                                               \
     "the same when B's columns are strided (direct kernel gathers B)")        \
+  X(small_mnk, small_mnk, double, 0, 0, 1e30, (0, 32768, 262144),           \
+    (0, 32768), "m*n*k at and below which a single product runs gemm_small")  \
+  X(small_batch_mnk, small_batch_mnk, double, 0, 0, 1e30, (0, 32768, 1000000), \
+    (0, 1000000),                                                             \
+    "m*n*k at and below which each product of a batch runs gemm_small")       \
   X(pack_elem, pack_elem, int, 1, 0, 1, (0, 1), (0, 1),                       \
     "packing kernel: 1 gemm_pack_elem (GPUs), 0 gemm_pack")                   \
   X(pack_wg0, pack_wg0, int, 1, 0, 1024, (1), (1),                            \
@@ -101,6 +109,19 @@ typedef enum vncl__gemm_backend {
     "vector width over a work-item's columns (not local)")                    \
   X(local, DIRECT_LOCAL, int, 0, 0, 1, (0, 1), (0, 1),                        \
     "1: stage A and B through local memory")
+
+/* gemm_small.cl: whole rows of tiny products per work-item. */
+#define VNCL__GEMM_SMALL_TABLE(X)                                             \
+  X(mr, SM_MR, int, 4, 0, 65536, (2, 4, 6, 8), (4, 6),                        \
+    "rows of a register tile")                                                \
+  X(nv, SM_NV, int, 1, 0, 64, (1, 2), (1, 2),                                 \
+    "accumulator vectors per row of a tile")                                  \
+  X(vw, SM_VW, int, 4, 0, 64, (4, 8, 16), (8, 16),                            \
+    "vector width along n")                                                   \
+  X(rb, SM_RB, int, 16, 0, 65536, (8, 12, 16, 24, 32, 48, 64), (16, 32),      \
+    "rows of C per work-item (a multiple of SM_MR)")                          \
+  X(wg, SM_WG, int, 1, 0, 65536, (1, 4, 8, 16, 32), (8, 16),                  \
+    "work-items per group (batches; single products use groups of 1)")
 
 /* gemm_packed_cpu.cl: packed operands, few large work-items (CPUs). */
 #define VNCL__GEMM_CPU_TABLE(X)                                               \
@@ -150,6 +171,10 @@ typedef struct vncl__gemm_direct_params {
   VNCL__GEMM_DIRECT_TABLE(VNCL__GEMM_FIELD)
 } vncl__gemm_direct_params;
 
+typedef struct vncl__gemm_small_params {
+  VNCL__GEMM_SMALL_TABLE(VNCL__GEMM_FIELD)
+} vncl__gemm_small_params;
+
 typedef struct vncl__gemm_cpu_params {
   VNCL__GEMM_CPU_TABLE(VNCL__GEMM_FIELD)
 } vncl__gemm_cpu_params;
@@ -165,6 +190,7 @@ typedef struct vncl__gemm_params {
   vncl__gemm_direct_params direct;
   vncl__gemm_cpu_params cpu;
   vncl__gemm_local_params local;
+  vncl__gemm_small_params small;
 } vncl__gemm_params;
 
 /* The GEMM family's table for the parameter store (tuning.h), and

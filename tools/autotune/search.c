@@ -672,19 +672,27 @@ static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
       d.samples = q ? 3 : 16;
       snprintf(d.label, sizeof d.label, "gemm %s small batched", dn);
       job_begin(s, &d);
-      double dbase = eval_baseline(s, &d, &best, false);
+      /* The job measures gemm_direct: a set whose small_batch_mnk covers
+       * 96^3 would run these products on gemm_small, which the direct
+       * kernel's parameters do not touch. Only the direct parameters go
+       * into the set. */
+      vncl_tuning_params dbest = best;
+      params_put(&dbest, "small_batch_mnk", 0);
+      double dbase = eval_baseline(s, &d, &dbest, false);
       result dr;
-      search(s, &d, &best, dbase, &dr);
+      search(s, &d, &dbest, dbase, &dr);
       double drate = dbase;
       if (dr.have_idx && dr.rate > dbase && !s->stopped && !interrupted) {
-        vncl_tuning_params cand = best;
+        vncl_tuning_params cand = dbest;
         for (int i = 0; i < d.space->np; i++)
           params_put(&cand, d.space->p[i].name, d.space->p[i].v[dr.idx[i]]);
         drate = dr.rate;
-        if (confirm(s, &d, &best, &cand, &dbase, &drate))
-          best = cand;
-        else
+        if (confirm(s, &d, &dbest, &cand, &dbase, &drate)) {
+          for (int i = 0; i < d.space->np; i++)
+            params_put(&best, d.space->p[i].name, d.space->p[i].v[dr.idx[i]]);
+        } else {
           drate = dbase;
+        }
       }
       job_end(s);
       fprintf(stderr, "autotune: %s: defaults %.1f GFLOP/s, tuned %.1f "

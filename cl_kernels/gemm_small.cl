@@ -1,0 +1,237 @@
+/*
+ * gemm_small.cl - GEMM for tiny and odd products, alone or in strided
+ * batches: a work-item computes SM_RB whole rows of one product (every
+ * column, in SM_MR x (SM_NV*SM_VW) register tiles, vector loads of B along
+ * n), so a product of m rows takes ceil(m/SM_RB) work-items and a group of
+ * SM_WG work-items takes several products at once: PoCL pays its cost per
+ * work-group once for all of them, where gemm_direct runs one tile per group.
+ *
+ *   C(i,j) = alpha * sum_p A(i,p) * B(p,j) + beta * C(i,j)
+ *   A(i,p) = a[a_off + g*a_bs + i*a_rs + p*a_cs]
+ *   B(p,j) = b[b_off + g*b_bs + p*b_rs + j*b_cs]
+ *   C(i,j) = c[c_off + g*c_bs + i*ldc + j]
+ *
+ * Work-item t (1-D, t = get_global_id(0)) takes product g = t / nrb, row
+ * block t % nrb, nrb = ceil(m / SM_RB); work-items past batch * nrb return.
+ *
+ *        <--- SM_NV*SM_VW --->
+ *      +---------------------+----+   a work-item's rows: full tiles of
+ *      | tile: SM_MR rows x  |tail|   SM_MR x SM_NV vectors (B rows loaded
+ *      | SM_NV vectors       |    |   as vectors when contiguous, gathered
+ *      +---------------------+----+   when B is transposed), then single
+ *      |                     |    |   vectors, then the last columns one
+ *      +---------------------+----+   by one (no work on columns not C's)
+ *
+ * Rows past the block are clamped for loading and skipped at the store;
+ * beta == 0 means C is not read. Accumulation in float, double for f64.
+ * k > 0 (the host runs k == 0 and alpha == 0 through gemm_direct).
+ */
+
+/* ---- tunables ----------------------------------------------------------- */
+#ifndef SM_MR
+#define SM_MR 4           /* rows of a register tile */
+#endif
+#ifndef SM_NV
+#define SM_NV 1           /* accumulator vectors per row of a tile */
+#endif
+#ifndef SM_VW
+#define SM_VW 4           /* vector width along n */
+#endif
+#ifndef SM_RB
+#define SM_RB 16          /* rows of C per work-item (a multiple of SM_MR) */
+#endif
+#ifndef SM_WG
+#define SM_WG 1           /* work-items per group (read by the host) */
+#endif
+
+#define SM_NC (SM_NV * SM_VW)   /* columns of a tile */
+#if SM_RB % SM_MR != 0
+#error "gemm_small: SM_RB must be a multiple of SM_MR"
+#endif
+
+/* ---- storage types (the dtype block of vncl_prelude.cl) ----------------- */
+#ifndef DTYPE_AB
+#define DTYPE_AB 0        /* storage of A and B: 0 f32, 1 f64, 2 f16, 3 bf16 */
+#endif
+#ifndef DTYPE_C
+#define DTYPE_C DTYPE_AB  /* storage of C, same codes */
+#endif
+#if DTYPE_AB < 0 || DTYPE_AB > 3
+#error "DTYPE_AB must be 0, 1, 2 or 3"
+#endif
+#if DTYPE_C < 0 || DTYPE_C > 3
+#error "DTYPE_C must be 0, 1, 2 or 3"
+#endif
+
+#if DTYPE_AB == 1 || DTYPE_C == 1
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#define ACC VNCL_REAL(DTYPE_AB) /* accumulation type */
+#define AB_T VNCL_STORAGE(DTYPE_AB)
+#define LOAD_AB(p, i) ((ACC)VNCL_LOAD(DTYPE_AB, p, i))
+#define C_T VNCL_STORAGE(DTYPE_C)
+#define LOAD_C(p, i) ((ACC)VNCL_LOAD(DTYPE_C, p, i))
+#define STORE_C(p, i, v) VNCL_STORE(DTYPE_C, p, i, v)
+
+#if SM_VW == 1
+#define VT ACC
+#define VLOAD_AB(p) LOAD_AB((p), 0)
+#define VLOAD_ACC(p) (*(p))
+#define VSTORE_ACC(v, p) (*(p) = (v))
+#define VLOAD_C(p) LOAD_C((p), 0)
+#define VSTORE_C(v, p) STORE_C((p), 0, (v))
+#else
+#define VT CAT(ACC, SM_VW)
+#define VLOAD_AB(p) VNCL_VLOAD(DTYPE_AB, SM_VW, 0, p)
+#define VLOAD_ACC(p) CAT(vload, SM_VW)(0, (p))
+#define VSTORE_ACC(v, p) CAT(vstore, SM_VW)((v), 0, (p))
+#define VLOAD_C(p) CAT(convert_, VT)(VNCL_VLOAD(DTYPE_C, SM_VW, 0, p))
+#define VSTORE_C(v, p) VNCL_VSTORE(DTYPE_C, SM_VW, p, 0, v)
+#endif
+/* ------------------------------------------------------------------------- */
+
+/* The sizes, offsets and strides come in one ulong16 argument (one
+ * clSetKernelArg and one argument copy per launch instead of fourteen;
+ * lib/gemm/gemm.c, gemm_dims): s0 m, s1 n, s2 k, s3-s6 a_off a_rs a_cs
+ * a_bs, s7-sa b_off b_rs b_cs b_bs, sb-sd c_off ldc c_bs; here also se,
+ * the batch count. */
+#define GEMM_DIMS(d)                                                           \
+    const uint m = (uint)(d).s0, n = (uint)(d).s1, k = (uint)(d).s2;           \
+    const ulong a_off = (d).s3, a_rs = (d).s4, a_cs = (d).s5, a_bs = (d).s6;   \
+    const ulong b_off = (d).s7, b_rs = (d).s8, b_cs = (d).s9, b_bs = (d).sa;   \
+    const ulong c_off = (d).sb, ldc = (d).sc, c_bs = (d).sd
+
+/* C(i,j) = alpha*x + beta*C(i,j), C not read when beta == 0. */
+#define UPDATE_C(cp, x)                                                        \
+    {                                                                          \
+        ACC y_ = alpha * (x);                                                  \
+        if (beta != (ACC)0)                                                    \
+            y_ += beta * LOAD_C((cp), 0);                                      \
+        STORE_C((cp), 0, y_);                                                  \
+    }
+
+__kernel void gemm_small(const ACC alpha, const ACC beta,
+                         __global const AB_T *a, __global const AB_T *b,
+                         __global C_T *c, const ulong16 dims)
+{
+    GEMM_DIMS(dims);
+    const ulong batch = dims.se;
+    const uint nrb = (m + SM_RB - 1) / SM_RB;
+    const ulong t = get_global_id(0);
+    if (t >= batch * nrb)
+        return;
+    const ulong g = t / nrb;
+    const uint rb = (uint)(t - g * nrb);
+    a += a_off + g * a_bs;
+    b += b_off + g * b_bs;
+    c += c_off + g * c_bs;
+    const uint r_end = min(m, (rb + 1) * SM_RB);
+
+    for (uint i0 = rb * SM_RB; i0 < r_end; i0 += SM_MR) {
+        __global const AB_T *arow[SM_MR];
+        #pragma unroll
+        for (uint r = 0; r < SM_MR; ++r)
+            arow[r] = a + (ulong)min(i0 + r, r_end - 1) * a_rs;
+
+        /* One depth step p of NV_ vectors with the tile's row of B in bv[]
+         * (A's element at depth p of row r_ at arow[r_][p * ACS_]). */
+#define STEP(p, NV_, ACS_)                                                     \
+        {                                                                      \
+            _Pragma("unroll")                                                  \
+            for (uint r_ = 0; r_ < SM_MR; ++r_) {                              \
+                const VT av_ = (VT)LOAD_AB(arow[r_], (ulong)(p) * (ACS_));     \
+                _Pragma("unroll")                                              \
+                for (uint v_ = 0; v_ < (NV_); ++v_)                            \
+                    acc[r_][v_] = fma(av_, bv[v_], acc[r_][v_]);               \
+            }                                                                  \
+        }
+        /* A tile of NV_ vectors at column j0: B's rows as vectors (b_cs ==
+         * 1; the loop twice, so that rows of A contiguous in depth get
+         * their own code) or gathered (B transposed), then stored. */
+#define TILE(j0, NV_)                                                          \
+        {                                                                      \
+            VT acc[SM_MR][NV_];                                                \
+            _Pragma("unroll")                                                  \
+            for (uint r = 0; r < SM_MR; ++r)                                   \
+                _Pragma("unroll")                                              \
+                for (uint v = 0; v < (NV_); ++v)                               \
+                    acc[r][v] = (VT)0;                                         \
+            if (b_cs == 1) {                                                   \
+                __global const AB_T *bp = b + (j0);                            \
+                if (a_cs == 1) {                                               \
+                    for (uint p = 0; p < k; ++p) {                             \
+                        VT bv[NV_];                                            \
+                        _Pragma("unroll")                                      \
+                        for (uint v = 0; v < (NV_); ++v)                       \
+                            bv[v] = VLOAD_AB(bp + (ulong)p * b_rs + v * SM_VW); \
+                        STEP(p, NV_, 1);                                       \
+                    }                                                          \
+                } else {                                                       \
+                    for (uint p = 0; p < k; ++p) {                             \
+                        VT bv[NV_];                                            \
+                        _Pragma("unroll")                                      \
+                        for (uint v = 0; v < (NV_); ++v)                       \
+                            bv[v] = VLOAD_AB(bp + (ulong)p * b_rs + v * SM_VW); \
+                        STEP(p, NV_, a_cs);                                    \
+                    }                                                          \
+                }                                                              \
+            } else {                                                           \
+                __global const AB_T *bp = b + (ulong)(j0) * b_cs;              \
+                for (uint p = 0; p < k; ++p) {                                 \
+                    ACC tb[(NV_) * SM_VW];                                     \
+                    _Pragma("unroll")                                          \
+                    for (uint q = 0; q < (NV_) * SM_VW; ++q)                   \
+                        tb[q] = LOAD_AB(bp, (ulong)p * b_rs + (ulong)q * b_cs); \
+                    VT bv[NV_];                                                \
+                    _Pragma("unroll")                                          \
+                    for (uint v = 0; v < (NV_); ++v)                           \
+                        bv[v] = VLOAD_ACC(tb + v * SM_VW);                     \
+                    STEP(p, NV_, a_cs);                                        \
+                }                                                              \
+            }                                                                  \
+            _Pragma("unroll")                                                  \
+            for (uint r = 0; r < SM_MR; ++r)                                   \
+                if (i0 + r < r_end) {                                          \
+                    __global C_T *cp = c + (ulong)(i0 + r) * ldc + (j0);       \
+                    _Pragma("unroll")                                          \
+                    for (uint v = 0; v < (NV_); ++v) {                         \
+                        VT x = alpha * acc[r][v];                              \
+                        if (beta != (ACC)0)                                    \
+                            x += beta * VLOAD_C(cp + v * SM_VW);               \
+                        VSTORE_C(x, cp + v * SM_VW);                           \
+                    }                                                          \
+                }                                                              \
+        }
+
+        uint j0 = 0;
+        for (; j0 + SM_NC <= n; j0 += SM_NC)
+            TILE(j0, SM_NV);
+#if SM_NV > 1
+        /* Whole vectors past the last full tile, one at a time. */
+        for (; j0 + SM_VW <= n; j0 += SM_VW)
+            TILE(j0, 1);
+#endif
+#undef TILE
+#undef STEP
+
+        /* The columns past the last full tile, one at a time. */
+        for (uint j = j0; j < n; ++j) {
+            ACC s[SM_MR];
+            #pragma unroll
+            for (uint r = 0; r < SM_MR; ++r)
+                s[r] = (ACC)0;
+            __global const AB_T *bp = b + (ulong)j * b_cs;
+            for (uint p = 0; p < k; ++p) {
+                const ACC bq = LOAD_AB(bp, (ulong)p * b_rs);
+                #pragma unroll
+                for (uint r = 0; r < SM_MR; ++r)
+                    s[r] = fma(LOAD_AB(arow[r], (ulong)p * a_cs), bq, s[r]);
+            }
+            #pragma unroll
+            for (uint r = 0; r < SM_MR; ++r)
+                if (i0 + r < r_end)
+                    UPDATE_C(c + (ulong)(i0 + r) * ldc + j, s[r]);
+        }
+    }
+}
