@@ -25,6 +25,9 @@
  * index m is also multiplied by exp(sign 2 pi i m k / twn), m k < twn, from
  * two tables: twlo[t & (2^twshift - 1)] * twhi[t >> twshift].
  *
+ * Offsets: x0 and y0 complex elements are skipped in x and y before the
+ * addressing above (one block of a batch at a time).
+ *
  * NDRange: 1-D, any number of work-items; work-item g handles line groups
  * g, g + global size, ... (so the scratch is bounded by the range, not by
  * the number of lines). Scratch: 4 * n * VW reals per work-item.
@@ -436,7 +439,9 @@ __kernel void fft_stockham(
     __global real2 *y, const ulong yo, const ulong ym, const ulong yi,
     const ulong yj, __global real *scr, __global const real2 *tw,
     const ulong twn, const uint twshift, __global const real2 *twlo,
-    __global const real2 *twhi) {
+    __global const real2 *twhi, const ulong x0, const ulong y0) {
+  x += x0;
+  y += y0;
   const real s = sign < 0 ? (real)1 : (real)-1;
   const ulong groups = (lines + VW - 1) / VW;
   __global real *a = scr + (size_t)get_global_id(0) * 4 * n * VW;

@@ -461,6 +461,16 @@ static void test_c2c(void **st) {
       {C2C, VNCL_F64, 3, {13, 11, 7}, 1, 1, BACK, VNCL},
       {C2C, VNCL_F32, 1, {1331}, 8, 0, BACK, VNCL},
       {C2C, VNCL_F64, 1, {2197}, 2, 0, BACK, VNCL},
+      /* Split lengths in batches larger than one block (CPU devices run
+       * the four-step on blocks of whole transforms of up to 1 MiB, both
+       * steps per block): 16384 f32 (128 KiB, blocks of 8: 8, 8, 3),
+       * 8192 f64 in place (blocks of 8, the last of 5), a split first
+       * axis of a 2-D transform (4500 x 24: one transform per block),
+       * and Rader over a split convolution (65536, two per block). */
+      {C2C, VNCL_F32, 1, {16384}, 19, 0, BACK, VNCL},
+      {C2C, VNCL_F64, 1, {8192}, 37, 1, VNCL_FFT_NORM_ORTHO, VNCL},
+      {C2C, VNCL_F32, 2, {4500, 24}, 5, 0, VNCL_FFT_NORM_FORWARD, VNCL},
+      {C2C, VNCL_F32, 1, {65537}, 3, 1, BACK, VNCL},
   };
   run_cases(cases, sizeof cases / sizeof *cases);
 }

@@ -139,6 +139,10 @@ typedef struct vncl__fft_tuning {
   size_t nmax;              /* longest length done in one Stockham pass;
                                longer ones are split in two (four-step) */
   int wi_per_cu;            /* Stockham work-items per compute unit */
+  size_t block_bytes;       /* split lengths of a batch: both steps run on
+                               groups of whole transforms of at most this
+                               many bytes, so the middle array stays in
+                               cache (0: the whole batch at once) */
 } vncl__fft_tuning;
 void vncl__fft_tuning_for(const vncl_device_info *dev, vncl__fft_tuning *out);
 

@@ -22,11 +22,11 @@ static const struct {
   vncl__fft_tuning t;
 } fft_table[] = {
     {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
-     {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4}},
+     {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4, (size_t)1 << 20}},
     {{NULL, VNCL_DEVICE_GPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
-     {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4}},
+     {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4, 0}},
     {{NULL, 0, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
-     {VNCL_FFT_BACKEND_CLFFT, 8, 8, 4096, 4}},
+     {VNCL_FFT_BACKEND_CLFFT, 8, 8, 4096, 4, 0}},
 };
 
 void vncl__fft_tuning_for(const vncl_device_info *dev, vncl__fft_tuning *out) {
@@ -131,6 +131,18 @@ static size_t work_items(const vncl__fft_tuning *tn,
   return groups < cap ? groups : cap;
 }
 
+/* Transforms (units of `outer`) per run of both steps of a split length:
+ * as many whole transforms as fit tn->block_bytes (at least one), or all
+ * of them (one pass, no block size, or a batch that fits anyway). */
+static size_t outer_block(const vncl__fft_tuning *tn, vncl_dtype dtype,
+                          const vncl__fft_stockham *p, vncl__fft_axis ax) {
+  if (p->n2 == 1 || tn->block_bytes == 0) return ax.outer;
+  size_t one = p->n * ax.inner * 2 * vncl_dtype_size(dtype);
+  size_t b = tn->block_bytes / one;
+  if (b < 1) b = 1;
+  return b < ax.outer ? b : ax.outer;
+}
+
 void vncl__fft_stockham_scratch(const vncl__fft_tuning *tn,
                                 const vncl_device_info *dev, vncl_dtype dtype,
                                 const vncl__fft_stockham *p, vncl__fft_axis ax,
@@ -141,13 +153,16 @@ void vncl__fft_stockham_scratch(const vncl__fft_tuning *tn,
   /* The step with the most work-items and the longest lines bounds it. */
   size_t wi = work_items(tn, dev, dtype, lines * (p->n2 > 1 ? p->n2 : 1));
   *lines_bytes = wi * 4 * longest * vw * esize;
-  *split_bytes = p->n2 > 1 ? lines * p->n * 2 * esize : 0;
+  *split_bytes = p->n2 > 1 ? outer_block(tn, dtype, p, ax) * ax.inner * p->n *
+                                 2 * esize
+                           : 0;
 }
 
 /* Line geometry of one kernel run (see the kernel's comment). */
 typedef struct geom {
   size_t lines, mid, inner;
   size_t xo, xm, xi, xj, yo, ym, yi, yj;
+  size_t x0, y0; /* complex elements before the first line in x and y */
 } geom;
 
 static vncl_status pass(vncl_context *ctx, vncl__fft_state *st,
@@ -177,13 +192,15 @@ static vncl_status pass(vncl_context *ctx, vncl__fft_state *st,
   /* Unused tables still need a valid buffer argument. */
   cl_mem lo = split ? split->tables[0] : tw->tables[0];
   cl_mem hi = split ? split->tables[1] : tw->tables[0];
+  cl_ulong x0 = g->x0, y0 = g->y0;
   s = vncl__set_args(
-      ctx, k.k, 22, VNCL_ARG(n_), VNCL_ARG(sign_), VNCL_TARG(sc),
+      ctx, k.k, 24, VNCL_ARG(n_), VNCL_ARG(sign_), VNCL_TARG(sc),
       VNCL_ARG(a[0]), VNCL_ARG(a[1]), VNCL_ARG(a[2]), VNCL_ARG(x),
       VNCL_ARG(a[3]), VNCL_ARG(a[4]), VNCL_ARG(a[5]), VNCL_ARG(a[6]),
       VNCL_ARG(y), VNCL_ARG(a[7]), VNCL_ARG(a[8]), VNCL_ARG(a[9]),
       VNCL_ARG(a[10]), VNCL_ARG(scr), VNCL_ARG(tw->tables[0]), VNCL_ARG(twn_),
-      VNCL_ARG(shift), VNCL_ARG(lo), VNCL_ARG(hi));
+      VNCL_ARG(shift), VNCL_ARG(lo), VNCL_ARG(hi), VNCL_ARG(x0),
+      VNCL_ARG(y0));
   size_t lg = 0;
   while (((size_t)1 << lg) < n) lg++;
   double flops = 5.0 * (double)n * (double)lg * (double)g->lines;
@@ -199,43 +216,35 @@ vncl_status vncl__fft_stockham_run(vncl_context *ctx, vncl__fft_state *st,
   size_t n = p->n, inner = ax.inner;
   if (p->n2 == 1) {
     geom g = {ax.outer * inner, 1, inner, n * inner, 0, 1, inner,
-              n * inner,        0, 1,     inner};
+              n * inner,        0, 1,     inner, 0, 0};
     return pass(ctx, st, dtype, tn, n, p->tw1, NULL, 0, sign, scale, &g, src,
                 dst);
   }
   /* Four-step: j = n2 j1 + j2. Step 1, a DFT over j1 for every (o, j2, i)
    * into the middle array, times exp(sign 2 pi i j2 k1 / n); step 2, a DFT
-   * over j2 for every (o, k1, i), written to k = k1 + n1 k2. */
+   * over j2 for every (o, k1, i), written to k = k1 + n1 k2. A batch runs
+   * in blocks of whole transforms (outer_block), both steps per block, so
+   * that the block's middle array is still in cache when step 2 reads it;
+   * every block uses the start of the middle array. A block reads all of
+   * its input in step 1 before step 2 writes its output, so in place
+   * works block by block. */
   size_t n1 = p->n1, n2 = p->n2, esize = vncl_dtype_size(dtype);
+  size_t blk = outer_block(tn, dtype, p, ax);
   cl_mem mid = NULL;
   vncl_status s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_SPLIT,
-                                    ax.outer * inner * n * 2 * esize, &mid);
-  if (s) return s;
-  geom g1 = {ax.outer * n2 * inner,
-             n2,
-             inner,
-             n * inner,
-             inner,
-             1,
-             n2 * inner,
-             n * inner,
-             inner,
-             1,
-             n2 * inner};
-  s = pass(ctx, st, dtype, tn, n1, p->tw1, p->split, n, sign, 1.0, &g1, src,
-           mid);
-  if (s) return s;
-  geom g2 = {ax.outer * n1 * inner,
-             n1,
-             inner,
-             n * inner,
-             n2 * inner,
-             1,
-             inner,
-             n * inner,
-             inner,
-             1,
-             n1 * inner};
-  return pass(ctx, st, dtype, tn, n2, p->tw2, NULL, 0, sign, scale, &g2, mid,
-              dst);
+                                    blk * inner * n * 2 * esize, &mid);
+  for (size_t o0 = 0; !s && o0 < ax.outer; o0 += blk) {
+    size_t no = ax.outer - o0 < blk ? ax.outer - o0 : blk;
+    size_t off = o0 * n * inner; /* complex elements before the block */
+    geom g1 = {no * n2 * inner, n2, inner, n * inner, inner, 1, n2 * inner,
+               n * inner, inner, 1, n2 * inner, off, 0};
+    s = pass(ctx, st, dtype, tn, n1, p->tw1, p->split, n, sign, 1.0, &g1,
+             src, mid);
+    geom g2 = {no * n1 * inner, n1, inner, n * inner, n2 * inner, 1, inner,
+               n * inner, inner, 1, n1 * inner, 0, off};
+    if (!s)
+      s = pass(ctx, st, dtype, tn, n2, p->tw2, NULL, 0, sign, scale, &g2, mid,
+               dst);
+  }
+  return s;
 }
