@@ -605,3 +605,181 @@ __kernel void fft_stockham(
     }
   }
 }
+
+/* ---- R2C of even length n = 2m with m = n1 n2 split in two steps --------
+ *
+ * fft_stockham_r2c is the second step of the four-step half-length
+ * transform fused with the split of the real spectrum (what fft_r2c_post
+ * in fft_layout.cl does as a pass of its own). z holds, per row, the
+ * first step's result: line k1 (< n1) of n2 values at z[row m + k1 n2],
+ * twiddled. The DFT of line k1 gives Z[k1 + n1 k2] (k2 < n2), and the
+ * split of output k needs Z[m - k] = Z[(n1 - k1) + n1 (n2 - 1 - k2)]
+ * (k1 > 0): line n1 - k1 read backwards. So a work-item transforms two
+ * groups of VW lines together: A, lines k1 = VW p + l (lane l), and B,
+ * lines n1 - k1 (line 0 for k1 = 0), and with a = Z[k], b = Z[m - k]
+ * (lane l of A at k2 and of B at n2 - 1 - k2), e = (a + conj b)/2,
+ * o = (a - conj b)/2, t = W^k o (W = exp(-2 pi i/n), rtw[k] = W^k):
+ *   X[k] = e - i t,   X[m - k] = conj(e + i t).
+ * A writes X[k] for k1 <= n1/2, B X[m - k] for 0 < k1 < n1 - n1/2, so
+ * every output is written once. Line 0 (k1 = 0, lane 0 of p = 0) mirrors
+ * itself, Z[m - n1 k2] = Z[n1 (n2 - k2)]: done lane by lane at the end,
+ * with X[0] and X[m] = Re Z[0] +- Im Z[0]. Outputs go to rows of
+ * h = m + 1 at y[row h + k], times scale.
+ *
+ * Pairs (row, p), p < P = ceil((n1/2 + 1)/VW); work-item g handles pairs
+ * g, g + global size, ... Scratch: 8 n2 VW reals per work-item. Forward
+ * only (R2C). */
+
+/* The work-item's lines at xb[l] (l < lanes, contiguous, n values) into
+ * its scratch as [n][re|im][VW]; missing lanes are zeros. */
+inline void gather_rows(__global const real2 *x, const ulong *xb, int lanes,
+                        uint n, __global real *a) {
+  uint j0 = 0;
+#if VW == 8
+  if (lanes == VW)
+    for (; j0 + 8 <= n; j0 += 8) {
+      vec re[8], im[8];
+      for (int l = 0; l < 8; l++) {
+        const pvec v = vload16(0, (__global const real *)(x + xb[l] + j0));
+        re[l] = v.even;
+        im[l] = v.odd;
+      }
+      transpose8(re);
+      transpose8(im);
+      for (int jj = 0; jj < 8; jj++) {
+        __global real *d = a + (size_t)(j0 + jj) * 2 * VW;
+        VSTORE(re[jj], 0, d);
+        VSTORE(im[jj], 0, d + VW);
+      }
+    }
+#endif
+  for (uint j = j0; j < n; j++) {
+    __global real *d = a + (size_t)j * 2 * VW;
+    real re[VW], im[VW];
+    for (int l = 0; l < VW; l++) {
+      real2 v = l < lanes ? x[xb[l] + j] : (real2)(0, 0);
+      re[l] = v.x;
+      im[l] = v.y;
+    }
+    VSTORE(VLOAD(0, re), 0, d);
+    VSTORE(VLOAD(0, im), 0, d + VW);
+  }
+}
+
+/* The forward passes over a scratch of [n][re|im][VW] (in, with out the
+ * other half); returns the half that holds the result. */
+inline __global real *passes_fwd(uint n, __global real *in, __global real *out,
+                                 __global const real2 *tw) {
+  const real s = (real)1;
+  uint ns = 1, rest = n;
+#if RADIX8
+  while (rest % 8 == 0) PASS(8, radix8);
+#endif
+  while (rest % 4 == 0) PASS(4, radix4);
+  while (rest % 2 == 0) PASS(2, radix2);
+  while (rest % 3 == 0) PASS(3, radix3);
+  while (rest % 5 == 0) PASS(5, radix5);
+  while (rest % 7 == 0) PASS(7, radix7);
+  while (rest % 11 == 0) PASS(11, radix11);
+  while (rest % 13 == 0) PASS(13, radix13);
+  return in;
+}
+
+#ifdef VW2
+__kernel void fft_stockham_r2c(const uint n1, const uint n2, const real scale,
+                               const ulong rows, __global const real2 *z,
+                               __global real2 *y, const ulong y0,
+                               __global real *scr, __global const real2 *tw,
+                               __global const real2 *rtw) {
+  y += y0;
+  const ulong m = (ulong)n1 * n2, h = m + 1;
+  const uint hn1 = n1 / 2;
+  const ulong pairs = (hn1 + VW) / VW; /* ceil((hn1 + 1) / VW) */
+  __global real *a = scr + (size_t)get_global_id(0) * 8 * n2 * VW;
+  __global real *b = a + (size_t)2 * n2 * VW;
+  __global real *c = b + (size_t)2 * n2 * VW;
+  __global real *d = c + (size_t)2 * n2 * VW;
+  for (ulong q = get_global_id(0); q < pairs * rows; q += get_global_size(0)) {
+    const ulong row = q / pairs;
+    const uint p0 = (uint)(q % pairs) * VW;
+    const int lanes = n1 - p0 < VW ? (int)(n1 - p0) : VW;
+    ulong xa[VW], xb[VW];
+    for (int l = 0; l < VW; l++) {
+      const uint k1 = l < lanes ? p0 + l : 0;
+      xa[l] = row * m + (ulong)k1 * n2;
+      xb[l] = row * m + (ulong)(k1 ? n1 - k1 : 0) * n2;
+    }
+    gather_rows(z, xa, lanes, n2, a);
+    gather_rows(z, xb, lanes, n2, c);
+    __global const real *ra = passes_fwd(n2, a, b, tw);
+    __global const real *rb = passes_fwd(n2, c, d, tw);
+    /* Which lanes write: A for k1 <= n1/2 (not line 0), B for
+     * 0 < k1 < n1 - n1/2. */
+    const bool all_a = p0 > 0 && p0 + VW - 1 <= hn1 && lanes == VW;
+    const bool all_b = p0 > 0 && p0 + VW - 1 < n1 - hn1 && lanes == VW;
+    __global real2 *yr = y + row * h;
+    for (uint k2 = 0; k2 < n2; k2++) {
+      __global const real *pa = ra + (size_t)k2 * 2 * VW;
+      __global const real *pb = rb + (size_t)(n2 - 1 - k2) * 2 * VW;
+      const vec ar = VLOAD(0, pa), ai = VLOAD(0, pa + VW);
+      const vec br = VLOAD(0, pb), bi = VLOAD(0, pb + VW);
+      const ulong k0 = p0 + (ulong)n1 * k2; /* k of lane 0 */
+      vec wr, wi;
+      PAIR_LOAD((__global const real *)(rtw + k0), wr, wi);
+      /* e = (a + conj b)/2, o = (a - conj b)/2, t = W o */
+      const vec er = (ar + br) * (real)0.5, ei = (ai - bi) * (real)0.5;
+      const vec or_ = (ar - br) * (real)0.5, oi = (ai + bi) * (real)0.5;
+      const vec tr = wr * or_ - wi * oi, ti = wr * oi + wi * or_;
+      /* X[k] = e - i t; X[m - k] = conj(e + i t) = (er - ti, -(ei + tr)) */
+      const vec xr = (er + ti) * scale, xi = (ei - tr) * scale;
+      const vec vr = (er - ti) * scale, vi = -(ei + tr) * scale;
+      /* X[m - k] of lane l sits at n1 - p0 - l + n1 (n2 - 1 - k2). */
+      const ulong kb = (ulong)n1 * (n2 - 1 - k2) + n1 - p0;
+      if (all_a) {
+        PAIR_STORE((__global real *)(yr + k0), xr, xi);
+      } else {
+        real rr[VW], ri[VW];
+        VSTORE(xr, 0, rr);
+        VSTORE(xi, 0, ri);
+        for (int l = 0; l < lanes; l++)
+          if (p0 + l > 0 && p0 + l <= hn1)
+            yr[k0 + l] = (real2)(rr[l], ri[l]);
+      }
+#if VW == 8
+      if (all_b) {
+        /* Lanes reversed: lane VW - 1 - l goes to kb - VW + 1 + l. */
+#if PRECISION == 64
+        const ulong8 rev = (ulong8)(7, 6, 5, 4, 3, 2, 1, 0);
+#else
+        const uint8 rev = (uint8)(7, 6, 5, 4, 3, 2, 1, 0);
+#endif
+        PAIR_STORE((__global real *)(yr + kb - (VW - 1)), shuffle(vr, rev),
+                   shuffle(vi, rev));
+        continue;
+      }
+#endif
+      real rr[VW], ri[VW];
+      VSTORE(vr, 0, rr);
+      VSTORE(vi, 0, ri);
+      for (int l = 0; l < lanes; l++)
+        if (p0 + l > 0 && p0 + l < n1 - hn1)
+          yr[kb - l] = (real2)(rr[l], ri[l]);
+    }
+    if (p0 == 0) {
+      /* Line 0, lane 0 of A: Z[n1 k2] with its mirror Z[n1 (n2 - k2)]. */
+      const real2 z0 = (real2)(ra[0], ra[VW]);
+      yr[0] = (real2)(z0.x + z0.y, 0) * scale;
+      yr[m] = (real2)(z0.x - z0.y, 0) * scale;
+      for (uint k2 = 1; k2 < n2; k2++) {
+        const real2 av = (real2)(ra[(size_t)k2 * 2 * VW],
+                                 ra[(size_t)k2 * 2 * VW + VW]);
+        const size_t jb = (size_t)(n2 - k2) * 2 * VW;
+        const real2 bc = (real2)(ra[jb], -ra[jb + VW]);
+        const real2 e = (av + bc) * (real)0.5, o = (av - bc) * (real)0.5;
+        yr[(ulong)n1 * k2] =
+            (e + cmul(rtw[(ulong)n1 * k2], (real2)(o.y, -o.x))) * scale;
+      }
+    }
+  }
+}
+#endif

@@ -343,6 +343,12 @@ static vncl_status make_steps(vncl_fft_plan *p) {
   }
   if (p->half_m) {
     need[VNCL__FFT_SCRATCH_FULL] = p->rows * p->half_m * esize;
+    if (p->d.type == VNCL_FFT_R2C && p->hsteps &&
+        vncl__fft_stockham_r2c_fused(&p->tn, t, &p->steps[0].sk))
+      need[VNCL__FFT_SCRATCH_STOCKHAM] = max_size(
+          need[VNCL__FFT_SCRATCH_STOCKHAM],
+          vncl__fft_stockham_r2c_scratch(&p->tn, &p->ctx->info, t,
+                                         &p->steps[0].sk, p->rows));
     if (p->d.type == VNCL_FFT_C2R && p->nsteps > p->hsteps)
       need[VNCL__FFT_SCRATCH_HALF] = p->rows * p->h * esize;
     vncl_status r = vncl__fft_twiddle_get(p->ctx, p->st, 2 * p->half_m, t,
@@ -678,6 +684,14 @@ static vncl_status run_half(vncl_fft_plan *p, vncl_fft_direction dir,
     if (rstride != n) {
       s = vncl__fft_real_rows_run(ctx, t, p->rows, n, rstride, n, 1.0, in, z);
       zsrc = z;
+    }
+    if (!s && hs && vncl__fft_stockham_r2c_fused(&p->tn, t, &hs->sk)) {
+      /* Split half length: the split runs inside the second step. */
+      s = vncl__fft_stockham_r2c_run(ctx, p->st, t, &p->tn, &hs->sk, p->rows,
+                                     outer ? 1.0 : scale, p->rtw, zsrc, out);
+      if (!s && outer)
+        s = run_steps(p, dir, scale, out, out, p->hsteps, hcount);
+      return s;
     }
     if (!s && hs) {
       s = vncl__fft_stockham_run(ctx, p->st, t, &p->tn, &hs->sk, hs->ax,

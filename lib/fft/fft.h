@@ -224,6 +224,29 @@ vncl_status vncl__fft_stockham_run(vncl_context *ctx, vncl__fft_state *st,
                                    vncl__fft_axis ax, int sign, double scale,
                                    cl_mem src, cl_mem dst);
 
+/* R2C of even n = 2m on the half-length path when m is split in two
+ * (four-step): the second step and the split of the real spectrum in one
+ * kernel (fft_stockham_r2c), so the half spectrum is never written to a
+ * workspace. _fused: whether p (the length-m transform) runs this way;
+ * _scratch: the per-work-item lines it needs (slot STOCKHAM); _run: rows
+ * of m complex values (the n reals of each row) from src to the rows of
+ * h = m + 1 outputs in dst, times scale; rtw the twiddles of length n. */
+bool vncl__fft_stockham_r2c_fused(const vncl__fft_tuning *tn,
+                                  vncl_dtype dtype,
+                                  const vncl__fft_stockham *p);
+size_t vncl__fft_stockham_r2c_scratch(const vncl__fft_tuning *tn,
+                                      const vncl_device_info *dev,
+                                      vncl_dtype dtype,
+                                      const vncl__fft_stockham *p,
+                                      size_t rows);
+vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
+                                       vncl_dtype dtype,
+                                       const vncl__fft_tuning *tn,
+                                       const vncl__fft_stockham *p,
+                                       size_t rows, double scale,
+                                       const vncl__fft_entry *rtw, cl_mem src,
+                                       cl_mem dst);
+
 /* One forward (or, with conj set, inverse through conj(F(conj x))) DFT
  * along `ax` from src to dst (may be the same buffer) by Bluestein:
  * pre-multiply by the chirp into the lines scratch, FFT_M, multiply by the

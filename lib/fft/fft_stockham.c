@@ -248,3 +248,90 @@ vncl_status vncl__fft_stockham_run(vncl_context *ctx, vncl__fft_state *st,
   }
   return s;
 }
+
+/* ---- R2C with the split fused into the second step ---------------------- */
+
+/* Work-items of fft_stockham_r2c: twice the main kernel's (each has two
+ * groups of lines, and PoCL hands work-groups to its threads one by one,
+ * so more of them balance a pass with few pairs, as 33 for 2^20). */
+static size_t r2c_work_items(const vncl__fft_tuning *tn,
+                             const vncl_device_info *dev, size_t pairs) {
+  size_t cap = 2 * (size_t)(dev->compute_units ? dev->compute_units : 1) *
+               (size_t)tn->wi_per_cu;
+  return pairs < cap ? pairs : cap;
+}
+
+static size_t r2c_pairs(const vncl__fft_tuning *tn, vncl_dtype dtype,
+                        const vncl__fft_stockham *p) {
+  size_t vw = (size_t)vw_of(tn, dtype);
+  return (p->n1 / 2 + vw) / vw;
+}
+
+bool vncl__fft_stockham_r2c_fused(const vncl__fft_tuning *tn,
+                                  vncl_dtype dtype,
+                                  const vncl__fft_stockham *p) {
+  int vw = vw_of(tn, dtype);
+  return p->n2 > 1 && (vw == 2 || vw == 4 || vw == 8 || vw == 16);
+}
+
+size_t vncl__fft_stockham_r2c_scratch(const vncl__fft_tuning *tn,
+                                      const vncl_device_info *dev,
+                                      vncl_dtype dtype,
+                                      const vncl__fft_stockham *p,
+                                      size_t rows) {
+  size_t vw = (size_t)vw_of(tn, dtype);
+  size_t wi = r2c_work_items(tn, dev, rows * r2c_pairs(tn, dtype, p));
+  return wi * 8 * p->n2 * vw * vncl_dtype_size(dtype);
+}
+
+vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
+                                       vncl_dtype dtype,
+                                       const vncl__fft_tuning *tn,
+                                       const vncl__fft_stockham *p,
+                                       size_t rows, double scale,
+                                       const vncl__fft_entry *rtw, cl_mem src,
+                                       cl_mem dst) {
+  size_t m = p->n, n1 = p->n1, n2 = p->n2, esize = vncl_dtype_size(dtype);
+  size_t vw = (size_t)vw_of(tn, dtype);
+  vncl__fft_axis ax = {m, rows, 1};
+  size_t blk = outer_block(tn, dtype, p, ax);
+  cl_mem mid = NULL, scr = NULL;
+  vncl_status s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_SPLIT,
+                                    blk * m * 2 * esize, &mid);
+  size_t pairs = r2c_pairs(tn, dtype, p);
+  size_t wi = r2c_work_items(tn, &ctx->info, blk * pairs);
+  if (!s)
+    s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_STOCKHAM,
+                          wi * 8 * n2 * vw * esize, &scr);
+  char more[32];
+  snprintf(more, sizeof more, "-DVW=%zu", vw);
+  size_t lg = 0;
+  while (((size_t)1 << lg) < n2) lg++;
+  for (size_t o0 = 0; !s && o0 < rows; o0 += blk) {
+    size_t no = rows - o0 < blk ? rows - o0 : blk;
+    /* Step 1 as in vncl__fft_stockham_run: DFTs over j1, twiddled. */
+    geom g1 = {no * n2, n2, 1, m, 1, 1, n2, m, 1, 1, n2, o0 * m, 0};
+    s = pass(ctx, st, dtype, tn, n1, p->tw1, p->split, m, -1, 1.0, &g1, src,
+             mid);
+    vncl__kernel k;
+    if (!s)
+      s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", more,
+                         "fft_stockham_r2c", &k);
+    if (s) break;
+    cl_uint n1_ = (cl_uint)n1, n2_ = (cl_uint)n2;
+    cl_ulong rows_ = no, y0 = o0 * (m + 1);
+    vncl__targ sc = vncl__real_arg(dtype, scale);
+    size_t w = r2c_work_items(tn, &ctx->info, no * pairs);
+    s = vncl__set_args(ctx, k.k, 10, VNCL_ARG(n1_), VNCL_ARG(n2_),
+                       VNCL_TARG(sc), VNCL_ARG(rows_), VNCL_ARG(mid),
+                       VNCL_ARG(dst), VNCL_ARG(y0), VNCL_ARG(scr),
+                       VNCL_ARG(p->tw2->tables[0]),
+                       VNCL_ARG(rtw->tables[0]));
+    /* The declared work: the n1 lines of step 2 (the B lines repeat the
+     * A ones) and the split's reads and writes. */
+    double flops = 5.0 * (double)n2 * (double)lg * (double)(n1 * no);
+    s = vncl__fft_klaunch1(ctx, &k, s, w, 1, flops,
+                           (4.0 * (double)m + 2.0) * (double)no * esize);
+  }
+  return s;
+}
