@@ -1278,6 +1278,10 @@ static void test_fft(void **st) {
     real_inplace_case(t, 2, e6, 1);
     real_inplace_case(t, 2, e2b, 2);
     real_inplace_case(t, 1, &r1o, 1);
+    /* A half above one pass (4500 = 60 x 75): R2C runs the split inside
+     * the second step (fft_stockham_r2c). */
+    size_t e9000 = 9000;
+    real_case(t, 1, &e9000, 2);
   }
 }
 
