@@ -782,4 +782,81 @@ __kernel void fft_stockham_r2c(const uint n1, const uint n2, const real scale,
     }
   }
 }
+
+/* R2C of even n = 2m with m in one pass: the work-item's VW rows (lanes)
+ * of m complex values z[j] = x[2j] + i x[2j+1] (rows m apart in z), one
+ * forward pass, and the split in the scratch: Z[k] and Z[m - k] are in
+ * the same lane, so X[k] = e - i t and X[m - k] = conj(e + i t) (as
+ * above, W^k = rtw[k] the same for every lane) replace them in place,
+ * X[0] = Re Z[0] + Im Z[0] and X[m] = Re Z[0] - Im Z[0]; then the rows of
+ * h = m + 1 outputs go to y[row h + k] (8 at a time through the
+ * transpose when VW = 8), times scale. Work-item g handles row groups
+ * g, g + global size, ...; scratch 4 m VW reals per work-item. */
+__kernel void fft_stockham_r2c1(const uint m, const real scale,
+                                const ulong rows, __global const real2 *z,
+                                __global real2 *y, __global real *scr,
+                                __global const real2 *tw,
+                                __global const real2 *rtw) {
+  const ulong h = (ulong)m + 1, groups = (rows + VW - 1) / VW;
+  __global real *a = scr + (size_t)get_global_id(0) * 4 * m * VW;
+  __global real *b = a + (size_t)2 * m * VW;
+  for (ulong g = get_global_id(0); g < groups; g += get_global_size(0)) {
+    const int lanes = rows - g * VW < VW ? (int)(rows - g * VW) : VW;
+    ulong xb[VW], yb[VW];
+    for (int l = 0; l < VW; l++) {
+      xb[l] = (g * VW + (l < lanes ? l : 0)) * m;
+      yb[l] = (g * VW + (l < lanes ? l : 0)) * h;
+    }
+    gather_rows(z, xb, lanes, m, a);
+    __global real *r = passes_fwd(m, a, b, tw);
+    /* The split, in place: pairs (k, m - k), k = 1 .. m/2. */
+    const vec z0r = VLOAD(0, r), z0i = VLOAD(0, r + VW);
+    const vec lastr = (z0r - z0i) * scale; /* X[m] */
+    VSTORE((z0r + z0i) * scale, 0, r);
+    VSTORE((vec)0, 0, r + VW);
+    for (uint k = 1; k <= m / 2; k++) {
+      __global real *pa = r + (size_t)k * 2 * VW;
+      __global real *pb = r + (size_t)(m - k) * 2 * VW;
+      const vec ar = VLOAD(0, pa), ai = VLOAD(0, pa + VW);
+      const vec br = VLOAD(0, pb), bi = VLOAD(0, pb + VW);
+      const real2 w = rtw[k];
+      const vec er = (ar + br) * (real)0.5, ei = (ai - bi) * (real)0.5;
+      const vec or_ = (ar - br) * (real)0.5, oi = (ai + bi) * (real)0.5;
+      const vec tr = w.x * or_ - w.y * oi, ti = w.x * oi + w.y * or_;
+      /* pb first: for k = m - k both are the same value. */
+      VSTORE((er - ti) * scale, 0, pb);
+      VSTORE(-(ei + tr) * scale, 0, pb + VW);
+      VSTORE((er + ti) * scale, 0, pa);
+      VSTORE((ei - tr) * scale, 0, pa + VW);
+    }
+    uint k0 = 0;
+#if VW == 8
+    if (lanes == VW)
+      for (; k0 + 8 <= m; k0 += 8) {
+        vec re[8], im[8];
+        for (int kk = 0; kk < 8; kk++) {
+          re[kk] = VLOAD(0, r + (size_t)(k0 + kk) * 2 * VW);
+          im[kk] = VLOAD(0, r + (size_t)(k0 + kk) * 2 * VW + VW);
+        }
+        transpose8(re);
+        transpose8(im);
+        for (int l = 0; l < 8; l++) {
+          pvec v;
+          v.even = re[l];
+          v.odd = im[l];
+          vstore16(v, 0, (__global real *)(y + yb[l] + k0));
+        }
+      }
+#endif
+    for (uint k = k0; k < m; k++) {
+      real rr[VW], ri[VW];
+      VSTORE(VLOAD(0, r + (size_t)k * 2 * VW), 0, rr);
+      VSTORE(VLOAD(0, r + (size_t)k * 2 * VW + VW), 0, ri);
+      for (int l = 0; l < lanes; l++) y[yb[l] + k] = (real2)(rr[l], ri[l]);
+    }
+    real lr[VW];
+    VSTORE(lastr, 0, lr);
+    for (int l = 0; l < lanes; l++) y[yb[l] + m] = (real2)(lr[l], 0);
+  }
+}
 #endif

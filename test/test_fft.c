@@ -531,6 +531,11 @@ static void test_real_half(void **st) {
       {R2C, VNCL_F64, 1, {11250}, 2, 1, BACK, VNCL},
       {R2C, VNCL_F32, 1, {1 << 18}, 3, 1, VNCL_FFT_NORM_FORWARD, VNCL},
       {R2C, VNCL_F32, 2, {3, 9000}, 2, 0, BACK, VNCL},
+      /* One-pass halves run the split inside the pass
+       * (fft_stockham_r2c1): full and partial groups of rows (11 = 8 + 3,
+       * 9 = 8 + 1), an odd half (1001) in place. */
+      {R2C, VNCL_F32, 1, {1000}, 11, 0, BACK, VNCL},
+      {R2C, VNCL_F64, 1, {2002}, 9, 1, VNCL_FFT_NORM_ORTHO, VNCL},
       {R2C, VNCL_F32, 2, {5, 12}, 3, 0, BACK, VNCL},
       {R2C, VNCL_F64, 2, {7, 2}, 2, 1, BACK, VNCL},
       {R2C, VNCL_F32, 2, {13, 22}, 1, 1, VNCL_FFT_NORM_ORTHO, VNCL},

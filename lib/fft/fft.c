@@ -686,7 +686,7 @@ static vncl_status run_half(vncl_fft_plan *p, vncl_fft_direction dir,
       zsrc = z;
     }
     if (!s && hs && vncl__fft_stockham_r2c_fused(&p->tn, t, &hs->sk)) {
-      /* Split half length: the split runs inside the second step. */
+      /* The split runs inside the (last) Stockham step. */
       s = vncl__fft_stockham_r2c_run(ctx, p->st, t, &p->tn, &hs->sk, p->rows,
                                      outer ? 1.0 : scale, p->rtw, zsrc, out);
       if (!s && outer)

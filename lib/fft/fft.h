@@ -224,9 +224,10 @@ vncl_status vncl__fft_stockham_run(vncl_context *ctx, vncl__fft_state *st,
                                    vncl__fft_axis ax, int sign, double scale,
                                    cl_mem src, cl_mem dst);
 
-/* R2C of even n = 2m on the half-length path when m is split in two
- * (four-step): the second step and the split of the real spectrum in one
- * kernel (fft_stockham_r2c), so the half spectrum is never written to a
+/* R2C of even n = 2m on the half-length path: the (last) Stockham step
+ * of the length-m transform and the split of the real spectrum in one
+ * kernel (fft_stockham_r2c1 for one pass, fft_stockham_r2c after the first
+ * step of a four-step split), so the half spectrum is never written to a
  * workspace. _fused: whether p (the length-m transform) runs this way;
  * _scratch: the per-work-item lines it needs (slot STOCKHAM); _run: rows
  * of m complex values (the n reals of each row) from src to the rows of

@@ -270,8 +270,9 @@ static size_t r2c_pairs(const vncl__fft_tuning *tn, vncl_dtype dtype,
 bool vncl__fft_stockham_r2c_fused(const vncl__fft_tuning *tn,
                                   vncl_dtype dtype,
                                   const vncl__fft_stockham *p) {
+  (void)p;
   int vw = vw_of(tn, dtype);
-  return p->n2 > 1 && (vw == 2 || vw == 4 || vw == 8 || vw == 16);
+  return vw == 2 || vw == 4 || vw == 8 || vw == 16;
 }
 
 size_t vncl__fft_stockham_r2c_scratch(const vncl__fft_tuning *tn,
@@ -280,6 +281,9 @@ size_t vncl__fft_stockham_r2c_scratch(const vncl__fft_tuning *tn,
                                       const vncl__fft_stockham *p,
                                       size_t rows) {
   size_t vw = (size_t)vw_of(tn, dtype);
+  if (p->n2 == 1)
+    return work_items(tn, dev, dtype, rows) * 4 * p->n * vw *
+           vncl_dtype_size(dtype);
   size_t wi = r2c_work_items(tn, dev, rows * r2c_pairs(tn, dtype, p));
   return wi * 8 * p->n2 * vw * vncl_dtype_size(dtype);
 }
@@ -293,6 +297,32 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
                                        cl_mem dst) {
   size_t m = p->n, n1 = p->n1, n2 = p->n2, esize = vncl_dtype_size(dtype);
   size_t vw = (size_t)vw_of(tn, dtype);
+  char more[32];
+  snprintf(more, sizeof more, "-DVW=%zu", vw);
+  if (n2 == 1) {
+    /* One pass: the rows in the lanes, the split in the scratch. */
+    size_t wi = work_items(tn, &ctx->info, dtype, rows);
+    cl_mem scr = NULL;
+    vncl_status s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_STOCKHAM,
+                                      wi * 4 * m * vw * esize, &scr);
+    vncl__kernel k;
+    if (!s)
+      s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", more,
+                         "fft_stockham_r2c1", &k);
+    if (s) return s;
+    cl_uint m_ = (cl_uint)m;
+    cl_ulong rows_ = rows;
+    vncl__targ sc = vncl__real_arg(dtype, scale);
+    s = vncl__set_args(ctx, k.k, 8, VNCL_ARG(m_), VNCL_TARG(sc),
+                       VNCL_ARG(rows_), VNCL_ARG(src), VNCL_ARG(dst),
+                       VNCL_ARG(scr), VNCL_ARG(p->tw1->tables[0]),
+                       VNCL_ARG(rtw->tables[0]));
+    size_t lg = 0;
+    while (((size_t)1 << lg) < m) lg++;
+    return vncl__fft_klaunch1(ctx, &k, s, wi, 1,
+                              5.0 * (double)m * (double)lg * (double)rows,
+                              (4.0 * (double)m + 2.0) * (double)rows * esize);
+  }
   vncl__fft_axis ax = {m, rows, 1};
   size_t blk = outer_block(tn, dtype, p, ax);
   cl_mem mid = NULL, scr = NULL;
@@ -303,8 +333,6 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
   if (!s)
     s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_STOCKHAM,
                           wi * 8 * n2 * vw * esize, &scr);
-  char more[32];
-  snprintf(more, sizeof more, "-DVW=%zu", vw);
   size_t lg = 0;
   while (((size_t)1 << lg) < n2) lg++;
   for (size_t o0 = 0; !s && o0 < rows; o0 += blk) {
