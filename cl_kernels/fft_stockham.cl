@@ -666,11 +666,12 @@ inline void gather_rows(__global const real2 *x, const ulong *xb, int lanes,
   }
 }
 
-/* The forward passes over a scratch of [n][re|im][VW] (in, with out the
- * other half); returns the half that holds the result. */
-inline __global real *passes_fwd(uint n, __global real *in, __global real *out,
+/* The passes over a scratch of [n][re|im][VW] (in, with out the other
+ * half), s = 1 forward, -1 inverse; returns the half that holds the
+ * result. */
+inline __global real *passes_dir(uint n, const real s, __global real *in,
+                                 __global real *out,
                                  __global const real2 *tw) {
-  const real s = (real)1;
   uint ns = 1, rest = n;
 #if RADIX8
   while (rest % 8 == 0) PASS(8, radix8);
@@ -683,6 +684,38 @@ inline __global real *passes_fwd(uint n, __global real *in, __global real *out,
   while (rest % 11 == 0) PASS(11, radix11);
   while (rest % 13 == 0) PASS(13, radix13);
   return in;
+}
+#define passes_fwd(n, in, out, tw) passes_dir(n, (real)1, in, out, tw)
+
+/* The work-item's scratch r ([n][re|im][VW]) times scale to its lines at
+ * yb[l] (l < lanes, contiguous, n values). */
+inline void scatter_rows(__global const real *r, real scale, const ulong *yb,
+                         int lanes, uint n, __global real2 *y) {
+  uint k0 = 0;
+#if VW == 8
+  if (lanes == VW)
+    for (; k0 + 8 <= n; k0 += 8) {
+      vec re[8], im[8];
+      for (int kk = 0; kk < 8; kk++) {
+        re[kk] = VLOAD(0, r + (size_t)(k0 + kk) * 2 * VW) * scale;
+        im[kk] = VLOAD(0, r + (size_t)(k0 + kk) * 2 * VW + VW) * scale;
+      }
+      transpose8(re);
+      transpose8(im);
+      for (int l = 0; l < 8; l++) {
+        pvec v;
+        v.even = re[l];
+        v.odd = im[l];
+        vstore16(v, 0, (__global real *)(y + yb[l] + k0));
+      }
+    }
+#endif
+  for (uint k = k0; k < n; k++) {
+    real rr[VW], ri[VW];
+    VSTORE(VLOAD(0, r + (size_t)k * 2 * VW) * scale, 0, rr);
+    VSTORE(VLOAD(0, r + (size_t)k * 2 * VW + VW) * scale, 0, ri);
+    for (int l = 0; l < lanes; l++) y[yb[l] + k] = (real2)(rr[l], ri[l]);
+  }
 }
 
 #ifdef VW2
@@ -829,34 +862,62 @@ __kernel void fft_stockham_r2c1(const uint m, const real scale,
       VSTORE((er + ti) * scale, 0, pa);
       VSTORE((ei - tr) * scale, 0, pa + VW);
     }
-    uint k0 = 0;
-#if VW == 8
-    if (lanes == VW)
-      for (; k0 + 8 <= m; k0 += 8) {
-        vec re[8], im[8];
-        for (int kk = 0; kk < 8; kk++) {
-          re[kk] = VLOAD(0, r + (size_t)(k0 + kk) * 2 * VW);
-          im[kk] = VLOAD(0, r + (size_t)(k0 + kk) * 2 * VW + VW);
-        }
-        transpose8(re);
-        transpose8(im);
-        for (int l = 0; l < 8; l++) {
-          pvec v;
-          v.even = re[l];
-          v.odd = im[l];
-          vstore16(v, 0, (__global real *)(y + yb[l] + k0));
-        }
-      }
-#endif
-    for (uint k = k0; k < m; k++) {
-      real rr[VW], ri[VW];
-      VSTORE(VLOAD(0, r + (size_t)k * 2 * VW), 0, rr);
-      VSTORE(VLOAD(0, r + (size_t)k * 2 * VW + VW), 0, ri);
-      for (int l = 0; l < lanes; l++) y[yb[l] + k] = (real2)(rr[l], ri[l]);
-    }
+    scatter_rows(r, (real)1, yb, lanes, m, y);
     real lr[VW];
     VSTORE(lastr, 0, lr);
     for (int l = 0; l < lanes; l++) y[yb[l] + m] = (real2)(lr[l], 0);
+  }
+}
+
+/* C2R of even n = 2m with m in one pass, the inverse of the above: the
+ * work-item's VW rows of h = m + 1 values of a real spectrum X (rows h
+ * apart in x), Z[k] = E[k] + i O[k] in the scratch (fft_c2r_pre's
+ * formula, in place by pairs: with e = X[k] + conj X[m-k] and
+ * o = conj(W^k) (X[k] - conj X[m-k]), Z[k] = e + i o and
+ * Z[m - k] = conj(e) + i conj(o); Z[0] from the real parts of X[0] and
+ * X[m]), one inverse pass, and the rows of m complex values (the n reals)
+ * times scale to y[row ys + j]. In place (x and y the same rows) works:
+ * a work-item reads its rows whole before it writes them. */
+__kernel void fft_stockham_c2r1(const uint m, const real scale,
+                                const ulong rows, __global const real2 *x,
+                                __global real2 *y, const ulong ys,
+                                __global real *scr, __global const real2 *tw,
+                                __global const real2 *rtw) {
+  const ulong h = (ulong)m + 1, groups = (rows + VW - 1) / VW;
+  __global real *a = scr + (size_t)get_global_id(0) * 4 * m * VW;
+  __global real *b = a + (size_t)2 * m * VW;
+  for (ulong g = get_global_id(0); g < groups; g += get_global_size(0)) {
+    const int lanes = rows - g * VW < VW ? (int)(rows - g * VW) : VW;
+    ulong xb[VW], yb[VW];
+    real xm[VW];
+    for (int l = 0; l < VW; l++) {
+      const ulong row = g * VW + (l < lanes ? l : 0);
+      xb[l] = row * h;
+      yb[l] = row * ys;
+      xm[l] = l < lanes ? x[row * h + m].x : 0;
+    }
+    gather_rows(x, xb, lanes, m, a);
+    const vec x0 = VLOAD(0, a), xmr = VLOAD(0, xm);
+    VSTORE(x0 + xmr, 0, a);
+    VSTORE(x0 - xmr, 0, a + VW);
+    for (uint k = 1; k <= m / 2; k++) {
+      __global real *pa = a + (size_t)k * 2 * VW;
+      __global real *pb = a + (size_t)(m - k) * 2 * VW;
+      const vec ar = VLOAD(0, pa), ai = VLOAD(0, pa + VW);
+      const vec br = VLOAD(0, pb), bi = VLOAD(0, pb + VW);
+      const real2 w = rtw[k];
+      /* e = a + conj b, d = a - conj b, o = conj(w) d */
+      const vec er = ar + br, ei = ai - bi;
+      const vec dr = ar - br, di = ai + bi;
+      const vec or_ = w.x * dr + w.y * di, oi = w.x * di - w.y * dr;
+      /* pb first: for k = m - k both are the same value. */
+      VSTORE(er + oi, 0, pb);
+      VSTORE(or_ - ei, 0, pb + VW);
+      VSTORE(er - oi, 0, pa);
+      VSTORE(ei + or_, 0, pa + VW);
+    }
+    __global real *r = passes_dir(m, (real)-1, a, b, tw);
+    scatter_rows(r, scale, yb, lanes, m, y);
   }
 }
 #endif

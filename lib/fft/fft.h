@@ -248,6 +248,20 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
                                        const vncl__fft_entry *rtw, cl_mem src,
                                        cl_mem dst);
 
+/* C2R of even n = 2m with m in one pass (p->n2 == 1): fft_c2r_pre's
+ * pre-processing, the inverse pass and the scale in one kernel
+ * (fft_stockham_c2r1), from rows of h = m + 1 values (src) to rows of m
+ * complex values `ystride` complex values apart (dst; m out of place, h
+ * for the padded rows in place, dst == src then). Scratch as
+ * vncl__fft_stockham_r2c_scratch. */
+vncl_status vncl__fft_stockham_c2r_run(vncl_context *ctx, vncl__fft_state *st,
+                                       vncl_dtype dtype,
+                                       const vncl__fft_tuning *tn,
+                                       const vncl__fft_stockham *p,
+                                       size_t rows, double scale,
+                                       const vncl__fft_entry *rtw, cl_mem src,
+                                       cl_mem dst, size_t ystride);
+
 /* One forward (or, with conj set, inverse through conj(F(conj x))) DFT
  * along `ax` from src to dst (may be the same buffer) by Bluestein:
  * pre-multiply by the chirp into the lines scratch, FFT_M, multiply by the

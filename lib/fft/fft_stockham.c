@@ -363,3 +363,36 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
   }
   return s;
 }
+
+vncl_status vncl__fft_stockham_c2r_run(vncl_context *ctx, vncl__fft_state *st,
+                                       vncl_dtype dtype,
+                                       const vncl__fft_tuning *tn,
+                                       const vncl__fft_stockham *p,
+                                       size_t rows, double scale,
+                                       const vncl__fft_entry *rtw, cl_mem src,
+                                       cl_mem dst, size_t ystride) {
+  size_t m = p->n, esize = vncl_dtype_size(dtype);
+  size_t vw = (size_t)vw_of(tn, dtype);
+  size_t wi = work_items(tn, &ctx->info, dtype, rows);
+  cl_mem scr = NULL;
+  vncl_status s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_STOCKHAM,
+                                    wi * 4 * m * vw * esize, &scr);
+  char more[32];
+  snprintf(more, sizeof more, "-DVW=%zu", vw);
+  vncl__kernel k;
+  if (!s)
+    s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", more,
+                       "fft_stockham_c2r1", &k);
+  if (s) return s;
+  cl_uint m_ = (cl_uint)m;
+  cl_ulong rows_ = rows, ys = ystride;
+  vncl__targ sc = vncl__real_arg(dtype, scale);
+  s = vncl__set_args(ctx, k.k, 9, VNCL_ARG(m_), VNCL_TARG(sc), VNCL_ARG(rows_),
+                     VNCL_ARG(src), VNCL_ARG(dst), VNCL_ARG(ys), VNCL_ARG(scr),
+                     VNCL_ARG(p->tw1->tables[0]), VNCL_ARG(rtw->tables[0]));
+  size_t lg = 0;
+  while (((size_t)1 << lg) < m) lg++;
+  return vncl__fft_klaunch1(ctx, &k, s, wi, 1,
+                            5.0 * (double)m * (double)lg * (double)rows,
+                            (4.0 * (double)m + 2.0) * (double)rows * esize);
+}
