@@ -31,6 +31,11 @@
  * NDRange: 1-D, any number of work-items; work-item g handles line groups
  * g, g + global size, ... (so the scratch is bounded by the range, not by
  * the number of lines). Scratch: 4 * n * VW reals per work-item.
+ *
+ * Real transforms of even n = 2m through the half length (at the end of
+ * the file): fft_stockham_r2c1 and fft_stockham_c2r1 (m in one pass, the
+ * split or the pre-processing in the scratch) and fft_stockham_r2c (the
+ * second step of a split m with the split).
  */
 
 /* 32: float, 64: double (needs cl_khr_fp64). */
