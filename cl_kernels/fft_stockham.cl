@@ -25,9 +25,18 @@
  * index m is also multiplied by exp(sign 2 pi i m k / twn), m k < twn, from
  * two tables: twlo[t & (2^twshift - 1)] * twhi[t >> twshift].
  *
- * NDRange: 1-D, any number of work-items; work-item g handles line groups
- * g, g + global size, ... (so the scratch is bounded by the range, not by
+ * Offsets: x0 and y0 complex elements are skipped in x and y before the
+ * addressing above (one block of a batch at a time).
+ *
+ * NDRange: 1-D, any number of work-items; work-item g handles the
+ * contiguous range of line groups [g per, (g + 1) per), per = groups /
+ * global size rounded up (so the scratch is bounded by the range, not by
  * the number of lines). Scratch: 4 * n * VW reals per work-item.
+ *
+ * Real transforms of even n = 2m through the half length (at the end of
+ * the file): fft_stockham_r2c1 and fft_stockham_c2r1 (m in one pass, the
+ * split or the pre-processing in the scratch) and fft_stockham_r2c (the
+ * second step of a split m with the split).
  */
 
 /* 32: float, 64: double (needs cl_khr_fp64). */
@@ -436,12 +445,21 @@ __kernel void fft_stockham(
     __global real2 *y, const ulong yo, const ulong ym, const ulong yi,
     const ulong yj, __global real *scr, __global const real2 *tw,
     const ulong twn, const uint twshift, __global const real2 *twlo,
-    __global const real2 *twhi) {
+    __global const real2 *twhi, const ulong x0, const ulong y0) {
+  x += x0;
+  y += y0;
   const real s = sign < 0 ? (real)1 : (real)-1;
   const ulong groups = (lines + VW - 1) / VW;
   __global real *a = scr + (size_t)get_global_id(0) * 4 * n * VW;
   __global real *b = a + (size_t)2 * n * VW;
-  for (ulong g = get_global_id(0); g < groups; g += get_global_size(0)) {
+  /* Work-item g takes the line groups [g per, (g + 1) per): neighbouring
+   * groups are neighbours in memory for most layouts, so each work-item
+   * streams through its own stretch (1.5x for 131072 lines of 8 on PoCL,
+   * against groups g, g + global size, ..., which left every work-item
+   * an eighth of each page). */
+  const ulong per = (groups + get_global_size(0) - 1) / get_global_size(0);
+  const ulong gend = min(groups, (get_global_id(0) + 1) * per);
+  for (ulong g = get_global_id(0) * per; g < gend; g++) {
     ulong xb[VW], yb[VW], mm[VW];
     int lanes = 0;
     /* (o, m, i) of the group's first line by division, of the next ones by
@@ -600,3 +618,324 @@ __kernel void fft_stockham(
     }
   }
 }
+
+/* ---- R2C of even length n = 2m with m = n1 n2 split in two steps --------
+ *
+ * fft_stockham_r2c is the second step of the four-step half-length
+ * transform fused with the split of the real spectrum (what fft_r2c_post
+ * in fft_layout.cl does as a pass of its own). z holds, per row, the
+ * first step's result: line k1 (< n1) of n2 values at z[row m + k1 n2],
+ * twiddled. The DFT of line k1 gives Z[k1 + n1 k2] (k2 < n2), and the
+ * split of output k needs Z[m - k] = Z[(n1 - k1) + n1 (n2 - 1 - k2)]
+ * (k1 > 0): line n1 - k1 read backwards. So a work-item transforms two
+ * groups of VW lines together: A, lines k1 = VW p + l (lane l), and B,
+ * lines n1 - k1 (line 0 for k1 = 0), and with a = Z[k], b = Z[m - k]
+ * (lane l of A at k2 and of B at n2 - 1 - k2), e = (a + conj b)/2,
+ * o = (a - conj b)/2, t = W^k o (W = exp(-2 pi i/n), rtw[k] = W^k):
+ *   X[k] = e - i t,   X[m - k] = conj(e + i t).
+ * A writes X[k] for k1 <= n1/2, B X[m - k] for 0 < k1 < n1 - n1/2, so
+ * every output is written once. Line 0 (k1 = 0, lane 0 of p = 0) mirrors
+ * itself, Z[m - n1 k2] = Z[n1 (n2 - k2)]: done lane by lane at the end,
+ * with X[0] and X[m] = Re Z[0] +- Im Z[0]. Outputs go to rows of
+ * h = m + 1 at y[row h + k], times scale.
+ *
+ * Pairs (row, p), p < P = ceil((n1/2 + 1)/VW); work-item g handles pairs
+ * g, g + global size, ... Scratch: 8 n2 VW reals per work-item. Forward
+ * only (R2C). */
+
+/* The work-item's lines at xb[l] (l < lanes, contiguous, n values) into
+ * its scratch as [n][re|im][VW]; missing lanes are zeros. */
+inline void gather_rows(__global const real2 *x, const ulong *xb, int lanes,
+                        uint n, __global real *a) {
+  uint j0 = 0;
+#if VW == 8
+  if (lanes == VW)
+    for (; j0 + 8 <= n; j0 += 8) {
+      vec re[8], im[8];
+      for (int l = 0; l < 8; l++) {
+        const pvec v = vload16(0, (__global const real *)(x + xb[l] + j0));
+        re[l] = v.even;
+        im[l] = v.odd;
+      }
+      transpose8(re);
+      transpose8(im);
+      for (int jj = 0; jj < 8; jj++) {
+        __global real *d = a + (size_t)(j0 + jj) * 2 * VW;
+        VSTORE(re[jj], 0, d);
+        VSTORE(im[jj], 0, d + VW);
+      }
+    }
+#endif
+  for (uint j = j0; j < n; j++) {
+    __global real *d = a + (size_t)j * 2 * VW;
+    real re[VW], im[VW];
+    for (int l = 0; l < VW; l++) {
+      real2 v = l < lanes ? x[xb[l] + j] : (real2)(0, 0);
+      re[l] = v.x;
+      im[l] = v.y;
+    }
+    VSTORE(VLOAD(0, re), 0, d);
+    VSTORE(VLOAD(0, im), 0, d + VW);
+  }
+}
+
+/* The passes over a scratch of [n][re|im][VW] (in, with out the other
+ * half), s = 1 forward, -1 inverse; returns the half that holds the
+ * result. */
+inline __global real *passes_dir(uint n, const real s, __global real *in,
+                                 __global real *out,
+                                 __global const real2 *tw) {
+  uint ns = 1, rest = n;
+#if RADIX8
+  while (rest % 8 == 0) PASS(8, radix8);
+#endif
+  while (rest % 4 == 0) PASS(4, radix4);
+  while (rest % 2 == 0) PASS(2, radix2);
+  while (rest % 3 == 0) PASS(3, radix3);
+  while (rest % 5 == 0) PASS(5, radix5);
+  while (rest % 7 == 0) PASS(7, radix7);
+  while (rest % 11 == 0) PASS(11, radix11);
+  while (rest % 13 == 0) PASS(13, radix13);
+  return in;
+}
+#define passes_fwd(n, in, out, tw) passes_dir(n, (real)1, in, out, tw)
+
+/* The work-item's scratch r ([n][re|im][VW]) times scale to its lines at
+ * yb[l] (l < lanes, contiguous, n values). */
+inline void scatter_rows(__global const real *r, real scale, const ulong *yb,
+                         int lanes, uint n, __global real2 *y) {
+  uint k0 = 0;
+#if VW == 8
+  if (lanes == VW)
+    for (; k0 + 8 <= n; k0 += 8) {
+      vec re[8], im[8];
+      for (int kk = 0; kk < 8; kk++) {
+        re[kk] = VLOAD(0, r + (size_t)(k0 + kk) * 2 * VW) * scale;
+        im[kk] = VLOAD(0, r + (size_t)(k0 + kk) * 2 * VW + VW) * scale;
+      }
+      transpose8(re);
+      transpose8(im);
+      for (int l = 0; l < 8; l++) {
+        pvec v;
+        v.even = re[l];
+        v.odd = im[l];
+        vstore16(v, 0, (__global real *)(y + yb[l] + k0));
+      }
+    }
+#endif
+  for (uint k = k0; k < n; k++) {
+    real rr[VW], ri[VW];
+    VSTORE(VLOAD(0, r + (size_t)k * 2 * VW) * scale, 0, rr);
+    VSTORE(VLOAD(0, r + (size_t)k * 2 * VW + VW) * scale, 0, ri);
+    for (int l = 0; l < lanes; l++) y[yb[l] + k] = (real2)(rr[l], ri[l]);
+  }
+}
+
+#ifdef VW2
+__kernel void fft_stockham_r2c(const uint n1, const uint n2, const real scale,
+                               const ulong rows, __global const real2 *z,
+                               __global real2 *y, const ulong y0,
+                               __global real *scr, __global const real2 *tw,
+                               __global const real2 *rtw) {
+  y += y0;
+  const ulong m = (ulong)n1 * n2, h = m + 1;
+  const uint hn1 = n1 / 2;
+  const ulong pairs = (hn1 + VW) / VW; /* ceil((hn1 + 1) / VW) */
+  __global real *a = scr + (size_t)get_global_id(0) * 8 * n2 * VW;
+  __global real *b = a + (size_t)2 * n2 * VW;
+  __global real *c = b + (size_t)2 * n2 * VW;
+  __global real *d = c + (size_t)2 * n2 * VW;
+  for (ulong q = get_global_id(0); q < pairs * rows; q += get_global_size(0)) {
+    const ulong row = q / pairs;
+    const uint p0 = (uint)(q % pairs) * VW;
+    const int lanes = n1 - p0 < VW ? (int)(n1 - p0) : VW;
+    ulong xa[VW], xb[VW];
+    for (int l = 0; l < VW; l++) {
+      const uint k1 = l < lanes ? p0 + l : 0;
+      xa[l] = row * m + (ulong)k1 * n2;
+      xb[l] = row * m + (ulong)(k1 ? n1 - k1 : 0) * n2;
+    }
+    gather_rows(z, xa, lanes, n2, a);
+    gather_rows(z, xb, lanes, n2, c);
+    __global const real *ra = passes_fwd(n2, a, b, tw);
+    __global const real *rb = passes_fwd(n2, c, d, tw);
+    /* Which lanes write: A for k1 <= n1/2 (not line 0), B for
+     * 0 < k1 < n1 - n1/2. */
+    const bool all_a = p0 > 0 && p0 + VW - 1 <= hn1 && lanes == VW;
+    const bool all_b = p0 > 0 && p0 + VW - 1 < n1 - hn1 && lanes == VW;
+    __global real2 *yr = y + row * h;
+    for (uint k2 = 0; k2 < n2; k2++) {
+      __global const real *pa = ra + (size_t)k2 * 2 * VW;
+      __global const real *pb = rb + (size_t)(n2 - 1 - k2) * 2 * VW;
+      const vec ar = VLOAD(0, pa), ai = VLOAD(0, pa + VW);
+      const vec br = VLOAD(0, pb), bi = VLOAD(0, pb + VW);
+      const ulong k0 = p0 + (ulong)n1 * k2; /* k of lane 0 */
+      vec wr, wi;
+      PAIR_LOAD((__global const real *)(rtw + k0), wr, wi);
+      /* e = (a + conj b)/2, o = (a - conj b)/2, t = W o */
+      const vec er = (ar + br) * (real)0.5, ei = (ai - bi) * (real)0.5;
+      const vec or_ = (ar - br) * (real)0.5, oi = (ai + bi) * (real)0.5;
+      const vec tr = wr * or_ - wi * oi, ti = wr * oi + wi * or_;
+      /* X[k] = e - i t; X[m - k] = conj(e + i t) = (er - ti, -(ei + tr)) */
+      const vec xr = (er + ti) * scale, xi = (ei - tr) * scale;
+      const vec vr = (er - ti) * scale, vi = -(ei + tr) * scale;
+      /* X[m - k] of lane l sits at n1 - p0 - l + n1 (n2 - 1 - k2). */
+      const ulong kb = (ulong)n1 * (n2 - 1 - k2) + n1 - p0;
+      if (all_a) {
+        PAIR_STORE((__global real *)(yr + k0), xr, xi);
+      } else {
+        real rr[VW], ri[VW];
+        VSTORE(xr, 0, rr);
+        VSTORE(xi, 0, ri);
+        for (int l = 0; l < lanes; l++)
+          if (p0 + l > 0 && p0 + l <= hn1)
+            yr[k0 + l] = (real2)(rr[l], ri[l]);
+      }
+#if VW == 8
+      if (all_b) {
+        /* Lanes reversed: lane VW - 1 - l goes to kb - VW + 1 + l. */
+#if PRECISION == 64
+        const ulong8 rev = (ulong8)(7, 6, 5, 4, 3, 2, 1, 0);
+#else
+        const uint8 rev = (uint8)(7, 6, 5, 4, 3, 2, 1, 0);
+#endif
+        PAIR_STORE((__global real *)(yr + kb - (VW - 1)), shuffle(vr, rev),
+                   shuffle(vi, rev));
+        continue;
+      }
+#endif
+      real rr[VW], ri[VW];
+      VSTORE(vr, 0, rr);
+      VSTORE(vi, 0, ri);
+      for (int l = 0; l < lanes; l++)
+        if (p0 + l > 0 && p0 + l < n1 - hn1)
+          yr[kb - l] = (real2)(rr[l], ri[l]);
+    }
+    if (p0 == 0) {
+      /* Line 0, lane 0 of A: Z[n1 k2] with its mirror Z[n1 (n2 - k2)]. */
+      const real2 z0 = (real2)(ra[0], ra[VW]);
+      yr[0] = (real2)(z0.x + z0.y, 0) * scale;
+      yr[m] = (real2)(z0.x - z0.y, 0) * scale;
+      for (uint k2 = 1; k2 < n2; k2++) {
+        const real2 av = (real2)(ra[(size_t)k2 * 2 * VW],
+                                 ra[(size_t)k2 * 2 * VW + VW]);
+        const size_t jb = (size_t)(n2 - k2) * 2 * VW;
+        const real2 bc = (real2)(ra[jb], -ra[jb + VW]);
+        const real2 e = (av + bc) * (real)0.5, o = (av - bc) * (real)0.5;
+        yr[(ulong)n1 * k2] =
+            (e + cmul(rtw[(ulong)n1 * k2], (real2)(o.y, -o.x))) * scale;
+      }
+    }
+  }
+}
+
+/* R2C of even n = 2m with m in one pass: the work-item's VW rows (lanes)
+ * of m complex values z[j] = x[2j] + i x[2j+1] (rows m apart in z), one
+ * forward pass, and the split in the scratch: Z[k] and Z[m - k] are in
+ * the same lane, so X[k] = e - i t and X[m - k] = conj(e + i t) (as
+ * above, W^k = rtw[k] the same for every lane) replace them in place,
+ * X[0] = Re Z[0] + Im Z[0] and X[m] = Re Z[0] - Im Z[0]; then the rows of
+ * h = m + 1 outputs go to y[row h + k] (8 at a time through the
+ * transpose when VW = 8), times scale. Work-item g handles a contiguous
+ * range of row groups, as fft_stockham; scratch 4 m VW reals per
+ * work-item. */
+__kernel void fft_stockham_r2c1(const uint m, const real scale,
+                                const ulong rows, __global const real2 *z,
+                                __global real2 *y, __global real *scr,
+                                __global const real2 *tw,
+                                __global const real2 *rtw) {
+  const ulong h = (ulong)m + 1, groups = (rows + VW - 1) / VW;
+  __global real *a = scr + (size_t)get_global_id(0) * 4 * m * VW;
+  __global real *b = a + (size_t)2 * m * VW;
+  const ulong per = (groups + get_global_size(0) - 1) / get_global_size(0);
+  const ulong gend = min(groups, (get_global_id(0) + 1) * per);
+  for (ulong g = get_global_id(0) * per; g < gend; g++) {
+    const int lanes = rows - g * VW < VW ? (int)(rows - g * VW) : VW;
+    ulong xb[VW], yb[VW];
+    for (int l = 0; l < VW; l++) {
+      xb[l] = (g * VW + (l < lanes ? l : 0)) * m;
+      yb[l] = (g * VW + (l < lanes ? l : 0)) * h;
+    }
+    gather_rows(z, xb, lanes, m, a);
+    __global real *r = passes_fwd(m, a, b, tw);
+    /* The split, in place: pairs (k, m - k), k = 1 .. m/2. */
+    const vec z0r = VLOAD(0, r), z0i = VLOAD(0, r + VW);
+    const vec lastr = (z0r - z0i) * scale; /* X[m] */
+    VSTORE((z0r + z0i) * scale, 0, r);
+    VSTORE((vec)0, 0, r + VW);
+    for (uint k = 1; k <= m / 2; k++) {
+      __global real *pa = r + (size_t)k * 2 * VW;
+      __global real *pb = r + (size_t)(m - k) * 2 * VW;
+      const vec ar = VLOAD(0, pa), ai = VLOAD(0, pa + VW);
+      const vec br = VLOAD(0, pb), bi = VLOAD(0, pb + VW);
+      const real2 w = rtw[k];
+      const vec er = (ar + br) * (real)0.5, ei = (ai - bi) * (real)0.5;
+      const vec or_ = (ar - br) * (real)0.5, oi = (ai + bi) * (real)0.5;
+      const vec tr = w.x * or_ - w.y * oi, ti = w.x * oi + w.y * or_;
+      /* pb first: for k = m - k both are the same value. */
+      VSTORE((er - ti) * scale, 0, pb);
+      VSTORE(-(ei + tr) * scale, 0, pb + VW);
+      VSTORE((er + ti) * scale, 0, pa);
+      VSTORE((ei - tr) * scale, 0, pa + VW);
+    }
+    scatter_rows(r, (real)1, yb, lanes, m, y);
+    real lr[VW];
+    VSTORE(lastr, 0, lr);
+    for (int l = 0; l < lanes; l++) y[yb[l] + m] = (real2)(lr[l], 0);
+  }
+}
+
+/* C2R of even n = 2m with m in one pass, the inverse of the above: the
+ * work-item's VW rows of h = m + 1 values of a real spectrum X (rows h
+ * apart in x), Z[k] = E[k] + i O[k] in the scratch (fft_c2r_pre's
+ * formula, in place by pairs: with e = X[k] + conj X[m-k] and
+ * o = conj(W^k) (X[k] - conj X[m-k]), Z[k] = e + i o and
+ * Z[m - k] = conj(e) + i conj(o); Z[0] from the real parts of X[0] and
+ * X[m]), one inverse pass, and the rows of m complex values (the n reals)
+ * times scale to y[row ys + j]. In place (x and y the same rows) works:
+ * a work-item reads its rows whole before it writes them. */
+__kernel void fft_stockham_c2r1(const uint m, const real scale,
+                                const ulong rows, __global const real2 *x,
+                                __global real2 *y, const ulong ys,
+                                __global real *scr, __global const real2 *tw,
+                                __global const real2 *rtw) {
+  const ulong h = (ulong)m + 1, groups = (rows + VW - 1) / VW;
+  __global real *a = scr + (size_t)get_global_id(0) * 4 * m * VW;
+  __global real *b = a + (size_t)2 * m * VW;
+  const ulong per = (groups + get_global_size(0) - 1) / get_global_size(0);
+  const ulong gend = min(groups, (get_global_id(0) + 1) * per);
+  for (ulong g = get_global_id(0) * per; g < gend; g++) {
+    const int lanes = rows - g * VW < VW ? (int)(rows - g * VW) : VW;
+    ulong xb[VW], yb[VW];
+    real xm[VW];
+    for (int l = 0; l < VW; l++) {
+      const ulong row = g * VW + (l < lanes ? l : 0);
+      xb[l] = row * h;
+      yb[l] = row * ys;
+      xm[l] = l < lanes ? x[row * h + m].x : 0;
+    }
+    gather_rows(x, xb, lanes, m, a);
+    const vec x0 = VLOAD(0, a), xmr = VLOAD(0, xm);
+    VSTORE(x0 + xmr, 0, a);
+    VSTORE(x0 - xmr, 0, a + VW);
+    for (uint k = 1; k <= m / 2; k++) {
+      __global real *pa = a + (size_t)k * 2 * VW;
+      __global real *pb = a + (size_t)(m - k) * 2 * VW;
+      const vec ar = VLOAD(0, pa), ai = VLOAD(0, pa + VW);
+      const vec br = VLOAD(0, pb), bi = VLOAD(0, pb + VW);
+      const real2 w = rtw[k];
+      /* e = a + conj b, d = a - conj b, o = conj(w) d */
+      const vec er = ar + br, ei = ai - bi;
+      const vec dr = ar - br, di = ai + bi;
+      const vec or_ = w.x * dr + w.y * di, oi = w.x * di - w.y * dr;
+      /* pb first: for k = m - k both are the same value. */
+      VSTORE(er + oi, 0, pb);
+      VSTORE(or_ - ei, 0, pb + VW);
+      VSTORE(er - oi, 0, pa);
+      VSTORE(ei + or_, 0, pa + VW);
+    }
+    __global real *r = passes_dir(m, (real)-1, a, b, tw);
+    scatter_rows(r, scale, yb, lanes, m, y);
+  }
+}
+#endif

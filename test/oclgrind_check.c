@@ -1325,9 +1325,10 @@ static void test_fft(void **st) {
     c2c_case(t, 3, n3b, 2, true, "stockham");
     /* Real transforms: odd last lengths (15, 9, 77) on the full-length
      * path; even ones (30, 14, 2, 8, 12, 26, 6) through the half-length
-     * transform with its split and pre-processing kernels (fft_r2c_post,
-     * fft_c2r_pre), the packing of padded rows in place (fft_real_rows)
-     * and outer axes over the half spectrum (Stockham, Rader 17). */
+     * transform with the split and pre-processing inside the pass
+     * (fft_stockham_r2c1, fft_stockham_c2r1), the packing of padded rows
+     * in place (fft_real_rows) and outer axes over the half spectrum
+     * (Stockham, Rader 17). */
     size_t r1 = 30, r1o = 15, r2[2] = {6, 9}, r7 = 77, r2b[2] = {11, 14};
     real_case(t, 1, &r1, 3);
     real_case(t, 1, &r1o, 1);
@@ -1343,6 +1344,11 @@ static void test_fft(void **st) {
     real_inplace_case(t, 2, e6, 1);
     real_inplace_case(t, 2, e2b, 2);
     real_inplace_case(t, 1, &r1o, 1);
+    /* A half above one pass (4500 = 60 x 75): R2C runs the split inside
+     * the second step (fft_stockham_r2c), C2R the pre-processing as a
+     * pass of its own (fft_c2r_pre). */
+    size_t e9000 = 9000;
+    real_case(t, 1, &e9000, 2);
   }
 }
 

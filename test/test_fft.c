@@ -461,6 +461,16 @@ static void test_c2c(void **st) {
       {C2C, VNCL_F64, 3, {13, 11, 7}, 1, 1, BACK, VNCL},
       {C2C, VNCL_F32, 1, {1331}, 8, 0, BACK, VNCL},
       {C2C, VNCL_F64, 1, {2197}, 2, 0, BACK, VNCL},
+      /* Split lengths in batches larger than one block (CPU devices run
+       * the four-step on blocks of whole transforms of up to 1 MiB, both
+       * steps per block): 16384 f32 (128 KiB, blocks of 8: 8, 8, 3),
+       * 8192 f64 in place (blocks of 8, the last of 5), a split first
+       * axis of a 2-D transform (4500 x 24: one transform per block),
+       * and Rader over a split convolution (65536, two per block). */
+      {C2C, VNCL_F32, 1, {16384}, 19, 0, BACK, VNCL},
+      {C2C, VNCL_F64, 1, {8192}, 37, 1, VNCL_FFT_NORM_ORTHO, VNCL},
+      {C2C, VNCL_F32, 2, {4500, 24}, 5, 0, VNCL_FFT_NORM_FORWARD, VNCL},
+      {C2C, VNCL_F32, 1, {65537}, 3, 1, BACK, VNCL},
   };
   run_cases(cases, sizeof cases / sizeof *cases);
 }
@@ -488,7 +498,8 @@ static void test_real(void **st) {
  * the length (the n reals of a row as n/2 complex values) with a split
  * (R2C) or a pre-processing (C2R) pass around it: every class of even
  * length (n = 2, 4, 6, powers of two, 2^a 3^b 5^c 7^d, with 11 and 13, a
- * half above one Stockham pass), 1-D batched, 2-D and 3-D (outer axes on
+ * half above one Stockham pass, whose R2C fuses the split into its second
+ * step), 1-D batched, 2-D and 3-D (outer axes on
  * Stockham, Rader and Bluestein over the half spectrum), in and out of
  * place, f32 and f64, every norm; odd lengths beside them keep the
  * full-length path. */
@@ -511,6 +522,20 @@ static void test_real_half(void **st) {
       /* Halves above one pass: 4500 = 60 x 75, 8192 = 64 x 128. */
       {R2C, VNCL_F32, 1, {9000}, 1, 0, BACK, VNCL},
       {R2C, VNCL_F64, 1, {16384}, 1, 1, VNCL_FFT_NORM_ORTHO, VNCL},
+      /* R2C of a split half runs the split inside the second step
+       * (fft_stockham_r2c, lines k1 and n1 - k1 together): an odd first
+       * factor (5625 = 75 x 75), in place, several rows, rows in blocks
+       * (2^17 = 256 x 512, 1 MiB a row in f32: one row per block), and an
+       * outer axis after it. */
+      {R2C, VNCL_F32, 1, {11250}, 3, 0, VNCL_FFT_NORM_ORTHO, VNCL},
+      {R2C, VNCL_F64, 1, {11250}, 2, 1, BACK, VNCL},
+      {R2C, VNCL_F32, 1, {1 << 18}, 3, 1, VNCL_FFT_NORM_FORWARD, VNCL},
+      {R2C, VNCL_F32, 2, {3, 9000}, 2, 0, BACK, VNCL},
+      /* One-pass halves run the split inside the pass
+       * (fft_stockham_r2c1): full and partial groups of rows (11 = 8 + 3,
+       * 9 = 8 + 1), an odd half (1001) in place. */
+      {R2C, VNCL_F32, 1, {1000}, 11, 0, BACK, VNCL},
+      {R2C, VNCL_F64, 1, {2002}, 9, 1, VNCL_FFT_NORM_ORTHO, VNCL},
       {R2C, VNCL_F32, 2, {5, 12}, 3, 0, BACK, VNCL},
       {R2C, VNCL_F64, 2, {7, 2}, 2, 1, BACK, VNCL},
       {R2C, VNCL_F32, 2, {13, 22}, 1, 1, VNCL_FFT_NORM_ORTHO, VNCL},

@@ -343,6 +343,12 @@ static vncl_status make_steps(vncl_fft_plan *p) {
   }
   if (p->half_m) {
     need[VNCL__FFT_SCRATCH_FULL] = p->rows * p->half_m * esize;
+    if (p->hsteps && vncl__fft_stockham_r2c_fused(&p->tn, t, &p->steps[0].sk) &&
+        (p->d.type == VNCL_FFT_R2C || p->steps[0].sk.n2 == 1))
+      need[VNCL__FFT_SCRATCH_STOCKHAM] = max_size(
+          need[VNCL__FFT_SCRATCH_STOCKHAM],
+          vncl__fft_stockham_r2c_scratch(&p->tn, &p->ctx->info, t,
+                                         &p->steps[0].sk, p->rows));
     if (p->d.type == VNCL_FFT_C2R && p->nsteps > p->hsteps)
       need[VNCL__FFT_SCRATCH_HALF] = p->rows * p->h * esize;
     vncl_status r = vncl__fft_twiddle_get(p->ctx, p->st, 2 * p->half_m, t,
@@ -679,6 +685,14 @@ static vncl_status run_half(vncl_fft_plan *p, vncl_fft_direction dir,
       s = vncl__fft_real_rows_run(ctx, t, p->rows, n, rstride, n, 1.0, in, z);
       zsrc = z;
     }
+    if (!s && hs && vncl__fft_stockham_r2c_fused(&p->tn, t, &hs->sk)) {
+      /* The split runs inside the (last) Stockham step. */
+      s = vncl__fft_stockham_r2c_run(ctx, p->st, t, &p->tn, &hs->sk, p->rows,
+                                     outer ? 1.0 : scale, p->rtw, zsrc, out);
+      if (!s && outer)
+        s = run_steps(p, dir, scale, out, out, p->hsteps, hcount);
+      return s;
+    }
     if (!s && hs) {
       s = vncl__fft_stockham_run(ctx, p->st, t, &p->tn, &hs->sk, hs->ax,
                                  (int)dir, 1.0, zsrc, z);
@@ -695,6 +709,11 @@ static vncl_status run_half(vncl_fft_plan *p, vncl_fft_direction dir,
     x = p->st->scratch[VNCL__FFT_SCRATCH_HALF];
     s = run_steps(p, dir, 1.0, in, x, p->hsteps, hcount);
   }
+  if (!s && hs && hs->sk.n2 == 1 &&
+      vncl__fft_stockham_r2c_fused(&p->tn, t, &hs->sk))
+    /* One pass: the pre-processing inside it, straight to the rows. */
+    return vncl__fft_stockham_c2r_run(ctx, p->st, t, &p->tn, &hs->sk, p->rows,
+                                      scale, p->rtw, x, out, rstride / 2);
   if (!s) s = vncl__fft_c2r_pre_run(ctx, t, p->rows, m, x, p->rtw, z);
   if (!s && hs && rstride == n)
     return vncl__fft_stockham_run(ctx, p->st, t, &p->tn, &hs->sk, hs->ax,

@@ -139,6 +139,10 @@ typedef struct vncl__fft_tuning {
   size_t nmax;              /* longest length done in one Stockham pass;
                                longer ones are split in two (four-step) */
   int wi_per_cu;            /* Stockham work-items per compute unit */
+  size_t block_bytes;       /* split lengths of a batch: both steps run on
+                               groups of whole transforms of at most this
+                               many bytes, so the middle array stays in
+                               cache (0: the whole batch at once) */
 } vncl__fft_tuning;
 void vncl__fft_tuning_for(const vncl_device_info *dev, vncl__fft_tuning *out);
 
@@ -219,6 +223,44 @@ vncl_status vncl__fft_stockham_run(vncl_context *ctx, vncl__fft_state *st,
                                    const vncl__fft_stockham *p,
                                    vncl__fft_axis ax, int sign, double scale,
                                    cl_mem src, cl_mem dst);
+
+/* R2C of even n = 2m on the half-length path: the (last) Stockham step
+ * of the length-m transform and the split of the real spectrum in one
+ * kernel (fft_stockham_r2c1 for one pass, fft_stockham_r2c after the first
+ * step of a four-step split), so the half spectrum is never written to a
+ * workspace. _fused: whether p (the length-m transform) runs this way;
+ * _scratch: the per-work-item lines it needs (slot STOCKHAM); _run: rows
+ * of m complex values (the n reals of each row) from src to the rows of
+ * h = m + 1 outputs in dst, times scale; rtw the twiddles of length n. */
+bool vncl__fft_stockham_r2c_fused(const vncl__fft_tuning *tn,
+                                  vncl_dtype dtype,
+                                  const vncl__fft_stockham *p);
+size_t vncl__fft_stockham_r2c_scratch(const vncl__fft_tuning *tn,
+                                      const vncl_device_info *dev,
+                                      vncl_dtype dtype,
+                                      const vncl__fft_stockham *p,
+                                      size_t rows);
+vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
+                                       vncl_dtype dtype,
+                                       const vncl__fft_tuning *tn,
+                                       const vncl__fft_stockham *p,
+                                       size_t rows, double scale,
+                                       const vncl__fft_entry *rtw, cl_mem src,
+                                       cl_mem dst);
+
+/* C2R of even n = 2m with m in one pass (p->n2 == 1): fft_c2r_pre's
+ * pre-processing, the inverse pass and the scale in one kernel
+ * (fft_stockham_c2r1), from rows of h = m + 1 values (src) to rows of m
+ * complex values `ystride` complex values apart (dst; m out of place, h
+ * for the padded rows in place, dst == src then). Scratch as
+ * vncl__fft_stockham_r2c_scratch. */
+vncl_status vncl__fft_stockham_c2r_run(vncl_context *ctx, vncl__fft_state *st,
+                                       vncl_dtype dtype,
+                                       const vncl__fft_tuning *tn,
+                                       const vncl__fft_stockham *p,
+                                       size_t rows, double scale,
+                                       const vncl__fft_entry *rtw, cl_mem src,
+                                       cl_mem dst, size_t ystride);
 
 /* One forward (or, with conj set, inverse through conj(F(conj x))) DFT
  * along `ax` from src to dst (may be the same buffer) by Bluestein:

@@ -22,11 +22,11 @@ static const struct {
   vncl__fft_tuning t;
 } fft_table[] = {
     {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
-     {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4}},
+     {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4, (size_t)1 << 20}},
     {{NULL, VNCL_DEVICE_GPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
-     {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4}},
+     {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4, 0}},
     {{NULL, 0, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
-     {VNCL_FFT_BACKEND_CLFFT, 8, 8, 4096, 4}},
+     {VNCL_FFT_BACKEND_CLFFT, 8, 8, 4096, 4, 0}},
 };
 
 void vncl__fft_tuning_for(const vncl_device_info *dev, vncl__fft_tuning *out) {
@@ -131,6 +131,18 @@ static size_t work_items(const vncl__fft_tuning *tn,
   return groups < cap ? groups : cap;
 }
 
+/* Transforms (units of `outer`) per run of both steps of a split length:
+ * as many whole transforms as fit tn->block_bytes (at least one), or all
+ * of them (one pass, no block size, or a batch that fits anyway). */
+static size_t outer_block(const vncl__fft_tuning *tn, vncl_dtype dtype,
+                          const vncl__fft_stockham *p, vncl__fft_axis ax) {
+  if (p->n2 == 1 || tn->block_bytes == 0) return ax.outer;
+  size_t one = p->n * ax.inner * 2 * vncl_dtype_size(dtype);
+  size_t b = tn->block_bytes / one;
+  if (b < 1) b = 1;
+  return b < ax.outer ? b : ax.outer;
+}
+
 void vncl__fft_stockham_scratch(const vncl__fft_tuning *tn,
                                 const vncl_device_info *dev, vncl_dtype dtype,
                                 const vncl__fft_stockham *p, vncl__fft_axis ax,
@@ -141,13 +153,16 @@ void vncl__fft_stockham_scratch(const vncl__fft_tuning *tn,
   /* The step with the most work-items and the longest lines bounds it. */
   size_t wi = work_items(tn, dev, dtype, lines * (p->n2 > 1 ? p->n2 : 1));
   *lines_bytes = wi * 4 * longest * vw * esize;
-  *split_bytes = p->n2 > 1 ? lines * p->n * 2 * esize : 0;
+  *split_bytes = p->n2 > 1 ? outer_block(tn, dtype, p, ax) * ax.inner * p->n *
+                                 2 * esize
+                           : 0;
 }
 
 /* Line geometry of one kernel run (see the kernel's comment). */
 typedef struct geom {
   size_t lines, mid, inner;
   size_t xo, xm, xi, xj, yo, ym, yi, yj;
+  size_t x0, y0; /* complex elements before the first line in x and y */
 } geom;
 
 static vncl_status pass(vncl_context *ctx, vncl__fft_state *st,
@@ -177,13 +192,15 @@ static vncl_status pass(vncl_context *ctx, vncl__fft_state *st,
   /* Unused tables still need a valid buffer argument. */
   cl_mem lo = split ? split->tables[0] : tw->tables[0];
   cl_mem hi = split ? split->tables[1] : tw->tables[0];
+  cl_ulong x0 = g->x0, y0 = g->y0;
   s = vncl__set_args(
-      ctx, k.k, 22, VNCL_ARG(n_), VNCL_ARG(sign_), VNCL_TARG(sc),
+      ctx, k.k, 24, VNCL_ARG(n_), VNCL_ARG(sign_), VNCL_TARG(sc),
       VNCL_ARG(a[0]), VNCL_ARG(a[1]), VNCL_ARG(a[2]), VNCL_ARG(x),
       VNCL_ARG(a[3]), VNCL_ARG(a[4]), VNCL_ARG(a[5]), VNCL_ARG(a[6]),
       VNCL_ARG(y), VNCL_ARG(a[7]), VNCL_ARG(a[8]), VNCL_ARG(a[9]),
       VNCL_ARG(a[10]), VNCL_ARG(scr), VNCL_ARG(tw->tables[0]), VNCL_ARG(twn_),
-      VNCL_ARG(shift), VNCL_ARG(lo), VNCL_ARG(hi));
+      VNCL_ARG(shift), VNCL_ARG(lo), VNCL_ARG(hi), VNCL_ARG(x0),
+      VNCL_ARG(y0));
   size_t lg = 0;
   while (((size_t)1 << lg) < n) lg++;
   double flops = 5.0 * (double)n * (double)lg * (double)g->lines;
@@ -199,43 +216,183 @@ vncl_status vncl__fft_stockham_run(vncl_context *ctx, vncl__fft_state *st,
   size_t n = p->n, inner = ax.inner;
   if (p->n2 == 1) {
     geom g = {ax.outer * inner, 1, inner, n * inner, 0, 1, inner,
-              n * inner,        0, 1,     inner};
+              n * inner,        0, 1,     inner, 0, 0};
     return pass(ctx, st, dtype, tn, n, p->tw1, NULL, 0, sign, scale, &g, src,
                 dst);
   }
   /* Four-step: j = n2 j1 + j2. Step 1, a DFT over j1 for every (o, j2, i)
    * into the middle array, times exp(sign 2 pi i j2 k1 / n); step 2, a DFT
-   * over j2 for every (o, k1, i), written to k = k1 + n1 k2. */
+   * over j2 for every (o, k1, i), written to k = k1 + n1 k2. A batch runs
+   * in blocks of whole transforms (outer_block), both steps per block, so
+   * that the block's middle array is still in cache when step 2 reads it;
+   * every block uses the start of the middle array. A block reads all of
+   * its input in step 1 before step 2 writes its output, so in place
+   * works block by block. */
   size_t n1 = p->n1, n2 = p->n2, esize = vncl_dtype_size(dtype);
+  size_t blk = outer_block(tn, dtype, p, ax);
   cl_mem mid = NULL;
   vncl_status s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_SPLIT,
-                                    ax.outer * inner * n * 2 * esize, &mid);
+                                    blk * inner * n * 2 * esize, &mid);
+  for (size_t o0 = 0; !s && o0 < ax.outer; o0 += blk) {
+    size_t no = ax.outer - o0 < blk ? ax.outer - o0 : blk;
+    size_t off = o0 * n * inner; /* complex elements before the block */
+    geom g1 = {no * n2 * inner, n2, inner, n * inner, inner, 1, n2 * inner,
+               n * inner, inner, 1, n2 * inner, off, 0};
+    s = pass(ctx, st, dtype, tn, n1, p->tw1, p->split, n, sign, 1.0, &g1,
+             src, mid);
+    geom g2 = {no * n1 * inner, n1, inner, n * inner, n2 * inner, 1, inner,
+               n * inner, inner, 1, n1 * inner, 0, off};
+    if (!s)
+      s = pass(ctx, st, dtype, tn, n2, p->tw2, NULL, 0, sign, scale, &g2, mid,
+               dst);
+  }
+  return s;
+}
+
+/* ---- R2C with the split fused into the second step ---------------------- */
+
+/* Work-items of fft_stockham_r2c: twice the main kernel's (each has two
+ * groups of lines, and PoCL hands work-groups to its threads one by one,
+ * so more of them balance a pass with few pairs, as 33 for 2^20). */
+static size_t r2c_work_items(const vncl__fft_tuning *tn,
+                             const vncl_device_info *dev, size_t pairs) {
+  size_t cap = 2 * (size_t)(dev->compute_units ? dev->compute_units : 1) *
+               (size_t)tn->wi_per_cu;
+  return pairs < cap ? pairs : cap;
+}
+
+static size_t r2c_pairs(const vncl__fft_tuning *tn, vncl_dtype dtype,
+                        const vncl__fft_stockham *p) {
+  size_t vw = (size_t)vw_of(tn, dtype);
+  return (p->n1 / 2 + vw) / vw;
+}
+
+bool vncl__fft_stockham_r2c_fused(const vncl__fft_tuning *tn,
+                                  vncl_dtype dtype,
+                                  const vncl__fft_stockham *p) {
+  (void)p;
+  int vw = vw_of(tn, dtype);
+  return vw == 2 || vw == 4 || vw == 8 || vw == 16;
+}
+
+size_t vncl__fft_stockham_r2c_scratch(const vncl__fft_tuning *tn,
+                                      const vncl_device_info *dev,
+                                      vncl_dtype dtype,
+                                      const vncl__fft_stockham *p,
+                                      size_t rows) {
+  size_t vw = (size_t)vw_of(tn, dtype);
+  if (p->n2 == 1)
+    return work_items(tn, dev, dtype, rows) * 4 * p->n * vw *
+           vncl_dtype_size(dtype);
+  size_t wi = r2c_work_items(tn, dev, rows * r2c_pairs(tn, dtype, p));
+  return wi * 8 * p->n2 * vw * vncl_dtype_size(dtype);
+}
+
+vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
+                                       vncl_dtype dtype,
+                                       const vncl__fft_tuning *tn,
+                                       const vncl__fft_stockham *p,
+                                       size_t rows, double scale,
+                                       const vncl__fft_entry *rtw, cl_mem src,
+                                       cl_mem dst) {
+  size_t m = p->n, n1 = p->n1, n2 = p->n2, esize = vncl_dtype_size(dtype);
+  size_t vw = (size_t)vw_of(tn, dtype);
+  char more[32];
+  snprintf(more, sizeof more, "-DVW=%zu", vw);
+  if (n2 == 1) {
+    /* One pass: the rows in the lanes, the split in the scratch. */
+    size_t wi = work_items(tn, &ctx->info, dtype, rows);
+    cl_mem scr = NULL;
+    vncl_status s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_STOCKHAM,
+                                      wi * 4 * m * vw * esize, &scr);
+    vncl__kernel k;
+    if (!s)
+      s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", more,
+                         "fft_stockham_r2c1", &k);
+    if (s) return s;
+    cl_uint m_ = (cl_uint)m;
+    cl_ulong rows_ = rows;
+    vncl__targ sc = vncl__real_arg(dtype, scale);
+    s = vncl__set_args(ctx, k.k, 8, VNCL_ARG(m_), VNCL_TARG(sc),
+                       VNCL_ARG(rows_), VNCL_ARG(src), VNCL_ARG(dst),
+                       VNCL_ARG(scr), VNCL_ARG(p->tw1->tables[0]),
+                       VNCL_ARG(rtw->tables[0]));
+    size_t lg = 0;
+    while (((size_t)1 << lg) < m) lg++;
+    return vncl__fft_klaunch1(ctx, &k, s, wi, 1,
+                              5.0 * (double)m * (double)lg * (double)rows,
+                              (4.0 * (double)m + 2.0) * (double)rows * esize);
+  }
+  vncl__fft_axis ax = {m, rows, 1};
+  size_t blk = outer_block(tn, dtype, p, ax);
+  cl_mem mid = NULL, scr = NULL;
+  vncl_status s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_SPLIT,
+                                    blk * m * 2 * esize, &mid);
+  size_t pairs = r2c_pairs(tn, dtype, p);
+  size_t wi = r2c_work_items(tn, &ctx->info, blk * pairs);
+  if (!s)
+    s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_STOCKHAM,
+                          wi * 8 * n2 * vw * esize, &scr);
+  size_t lg = 0;
+  while (((size_t)1 << lg) < n2) lg++;
+  for (size_t o0 = 0; !s && o0 < rows; o0 += blk) {
+    size_t no = rows - o0 < blk ? rows - o0 : blk;
+    /* Step 1 as in vncl__fft_stockham_run: DFTs over j1, twiddled. */
+    geom g1 = {no * n2, n2, 1, m, 1, 1, n2, m, 1, 1, n2, o0 * m, 0};
+    s = pass(ctx, st, dtype, tn, n1, p->tw1, p->split, m, -1, 1.0, &g1, src,
+             mid);
+    vncl__kernel k;
+    if (!s)
+      s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", more,
+                         "fft_stockham_r2c", &k);
+    if (s) break;
+    cl_uint n1_ = (cl_uint)n1, n2_ = (cl_uint)n2;
+    cl_ulong rows_ = no, y0 = o0 * (m + 1);
+    vncl__targ sc = vncl__real_arg(dtype, scale);
+    size_t w = r2c_work_items(tn, &ctx->info, no * pairs);
+    s = vncl__set_args(ctx, k.k, 10, VNCL_ARG(n1_), VNCL_ARG(n2_),
+                       VNCL_TARG(sc), VNCL_ARG(rows_), VNCL_ARG(mid),
+                       VNCL_ARG(dst), VNCL_ARG(y0), VNCL_ARG(scr),
+                       VNCL_ARG(p->tw2->tables[0]),
+                       VNCL_ARG(rtw->tables[0]));
+    /* The declared work: the n1 lines of step 2 (the B lines repeat the
+     * A ones) and the split's reads and writes. */
+    double flops = 5.0 * (double)n2 * (double)lg * (double)(n1 * no);
+    s = vncl__fft_klaunch1(ctx, &k, s, w, 1, flops,
+                           (4.0 * (double)m + 2.0) * (double)no * esize);
+  }
+  return s;
+}
+
+vncl_status vncl__fft_stockham_c2r_run(vncl_context *ctx, vncl__fft_state *st,
+                                       vncl_dtype dtype,
+                                       const vncl__fft_tuning *tn,
+                                       const vncl__fft_stockham *p,
+                                       size_t rows, double scale,
+                                       const vncl__fft_entry *rtw, cl_mem src,
+                                       cl_mem dst, size_t ystride) {
+  size_t m = p->n, esize = vncl_dtype_size(dtype);
+  size_t vw = (size_t)vw_of(tn, dtype);
+  size_t wi = work_items(tn, &ctx->info, dtype, rows);
+  cl_mem scr = NULL;
+  vncl_status s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_STOCKHAM,
+                                    wi * 4 * m * vw * esize, &scr);
+  char more[32];
+  snprintf(more, sizeof more, "-DVW=%zu", vw);
+  vncl__kernel k;
+  if (!s)
+    s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", more,
+                       "fft_stockham_c2r1", &k);
   if (s) return s;
-  geom g1 = {ax.outer * n2 * inner,
-             n2,
-             inner,
-             n * inner,
-             inner,
-             1,
-             n2 * inner,
-             n * inner,
-             inner,
-             1,
-             n2 * inner};
-  s = pass(ctx, st, dtype, tn, n1, p->tw1, p->split, n, sign, 1.0, &g1, src,
-           mid);
-  if (s) return s;
-  geom g2 = {ax.outer * n1 * inner,
-             n1,
-             inner,
-             n * inner,
-             n2 * inner,
-             1,
-             inner,
-             n * inner,
-             inner,
-             1,
-             n1 * inner};
-  return pass(ctx, st, dtype, tn, n2, p->tw2, NULL, 0, sign, scale, &g2, mid,
-              dst);
+  cl_uint m_ = (cl_uint)m;
+  cl_ulong rows_ = rows, ys = ystride;
+  vncl__targ sc = vncl__real_arg(dtype, scale);
+  s = vncl__set_args(ctx, k.k, 9, VNCL_ARG(m_), VNCL_TARG(sc), VNCL_ARG(rows_),
+                     VNCL_ARG(src), VNCL_ARG(dst), VNCL_ARG(ys), VNCL_ARG(scr),
+                     VNCL_ARG(p->tw1->tables[0]), VNCL_ARG(rtw->tables[0]));
+  size_t lg = 0;
+  while (((size_t)1 << lg) < m) lg++;
+  return vncl__fft_klaunch1(ctx, &k, s, wi, 1,
+                            5.0 * (double)m * (double)lg * (double)rows,
+                            (4.0 * (double)m + 2.0) * (double)rows * esize);
 }
