@@ -92,6 +92,37 @@ static void test_cast_pairs(void **st) {
     }
 }
 
+/* Lengths around the CPU kernel's vectors (16 lanes, 64 elements per
+ * work-item, work-items whose elements run past the end take the scalar
+ * loop) and the GPU kernel's groups: every pair, each element exact. */
+static void test_cast_lengths(void **st) {
+  (void)st;
+  static const size_t lens[] = {1, 15, 16, 17, 63, 64, 65, 1024 + 48, 4096 + 7};
+  for (int si = 0; si < 5; si++)
+    for (int di = 0; di < 5; di++)
+      for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
+        vncl_dtype s = all_types[si], d = all_types[di];
+        size_t n = lens[li], have;
+        double *in = cast_inputs(s, n, &have);
+        /* the edge cases first, then random values; keep n of them, from a
+         * random start so that short lengths see different edges */
+        size_t from = (size_t)(t_rand_u64() % (have - n + 1));
+        int64_t shape[1] = {(int64_t)n};
+        vncl_tensor *a = t_new(ctx, s, 1, shape), *b = t_new(ctx, d, 1, shape);
+        t_write(ctx, a, in + from);
+        t_poison(ctx, b);
+        T_OK(ctx, vncl_cast(ctx, a, b));
+        double *got = t_read(ctx, b), *ref = malloc(n * sizeof *ref);
+        for (size_t i = 0; i < n; i++) ref[i] = convert(d, in[from + i]);
+        char what[80];
+        snprintf(what, sizeof what, "cast %s -> %s, %zu elements",
+                 vncl_dtype_name(s), vncl_dtype_name(d), n);
+        t_check(what, n, got, ref, 0, 0); /* exact */
+        free(in), free(got), free(ref);
+        vncl_tensor_destroy(a), vncl_tensor_destroy(b);
+      }
+}
+
 /* f64 with all 53 significand bits set to 16 bits: a conversion through
  * f32 would round twice. */
 static void test_cast_no_double_rounding(void **st) {
@@ -215,6 +246,7 @@ static void test_bad_inputs(void **st) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cast_pairs),
+      cmocka_unit_test(test_cast_lengths),
       cmocka_unit_test(test_cast_no_double_rounding),
       cmocka_unit_test(test_fill),
       cmocka_unit_test(test_copy),
