@@ -22,11 +22,12 @@
  * IPT consecutive elements from (g*WG + l)*IPT (CPUs). With ITEM_CONTIG,
  * cast_contig converts them as IPT/CVW vectors of CVW lanes (vloadN, the
  * vector conversions, vstoreN / vstore_halfN_rte) when IPT is a multiple
- * of CVW: left to itself PoCL's compiler turned the scalar loop into
- * partial vectors (27 vmovsd) and f32 -> f16 into one call per element.
- * Every vector conversion rounds exactly as its scalar form; f64 -> f16
- * goes through f32 rounded to odd (PoCL's vstore_halfN_rte of doubles is
- * slow), which is the same single rounding.
+ * of CVW. Left to itself PoCL 3.1 compiled the scalar loop into partial
+ * vectors (27 vmovsd), f64 -> f16 into a call per element
+ * (_cl_vstore_half_rte on a double), and f32 -> f16, i32 -> f16 and
+ * bf16 -> f16 at a quarter to a third of memcpy. Every vector conversion
+ * gives the bits its scalar form gives (NaN payloads aside); f64 -> f16
+ * goes through f32 rounded to odd, the same single rounding.
  */
 
 /* Work-items per work-group. */
