@@ -211,14 +211,31 @@ typedef uint16 T16;
 
 /* nt: every output row of a block starts on a 16-element boundary (the
  * host checks the offsets and strides), so whole-vector non-temporal
- * stores are aligned. */
+ * stores are aligned.
+ * nrb 0: dimension 1 of the grid runs over the blocks of r, dimension 2
+ * over the batch. nrb > 0 (a short r axis, nrb = its number of blocks):
+ * dimension 1 runs over (batch index, block of r) pairs, r fastest, and
+ * dimension 2 is 1; nbt is the batch's size. The host folds when r is
+ * shorter than a group's height in blocks and the innermost batch axis is
+ * the output axis next to r: a group then writes output runs across the
+ * batch (e.g. 4 x 256 bytes together) and no work-item idles. */
 __kernel __attribute__((reqd_work_group_size(TILE, WGY, 1))) void
 permute_blocks(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
                const int nb, const IDX8 bshape, const IDX8 bin,
                const IDX8 bout, __global const T *in, const IDX ioff,
-               __global T *out, const IDX ooff, const int nt) {
-  const IDX a = (IDX)get_global_id(0) * VB, r = (IDX)get_global_id(1) * VB;
-  IDX b = get_global_id(2), ib = 0, ob = 0;
+               __global T *out, const IDX ooff, const int nt, const IDX nrb,
+               const IDX nbt) {
+  const IDX a = (IDX)get_global_id(0) * VB;
+  IDX r, b, ib = 0, ob = 0;
+  if (nrb) {
+    const IDX gy = get_global_id(1), q = gy / nrb;
+    if (q >= nbt) return;
+    r = (gy - q * nrb) * VB;
+    b = q;
+  } else {
+    r = (IDX)get_global_id(1) * VB;
+    b = get_global_id(2);
+  }
   DECOMP(0) DECOMP(1) DECOMP(2) DECOMP(3) DECOMP(4) DECOMP(5)
   if (a >= na || r >= nr) return;
   __global const T *src = in + ioff + ib + r * in_sr + a;

@@ -697,8 +697,7 @@ static void test_elementwise(void **st) {
 }
 
 /* Casts between every pair of dtypes, fill and copy with offsets. */
-static void test_cast(void **st) {
-  (void)st;
+static void cast_cases(void) {
   const vncl_dtype all[5] = {VNCL_F32, VNCL_F64, VNCL_F16, VNCL_BF16, VNCL_I32};
   size_t n = 517;
   int64_t sn[1] = {(int64_t)n};
@@ -755,6 +754,15 @@ static void test_cast(void **st) {
     vncl_tensor_destroy(src);
   }
 }
+static void with_cpu_rows(void (*cases)(void), vncl__ops_family f,
+                          const int *cpu);
+/* The cast family with its GPU row, then (--cpu-rows) the CPU row's
+ * 16-lane vectors per work-item (ITEM_CONTIG, 64 elements each). */
+static void test_cast(void **st) {
+  (void)st;
+  static const int cpu[VNCL__OPS_MAX_PARAMS] = {16, 64, 1};
+  with_cpu_rows(cast_cases, VNCL__OPS_CAST, cpu);
+}
 
 /* Transposes across partial tiles with a batch, and permutations (tiled
  * and gathered), in every dtype (bits move unchanged). */
@@ -769,7 +777,8 @@ static void transpose_cases(void) {
             {2, {48, 32}, {1, 0}}, /* aligned output rows */
             {3, {5, 6, 7}, {2, 0, 1}},
             {4, {2, 3, 4, 5}, {3, 1, 0, 2}},
-            {3, {4, 9, 33}, {1, 0, 2}}};
+            {3, {4, 9, 33}, {1, 0, 2}},
+            {3, {20, 5, 40}, {2, 1, 0}}}; /* short r: blocks fold the batch */
   for (int d = 0; d < 5; d++)
     for (size_t c = 0; c < sizeof cs / sizeof *cs; c++) {
       vncl_dtype t = all[d];

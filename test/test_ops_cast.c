@@ -92,6 +92,87 @@ static void test_cast_pairs(void **st) {
     }
 }
 
+/* Lengths around the CPU kernel's vectors (16 lanes, 64 elements per
+ * work-item, work-items whose elements run past the end take the scalar
+ * loop) and the GPU kernel's groups: every pair, each element exact. */
+static void test_cast_lengths(void **st) {
+  (void)st;
+  static const size_t lens[] = {1, 15, 16, 17, 63, 64, 65, 1024 + 48, 4096 + 7};
+  for (int si = 0; si < 5; si++)
+    for (int di = 0; di < 5; di++)
+      for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
+        vncl_dtype s = all_types[si], d = all_types[di];
+        size_t n = lens[li], have;
+        double *in = cast_inputs(s, n, &have);
+        /* the edge cases first, then random values; keep n of them, from a
+         * random start so that short lengths see different edges */
+        size_t from = (size_t)(t_rand_u64() % (have - n + 1));
+        int64_t shape[1] = {(int64_t)n};
+        vncl_tensor *a = t_new(ctx, s, 1, shape), *b = t_new(ctx, d, 1, shape);
+        t_write(ctx, a, in + from);
+        t_poison(ctx, b);
+        T_OK(ctx, vncl_cast(ctx, a, b));
+        double *got = t_read(ctx, b), *ref = malloc(n * sizeof *ref);
+        for (size_t i = 0; i < n; i++) ref[i] = convert(d, in[from + i]);
+        char what[80];
+        snprintf(what, sizeof what, "cast %s -> %s, %zu elements",
+                 vncl_dtype_name(s), vncl_dtype_name(d), n);
+        t_check(what, n, got, ref, 0, 0); /* exact */
+        free(in), free(got), free(ref);
+        vncl_tensor_destroy(a), vncl_tensor_destroy(b);
+      }
+}
+
+/* Views that start past their buffer's beginning (the library's internal
+ * offsets, set here by hand): odd and even element offsets on both sides,
+ * so that 16-bit results start off a 4-byte boundary too (the CPU kernel
+ * then stores 16-bit vectors as such). Every element exact, nothing
+ * written outside the view. */
+static void test_cast_offsets(void **st) {
+  (void)st;
+  static const size_t offs[][2] = {{3, 1}, {0, 2}, {5, 0}};
+  const size_t n = 517;
+  for (int si = 0; si < 5; si++)
+    for (int di = 0; di < 5; di++)
+      for (size_t oi = 0; oi < sizeof offs / sizeof *offs; oi++) {
+        vncl_dtype s = all_types[si], d = all_types[di];
+        size_t so = offs[oi][0], dof = offs[oi][1], have;
+        double *in = cast_inputs(s, n, &have);
+        int64_t sb[1] = {(int64_t)(n + 8)};
+        vncl_tensor *a = t_new(ctx, s, 1, sb), *b = t_new(ctx, d, 1, sb);
+        double *full = malloc((n + 8) * sizeof *full);
+        for (size_t i = 0; i < n + 8; i++) full[i] = 0;
+        for (size_t i = 0; i < n; i++) full[so + i] = in[i];
+        t_write(ctx, a, full);
+        /* outside the view -7 (exact in every type), inside a poison */
+        double *before = malloc((n + 8) * sizeof *before);
+        for (size_t i = 0; i < n + 8; i++)
+          before[i] = i >= dof && i < dof + n
+                          ? (d == VNCL_I32 ? 2143346349.0 : NAN)
+                          : -7.0;
+        t_write(ctx, b, before);
+        vncl_tensor va = *a, vb = *b;
+        va.ndim = vb.ndim = 1;
+        va.shape[0] = vb.shape[0] = (int64_t)n;
+        va.numel = vb.numel = n;
+        va.bytes = n * vncl_dtype_size(s);
+        vb.bytes = n * vncl_dtype_size(d);
+        va.offset += so * vncl_dtype_size(s);
+        vb.offset += dof * vncl_dtype_size(d);
+        T_OK(ctx, vncl_cast(ctx, &va, &vb));
+        double *got = t_read(ctx, b), *ref = malloc((n + 8) * sizeof *ref);
+        for (size_t i = 0; i < n + 8; i++)
+          ref[i] = i >= dof && i < dof + n ? convert(d, in[i - dof])
+                                           : before[i];
+        char what[80];
+        snprintf(what, sizeof what, "cast %s -> %s, offsets %zu, %zu",
+                 vncl_dtype_name(s), vncl_dtype_name(d), so, dof);
+        t_check(what, n + 8, got, ref, 0, 0); /* exact, the rest untouched */
+        free(in), free(full), free(before), free(got), free(ref);
+        vncl_tensor_destroy(a), vncl_tensor_destroy(b);
+      }
+}
+
 /* f64 with all 53 significand bits set to 16 bits: a conversion through
  * f32 would round twice. */
 static void test_cast_no_double_rounding(void **st) {
@@ -215,6 +296,8 @@ static void test_bad_inputs(void **st) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cast_pairs),
+      cmocka_unit_test(test_cast_lengths),
+      cmocka_unit_test(test_cast_offsets),
       cmocka_unit_test(test_cast_no_double_rounding),
       cmocka_unit_test(test_fill),
       cmocka_unit_test(test_copy),

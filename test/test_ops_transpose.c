@@ -145,7 +145,8 @@ static void test_tile_params(void **st) {
 /* 16 x 16 register blocks per work-item (ROW_ITEMS 2): whole blocks with
  * aligned output rows (non-temporal vector stores), whole blocks with
  * unaligned rows, edge blocks on either axis, a batch, 3-D and 4-D tiled
- * permutations, every element size, several group shapes. */
+ * permutations, a short r axis folded with the batch, every element size,
+ * several group shapes. */
 static void test_register_blocks(void **st) {
   (void)st;
   static const int sets[][VNCL__OPS_MAX_PARAMS] = {
@@ -155,6 +156,9 @@ static void test_register_blocks(void **st) {
   int p2[2] = {1, 0}, p3[3] = {2, 1, 0}, p4[4] = {0, 3, 2, 1};
   int64_t s3[3] = {3, 40, 64}, s4[4] = {2, 32, 5, 48}, s3b[3] = {7, 50, 35};
   int p3b[3] = {0, 2, 1};
+  /* A short first axis moved innermost: the grid folds the batch into the
+   * group's rows (whole and edge blocks of r, edges of a). */
+  static const int64_t sf[][3] = {{64, 6, 200}, {20, 9, 33}, {16, 5, 48}};
   for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, sets[k]));
     for (size_t i = 0; i < sizeof s2 / sizeof *s2; i++)
@@ -163,6 +167,7 @@ static void test_register_blocks(void **st) {
       run_permute(all_types[ti], 3, s3, p3, 0);
       run_permute(all_types[ti], 4, s4, p4, 0);
       run_permute(all_types[ti], 3, s3b, p3b, 1);
+      run_permute(all_types[ti], 3, sf[(k + (size_t)ti) % 3], p3, 0);
     }
   }
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, NULL));

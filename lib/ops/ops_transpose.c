@@ -181,8 +181,25 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
       for (cl_int j = 0; j < nb; j++) nt = nt && bout[j] % 16 == 0;
       cl_int err = clSetKernelArg(k.k, 12, sizeof nt, &nt);
       if (err != CL_SUCCESS) s = vncl__cl_fail(ctx, err, "clSetKernelArg(12)");
+      /* A short R (fewer blocks than the group is high) with the innermost
+       * batch axis next to R in the output: the grid's dimension 1 runs
+       * over (batch, block of R) pairs, so that the group's rows write
+       * neighbouring output runs (the batch axis's output stride is R's
+       * row) and none of them idles. */
+      size_t nrb = (pl.shape[R] + 15) / 16;
+      bool fold = nb > 0 && nrb < wgy && bout[0] == pl.shape[R] &&
+                  ostr[nd - 1] == 1;
+      vncl__ops_arg anrb = vncl__ops_idx(bits, fold ? nrb : 0);
+      vncl__ops_arg anbt = vncl__ops_idx(bits, fold ? batch : 0);
+      if (!s && err == CL_SUCCESS)
+        err = clSetKernelArg(k.k, 13, anrb.size, &anrb.v);
+      if (!s && err == CL_SUCCESS)
+        err = clSetKernelArg(k.k, 14, anbt.size, &anbt.v);
+      if (!s && err != CL_SUCCESS)
+        s = vncl__cl_fail(ctx, err, "clSetKernelArg(13, 14)");
       global[0] = vncl__round_up((pl.shape[A] + 15) / 16, tile);
-      global[1] = vncl__round_up((pl.shape[R] + 15) / 16, wgy);
+      global[1] = vncl__round_up(fold ? nrb * batch : nrb, wgy);
+      if (fold) global[2] = 1;
     }
     if (!s)
       s = vncl__launch_work(ctx, "transpose", k.k, 3, global, local, 0, NULL,
