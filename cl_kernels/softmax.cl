@@ -111,9 +111,14 @@ typedef CAT(ACC, VSUF) accv;
 /* CPU layout: while pass 3 writes this row, the work-items ask for their
  * part of the next row (the next work-group's, which PoCL's threads mostly
  * take next), so its pass 1 finds it in cache: softmax 1.12-1.17x here
- * (docs/ops.md). Not on the GPU layout (no such order of groups). */
+ * (docs/ops.md). Not on the GPU layout (no such order of groups). A
+ * parameter (PREFETCH, set in the CPU rows), not only a compiler test:
+ * Oclgrind's compiler has the builtin but cannot run llvm.prefetch. */
+#ifndef PREFETCH
+#define PREFETCH 0
+#endif
 #define PREFETCH_NEXT 0
-#if ITEM_CONTIG && defined(__has_builtin)
+#if PREFETCH && ITEM_CONTIG && defined(__has_builtin)
 #if __has_builtin(__builtin_prefetch)
 #undef PREFETCH_NEXT
 #define PREFETCH_NEXT 1

@@ -441,9 +441,9 @@ static void test_params_independent(void **st) {
   /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB */
   static const int red_sets[][VNCL__OPS_MAX_PARAMS] = {
       {32, 1, 0, 0, 1}, {256, 4, 0, 16, 2}, {1024, 16, 1, 65536, 8}};
-  /* WG, VW, ITEM_CONTIG */
+  /* WG, VW, ITEM_CONTIG, PREFETCH */
   static const int sm_sets[][VNCL__OPS_MAX_PARAMS] = {
-      {32, 1, 0}, {256, 16, 1}, {128, 2, 0}};
+      {32, 1, 0, 0}, {256, 16, 1, 1}, {128, 2, 1, 0}};
   int64_t s2[2] = {5, 20001}, s3[2] = {1001, 7}, sm[2] = {9, 333};
   for (size_t k = 0; k < 3; k++) {
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, red_sets[k]));

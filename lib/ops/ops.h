@@ -11,7 +11,7 @@
  *   cast         cast.cl           WG, IPT, ITEM_CONTIG   (casts, fill, copy)
  *   transpose    transpose.cl      TILE, WGY, ROW_ITEMS
  *   reduce       reduce.cl         WG, VW, ITEM_CONTIG, ROWS_ITEM, CB
- *   softmax      softmax.cl        WG, VW, ITEM_CONTIG
+ *   softmax      softmax.cl        WG, VW, ITEM_CONTIG, PREFETCH
  *   random       random.cl         WG, BPI
  *
  * Every parameter reaches the compiler as -DNAME=value through
@@ -82,7 +82,10 @@
   P(VW, 4, (1, 2, 4, 8, 16), (4, 16), "elements per vector load/store")        \
   P(ITEM_CONTIG, 0, (0, 1), (0, 1),                                            \
     "1: a work-item's part of the row is contiguous (CPUs); 0: interleaved "   \
-    "(GPUs)")
+    "(GPUs)")                                                                  \
+  P(PREFETCH, 0, (0, 1), (0, 1),                                               \
+    "1: with ITEM_CONTIG, pass 3 prefetches the next row (__builtin_prefetch "\
+    "where the compiler has it)")
 
 #define VNCL__OPS_RANDOM_TABLE(P)                                              \
   P(WG, 256, VNCL__OPS_WG_VALUES, VNCL__OPS_WG_QUICK,                          \

@@ -62,7 +62,7 @@ static const vncl__param_row r_transpose[] = {
 static const vncl__param_row r_reduce[] = {
     CPU_ROW("WG=16 VW=16 ITEM_CONTIG=1 ROWS_ITEM=65536 CB=4")};
 static const vncl__param_row r_softmax[] = {
-    CPU_ROW("WG=64 VW=16 ITEM_CONTIG=1")};
+    CPU_ROW("WG=64 VW=16 ITEM_CONTIG=1 PREFETCH=1")};
 static const vncl__param_row r_random[] = {CPU_ROW("WG=16 BPI=16")};
 
 static bool ops_valid(const vncl__param_family *f,
