@@ -939,3 +939,124 @@ __kernel void fft_stockham_c2r1(const uint m, const real scale,
   }
 }
 #endif
+
+/* ---- Many transforms of length 2, 4 or 8 ---------------------------------
+ *
+ * fft_stockham_short: `lines` contiguous lines of n = 2, 4 or 8 complex
+ * values (line l at x[n l], its output at y[n l]; x == y in place), the
+ * whole transform in registers. The data are taken in blocks of 64
+ * complex values: 8 vector loads of 8 values (one 64-byte cache line of
+ * f32 each) and the register transpose put element 8 l + j of the block
+ * in lane l of re[j], im[j]. As n divides 8, re[0..8) of lane l then hold
+ * 8 / n whole lines (line (8 l + j) / n, element j mod n), so the block is
+ * 8 / n radix-n butterflies on vectors (radix8's, DFT4 or a sum and a
+ * difference, no twiddles: one pass), a transpose back and 8 stores, times
+ * scale. No scratch; sign as fft_stockham. Work-item g handles the
+ * contiguous range of blocks [g per, (g + 1) per); a last block of fewer
+ * than 64 values is loaded and stored element by element (missing values
+ * are zeros, their results dropped). */
+#if VW == 8
+#define DFT8_REGS(re, im)                                                  \
+  do {                                                                     \
+    DFT4(re[0], im[0], re[2], im[2], re[4], im[4], re[6], im[6]);          \
+    DFT4(re[1], im[1], re[3], im[3], re[5], im[5], re[7], im[7]);          \
+    const real c_ = (real)0.70710678118654752440;                          \
+    const vec o1r = c_ * (re[3] + s * im[3]), o1i = c_ * (im[3] - s * re[3]); \
+    const vec o2r = s * im[5], o2i = -s * re[5];                           \
+    const vec o3r = c_ * (s * im[7] - re[7]), o3i = -c_ * (im[7] + s * re[7]); \
+    const vec e0r = re[0], e0i = im[0], e1r = re[2], e1i = im[2];          \
+    const vec e2r = re[4], e2i = im[4], e3r = re[6], e3i = im[6];          \
+    const vec o0r = re[1], o0i = im[1];                                    \
+    re[0] = e0r + o0r;                                                     \
+    im[0] = e0i + o0i;                                                     \
+    re[1] = e1r + o1r;                                                     \
+    im[1] = e1i + o1i;                                                     \
+    re[2] = e2r + o2r;                                                     \
+    im[2] = e2i + o2i;                                                     \
+    re[3] = e3r + o3r;                                                     \
+    im[3] = e3i + o3i;                                                     \
+    re[4] = e0r - o0r;                                                     \
+    im[4] = e0i - o0i;                                                     \
+    re[5] = e1r - o1r;                                                     \
+    im[5] = e1i - o1i;                                                     \
+    re[6] = e2r - o2r;                                                     \
+    im[6] = e2i - o2i;                                                     \
+    re[7] = e3r - o3r;                                                     \
+    im[7] = e3i - o3i;                                                     \
+  } while (0)
+
+/* The 8 / n transforms of length n in re[0..8), im[0..8), then the scale. */
+#define SHORT_DFT(n, re, im)                                               \
+  do {                                                                     \
+    if (n == 8) {                                                          \
+      DFT8_REGS(re, im);                                                   \
+    } else if (n == 4) {                                                   \
+      DFT4(re[0], im[0], re[1], im[1], re[2], im[2], re[3], im[3]);        \
+      DFT4(re[4], im[4], re[5], im[5], re[6], im[6], re[7], im[7]);        \
+    } else {                                                               \
+      for (int j = 0; j < 8; j += 2) {                                     \
+        const vec ar = re[j], ai = im[j];                                  \
+        re[j] = ar + re[j + 1];                                            \
+        im[j] = ai + im[j + 1];                                            \
+        re[j + 1] = ar - re[j + 1];                                        \
+        im[j + 1] = ai - im[j + 1];                                        \
+      }                                                                    \
+    }                                                                      \
+    for (int j = 0; j < 8; j++) {                                          \
+      re[j] *= scale;                                                      \
+      im[j] *= scale;                                                      \
+    }                                                                      \
+  } while (0)
+
+__kernel void fft_stockham_short(const uint n, const int sign,
+                                 const real scale, const ulong lines,
+                                 __global const real2 *x, __global real2 *y) {
+  const real s = sign < 0 ? (real)1 : (real)-1;
+  const ulong count = lines * n, blocks = (count + 63) / 64;
+  const ulong per = (blocks + get_global_size(0) - 1) / get_global_size(0);
+  const ulong bend = min(blocks, (get_global_id(0) + 1) * per);
+  for (ulong b = get_global_id(0) * per; b < bend; b++) {
+    const ulong base = b * 64; /* complex values before the block */
+    vec re[8], im[8];
+    if (count - base >= 64) {
+      for (int l = 0; l < 8; l++) {
+        const pvec v = vload16(0, (__global const real *)(x + base + 8 * l));
+        re[l] = v.even;
+        im[l] = v.odd;
+      }
+      transpose8(re);
+      transpose8(im);
+      SHORT_DFT(n, re, im);
+      transpose8(re);
+      transpose8(im);
+      for (int l = 0; l < 8; l++) {
+        pvec v;
+        v.even = re[l];
+        v.odd = im[l];
+        vstore16(v, 0, (__global real *)(y + base + 8 * l));
+      }
+    } else {
+      const uint left = (uint)(count - base); /* a multiple of n */
+      for (int j = 0; j < 8; j++) {
+        real a[8], c[8];
+        for (int l = 0; l < 8; l++) {
+          const uint e = 8 * l + j;
+          const real2 v = e < left ? x[base + e] : (real2)(0, 0);
+          a[l] = v.x;
+          c[l] = v.y;
+        }
+        re[j] = vload8(0, a);
+        im[j] = vload8(0, c);
+      }
+      SHORT_DFT(n, re, im);
+      for (int j = 0; j < 8; j++) {
+        real a[8], c[8];
+        vstore8(re[j], 0, a);
+        vstore8(im[j], 0, c);
+        for (int l = 0; l < 8; l++)
+          if (8 * l + j < left) y[base + 8 * l + j] = (real2)(a[l], c[l]);
+      }
+    }
+  }
+}
+#endif
