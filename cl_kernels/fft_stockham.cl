@@ -1059,4 +1059,112 @@ __kernel void fft_stockham_short(const uint n, const int sign,
     }
   }
 }
+
+/* fft_stockham_short16: lines of 16, the same in groups of 8 lines (128
+ * values): the two halves of each line go through the transpose, so lane
+ * l of re[j] (j < 16) holds element j of line l; then a 16-point DFT as
+ * 4 x 4 (DFT4 over j2 for each j1 of j = j1 + 4 j2, the twiddles
+ * w16^(j1 k1) as literals, DFT4 over j1), which leaves X[k1 + 4 k2] in
+ * re[4 k1 + k2], read back in order for the transpose and the stores. A
+ * last group of fewer than 8 lines goes element by element. */
+#define SHORT16(re, im)                                                    \
+  do {                                                                     \
+    for (int j1 = 0; j1 < 4; j1++)                                         \
+      DFT4(re[j1], im[j1], re[j1 + 4], im[j1 + 4], re[j1 + 8], im[j1 + 8], \
+           re[j1 + 12], im[j1 + 12]);                                      \
+    /* cos and sin of 2 pi t/16, t = 0 .. 9 */                            \
+    const real cw_[10] = {1, (real)0.92387953251128675613,                 \
+                          (real)0.70710678118654752440,                    \
+                          (real)0.38268343236508977173, 0,                 \
+                          (real)-0.38268343236508977173,                   \
+                          (real)-0.70710678118654752440,                   \
+                          (real)-0.92387953251128675613, -1,               \
+                          (real)-0.92387953251128675613};                  \
+    const real sw_[10] = {0, (real)0.38268343236508977173,                 \
+                          (real)0.70710678118654752440,                    \
+                          (real)0.92387953251128675613, 1,                 \
+                          (real)0.92387953251128675613,                    \
+                          (real)0.70710678118654752440,                    \
+                          (real)0.38268343236508977173, 0,                 \
+                          (real)-0.38268343236508977173};                  \
+    for (int j1 = 1; j1 < 4; j1++)                                         \
+      for (int k1 = 1; k1 < 4; k1++) {                                     \
+        const int t_ = j1 * k1, q_ = j1 + 4 * k1;                          \
+        const real wr_ = cw_[t_], wi_ = -s * sw_[t_];                      \
+        const vec u_ = re[q_] * wr_ - im[q_] * wi_;                        \
+        im[q_] = re[q_] * wi_ + im[q_] * wr_;                              \
+        re[q_] = u_;                                                       \
+      }                                                                    \
+    for (int k1 = 0; k1 < 4; k1++)                                         \
+      DFT4(re[4 * k1], im[4 * k1], re[4 * k1 + 1], im[4 * k1 + 1],         \
+           re[4 * k1 + 2], im[4 * k1 + 2], re[4 * k1 + 3], im[4 * k1 + 3]); \
+  } while (0)
+
+__kernel void fft_stockham_short16(const int sign, const real scale,
+                                   const ulong lines, __global const real2 *x,
+                                   __global real2 *y) {
+  const real s = sign < 0 ? (real)1 : (real)-1;
+  const ulong groups = (lines + 7) / 8;
+  const ulong per = (groups + get_global_size(0) - 1) / get_global_size(0);
+  const ulong gend = min(groups, (get_global_id(0) + 1) * per);
+  for (ulong g = get_global_id(0) * per; g < gend; g++) {
+    const ulong base = g * 128; /* complex values before the group */
+    vec re[16], im[16], orr[16], oi[16];
+    const int lanes = lines - g * 8 < 8 ? (int)(lines - g * 8) : 8;
+    if (lanes == 8) {
+      for (int l = 0; l < 8; l++) {
+        __global const real *p = (__global const real *)(x + base + 16 * l);
+        const pvec v0 = vload16(0, p), v1 = vload16(1, p);
+        re[l] = v0.even;
+        im[l] = v0.odd;
+        re[8 + l] = v1.even;
+        im[8 + l] = v1.odd;
+      }
+      transpose8(re);
+      transpose8(im);
+      transpose8(re + 8);
+      transpose8(im + 8);
+    } else {
+      for (int j = 0; j < 16; j++) {
+        real a[8], c[8];
+        for (int l = 0; l < 8; l++) {
+          const real2 v = l < lanes ? x[base + 16 * l + j] : (real2)(0, 0);
+          a[l] = v.x;
+          c[l] = v.y;
+        }
+        re[j] = vload8(0, a);
+        im[j] = vload8(0, c);
+      }
+    }
+    SHORT16(re, im);
+    for (int k = 0; k < 16; k++) {
+      orr[k] = re[4 * (k % 4) + k / 4] * scale;
+      oi[k] = im[4 * (k % 4) + k / 4] * scale;
+    }
+    if (lanes == 8) {
+      transpose8(orr);
+      transpose8(oi);
+      transpose8(orr + 8);
+      transpose8(oi + 8);
+      for (int l = 0; l < 8; l++) {
+        __global real *p = (__global real *)(y + base + 16 * l);
+        pvec v0, v1;
+        v0.even = orr[l];
+        v0.odd = oi[l];
+        v1.even = orr[8 + l];
+        v1.odd = oi[8 + l];
+        vstore16(v0, 0, p);
+        vstore16(v1, 1, p);
+      }
+    } else {
+      for (int k = 0; k < 16; k++) {
+        real a[8], c[8];
+        vstore8(orr[k], 0, a);
+        vstore8(oi[k], 0, c);
+        for (int l = 0; l < lanes; l++)
+          y[base + 16 * l + k] = (real2)(a[l], c[l]);
+      }
+    }
+  }
+}
 #endif
