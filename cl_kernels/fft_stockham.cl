@@ -36,7 +36,9 @@
  * Real transforms of even n = 2m through the half length (at the end of
  * the file): fft_stockham_r2c1 and fft_stockham_c2r1 (m in one pass, the
  * split or the pre-processing in the scratch) and fft_stockham_r2c (the
- * second step of a split m with the split).
+ * second step of a split m with the split). Batches of contiguous lines
+ * of 2, 4, 8 and 16 (at the very end): fft_stockham_short and
+ * fft_stockham_short16, the whole transform in registers.
  */
 
 /* 32: float, 64: double (needs cl_khr_fp64). */
