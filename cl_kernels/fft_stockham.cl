@@ -36,7 +36,9 @@
  * Real transforms of even n = 2m through the half length (at the end of
  * the file): fft_stockham_r2c1 and fft_stockham_c2r1 (m in one pass, the
  * split or the pre-processing in the scratch) and fft_stockham_r2c (the
- * second step of a split m with the split).
+ * second step of a split m with the split). Batches of contiguous lines
+ * of 2, 4, 8 and 16 (at the very end): fft_stockham_short and
+ * fft_stockham_short16, the whole transform in registers.
  */
 
 /* 32: float, 64: double (needs cl_khr_fp64). */
@@ -936,6 +938,235 @@ __kernel void fft_stockham_c2r1(const uint m, const real scale,
     }
     __global real *r = passes_dir(m, (real)-1, a, b, tw);
     scatter_rows(r, scale, yb, lanes, m, y);
+  }
+}
+#endif
+
+/* ---- Many transforms of length 2, 4 or 8 ---------------------------------
+ *
+ * fft_stockham_short: `lines` contiguous lines of n = 2, 4 or 8 complex
+ * values (line l at x[n l], its output at y[n l]; x == y in place), the
+ * whole transform in registers. The data are taken in blocks of 64
+ * complex values: 8 vector loads of 8 values (one 64-byte cache line of
+ * f32 each) and the register transpose put element 8 l + j of the block
+ * in lane l of re[j], im[j]. As n divides 8, re[0..8) of lane l then hold
+ * 8 / n whole lines (line (8 l + j) / n, element j mod n), so the block is
+ * 8 / n radix-n butterflies on vectors (radix8's, DFT4 or a sum and a
+ * difference, no twiddles: one pass), a transpose back and 8 stores, times
+ * scale. No scratch; sign as fft_stockham. Work-item g handles the
+ * contiguous range of blocks [g per, (g + 1) per); a last block of fewer
+ * than 64 values is loaded and stored element by element (missing values
+ * are zeros, their results dropped). */
+#if VW == 8
+#define DFT8_REGS(re, im)                                                  \
+  do {                                                                     \
+    DFT4(re[0], im[0], re[2], im[2], re[4], im[4], re[6], im[6]);          \
+    DFT4(re[1], im[1], re[3], im[3], re[5], im[5], re[7], im[7]);          \
+    const real c_ = (real)0.70710678118654752440;                          \
+    const vec o1r = c_ * (re[3] + s * im[3]), o1i = c_ * (im[3] - s * re[3]); \
+    const vec o2r = s * im[5], o2i = -s * re[5];                           \
+    const vec o3r = c_ * (s * im[7] - re[7]), o3i = -c_ * (im[7] + s * re[7]); \
+    const vec e0r = re[0], e0i = im[0], e1r = re[2], e1i = im[2];          \
+    const vec e2r = re[4], e2i = im[4], e3r = re[6], e3i = im[6];          \
+    const vec o0r = re[1], o0i = im[1];                                    \
+    re[0] = e0r + o0r;                                                     \
+    im[0] = e0i + o0i;                                                     \
+    re[1] = e1r + o1r;                                                     \
+    im[1] = e1i + o1i;                                                     \
+    re[2] = e2r + o2r;                                                     \
+    im[2] = e2i + o2i;                                                     \
+    re[3] = e3r + o3r;                                                     \
+    im[3] = e3i + o3i;                                                     \
+    re[4] = e0r - o0r;                                                     \
+    im[4] = e0i - o0i;                                                     \
+    re[5] = e1r - o1r;                                                     \
+    im[5] = e1i - o1i;                                                     \
+    re[6] = e2r - o2r;                                                     \
+    im[6] = e2i - o2i;                                                     \
+    re[7] = e3r - o3r;                                                     \
+    im[7] = e3i - o3i;                                                     \
+  } while (0)
+
+/* The 8 / n transforms of length n in re[0..8), im[0..8), then the scale. */
+#define SHORT_DFT(n, re, im)                                               \
+  do {                                                                     \
+    if (n == 8) {                                                          \
+      DFT8_REGS(re, im);                                                   \
+    } else if (n == 4) {                                                   \
+      DFT4(re[0], im[0], re[1], im[1], re[2], im[2], re[3], im[3]);        \
+      DFT4(re[4], im[4], re[5], im[5], re[6], im[6], re[7], im[7]);        \
+    } else {                                                               \
+      for (int j = 0; j < 8; j += 2) {                                     \
+        const vec ar = re[j], ai = im[j];                                  \
+        re[j] = ar + re[j + 1];                                            \
+        im[j] = ai + im[j + 1];                                            \
+        re[j + 1] = ar - re[j + 1];                                        \
+        im[j + 1] = ai - im[j + 1];                                        \
+      }                                                                    \
+    }                                                                      \
+    for (int j = 0; j < 8; j++) {                                          \
+      re[j] *= scale;                                                      \
+      im[j] *= scale;                                                      \
+    }                                                                      \
+  } while (0)
+
+__kernel void fft_stockham_short(const uint n, const int sign,
+                                 const real scale, const ulong lines,
+                                 __global const real2 *x, __global real2 *y) {
+  const real s = sign < 0 ? (real)1 : (real)-1;
+  const ulong count = lines * n, blocks = (count + 63) / 64;
+  const ulong per = (blocks + get_global_size(0) - 1) / get_global_size(0);
+  const ulong bend = min(blocks, (get_global_id(0) + 1) * per);
+  for (ulong b = get_global_id(0) * per; b < bend; b++) {
+    const ulong base = b * 64; /* complex values before the block */
+    vec re[8], im[8];
+    if (count - base >= 64) {
+      for (int l = 0; l < 8; l++) {
+        const pvec v = vload16(0, (__global const real *)(x + base + 8 * l));
+        re[l] = v.even;
+        im[l] = v.odd;
+      }
+      transpose8(re);
+      transpose8(im);
+      SHORT_DFT(n, re, im);
+      transpose8(re);
+      transpose8(im);
+      for (int l = 0; l < 8; l++) {
+        pvec v;
+        v.even = re[l];
+        v.odd = im[l];
+        vstore16(v, 0, (__global real *)(y + base + 8 * l));
+      }
+    } else {
+      const uint left = (uint)(count - base); /* a multiple of n */
+      for (int j = 0; j < 8; j++) {
+        real a[8], c[8];
+        for (int l = 0; l < 8; l++) {
+          const uint e = 8 * l + j;
+          const real2 v = e < left ? x[base + e] : (real2)(0, 0);
+          a[l] = v.x;
+          c[l] = v.y;
+        }
+        re[j] = vload8(0, a);
+        im[j] = vload8(0, c);
+      }
+      SHORT_DFT(n, re, im);
+      for (int j = 0; j < 8; j++) {
+        real a[8], c[8];
+        vstore8(re[j], 0, a);
+        vstore8(im[j], 0, c);
+        for (int l = 0; l < 8; l++)
+          if (8 * l + j < left) y[base + 8 * l + j] = (real2)(a[l], c[l]);
+      }
+    }
+  }
+}
+
+/* fft_stockham_short16: lines of 16, the same in groups of 8 lines (128
+ * values): the two halves of each line go through the transpose, so lane
+ * l of re[j] (j < 16) holds element j of line l; then a 16-point DFT as
+ * 4 x 4 (DFT4 over j2 for each j1 of j = j1 + 4 j2, the twiddles
+ * w16^(j1 k1) as literals, DFT4 over j1), which leaves X[k1 + 4 k2] in
+ * re[4 k1 + k2], read back in order for the transpose and the stores. A
+ * last group of fewer than 8 lines goes element by element. */
+#define SHORT16(re, im)                                                    \
+  do {                                                                     \
+    for (int j1 = 0; j1 < 4; j1++)                                         \
+      DFT4(re[j1], im[j1], re[j1 + 4], im[j1 + 4], re[j1 + 8], im[j1 + 8], \
+           re[j1 + 12], im[j1 + 12]);                                      \
+    /* cos and sin of 2 pi t/16, t = 0 .. 9 */                            \
+    const real cw_[10] = {1, (real)0.92387953251128675613,                 \
+                          (real)0.70710678118654752440,                    \
+                          (real)0.38268343236508977173, 0,                 \
+                          (real)-0.38268343236508977173,                   \
+                          (real)-0.70710678118654752440,                   \
+                          (real)-0.92387953251128675613, -1,               \
+                          (real)-0.92387953251128675613};                  \
+    const real sw_[10] = {0, (real)0.38268343236508977173,                 \
+                          (real)0.70710678118654752440,                    \
+                          (real)0.92387953251128675613, 1,                 \
+                          (real)0.92387953251128675613,                    \
+                          (real)0.70710678118654752440,                    \
+                          (real)0.38268343236508977173, 0,                 \
+                          (real)-0.38268343236508977173};                  \
+    for (int j1 = 1; j1 < 4; j1++)                                         \
+      for (int k1 = 1; k1 < 4; k1++) {                                     \
+        const int t_ = j1 * k1, q_ = j1 + 4 * k1;                          \
+        const real wr_ = cw_[t_], wi_ = -s * sw_[t_];                      \
+        const vec u_ = re[q_] * wr_ - im[q_] * wi_;                        \
+        im[q_] = re[q_] * wi_ + im[q_] * wr_;                              \
+        re[q_] = u_;                                                       \
+      }                                                                    \
+    for (int k1 = 0; k1 < 4; k1++)                                         \
+      DFT4(re[4 * k1], im[4 * k1], re[4 * k1 + 1], im[4 * k1 + 1],         \
+           re[4 * k1 + 2], im[4 * k1 + 2], re[4 * k1 + 3], im[4 * k1 + 3]); \
+  } while (0)
+
+__kernel void fft_stockham_short16(const int sign, const real scale,
+                                   const ulong lines, __global const real2 *x,
+                                   __global real2 *y) {
+  const real s = sign < 0 ? (real)1 : (real)-1;
+  const ulong groups = (lines + 7) / 8;
+  const ulong per = (groups + get_global_size(0) - 1) / get_global_size(0);
+  const ulong gend = min(groups, (get_global_id(0) + 1) * per);
+  for (ulong g = get_global_id(0) * per; g < gend; g++) {
+    const ulong base = g * 128; /* complex values before the group */
+    vec re[16], im[16], orr[16], oi[16];
+    const int lanes = lines - g * 8 < 8 ? (int)(lines - g * 8) : 8;
+    if (lanes == 8) {
+      for (int l = 0; l < 8; l++) {
+        __global const real *p = (__global const real *)(x + base + 16 * l);
+        const pvec v0 = vload16(0, p), v1 = vload16(1, p);
+        re[l] = v0.even;
+        im[l] = v0.odd;
+        re[8 + l] = v1.even;
+        im[8 + l] = v1.odd;
+      }
+      transpose8(re);
+      transpose8(im);
+      transpose8(re + 8);
+      transpose8(im + 8);
+    } else {
+      for (int j = 0; j < 16; j++) {
+        real a[8], c[8];
+        for (int l = 0; l < 8; l++) {
+          const real2 v = l < lanes ? x[base + 16 * l + j] : (real2)(0, 0);
+          a[l] = v.x;
+          c[l] = v.y;
+        }
+        re[j] = vload8(0, a);
+        im[j] = vload8(0, c);
+      }
+    }
+    SHORT16(re, im);
+    for (int k = 0; k < 16; k++) {
+      orr[k] = re[4 * (k % 4) + k / 4] * scale;
+      oi[k] = im[4 * (k % 4) + k / 4] * scale;
+    }
+    if (lanes == 8) {
+      transpose8(orr);
+      transpose8(oi);
+      transpose8(orr + 8);
+      transpose8(oi + 8);
+      for (int l = 0; l < 8; l++) {
+        __global real *p = (__global real *)(y + base + 16 * l);
+        pvec v0, v1;
+        v0.even = orr[l];
+        v0.odd = oi[l];
+        v1.even = orr[8 + l];
+        v1.odd = oi[8 + l];
+        vstore16(v0, 0, p);
+        vstore16(v1, 1, p);
+      }
+    } else {
+      for (int k = 0; k < 16; k++) {
+        real a[8], c[8];
+        vstore8(orr[k], 0, a);
+        vstore8(oi[k], 0, c);
+        for (int l = 0; l < lanes; l++)
+          y[base + 16 * l + k] = (real2)(a[l], c[l]);
+      }
+    }
   }
 }
 #endif

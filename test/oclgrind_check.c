@@ -1315,6 +1315,14 @@ static void test_fft(void **st) {
     static const size_t lens[] = {2, 3, 5, 8, 12, 60, 250, 7, 11, 13, 98, 1001};
     for (size_t i = 0; i < sizeof lens / sizeof *lens; i++)
       c2c_case(t, 1, &lens[i], 1 + i % 3, i % 2, "stockham");
+    /* Batches of lines of 8, 4 and 2 (fft_stockham_short) and 16
+     * (fft_stockham_short16) in registers: whole blocks and a partial
+     * last one. */
+    size_t s8 = 8, s4 = 4, s2 = 2, s16 = 16;
+    c2c_case(t, 1, &s16, 11, true, "stockham");
+    c2c_case(t, 1, &s8, 19, false, "stockham");
+    c2c_case(t, 1, &s4, 35, true, "stockham");
+    c2c_case(t, 1, &s2, 33, false, "stockham");
     /* Above one pass (4096): the four-step split (4500 = 60 x 75,
      * 4900 = 70 x 70). */
     size_t split = 4500, split7 = 4900;

@@ -437,6 +437,22 @@ static void test_c2c(void **st) {
       {C2C, VNCL_F64, 1, {32768}, 1, 1, VNCL_FFT_NORM_FORWARD, VNCL},
       {C2C, VNCL_F32, 1, {1 << 20}, 1, 0, BACK, VNCL},
       {C2C, VNCL_F32, 2, {8192, 4}, 1, 0, BACK, VNCL},
+      /* Batches of lines of 2, 4, 8 (fft_stockham_short, blocks of 64
+       * values) and 16 (fft_stockham_short16, groups of 8 lines) in
+       * registers: odd batches ending in a partial block, in
+       * and out of place, f32 and f64, a last axis of 8 under an outer
+       * axis, and whole blocks only (8 x 64). */
+      {C2C, VNCL_F32, 1, {8}, 1037, 0, VNCL_FFT_NORM_FORWARD, VNCL},
+      {C2C, VNCL_F64, 1, {8}, 515, 1, BACK, VNCL},
+      {C2C, VNCL_F64, 1, {4}, 333, 1, VNCL_FFT_NORM_ORTHO, VNCL},
+      {C2C, VNCL_F32, 1, {4}, 4097, 0, BACK, VNCL},
+      {C2C, VNCL_F32, 1, {2}, 4099, 1, VNCL_FFT_NORM_NONE, VNCL},
+      {C2C, VNCL_F64, 1, {2}, 97, 0, BACK, VNCL},
+      {C2C, VNCL_F64, 2, {3, 8}, 37, 0, VNCL_FFT_NORM_NONE, VNCL},
+      {C2C, VNCL_F32, 1, {8}, 64, 0, BACK, VNCL},
+      {C2C, VNCL_F32, 1, {16}, 1029, 0, VNCL_FFT_NORM_ORTHO, VNCL},
+      {C2C, VNCL_F64, 1, {16}, 77, 1, BACK, VNCL},
+      {C2C, VNCL_F64, 2, {5, 16}, 8, 0, VNCL_FFT_NORM_FORWARD, VNCL},
       /* Radix 3 and 5, split ones (100000 = 250 x 400, 3^9 = 81 x 243),
        * and an axis of 7 left to clFFT beside a Stockham one. */
       {C2C, VNCL_F32, 1, {15}, 7, 0, BACK, VNCL},

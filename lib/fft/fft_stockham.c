@@ -208,12 +208,58 @@ static vncl_status pass(vncl_context *ctx, vncl__fft_state *st,
                             4.0 * (double)g->lines * n * esize);
 }
 
+/* Contiguous lines of n = 2, 4, 8 or 16 (a batch of short transforms along
+ * the last axis): fft_stockham_short (64 values per block) and
+ * fft_stockham_short16 (8 lines per group) do them in registers, with no
+ * scratch, where fft_stockham would take groups of lines through its
+ * scratch. */
+static bool short_length(const vncl__fft_tuning *tn, vncl_dtype dtype,
+                         size_t n, size_t inner) {
+  return (n == 2 || n == 4 || n == 8 || n == 16) && inner == 1 &&
+         vw_of(tn, dtype) == 8;
+}
+
+static vncl_status short_run(vncl_context *ctx, vncl_dtype dtype,
+                             const vncl__fft_tuning *tn, size_t n,
+                             size_t lines, int sign, double scale, cl_mem x,
+                             cl_mem y) {
+  size_t esize = vncl_dtype_size(dtype);
+  /* Blocks of 64 values, as many work-items as groups of 8 such blocks
+   * would be lines of the main kernel (at most its cap). */
+  size_t blocks = (lines * n + 63) / 64;
+  size_t wi = work_items(tn, &ctx->info, dtype, blocks);
+  vncl__kernel k;
+  bool n16 = n == 16;
+  vncl_status s = vncl__fft_kget(
+      ctx, dtype, "fft_stockham.cl", "-DVW=8",
+      n16 ? "fft_stockham_short16" : "fft_stockham_short", &k);
+  if (s) return s;
+  cl_uint n_ = (cl_uint)n;
+  cl_int sign_ = sign;
+  cl_ulong lines_ = lines;
+  vncl__targ sc = vncl__real_arg(dtype, scale);
+  if (n16)
+    s = vncl__set_args(ctx, k.k, 5, VNCL_ARG(sign_), VNCL_TARG(sc),
+                       VNCL_ARG(lines_), VNCL_ARG(x), VNCL_ARG(y));
+  else
+    s = vncl__set_args(ctx, k.k, 6, VNCL_ARG(n_), VNCL_ARG(sign_),
+                       VNCL_TARG(sc), VNCL_ARG(lines_), VNCL_ARG(x),
+                       VNCL_ARG(y));
+  size_t lg = 0;
+  while (((size_t)1 << lg) < n) lg++;
+  return vncl__fft_klaunch1(ctx, &k, s, wi, 1,
+                            5.0 * (double)n * (double)lg * (double)lines,
+                            4.0 * (double)lines * (double)n * esize);
+}
+
 vncl_status vncl__fft_stockham_run(vncl_context *ctx, vncl__fft_state *st,
                                    vncl_dtype dtype, const vncl__fft_tuning *tn,
                                    const vncl__fft_stockham *p,
                                    vncl__fft_axis ax, int sign, double scale,
                                    cl_mem src, cl_mem dst) {
   size_t n = p->n, inner = ax.inner;
+  if (short_length(tn, dtype, n, inner))
+    return short_run(ctx, dtype, tn, n, ax.outer, sign, scale, src, dst);
   if (p->n2 == 1) {
     geom g = {ax.outer * inner, 1, inner, n * inner, 0, 1, inner,
               n * inner,        0, 1,     inner, 0, 0};
