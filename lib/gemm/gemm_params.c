@@ -79,8 +79,17 @@ static const vncl__tunable clblast_tunables[] = {
  * much as the product), 16 depths per row load (KU=16: one vector load and
  * widening per 16 elements of A), smaller blocks for more work-items. */
 #define CPU512_NARROW "MR=6 NR=64 VW=16 MB=24 NB=64 KC=0 KU=16 ORDER=0 A_PACKED=0 "
-/* f64 on 512-bit vectors: double8 vectors, 6 x 32 = 24 zmm. */
-#define CPU512_DIRECT64 "WGD_M=6 WGD_N=32 LDM=1 LDN=1 KWGD=4 VWD=8 DIRECT_LOCAL=0 "
+/* f64 on 512-bit vectors: double8 vectors, 6 x 32 = 24 zmm. The direct
+ * kernel broadcasts A from memory (KWGD=1): with KWGD=4 the staged rows of
+ * A (6 more registers) pushed the 24 accumulators, 4 B vectors and the
+ * broadcast past 32 zmm, and PoCL's code moved ~23 accumulators between
+ * registers per depth step and kept 3 on the stack; KWGD=1 gives 24 fixed
+ * accumulators, 4 loads, 6 broadcasts and 24 FMAs a step. Same process,
+ * alternating, medians of 31, loaded Xeon (load 2.5-5), 2026-12-01, two
+ * runs: 96^3 0.89/1.21x, 128^3 1.06/1.02x, 192^3 1.05/1.11x, 256^3
+ * 1.03/1.13x, 320^3 1.01/1.05x the KWGD=4 set (small: noisy, but one
+ * direction in 9 of 10). docs/tuning.md, "What bounds f64". */
+#define CPU512_DIRECT64 "WGD_M=6 WGD_N=32 LDM=1 LDN=1 KWGD=1 VWD=8 DIRECT_LOCAL=0 "
 #define CPU512_PACKED64 "MR=6 NR=32 VW=8 MB=48 NB=64 KC=0 KU=4 ORDER=0 A_PACKED=1 "
 #define CPU512_NARROW64 "MR=6 NR=32 VW=8 MB=24 NB=64 KC=0 KU=8 ORDER=0 A_PACKED=0 "
 /* Other CPUs (AVX2: 16 registers of 8 floats): 6 x 16 = 12 accumulators. */
@@ -134,6 +143,9 @@ static const vncl__tunable clblast_tunables[] = {
 #define R_CPU(vec, acc, shape) {NULL, VNCL_DEVICE_CPU, ANY, vec, acc, shape}
 #define R_GPU(vendor) {vendor, VNCL_DEVICE_GPU, ANY, 0, ANY, ANY}
 #define MEASURED "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29"
+/* f64: the direct kernel's KWGD, and packed variants that did not beat the
+ * row (docs/tuning.md, "What bounds f64"). */
+#define MEASURED64 "PoCL 3.1, 2-core AVX-512 guest, 2026-12-01"
 
 static const vncl__param_row gemm_rows[] = {
     {R_CPU(16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
@@ -143,7 +155,7 @@ static const vncl__param_row gemm_rows[] = {
     {R_CPU(16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT64 CPU512_SMALL64 CPU512_NARROW64, NULL},
     {R_CPU(16, VNCL__GEMM_ACC64, ANY),
-     CPU512 CPU512_DIRECT64 CPU512_SMALL64 CPU512_PACKED64, NULL},
+     CPU512 CPU512_DIRECT64 CPU512_SMALL64 CPU512_PACKED64, MEASURED64},
     {R_CPU(0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
      CPU256 CPU256_DIRECT CPU256_SMALL CPU256_NARROW, NULL},
     {R_CPU(0, VNCL__GEMM_ACC32, ANY),
