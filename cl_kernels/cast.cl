@@ -52,6 +52,13 @@
 #ifndef CVW
 #define CVW 16
 #endif
+/* 1: cast_contig's vector stores (ITEM_CONTIG) are non-temporal when the
+ * destination is aligned to a whole vector and the compiler has
+ * __builtin_nontemporal_store (CPUs: the output is written, never read,
+ * so it skips the read for ownership of each cache line). */
+#ifndef NT_STORE
+#define NT_STORE 0
+#endif
 /* Index width: 32 or 64 bits. */
 #ifndef IDX_BITS
 #define IDX_BITS 32
@@ -146,6 +153,14 @@ inline V(ushort) f64_to_bf16_v(V(double) x) {
 #else
 #define VEC_CAST 0
 #endif
+#if VEC_CAST && NT_STORE && defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define CAST_NT 1
+#endif
+#endif
+#ifndef CAST_NT
+#define CAST_NT 0
+#endif
 
 #if ITEM_CONTIG
 #define FIRST ((IDX)get_global_id(0) * IPT)
@@ -192,19 +207,39 @@ inline V(ushort) f64_to_bf16_v(V(double) x) {
 #define LDH(p) CV(vload_half)(v, p)
 #define STH(x, p) CAT3(vstore_half, CVW, _rte)(x, v, p)
 #define TOBF(x) f32_to_bf16_v(x)
+/* A whole vector of T into dst: non-temporal when the work-item's output
+ * is vector-aligned (dst_nt), else vstoreN. */
+#if CAST_NT
+#define NT_ST(VT, x) __builtin_nontemporal_store((x), (__global VT *)dst + v)
+#define STT(T, x)                                                  \
+  do {                                                             \
+    if (dst_nt)                                                    \
+      NT_ST(V(T), x);                                              \
+    else                                                           \
+      ST(x, DST(T));                                               \
+  } while (0)
+#else
+#define STT(T, x) ST(x, DST(T))
+#endif
 /* 16-bit results: with vstore16 of a ushort16, PoCL 3.1's code ran at
  * 0.46-0.75x of the scalar loop's; when the destination is 4-byte aligned
- * the same bits go out as a uint8. */
+ * the same bits go out as a uint8 (non-temporal when 32-byte aligned). */
 #if CVW == 16
+#if CAST_NT
+#define STU_NT(x) if (dst_nt) NT_ST(uint8, as_uint8(x)); else
+#else
+#define STU_NT(x)
+#endif
 #define STU(x, p)                                                  \
   do {                                                             \
+    STU_NT(x)                                                      \
     if (dst_u32)                                                   \
       vstore8(as_uint8(x), v, (__global uint *)(p));               \
     else                                                           \
       vstore16(x, v, p);                                           \
   } while (0)
 #else
-#define STU(x, p) ST(x, p)
+#define STU(x, p) STT(ushort, x)
 #endif
 #define FROMBF(x) CV(vncl_bf16_to_float)(x)
 #define TOI(x) CAT3(convert_int, CVW, _sat_rtz)(x)
@@ -231,11 +266,14 @@ cast_contig(const IDX n, const int stype, __global const uchar *src,
 #if VEC_CAST
   const int dst_u32 = ((size_t)dst & 3) == 0;
 #endif
+#if CAST_NT
+  const int dst_nt = ((size_t)dst & (size_t)(CVW * dsize - 1)) == 0;
+#endif
   const int pair = stype * 8 + dtype;
   switch (pair) {
     /* from f32 */
     PAIR(T_F32 * 8 + T_F32,
-         ST(LD(SRC(float)), DST(float)),
+         STT(float, LD(SRC(float))),
          DST(float)[i] = SRC(float)[i])
     PAIR(T_F32 * 8 + T_F16,
          STH(LD(SRC(float)), DST(half)),
@@ -244,37 +282,37 @@ cast_contig(const IDX n, const int stype, __global const uchar *src,
          STU(TOBF(LD(SRC(float))), DST(ushort)),
          DST(ushort)[i] = vncl_float_to_bf16(SRC(float)[i]))
     PAIR(T_F32 * 8 + T_I32,
-         ST(TOI(LD(SRC(float))), DST(int)),
+         STT(int, TOI(LD(SRC(float)))),
          DST(int)[i] = convert_int_sat_rtz(SRC(float)[i]))
     /* from f16 (exact in f32) */
     PAIR(T_F16 * 8 + T_F32,
-         ST(LDH(SRC(half)), DST(float)),
+         STT(float, LDH(SRC(half))),
          DST(float)[i] = vload_half(i, SRC(half)))
     PAIR(T_F16 * 8 + T_F16,
-         ST(LD(SRC(ushort)), DST(ushort)),
+         STU(LD(SRC(ushort)), DST(ushort)),
          DST(ushort)[i] = SRC(ushort)[i])
     PAIR(T_F16 * 8 + T_BF16,
          STU(TOBF(LDH(SRC(half))), DST(ushort)),
          DST(ushort)[i] = vncl_float_to_bf16(vload_half(i, SRC(half))))
     PAIR(T_F16 * 8 + T_I32,
-         ST(TOI(LDH(SRC(half))), DST(int)),
+         STT(int, TOI(LDH(SRC(half)))),
          DST(int)[i] = convert_int_sat_rtz(vload_half(i, SRC(half))))
     /* from bf16 (exact in f32) */
     PAIR(T_BF16 * 8 + T_F32,
-         ST(FROMBF(LD(SRC(ushort))), DST(float)),
+         STT(float, FROMBF(LD(SRC(ushort)))),
          DST(float)[i] = vncl_bf16_to_float(SRC(ushort)[i]))
     PAIR(T_BF16 * 8 + T_F16,
          STH(FROMBF(LD(SRC(ushort))), DST(half)),
          vstore_half_rte(vncl_bf16_to_float(SRC(ushort)[i]), i, DST(half)))
     PAIR(T_BF16 * 8 + T_BF16,
-         ST(LD(SRC(ushort)), DST(ushort)),
+         STU(LD(SRC(ushort)), DST(ushort)),
          DST(ushort)[i] = SRC(ushort)[i])
     PAIR(T_BF16 * 8 + T_I32,
-         ST(TOI(FROMBF(LD(SRC(ushort)))), DST(int)),
+         STT(int, TOI(FROMBF(LD(SRC(ushort))))),
          DST(int)[i] = convert_int_sat_rtz(vncl_bf16_to_float(SRC(ushort)[i])))
     /* from i32 */
     PAIR(T_I32 * 8 + T_F32,
-         ST(TOF(LD(SRC(int))), DST(float)),
+         STT(float, TOF(LD(SRC(int)))),
          DST(float)[i] = convert_float_rte(SRC(int)[i]))
     PAIR(T_I32 * 8 + T_F16,
          STH(TOF(LD(SRC(int))), DST(half)),
@@ -283,26 +321,26 @@ cast_contig(const IDX n, const int stype, __global const uchar *src,
          STU(i32_to_bf16_v(LD(SRC(int))), DST(ushort)),
          DST(ushort)[i] = i32_to_bf16(SRC(int)[i]))
     PAIR(T_I32 * 8 + T_I32,
-         ST(LD(SRC(int)), DST(int)),
+         STT(int, LD(SRC(int))),
          DST(int)[i] = SRC(int)[i])
 #if HAS_FP64
     PAIR(T_F32 * 8 + T_F64,
-         ST(TOD(LD(SRC(float))), DST(double)),
+         STT(double, TOD(LD(SRC(float)))),
          DST(double)[i] = (double)SRC(float)[i])
     PAIR(T_F16 * 8 + T_F64,
-         ST(TOD(LDH(SRC(half))), DST(double)),
+         STT(double, TOD(LDH(SRC(half)))),
          DST(double)[i] = (double)vload_half(i, SRC(half)))
     PAIR(T_BF16 * 8 + T_F64,
-         ST(TOD(FROMBF(LD(SRC(ushort)))), DST(double)),
+         STT(double, TOD(FROMBF(LD(SRC(ushort))))),
          DST(double)[i] = (double)vncl_bf16_to_float(SRC(ushort)[i]))
     PAIR(T_I32 * 8 + T_F64,
-         ST(TOD(LD(SRC(int))), DST(double)),
+         STT(double, TOD(LD(SRC(int)))),
          DST(double)[i] = (double)SRC(int)[i])
     PAIR(T_F64 * 8 + T_F32,
-         ST(TOF(LD(SRC(double))), DST(float)),
+         STT(float, TOF(LD(SRC(double)))),
          DST(float)[i] = convert_float_rte(SRC(double)[i]))
     PAIR(T_F64 * 8 + T_F64,
-         ST(LD(SRC(double)), DST(double)),
+         STT(double, LD(SRC(double))),
          DST(double)[i] = SRC(double)[i])
     PAIR(T_F64 * 8 + T_F16,
          STH(f64_to_f32_odd_v(LD(SRC(double))), DST(half)),
@@ -311,7 +349,7 @@ cast_contig(const IDX n, const int stype, __global const uchar *src,
          STU(f64_to_bf16_v(LD(SRC(double))), DST(ushort)),
          DST(ushort)[i] = f64_to_bf16(SRC(double)[i]))
     PAIR(T_F64 * 8 + T_I32,
-         ST(TOI(LD(SRC(double))), DST(int)),
+         STT(int, TOI(LD(SRC(double)))),
          DST(int)[i] = convert_int_sat_rtz(SRC(double)[i]))
 #endif
     default: break;

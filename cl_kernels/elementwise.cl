@@ -112,6 +112,25 @@ typedef CAT(REAL, VSUF) realv;
 #define STV(p, v, x) VNCL_VSTORE(DTYPE, VW, p, v, x)
 #endif
 
+/* bf16 vectors of 16 lanes: PoCL 3.1's vstore16 of a ushort16 was slow
+ * in the casts (docs/ops.md); where the output is 4-byte aligned the same
+ * bits go out as a uint8. BF16_WIDE_ST 0 keeps the prelude's vstore16 (for
+ * comparisons). */
+#ifndef BF16_WIDE_ST
+#define BF16_WIDE_ST 1
+#endif
+#if BF16_WIDE_ST && DTYPE == 3 && VW == 16
+#undef STV
+#define STV(p, v, x)                                                  \
+  do {                                                                \
+    const ushort16 u_ = vncl_float16_to_bf16(convert_float16(x));     \
+    if (((size_t)(p) & 3) == 0)                                       \
+      vstore8(as_uint8(u_), (v), (__global uint *)(p));               \
+    else                                                              \
+      vstore16(u_, (v), (p));                                         \
+  } while (0)
+#endif
+
 /* STV_OUT: the vector store of the contiguous kernels and of rows of whole
  * vectors, whose output is vector-aligned: non-temporal when asked and
  * available. */

@@ -757,10 +757,11 @@ static void cast_cases(void) {
 static void with_cpu_rows(void (*cases)(void), vncl__ops_family f,
                           const int *cpu);
 /* The cast family with its GPU row, then (--cpu-rows) the CPU row's
- * 16-lane vectors per work-item (ITEM_CONTIG, 64 elements each). */
+ * 16-lane vectors per work-item (ITEM_CONTIG, 64 elements each) with
+ * non-temporal stores. */
 static void test_cast(void **st) {
   (void)st;
-  static const int cpu[VNCL__OPS_MAX_PARAMS] = {16, 64, 1};
+  static const int cpu[VNCL__OPS_MAX_PARAMS] = {16, 64, 1, 1};
   with_cpu_rows(cast_cases, VNCL__OPS_CAST, cpu);
 }
 

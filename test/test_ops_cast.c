@@ -9,6 +9,7 @@
 /* Internal headers on purpose: fakes a device without fp64 (ctx->info.fp64)
  * to check the refusal. */
 #include "runtime/runtime.h"
+#include "ops/ops.h"
 
 #define ctx t_ctx /* the shared fixture's context (common.c) */
 
@@ -126,11 +127,13 @@ static void test_cast_lengths(void **st) {
 /* Views that start past their buffer's beginning (the library's internal
  * offsets, set here by hand): odd and even element offsets on both sides,
  * so that 16-bit results start off a 4-byte boundary too (the CPU kernel
- * then stores 16-bit vectors as such). Every element exact, nothing
- * written outside the view. */
+ * then stores 16-bit vectors as such), and destination offsets of 8 and 16
+ * elements: 16 elements start a whole 16-lane vector of every type (the CPU
+ * kernel's non-temporal stores), 8 only half of one. Every element exact,
+ * nothing written outside the view. */
 static void test_cast_offsets(void **st) {
   (void)st;
-  static const size_t offs[][2] = {{3, 1}, {0, 2}, {5, 0}};
+  static const size_t offs[][2] = {{3, 1}, {0, 2}, {5, 0}, {1, 8}, {2, 16}};
   const size_t n = 517;
   for (int si = 0; si < 5; si++)
     for (int di = 0; di < 5; di++)
@@ -138,15 +141,15 @@ static void test_cast_offsets(void **st) {
         vncl_dtype s = all_types[si], d = all_types[di];
         size_t so = offs[oi][0], dof = offs[oi][1], have;
         double *in = cast_inputs(s, n, &have);
-        int64_t sb[1] = {(int64_t)(n + 8)};
+        int64_t sb[1] = {(int64_t)(n + 24)};
         vncl_tensor *a = t_new(ctx, s, 1, sb), *b = t_new(ctx, d, 1, sb);
-        double *full = malloc((n + 8) * sizeof *full);
-        for (size_t i = 0; i < n + 8; i++) full[i] = 0;
+        double *full = malloc((n + 24) * sizeof *full);
+        for (size_t i = 0; i < n + 24; i++) full[i] = 0;
         for (size_t i = 0; i < n; i++) full[so + i] = in[i];
         t_write(ctx, a, full);
         /* outside the view -7 (exact in every type), inside a poison */
-        double *before = malloc((n + 8) * sizeof *before);
-        for (size_t i = 0; i < n + 8; i++)
+        double *before = malloc((n + 24) * sizeof *before);
+        for (size_t i = 0; i < n + 24; i++)
           before[i] = i >= dof && i < dof + n
                           ? (d == VNCL_I32 ? 2143346349.0 : NAN)
                           : -7.0;
@@ -160,17 +163,52 @@ static void test_cast_offsets(void **st) {
         va.offset += so * vncl_dtype_size(s);
         vb.offset += dof * vncl_dtype_size(d);
         T_OK(ctx, vncl_cast(ctx, &va, &vb));
-        double *got = t_read(ctx, b), *ref = malloc((n + 8) * sizeof *ref);
-        for (size_t i = 0; i < n + 8; i++)
+        double *got = t_read(ctx, b), *ref = malloc((n + 24) * sizeof *ref);
+        for (size_t i = 0; i < n + 24; i++)
           ref[i] = i >= dof && i < dof + n ? convert(d, in[i - dof])
                                            : before[i];
         char what[80];
         snprintf(what, sizeof what, "cast %s -> %s, offsets %zu, %zu",
                  vncl_dtype_name(s), vncl_dtype_name(d), so, dof);
-        t_check(what, n + 8, got, ref, 0, 0); /* exact, the rest untouched */
+        t_check(what, n + 24, got, ref, 0, 0); /* exact, the rest untouched */
         free(in), free(full), free(before), free(got), free(ref);
         vncl_tensor_destroy(a), vncl_tensor_destroy(b);
       }
+}
+
+/* Every pair under other parameter sets of the cast family: the GPU row,
+ * and the CPU kernel's 16-lane vectors without and with non-temporal
+ * stores, on a length with a partial last work-item. Each element exact
+ * against the reference, so the sets agree bit for bit. */
+static void test_cast_params(void **st) {
+  (void)st;
+  /* WG, IPT, ITEM_CONTIG, NT_STORE */
+  static const int sets[][VNCL__OPS_MAX_PARAMS] = {
+      {256, 4, 0, 0}, {16, 64, 1, 0}, {16, 64, 1, 1}, {8, 32, 1, 1}};
+  const size_t n = 3000 + 37;
+  for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
+    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_CAST, sets[k]));
+    for (int si = 0; si < 5; si++)
+      for (int di = 0; di < 5; di++) {
+        vncl_dtype s = all_types[si], d = all_types[di];
+        size_t have;
+        double *in = cast_inputs(s, n, &have);
+        int64_t shape[1] = {(int64_t)n};
+        vncl_tensor *a = t_new(ctx, s, 1, shape), *b = t_new(ctx, d, 1, shape);
+        t_write(ctx, a, in);
+        t_poison(ctx, b);
+        T_OK(ctx, vncl_cast(ctx, a, b));
+        double *got = t_read(ctx, b), *ref = malloc(n * sizeof *ref);
+        for (size_t i = 0; i < n; i++) ref[i] = convert(d, in[i]);
+        char what[96];
+        snprintf(what, sizeof what, "cast %s -> %s, parameter set %zu",
+                 vncl_dtype_name(s), vncl_dtype_name(d), k);
+        t_check(what, n, got, ref, 0, 0); /* exact */
+        free(in), free(got), free(ref);
+        vncl_tensor_destroy(a), vncl_tensor_destroy(b);
+      }
+  }
+  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_CAST, NULL));
 }
 
 /* f64 with all 53 significand bits set to 16 bits: a conversion through
@@ -298,6 +336,7 @@ int main(void) {
       cmocka_unit_test(test_cast_pairs),
       cmocka_unit_test(test_cast_lengths),
       cmocka_unit_test(test_cast_offsets),
+      cmocka_unit_test(test_cast_params),
       cmocka_unit_test(test_cast_no_double_rounding),
       cmocka_unit_test(test_fill),
       cmocka_unit_test(test_copy),

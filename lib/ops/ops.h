@@ -8,7 +8,7 @@
  *
  *   family       source            parameters
  *   elementwise  elementwise.cl    WG, VW, IPT, ITEM_CONTIG, NT_STORE
- *   cast         cast.cl           WG, IPT, ITEM_CONTIG   (casts, fill, copy)
+ *   cast         cast.cl           WG, IPT, ITEM_CONTIG, NT_STORE (casts, fill, copy)
  *   transpose    transpose.cl      TILE, WGY, ROW_ITEMS
  *   reduce       reduce.cl         WG, VW, ITEM_CONTIG, ROWS_ITEM, CB
  *   softmax      softmax.cl        WG, VW, ITEM_CONTIG, PREFETCH
@@ -52,7 +52,9 @@
     "work-items per work-group")                                               \
   P(IPT, 4, (1, 2, 4, 8, 16, 32, 64), (1, 16, 64), "elements per work-item")   \
   P(ITEM_CONTIG, 0, (0, 1), (0, 1),                                            \
-    "1: a work-item's elements are consecutive (CPUs); 0: WG apart (GPUs)")
+    "1: a work-item's elements are consecutive (CPUs); 0: WG apart (GPUs)")   \
+  P(NT_STORE, 0, (0, 1), (0, 1),                                               \
+    "1: non-temporal vector stores of casts where the compiler has them")
 
 #define VNCL__OPS_TRANSPOSE_TABLE(P)                                           \
   P(TILE, 32, (8, 16, 32, 64), (16, 32, 64),                                   \

@@ -56,7 +56,7 @@ _Static_assert(EW_COUNT <= VNCL__OPS_MAX_PARAMS &&
 #define MEASURED "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29"
 static const vncl__param_row r_elementwise[] = {
     CPU_ROW("WG=16 VW=16 IPT=64 ITEM_CONTIG=1 NT_STORE=1")};
-static const vncl__param_row r_cast[] = {CPU_ROW("WG=16 IPT=64 ITEM_CONTIG=1")};
+static const vncl__param_row r_cast[] = {CPU_ROW("WG=16 IPT=64 ITEM_CONTIG=1 NT_STORE=1")};
 static const vncl__param_row r_transpose[] = {
     CPU_ROW("TILE=64 WGY=16 ROW_ITEMS=2")};
 static const vncl__param_row r_reduce[] = {
