@@ -149,14 +149,16 @@ static bool verify(ops_bench *o, kind k, const vncl_tensor *c) {
         break;
       }
       case K_TRANSPOSE: want = x[(i % R) * C + i / R]; break;
-      case K_CAST: {
-        uint16_t h = ((const uint16_t *)raw)[i];
-        uint32_t u = (uint32_t)h << 16;
-        float f;
-        memcpy(&f, &u, 4);
-        got = f;
+      case K_CAST: { /* from a's values (f32, or f64 holding them) */
+        const uint16_t *h = (const uint16_t *)raw;
+        switch (vncl_tensor_dtype(c)) {
+          case VNCL_BF16: got = vncl_bf16_to_double(h[i]); tol = 0x1p-8; break;
+          case VNCL_F16: got = vncl_f16_to_double(h[i]); tol = 0x1p-11; break;
+          case VNCL_F64: got = ((const double *)raw)[i]; tol = 0; break;
+          default: got = y[i]; tol = 0; break; /* f32 from f64: exact */
+        }
         want = x[i];
-        tol = fabs(want) * 0x1p-8;
+        tol *= fabs(want);
         break;
       }
       case K_RANDOM: want = 0.5; tol = 0.5; break;
@@ -249,6 +251,8 @@ int bench_suite_ops(bench_ctx *b) {
   vncl_tensor *one = tensor(b, VNCL_F32, 1, 1, 0);
   vncl_tensor *tr = tensor(b, VNCL_F32, 2, o.cols, o.rows);
   vncl_tensor *h = tensor(b, VNCL_BF16, 2, o.rows, o.cols);
+  vncl_tensor *hf = tensor(b, VNCL_F16, 2, o.rows, o.cols);
+  vncl_tensor *d = tensor(b, VNCL_F64, 2, o.rows, o.cols);
   o.mid = o.rows / 64;
   int64_t M = o.mid, C0 = o.cols;
   vncl_tensor *col = tensor(b, VNCL_F32, 2, o.rows, 1);
@@ -263,7 +267,7 @@ int bench_suite_ops(bench_ctx *b) {
   vncl_tensor *p4 = tensor4(b, 4, 8, C0 / 64, 64, o.rows / 8);
   int rc = -1;
   if (!o.host || !o.psrc || !o.pdst || !a || !bb || !c || !row || !rsum ||
-      !csum || !one || !tr || !h || !col || !sc || !a3 || !o3 || !b3 || !s3 || !p3 ||
+      !csum || !one || !tr || !h || !hf || !d || !col || !sc || !a3 || !o3 || !b3 || !s3 || !p3 ||
       !k3 || !a4 || !p4)
     goto out;
   /* Inputs: b is a shifted copy of a, the row is a's first row. */
@@ -325,10 +329,20 @@ int bench_suite_ops(bench_ctx *b) {
   bench_case_run(&o, name, "f32", K_PERM4, a4, NULL, p4, 8 * n);
   snprintf(name, sizeof name, "random normal %s", sz);
   bench_case_run(&o, name, "f32", K_NORMAL, NULL, NULL, c, 4 * n);
+  /* Casts other than to bf16: widening (f32 -> f64 writes 8 bytes per
+   * element), narrowing back from those f64 values, and to f16. */
+  if (b->dev.fp64) {
+    snprintf(name, sizeof name, "cast f32->f64 %s", sz);
+    bench_case_run(&o, name, "f32", K_CAST, a, NULL, d, 12 * n);
+    snprintf(name, sizeof name, "cast f64->f32 %s", sz);
+    bench_case_run(&o, name, "f64", K_CAST, d, NULL, c, 12 * n);
+  }
+  snprintf(name, sizeof name, "cast f32->f16 %s", sz);
+  bench_case_run(&o, name, "f32", K_CAST, a, NULL, hf, 6 * n);
   rc = 0;
 out:;
-  vncl_tensor *all[] = {a,  bb, c,  row, rsum, csum, one, tr, h, col,
-                        sc, a3, o3, b3,  s3,   p3,   k3,  a4, p4};
+  vncl_tensor *all[] = {a,  bb, c,  row, rsum, csum, one, tr, h,  hf, d,
+                        col, sc, a3, o3, b3, s3, p3, k3, a4, p4};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++)
     vncl_tensor_destroy(all[i]);
   free(o.host);
