@@ -447,6 +447,17 @@ ODD_RADIX(radix13, 13, 6, COS13, SIN13)
     rest /= R;                                                        \
   } while (0)
 
+/* The lanes of a vector in reverse order. */
+#if VW == 2
+#define REV(v) (v).s10
+#elif VW == 4
+#define REV(v) (v).s3210
+#elif VW == 8
+#define REV(v) (v).s76543210
+#else
+#define REV(v) (v).sfedcba9876543210
+#endif
+
 /* Z[k] of fft_c2r_pre (fft_layout.cl) from the row xr of m + 1 values of
  * a real spectrum X: Z[0] = (Re X[0] + Re X[m]) + i (Re X[0] - Re X[m]),
  * else with e = X[k] + conj X[m-k], o = conj(W^k) (X[k] - conj X[m-k]),
@@ -521,7 +532,9 @@ __kernel void fft_stockham(
 #ifndef VW2
     xadj = yadj = false;
 #endif
-    /* C2R pre: lane l reads row xr[l] of m + 1 values at Z index xb[l]. */
+    /* C2R pre: lane l reads row xr[l] of m + 1 values at Z index xb[l];
+     * padj: the lanes are neighbours in one row (vector loads). */
+    bool padj = false;
     if (prem) {
       xadj = false;
       for (int l = 0; l < VW; l++) {
@@ -529,7 +542,17 @@ __kernel void fft_stockham(
         xr[l] = z / prem * (prem + 1);
         xb[l] = z % prem;
       }
+      padj = lanes == VW;
+      for (int l = 1; l < VW; l++)
+        padj = padj && xr[l] == xr[0] && xb[l] == xb[0] + l;
     }
+#ifdef VW2
+    /* W^(q0 + l) of the lanes, once per group: W^(q0 + l + j xj) is that
+     * times the lanes' common W^(j xj) (one rounding more than the table,
+     * and no third strided stream). */
+    vec w0r = 0, w0i = 0;
+    if (padj) PAIR_LOAD((__global const real *)(rtw + xb[0]), w0r, w0i);
+#endif
     /* Gather; missing lanes of the last group are zeros. */
     uint j0 = 0;
 #if VW == 8
@@ -555,6 +578,28 @@ __kernel void fft_stockham(
     for (uint j = j0; j < n; j++) {
       __global real *d = a + (size_t)j * 2 * VW;
 #ifdef VW2
+      if (padj) {
+        /* c2r_pre_at on vectors: X[q + l], X[m - q - l] (a reversed
+         * vector load), W^(q + l); Z[0] (lane 0 at q = 0) after. */
+        const ulong q = xb[0] + j * xj;
+        __global const real *xrow = (__global const real *)(x + xr[0]);
+        vec ar, ai, br, bi;
+        PAIR_LOAD(xrow + 2 * q, ar, ai);
+        PAIR_LOAD(xrow + 2 * (prem - q - (VW - 1)), br, bi);
+        const real2 wj = rtw[j * xj];
+        const vec wr = w0r * wj.x - w0i * wj.y, wi = w0r * wj.y + w0i * wj.x;
+        br = REV(br);
+        bi = REV(bi);
+        const vec er = ar + br, ei = ai - bi, dr = ar - br, di = ai + bi;
+        const vec or_ = wr * dr + wi * di, oi = wr * di - wi * dr;
+        VSTORE(er - oi, 0, d);
+        VSTORE(ei + or_, 0, d + VW);
+        if (q == 0) {
+          d[0] = xrow[0] + xrow[2 * prem];
+          d[VW] = xrow[0] - xrow[2 * prem];
+        }
+        continue;
+      }
       if (xadj) {
         vec re, im;
         PAIR_LOAD((__global const real *)(x + xb[0] + j * xj), re, im);
