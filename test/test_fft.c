@@ -517,7 +517,8 @@ static void test_real(void **st) {
  * half above one Stockham pass, whose R2C fuses the split into its second
  * step), 1-D batched, 2-D and 3-D (outer axes on
  * Stockham, Rader and Bluestein over the half spectrum), in and out of
- * place, f32 and f64, every norm; odd lengths beside them keep the
+ * place, f32 and f64, every norm (a split half's C2R with the
+ * pre-processing in its first step); odd lengths beside them keep the
  * full-length path. */
 static void test_real_half(void **st) {
   (void)st;
@@ -547,6 +548,14 @@ static void test_real_half(void **st) {
       {R2C, VNCL_F64, 1, {11250}, 2, 1, BACK, VNCL},
       {R2C, VNCL_F32, 1, {1 << 18}, 3, 1, VNCL_FFT_NORM_FORWARD, VNCL},
       {R2C, VNCL_F32, 2, {3, 9000}, 2, 0, BACK, VNCL},
+      /* C2R of a split half runs the pre-processing inside the first
+       * step's gather (fft_stockham's prem): odd batches in and out of
+       * place, an odd first factor, f64 rows in blocks of one (2^17:
+       * 256 x 256, 1 MiB a row), outer axes before it in place. */
+      {R2C, VNCL_F32, 1, {11250}, 5, 1, VNCL_FFT_NORM_NONE, VNCL},
+      {R2C, VNCL_F64, 1, {1 << 15}, 3, 1, VNCL_FFT_NORM_FORWARD, VNCL},
+      {R2C, VNCL_F64, 1, {1 << 17}, 3, 0, BACK, VNCL},
+      {R2C, VNCL_F64, 2, {5, 16384}, 1, 1, VNCL_FFT_NORM_ORTHO, VNCL},
       /* One-pass halves run the split inside the pass
        * (fft_stockham_r2c1): full and partial groups of rows (11 = 8 + 3,
        * 9 = 8 + 1), an odd half (1001) in place. */

@@ -709,9 +709,9 @@ static vncl_status run_half(vncl_fft_plan *p, vncl_fft_direction dir,
     x = p->st->scratch[VNCL__FFT_SCRATCH_HALF];
     s = run_steps(p, dir, 1.0, in, x, p->hsteps, hcount);
   }
-  if (!s && hs && hs->sk.n2 == 1 &&
-      vncl__fft_stockham_r2c_fused(&p->tn, t, &hs->sk))
-    /* One pass: the pre-processing inside it, straight to the rows. */
+  if (!s && hs && vncl__fft_stockham_r2c_fused(&p->tn, t, &hs->sk))
+    /* The pre-processing inside the (first) Stockham pass, the result
+     * straight to the rows. */
     return vncl__fft_stockham_c2r_run(ctx, p->st, t, &p->tn, &hs->sk, p->rows,
                                       scale, p->rtw, x, out, rstride / 2);
   if (!s) s = vncl__fft_c2r_pre_run(ctx, t, p->rows, m, x, p->rtw, z);

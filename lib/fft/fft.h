@@ -248,12 +248,15 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
                                        const vncl__fft_entry *rtw, cl_mem src,
                                        cl_mem dst);
 
-/* C2R of even n = 2m with m in one pass (p->n2 == 1): fft_c2r_pre's
+/* C2R of even n = 2m through the inverse FFT_m with fft_c2r_pre's
+ * pre-processing inside it: m in one pass (p->n2 == 1), the
  * pre-processing, the inverse pass and the scale in one kernel
- * (fft_stockham_c2r1), from rows of h = m + 1 values (src) to rows of m
- * complex values `ystride` complex values apart (dst; m out of place, h
- * for the padded rows in place, dst == src then). Scratch as
- * vncl__fft_stockham_r2c_scratch. */
+ * (fft_stockham_c2r1; scratch as vncl__fft_stockham_r2c_scratch); a split
+ * m, the pre-processing in the gather of the first four-step step
+ * (fft_stockham's prem; scratch as vncl__fft_stockham_scratch). From rows
+ * of h = m + 1 values (src) to rows of m complex values `ystride` complex
+ * values apart (dst; m out of place, h for the padded rows in place, dst
+ * == src then). */
 vncl_status vncl__fft_stockham_c2r_run(vncl_context *ctx, vncl__fft_state *st,
                                        vncl_dtype dtype,
                                        const vncl__fft_tuning *tn,
