@@ -259,8 +259,10 @@ static bool ops_setup(wstate *w, const char *fam, char *why, size_t cap) {
     s = vncl_tensor_create(w->ctx, VNCL_F32, nd, shape, &w->in2);
   if (!s && is(fam, "elementwise")) s = vncl_fill(w->ctx, w->in2, 0.5);
   if (!s) {
-    if (is(fam, "cast"))
-      s = vncl_tensor_create(w->ctx, VNCL_F16, nd, shape, &w->out);
+    if (is(fam, "cast")) /* to bf16: through cast_contig, so NT_STORE counts
+                            (f16 goes out through vstore_half, which it
+                            does not change) */
+      s = vncl_tensor_create(w->ctx, VNCL_BF16, nd, shape, &w->out);
     else if (is(fam, "reduce"))
       s = vncl_tensor_create(w->ctx, VNCL_F32, 1, col, &w->out);
     else
