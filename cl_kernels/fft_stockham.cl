@@ -475,6 +475,110 @@ inline real2 c2r_pre_at(__global const real2 *xr, ulong k, ulong m,
   return (real2)(e.x - o.y, e.y + o.x);
 }
 
+/* The work-item's lines at xb[l] (l < lanes, contiguous, n values) into
+ * its scratch as [n][re|im][VW]; missing lanes are zeros. */
+/* The first values of the VW lines at xb[l] (whole lines, contiguous) into
+ * the scratch [n][re|im][VW], 8 at a time: 8 vector loads per lane block
+ * and a transpose instead of 64 scalar loads. Returns how many it did (0
+ * unless VW is 8); the caller does the rest. */
+inline uint gather_block8(__global const real2 *x, const ulong *xb, uint n,
+                          __global real *a) {
+  uint j0 = 0;
+#if VW == 8
+  for (; j0 + 8 <= n; j0 += 8) {
+    vec re[8], im[8];
+    for (int l = 0; l < 8; l++) {
+      const pvec v = vload16(0, (__global const real *)(x + xb[l] + j0));
+      re[l] = v.even;
+      im[l] = v.odd;
+    }
+    transpose8(re);
+    transpose8(im);
+    for (int jj = 0; jj < 8; jj++) {
+      __global real *d = a + (size_t)(j0 + jj) * 2 * VW;
+      VSTORE(re[jj], 0, d);
+      VSTORE(im[jj], 0, d + VW);
+    }
+  }
+#endif
+  return j0;
+}
+
+inline void gather_rows(__global const real2 *x, const ulong *xb, int lanes,
+                        uint n, __global real *a) {
+  const uint j0 = lanes == VW ? gather_block8(x, xb, n, a) : 0;
+  for (uint j = j0; j < n; j++) {
+    __global real *d = a + (size_t)j * 2 * VW;
+    real re[VW], im[VW];
+    for (int l = 0; l < VW; l++) {
+      real2 v = l < lanes ? x[xb[l] + j] : (real2)(0, 0);
+      re[l] = v.x;
+      im[l] = v.y;
+    }
+    VSTORE(VLOAD(0, re), 0, d);
+    VSTORE(VLOAD(0, im), 0, d + VW);
+  }
+}
+
+/* The passes over a scratch of [n][re|im][VW] (in, with out the other
+ * half), s = 1 forward, -1 inverse; returns the half that holds the
+ * result. */
+inline __global real *passes_dir(uint n, const real s, __global real *in,
+                                 __global real *out,
+                                 __global const real2 *tw) {
+  uint ns = 1, rest = n;
+#if RADIX8
+  while (rest % 8 == 0) PASS(8, radix8);
+#endif
+  while (rest % 4 == 0) PASS(4, radix4);
+  while (rest % 2 == 0) PASS(2, radix2);
+  while (rest % 3 == 0) PASS(3, radix3);
+  while (rest % 5 == 0) PASS(5, radix5);
+  while (rest % 7 == 0) PASS(7, radix7);
+  while (rest % 11 == 0) PASS(11, radix11);
+  while (rest % 13 == 0) PASS(13, radix13);
+  return in;
+}
+#define passes_fwd(n, in, out, tw) passes_dir(n, (real)1, in, out, tw)
+
+/* The work-item's scratch r ([n][re|im][VW]) times scale to its lines at
+ * yb[l] (l < lanes, contiguous, n values). */
+/* The reverse of gather_block8: the first outputs of the scratch r, times
+ * scale, to the VW lines at yb[l], 8 at a time; returns how many. */
+inline uint scatter_block8(__global const real *r, real scale,
+                           const ulong *yb, uint n, __global real2 *y) {
+  uint k0 = 0;
+#if VW == 8
+  for (; k0 + 8 <= n; k0 += 8) {
+    vec re[8], im[8];
+    for (int kk = 0; kk < 8; kk++) {
+      re[kk] = VLOAD(0, r + (size_t)(k0 + kk) * 2 * VW) * scale;
+      im[kk] = VLOAD(0, r + (size_t)(k0 + kk) * 2 * VW + VW) * scale;
+    }
+    transpose8(re);
+    transpose8(im);
+    for (int l = 0; l < 8; l++) {
+      pvec v;
+      v.even = re[l];
+      v.odd = im[l];
+      vstore16(v, 0, (__global real *)(y + yb[l] + k0));
+    }
+  }
+#endif
+  return k0;
+}
+
+inline void scatter_rows(__global const real *r, real scale, const ulong *yb,
+                         int lanes, uint n, __global real2 *y) {
+  const uint k0 = lanes == VW ? scatter_block8(r, scale, yb, n, y) : 0;
+  for (uint k = k0; k < n; k++) {
+    real rr[VW], ri[VW];
+    VSTORE(VLOAD(0, r + (size_t)k * 2 * VW) * scale, 0, rr);
+    VSTORE(VLOAD(0, r + (size_t)k * 2 * VW + VW) * scale, 0, ri);
+    for (int l = 0; l < lanes; l++) y[yb[l] + k] = (real2)(rr[l], ri[l]);
+  }
+}
+
 __kernel void fft_stockham(
     const uint n, const int sign, const real scale, const ulong lines,
     const ulong mid, const ulong inner, __global const real2 *x,
@@ -554,27 +658,10 @@ __kernel void fft_stockham(
     if (padj) PAIR_LOAD((__global const real *)(rtw + xb[0]), w0r, w0i);
 #endif
     /* Gather; missing lanes of the last group are zeros. */
-    uint j0 = 0;
-#if VW == 8
-    /* Contiguous lines, 8 elements at a time: 8 vector loads per lane
-     * block and a transpose instead of 64 scalar loads. */
-    if (lanes == VW && xj == 1 && !xadj && !prem)
-      for (; j0 + 8 <= n; j0 += 8) {
-        vec re[8], im[8];
-        for (int l = 0; l < 8; l++) {
-          const pvec v = vload16(0, (__global const real *)(x + xb[l] + j0));
-          re[l] = v.even;
-          im[l] = v.odd;
-        }
-        transpose8(re);
-        transpose8(im);
-        for (int jj = 0; jj < 8; jj++) {
-          __global real *d = a + (size_t)(j0 + jj) * 2 * VW;
-          VSTORE(re[jj], 0, d);
-          VSTORE(im[jj], 0, d + VW);
-        }
-      }
-#endif
+    /* Contiguous lines: 8 elements at a time. */
+    const uint j0 = lanes == VW && xj == 1 && !xadj && !prem
+                        ? gather_block8(x, xb, n, a)
+                        : 0;
     for (uint j = j0; j < n; j++) {
       __global real *d = a + (size_t)j * 2 * VW;
 #ifdef VW2
@@ -625,18 +712,7 @@ __kernel void fft_stockham(
       VSTORE(VLOAD(0, re), 0, d);
       VSTORE(VLOAD(0, im), 0, d + VW);
     }
-    __global real *in = a, *out = b;
-    uint ns = 1, rest = n;
-#if RADIX8
-    while (rest % 8 == 0) PASS(8, radix8);
-#endif
-    while (rest % 4 == 0) PASS(4, radix4);
-    while (rest % 2 == 0) PASS(2, radix2);
-    while (rest % 3 == 0) PASS(3, radix3);
-    while (rest % 5 == 0) PASS(5, radix5);
-    while (rest % 7 == 0) PASS(7, radix7);
-    while (rest % 11 == 0) PASS(11, radix11);
-    while (rest % 13 == 0) PASS(13, radix13);
+    __global const real *in = passes_dir(n, s, a, b, tw);
     /* Scatter, scaled, with the four-step twiddle when asked. The twiddle
      * of lane l at output k is w^(m_l k), w = exp(sign 2 pi i / twn): from
      * the tables every TW_EVERY outputs, by the recurrence
@@ -653,26 +729,10 @@ __kernel void fft_stockham(
       sr = VLOAD(0, wr);
       si = VLOAD(0, wi);
     }
-    uint k0 = 0;
-#if VW == 8
-    /* Contiguous lines, 8 outputs at a time (the reverse of the gather). */
-    if (lanes == VW && yj == 1 && !yadj && !twn)
-      for (; k0 + 8 <= n; k0 += 8) {
-        vec re[8], im[8];
-        for (int kk = 0; kk < 8; kk++) {
-          re[kk] = VLOAD(0, in + (size_t)(k0 + kk) * 2 * VW) * scale;
-          im[kk] = VLOAD(0, in + (size_t)(k0 + kk) * 2 * VW + VW) * scale;
-        }
-        transpose8(re);
-        transpose8(im);
-        for (int l = 0; l < 8; l++) {
-          pvec v;
-          v.even = re[l];
-          v.odd = im[l];
-          vstore16(v, 0, (__global real *)(y + yb[l] + k0));
-        }
-      }
-#endif
+    /* Contiguous lines: 8 outputs at a time (the reverse of the gather). */
+    const uint k0 = lanes == VW && yj == 1 && !yadj && !twn
+                        ? scatter_block8(in, scale, yb, n, y)
+                        : 0;
     for (uint k = k0; k < n; k++) {
       vec re = VLOAD(0, in + (size_t)k * 2 * VW) * scale;
       vec im = VLOAD(0, in + (size_t)k * 2 * VW + VW) * scale;
@@ -733,94 +793,6 @@ __kernel void fft_stockham(
  * Pairs (row, p), p < P = ceil((n1/2 + 1)/VW); work-item g handles pairs
  * g, g + global size, ... Scratch: 8 n2 VW reals per work-item. Forward
  * only (R2C). */
-
-/* The work-item's lines at xb[l] (l < lanes, contiguous, n values) into
- * its scratch as [n][re|im][VW]; missing lanes are zeros. */
-inline void gather_rows(__global const real2 *x, const ulong *xb, int lanes,
-                        uint n, __global real *a) {
-  uint j0 = 0;
-#if VW == 8
-  if (lanes == VW)
-    for (; j0 + 8 <= n; j0 += 8) {
-      vec re[8], im[8];
-      for (int l = 0; l < 8; l++) {
-        const pvec v = vload16(0, (__global const real *)(x + xb[l] + j0));
-        re[l] = v.even;
-        im[l] = v.odd;
-      }
-      transpose8(re);
-      transpose8(im);
-      for (int jj = 0; jj < 8; jj++) {
-        __global real *d = a + (size_t)(j0 + jj) * 2 * VW;
-        VSTORE(re[jj], 0, d);
-        VSTORE(im[jj], 0, d + VW);
-      }
-    }
-#endif
-  for (uint j = j0; j < n; j++) {
-    __global real *d = a + (size_t)j * 2 * VW;
-    real re[VW], im[VW];
-    for (int l = 0; l < VW; l++) {
-      real2 v = l < lanes ? x[xb[l] + j] : (real2)(0, 0);
-      re[l] = v.x;
-      im[l] = v.y;
-    }
-    VSTORE(VLOAD(0, re), 0, d);
-    VSTORE(VLOAD(0, im), 0, d + VW);
-  }
-}
-
-/* The passes over a scratch of [n][re|im][VW] (in, with out the other
- * half), s = 1 forward, -1 inverse; returns the half that holds the
- * result. */
-inline __global real *passes_dir(uint n, const real s, __global real *in,
-                                 __global real *out,
-                                 __global const real2 *tw) {
-  uint ns = 1, rest = n;
-#if RADIX8
-  while (rest % 8 == 0) PASS(8, radix8);
-#endif
-  while (rest % 4 == 0) PASS(4, radix4);
-  while (rest % 2 == 0) PASS(2, radix2);
-  while (rest % 3 == 0) PASS(3, radix3);
-  while (rest % 5 == 0) PASS(5, radix5);
-  while (rest % 7 == 0) PASS(7, radix7);
-  while (rest % 11 == 0) PASS(11, radix11);
-  while (rest % 13 == 0) PASS(13, radix13);
-  return in;
-}
-#define passes_fwd(n, in, out, tw) passes_dir(n, (real)1, in, out, tw)
-
-/* The work-item's scratch r ([n][re|im][VW]) times scale to its lines at
- * yb[l] (l < lanes, contiguous, n values). */
-inline void scatter_rows(__global const real *r, real scale, const ulong *yb,
-                         int lanes, uint n, __global real2 *y) {
-  uint k0 = 0;
-#if VW == 8
-  if (lanes == VW)
-    for (; k0 + 8 <= n; k0 += 8) {
-      vec re[8], im[8];
-      for (int kk = 0; kk < 8; kk++) {
-        re[kk] = VLOAD(0, r + (size_t)(k0 + kk) * 2 * VW) * scale;
-        im[kk] = VLOAD(0, r + (size_t)(k0 + kk) * 2 * VW + VW) * scale;
-      }
-      transpose8(re);
-      transpose8(im);
-      for (int l = 0; l < 8; l++) {
-        pvec v;
-        v.even = re[l];
-        v.odd = im[l];
-        vstore16(v, 0, (__global real *)(y + yb[l] + k0));
-      }
-    }
-#endif
-  for (uint k = k0; k < n; k++) {
-    real rr[VW], ri[VW];
-    VSTORE(VLOAD(0, r + (size_t)k * 2 * VW) * scale, 0, rr);
-    VSTORE(VLOAD(0, r + (size_t)k * 2 * VW + VW) * scale, 0, ri);
-    for (int l = 0; l < lanes; l++) y[yb[l] + k] = (real2)(rr[l], ri[l]);
-  }
-}
 
 #ifdef VW2
 __kernel void fft_stockham_r2c(const uint n1, const uint n2, const real scale,
