@@ -73,28 +73,9 @@
 #error "gemm_packed_local: MWG % (MDIMC*VWM), NWG % (NDIMC*VWN), KWG % KWI must be 0"
 #endif
 
-/* ---- storage types (the dtype block of vncl_prelude.cl) ----------------- */
-#ifndef DTYPE_AB
-#define DTYPE_AB 0        /* storage of A and B: 0 f32, 1 f64, 2 f16, 3 bf16 */
-#endif
-#ifndef DTYPE_C
-#define DTYPE_C DTYPE_AB  /* storage of C, same codes */
-#endif
-#if DTYPE_AB < 0 || DTYPE_AB > 3
-#error "DTYPE_AB must be 0, 1, 2 or 3"
-#endif
-#if DTYPE_C < 0 || DTYPE_C > 3
-#error "DTYPE_C must be 0, 1, 2 or 3"
-#endif
-
-#if DTYPE_AB == 1 || DTYPE_C == 1
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#endif
-
-#define ACC VNCL_REAL(DTYPE_AB) /* accumulation type = type of the packed scratch */
-#define C_T VNCL_STORAGE(DTYPE_C)
-#define LOAD_C(p, i) ((ACC)VNCL_LOAD(DTYPE_C, p, i))
-#define STORE_C(p, i, v) VNCL_STORE(DTYPE_C, p, i, v)
+/* Storage types: DTYPE_AB, DTYPE_C, ACC, AB_T, LOAD_AB, C_T, LOAD_C and
+ * STORE_C come from vncl_gemm_common.cl, which the program builder puts
+ * before this file. */
 
 #if VWM == 1
 #define VTM ACC

@@ -13,7 +13,11 @@
  *           pinned host chunks (CL_MEM_ALLOC_HOST_PTR, mapped once and kept
  *           mapped), pipelined: the host copies piece i into one chunk while
  *           the device moves piece i-1 out of another (double or triple
- *           buffering, ordered by events);
+ *           buffering, ordered by events). On a device that shares host
+ *           memory (a CPU, an integrated GPU) the tensor's own mapping is
+ *           such pinned memory, so staging copies once, through it:
+ *           blocking transfers as map, async ones direct (counted so in
+ *           vncl_staging_stats); VNCL_STAGING_VIA=chunks keeps the chunks;
  *   map     the tensor's buffer is mapped and copied with memcpy (blocking
  *           transfers only; the fastest on devices that share host memory);
  *   pinned  the caller's pointer lies in memory from vncl_host_alloc: direct,
@@ -29,6 +33,9 @@
  *   VNCL_STAGING_CHUNK  bytes per chunk; default 16 MiB
  *   VNCL_TRANSFER_PATH  direct | staged | map | auto: force one path for
  *                       every size and direction (benchmarks, debugging)
+ *   VNCL_STAGING_VIA    chunks | tensor | auto: what the staged path copies
+ *                       through (auto: the table; tensor only on devices
+ *                       that share host memory, chunks elsewhere)
  */
 #ifndef VNCL_TRANSFER_H
 #define VNCL_TRANSFER_H
@@ -180,7 +187,9 @@ typedef struct vncl_staging_stats {
   uint64_t fallbacks;        /* staged transfers that went direct: no chunk
                                 came within wait_ms, or creating one failed */
   uint64_t staged_transfers, direct_transfers, mapped_transfers,
-      pinned_transfers;      /* transfers by the path they took */
+      pinned_transfers;      /* transfers by the path they took (staged
+                                through the tensor's mapping: mapped, or
+                                direct when async) */
   uint64_t bytes_staged;     /* bytes copied through the pool */
   uint64_t bytes_direct, bytes_mapped, bytes_pinned;
 } vncl_staging_stats;

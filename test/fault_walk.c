@@ -356,9 +356,15 @@ static void test_walk_libraries(void **st) {
   (void)st;
   walk_shared("library", flow_libraries, false);
 }
+/* path=staged as the table has it (on a device that shares host memory:
+ * through the tensor's mapping), then through the chunk pipeline. */
 static void test_walk_staged(void **st) {
   (void)st;
+  setenv("VNCL_STAGING_VIA", "auto", 1);
   walk_shared("staged", flow_staged, true);
+  setenv("VNCL_STAGING_VIA", "chunks", 1);
+  walk_shared("staged via chunks", flow_staged, true);
+  unsetenv("VNCL_STAGING_VIA");
 }
 
 static void test_summary(void **st) {

@@ -4,7 +4,8 @@
  * fallbacks, no deadlock); async reads chained after a kernel and after a
  * user event; caller-pinned memory; the caching allocator's reuse, zero
  * fill, trim and OOM retry; bad input; teardown with work in flight. Fresh
- * random bytes each run, every byte checked.
+ * random bytes each run, every byte checked. path=staged through the
+ * tensor's mapping (devices that share host memory) at every page offset.
  *
  * test_host_copy tests an internal on purpose (transfer/transfer.h): the
  * host copy that avoids slow memcpy alignments has no public entry, and the
@@ -275,6 +276,135 @@ static void test_auto_and_env(void **st) {
   assert_true(s.staged_transfers >= 4);
   assert_true(s.bytes_staged >= 4 * (MIB + 6));
   vncl_context_destroy(c);
+}
+
+/* ---- path=staged through the tensor's mapping ------------------------- */
+
+/* One transfer of `bytes` each way between a tensor and a malloc'd buffer
+ * at page offset `off`, blocking or async: fresh random bytes, the
+ * destination poisoned (with guard bytes either side) and every byte
+ * checked. */
+static void offset_trip(vncl_context *c, vncl_tensor *t, size_t bytes,
+                        size_t off, bool async) {
+  unsigned char *rs = malloc(bytes + 2 * 4096), *rd = malloc(bytes + 2 * 4096);
+  assert_true(rs && rd);
+  unsigned char *src = (unsigned char *)(((uintptr_t)rs + 4095) &
+                                         ~(uintptr_t)4095) + off;
+  unsigned char *dst = (unsigned char *)(((uintptr_t)rd + 4095) &
+                                         ~(uintptr_t)4095) + off;
+  fill_random(src, bytes);
+  memset(rd, 0xC5, bytes + 2 * 4096);
+  if (async) {
+    vncl_event *w = NULL, *r = NULL;
+    T_OK(c, vncl_tensor_write_async(t, src, bytes, 0, NULL, &w));
+    T_OK(c, vncl_tensor_read_async(t, dst, bytes, 0, NULL, &r));
+    T_OK(c, vncl_event_wait(r));
+    T_OK(c, vncl_event_wait(w));
+    vncl_event_release(w);
+    vncl_event_release(r);
+  } else {
+    T_OK(c, vncl_tensor_write(t, src, bytes));
+    T_OK(c, vncl_tensor_read(t, dst, bytes));
+  }
+  for (size_t i = 0; i < bytes; i++)
+    if (dst[i] != src[i])
+      fail_msg("%zu bytes at page offset %zu (%s): byte %zu is %d, not %d",
+               bytes, off, async ? "async" : "blocking", i, dst[i], src[i]);
+  for (unsigned char *p = rd; p < dst; p++)
+    if (*p != 0xC5) fail_msg("a byte before the destination was written");
+  for (unsigned char *p = dst + bytes; p < rd + bytes + 2 * 4096; p++)
+    if (*p != 0xC5) fail_msg("a byte after the destination was written");
+  free(rs);
+  free(rd);
+}
+
+/* On a device that shares host memory, path=staged copies once, through
+ * the tensor's mapping (blocking: counted as mapped; async: direct), and
+ * uses no chunk; elsewhere it goes through the chunks. The expectation
+ * comes from the device found. Sizes that are not a multiple of a piece or
+ * a page, every page offset class of the host buffer (a sweep of 43 offsets
+ * past the host copy's measured size, and the offsets malloc gives at two
+ * large sizes), both directions, blocking and async. Then
+ * VNCL_STAGING_VIA=chunks on such a device takes the chunks again, and a
+ * bad value is ignored. (The rest of this file runs with chunks forced, so
+ * that the pipeline is tested on every device.) */
+static void test_staged_via_tensor(void **st) {
+  (void)st;
+  setenv("VNCL_STAGING_VIA", "auto", 1);
+  vncl_context *c = t_context("off");
+  assert_non_null(c);
+  vncl_device_info info;
+  T_OK(c, vncl_context_device_info(c, &info));
+  bool unified = info.unified_memory != 0;
+  vncl_transfer_config cfg;
+  T_OK(c, vncl_transfer_config_get(c, &cfg));
+  cfg.write_small = cfg.write_large = VNCL_TRANSFER_STAGED;
+  cfg.read_small = cfg.read_large = VNCL_TRANSFER_STAGED;
+  cfg.chunk_bytes = 256 * KIB; /* pieces of 256 KiB where chunks are used */
+  cfg.pool_bytes = MIB;
+  T_OK(c, vncl_transfer_config_set(c, &cfg));
+
+  vncl_staging_stats s0, s1;
+  T_OK(c, vncl_staging_stats_get(c, &s0));
+  size_t n = 0, sweep = VNCL__HOST_COPY_MIN + 4 * KIB + 2; /* not a page */
+  vncl_tensor *t = bytes_tensor(c, sweep);
+  for (size_t off = 0; off < 4096; off += 97) {
+    offset_trip(c, t, sweep, off, false);
+    n++;
+  }
+  vncl_tensor_destroy(t);
+  const size_t big[] = {MIB + 6, 5 * MIB + 2 * KIB + 2};
+  const size_t offs[] = {0, 16, 64, 2048, 4080, 4095};
+  size_t nasync = 0;
+  for (size_t b = 0; b < 2; b++) {
+    t = bytes_tensor(c, big[b]);
+    for (size_t o = 0; o < sizeof offs / sizeof *offs; o++) {
+      offset_trip(c, t, big[b], offs[o], false);
+      offset_trip(c, t, big[b], offs[o], true);
+      n++;
+      nasync++;
+    }
+    vncl_tensor_destroy(t);
+  }
+  T_OK(c, vncl_staging_stats_get(c, &s1));
+  uint64_t moved = 2 * (n + nasync); /* each trip: a write and a read */
+  if (unified) {
+    assert_int_equal(s1.chunks_created, s0.chunks_created);
+    assert_int_equal(s1.staged_transfers, s0.staged_transfers);
+    assert_int_equal(s1.mapped_transfers - s0.mapped_transfers, 2 * n);
+    assert_true(s1.direct_transfers - s0.direct_transfers >= 2 * nasync);
+  } else {
+    assert_true(s1.chunks_created > s0.chunks_created);
+    assert_true(s1.staged_transfers - s0.staged_transfers +
+                    s1.fallbacks - s0.fallbacks >= moved);
+  }
+  vncl_context_destroy(c);
+
+  /* Chunks forced; then a bad value: ignored (the table's choice). */
+  const char *vals[] = {"chunks", "sideways"};
+  for (int v = 0; v < 2; v++) {
+    setenv("VNCL_STAGING_VIA", vals[v], 1);
+    c = t_context("off");
+    assert_non_null(c);
+    T_OK(c, vncl_transfer_config_get(c, &cfg));
+    cfg.write_small = cfg.write_large = VNCL_TRANSFER_STAGED;
+    cfg.read_small = cfg.read_large = VNCL_TRANSFER_STAGED;
+    cfg.chunk_bytes = 256 * KIB;
+    cfg.pool_bytes = MIB;
+    T_OK(c, vncl_transfer_config_set(c, &cfg));
+    t = bytes_tensor(c, MIB + 6);
+    offset_trip(c, t, MIB + 6, 16, false);
+    offset_trip(c, t, MIB + 6, 4080, true);
+    vncl_tensor_destroy(t);
+    T_OK(c, vncl_staging_stats_get(c, &s1));
+    bool chunks = v == 0 || !unified;
+    if (chunks)
+      assert_true(s1.chunks_created > 0 && s1.staged_transfers > 0);
+    else
+      assert_true(s1.chunks_created == 0 && s1.staged_transfers == 0);
+    vncl_context_destroy(c);
+  }
+  setenv("VNCL_STAGING_VIA", "chunks", 1);
 }
 
 /* ---- threads ------------------------------------------------------------ */
@@ -929,6 +1059,7 @@ int main(void) {
       cmocka_unit_test(test_edge_sizes_every_path),
       cmocka_unit_test(test_host_copy),
       cmocka_unit_test(test_auto_and_env),
+      cmocka_unit_test(test_staged_via_tensor),
       cmocka_unit_test(test_threads_distinct),
       cmocka_unit_test(test_threads_same_tensor),
       cmocka_unit_test(test_pool_exhaustion),
@@ -939,6 +1070,10 @@ int main(void) {
       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_teardown_in_flight),
   };
+  /* path=staged goes through the chunk pipeline in every test but
+   * test_staged_via_tensor, whatever the device (on one that shares host
+   * memory the table stages through the tensor's mapping instead). */
+  setenv("VNCL_STAGING_VIA", "chunks", 1);
   /* VNCL_TEST_FILTER=test_pool* runs a subset (slow sanitizer runs). */
   if (getenv("VNCL_TEST_FILTER")) cmocka_set_test_filter(getenv("VNCL_TEST_FILTER"));
   return cmocka_run_group_tests(tests, t_setup_nocache, t_teardown);

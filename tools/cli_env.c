@@ -26,6 +26,8 @@ const cli_env_var cli_env[] = {
                            "64 MiB)"},
     {"VNCL_STAGING_CHUNK", "size of one pinned staging chunk (default 16 MiB)"},
     {"VNCL_TRANSFER_PATH", "direct, staged, map or auto (default auto)"},
+    {"VNCL_STAGING_VIA", "chunks, tensor or auto: what path=staged copies "
+                         "through (default auto: the table)"},
     {"VNCL_HOST_COPY", "memcpy, bounce or auto: how host copies are made "
                        "(default auto: measured)"},
     {"VNCL_FFT_BACKEND", "vncl, clfft or auto (default auto)"},

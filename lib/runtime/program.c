@@ -87,6 +87,26 @@ static vncl_status load_source(vncl_context *ctx, const char *name,
 #define PRELUDE "vncl_prelude.cl"
 #define LINE_RESET "\n#line 1\n"
 
+/* A second shared source, put between the prelude and the files named here
+ * only (behind a LINE_RESET of its own): the GEMM storage-type block, whose
+ * names (ACC, LOAD_C, STORE_C ...) the ops kernels define their own way, so
+ * that it cannot live in the prelude. */
+#define GEMM_COMMON "vncl_gemm_common.cl"
+static const struct {
+  const char *file, *shared;
+} shared_sources[] = {
+    {"gemm_direct.cl", GEMM_COMMON},  {"gemm_packed_cpu.cl", GEMM_COMMON},
+    {"gemm_packed_local.cl", GEMM_COMMON}, {"gemm_ref.cl", GEMM_COMMON},
+    {"gemm_small.cl", GEMM_COMMON},
+};
+
+/* The shared source that `file` takes after the prelude, or NULL. */
+static const char *shared_source_of(const char *file) {
+  for (size_t i = 0; i < sizeof shared_sources / sizeof *shared_sources; i++)
+    if (!strcmp(shared_sources[i].file, file)) return shared_sources[i].shared;
+  return NULL;
+}
+
 static char *dupstr(const char *s) {
   size_t n = strlen(s) + 1;
   char *d = malloc(n);
@@ -156,29 +176,38 @@ int vncl__programs_list(vncl_context *ctx, const char **sources,
   return n;
 }
 
-/* The texts of one program: prelude, LINE_RESET, the file. */
+/* The texts of one program: prelude, LINE_RESET, then for the files of
+ * shared_sources their shared source and another LINE_RESET, then the
+ * file (n parts: 3 or 5). */
 typedef struct program_text {
-  const char *parts[3];
-  size_t lens[3];
-  char *owned[2]; /* read from VNCL_KERNEL_DIR: freed by text_free */
+  const char *parts[5];
+  size_t lens[5];
+  int n;
+  char *owned[3]; /* read from VNCL_KERNEL_DIR: freed by text_free */
 } program_text;
 
 static vncl_status text_load(vncl_context *ctx, const char *source,
                              program_text *t) {
   memset(t, 0, sizeof *t);
-  vncl_status s = load_source(ctx, source, false, &t->parts[2], &t->lens[2],
-                              &t->owned[0]);
+  const char *shared = shared_source_of(source);
+  t->n = shared ? 5 : 3;
+  vncl_status s = load_source(ctx, source, false, &t->parts[t->n - 1],
+                              &t->lens[t->n - 1], &t->owned[0]);
   if (!s)
     s = load_source(ctx, PRELUDE, true, &t->parts[0], &t->lens[0],
                     &t->owned[1]);
-  t->parts[1] = LINE_RESET;
-  t->lens[1] = sizeof LINE_RESET - 1;
+  if (!s && shared)
+    s = load_source(ctx, shared, true, &t->parts[2], &t->lens[2],
+                    &t->owned[2]);
+  for (int i = 1; i < t->n - 1; i += 2) {
+    t->parts[i] = LINE_RESET;
+    t->lens[i] = sizeof LINE_RESET - 1;
+  }
   return s;
 }
 
 static void text_free(program_text *t) {
-  free(t->owned[0]);
-  free(t->owned[1]);
+  for (int i = 0; i < 3; i++) free(t->owned[i]);
 }
 
 /* The program from the binary cache, or NULL (none, or the driver refused
@@ -212,7 +241,8 @@ static cl_int compile(vncl_context *ctx, program_text *t,
                       cl_program *out) {
   cl_int err = CL_SUCCESS;
   cl_program p =
-      clCreateProgramWithSource(ctx->cl_ctx, 3, t->parts, t->lens, &err);
+      clCreateProgramWithSource(ctx->cl_ctx, (cl_uint)t->n, t->parts, t->lens,
+                                &err);
   *out = p;
   if (!p) return err;
   err = clBuildProgram(p, 1, &ctx->device, options, NULL, NULL);
@@ -221,7 +251,8 @@ static cl_int compile(vncl_context *ctx, program_text *t,
    * build when many processes compile the same program at the same
    * moment. A real compile error fails again; a race does not. */
   cl_program retry =
-      clCreateProgramWithSource(ctx->cl_ctx, 3, t->parts, t->lens, &err);
+      clCreateProgramWithSource(ctx->cl_ctx, (cl_uint)t->n, t->parts, t->lens,
+                                &err);
   if (!retry) return CL_BUILD_PROGRAM_FAILURE;
   err = clBuildProgram(retry, 1, &ctx->device, options, NULL, NULL);
   if (err != CL_SUCCESS) {
@@ -266,7 +297,7 @@ static void store_binary(vncl_context *ctx, cl_program p, const char *key) {
 
 /* The program for (source, options): from the binary cache when it holds
  * one for exactly these texts and options, else compiled (and stored). The
- * key hashes all three texts. */
+ * key hashes every text: prelude, shared source (GEMM), file. */
 static vncl_status build(vncl_context *ctx, const char *source,
                          const char *options, cl_program *out,
                          uint64_t *out_hash) {
@@ -277,7 +308,7 @@ static vncl_status build(vncl_context *ctx, const char *source,
     return s;
   }
   uint64_t hash = VNCL_FNV_SEED;
-  for (int i = 0; i < 3; i++) hash = vncl__hash(t.parts[i], t.lens[i], hash);
+  for (int i = 0; i < t.n; i++) hash = vncl__hash(t.parts[i], t.lens[i], hash);
   *out_hash = hash;
   char key[4096];
   cache_key(ctx, source, hash, options, key, sizeof key);

@@ -31,15 +31,21 @@ static const struct policy {
   uint64_t write_threshold;
   vncl_transfer_path read_small, read_large;
   uint64_t read_threshold;
+  /* What path=staged copies through: chunks (two copies) or, where the
+   * device shares host memory, the buffer's own mapping (one copy). */
+  vncl__stage_via staged_via;
 } policies[] = {
     /* Measured on PoCL 3.1 (pthread CPU device) on an Intel Xeon whose
      * memcpy is uniform: direct copies are already at memcpy speed both
      * ways from pageable memory, and mapping the tensor costs an extra round
      * trip, so direct wins at every size; staging adds a second copy
-     * through the same memory and runs at about half speed. */
+     * through the same memory and runs at about half speed: with two
+     * copies on two cores that share one memory bus the pipeline cannot
+     * reach 0.9x memcpy (docs/transfers.md, "Staging on unified memory"),
+     * so path=staged copies once, through the tensor's own mapping. */
     {{NULL, 0, VNCL__RULE_UNIFIED, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
      "unified", 1, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_DIRECT, 0,
-     VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_DIRECT, 0},
+     VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_DIRECT, 0, VNCL__STAGE_TENSOR},
     /* The same device on a host whose memcpy slows down 3-4x for some
      * relative alignments (an AMD EPYC, issue 14: direct 0.24-0.30x memcpy
      * for malloc'd buffers at most page offsets). The driver's copy cannot
@@ -48,7 +54,8 @@ static const struct policy {
      * direct (the map's round trip dominates below 1 MiB). */
     {{NULL, 0, VNCL__RULE_UNIFIED, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
      "unified-aligned-copy", 0, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_MAP,
-     1 * MIB, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_MAP, 1 * MIB},
+     1 * MIB, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_MAP, 1 * MIB,
+     VNCL__STAGE_TENSOR},
     /* Discrete GPUs: pageable copies go through the driver's own bounce
      * buffer at roughly half the pinned rate, while pinned chunks reach the
      * copy engine's full rate and the pipeline hides the host copy (made by
@@ -57,7 +64,7 @@ static const struct policy {
      * GPU on the build machine): estimates to confirm with the bench. */
     {{NULL, 0, VNCL__RULE_DISCRETE, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
      "discrete", -1, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_STAGED, 256 * KIB,
-     VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_STAGED, 1 * MIB},
+     VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_STAGED, 1 * MIB, VNCL__STAGE_CHUNKS},
 };
 
 #define DEFAULT_CHUNK (16 * MIB)
@@ -83,7 +90,8 @@ static bool copy_fits(int i, void *arg) {
   return policies[i].uniform_copy == *uniform;
 }
 
-void vncl__transfer_defaults(vncl_context *ctx, vncl_transfer_config *out) {
+void vncl__transfer_defaults(vncl_context *ctx, vncl_transfer_config *out,
+                             vncl__stage_via *via) {
   memset(out, 0, sizeof *out);
   vncl__device_key k;
   vncl__device_key_of(&ctx->info, 0, VNCL__RULE_ANY, VNCL__RULE_ANY, &k);
@@ -98,6 +106,20 @@ void vncl__transfer_defaults(vncl_context *ctx, vncl_transfer_config *out) {
   out->read_small = p->read_small;
   out->read_large = p->read_large;
   out->read_threshold = p->read_threshold;
+  *via = p->staged_via;
+  const char *sv = vncl__getenv("VNCL_STAGING_VIA");
+  if (sv) {
+    if (!strcasecmp(sv, "chunks"))
+      *via = VNCL__STAGE_CHUNKS;
+    else if (!strcasecmp(sv, "tensor"))
+      *via = VNCL__STAGE_TENSOR;
+    else if (strcasecmp(sv, "auto"))
+      vncl__log(VNCL_LOG_WARN, "VNCL_STAGING_VIA='%s' ignored: use chunks, "
+                "tensor or auto", sv);
+  }
+  /* The tensor's mapping is only host memory on a device that shares it. */
+  if (*via == VNCL__STAGE_TENSOR && !k.unified)
+    *via = VNCL__STAGE_CHUNKS;
   out->depth = DEFAULT_DEPTH;
   out->wait_ms = DEFAULT_WAIT_MS;
   out->chunk_bytes = DEFAULT_CHUNK;
@@ -143,7 +165,7 @@ struct vncl__xfer *vncl__xfer_get(vncl_context *ctx) {
     pthread_condattr_destroy(&ca);
     pthread_cond_init(&x->work, NULL);
     for (int i = 0; i < 16; i++) pthread_mutex_init(&x->map_locks[i], NULL);
-    vncl__transfer_defaults(ctx, &x->defaults);
+    vncl__transfer_defaults(ctx, &x->defaults, &x->stage_via);
     x->cfg = x->defaults;
     x->max_chunks = (unsigned)(x->cfg.pool_bytes / x->cfg.chunk_bytes);
     ctx->xfer = x;

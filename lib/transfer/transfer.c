@@ -2,6 +2,10 @@
  * forms: picks a path (direct, staged, map, pinned) and runs it, with the
  * transfer thread that finishes asynchronous staged reads.
  *
+ * On a device that shares host memory, path=staged copies once, through
+ * the tensor's own mapping (the table's staged_via column); the chunk
+ * pipeline below serves discrete devices, or VNCL_STAGING_VIA=chunks.
+ *
  * Staged write: the calling thread copies piece i into chunk i % k, then
  * enqueues the chunk's write to the device and goes on with piece i + 1
  * while the device drains it; before reusing a chunk it waits for the
@@ -480,10 +484,24 @@ vncl_status vncl__transfer(vncl_context *ctx, int dir, cl_mem mem,
   }
   depth = cfg->depth;
   chunk = (size_t)cfg->chunk_bytes;
+  vncl__stage_via via = x->stage_via;
   pthread_mutex_unlock(&x->lock);
   if (path == VNCL_TRANSFER_MAP && async) path = VNCL_TRANSFER_DIRECT;
 
   vncl_status s;
+  if (path == VNCL_TRANSFER_STAGED && via == VNCL__STAGE_TENSOR) {
+    /* A device that shares host memory: the tensor's mapping is pinned
+     * host memory the device uses as it is, so staging copies once, into
+     * or out of it (blocking), and an async transfer goes direct (the
+     * driver's one copy; mapping would wait for the queue). Two copies
+     * through chunks cannot reach memcpy speed there (docs/transfers.md). */
+    s = async ? direct(ctx, dir, mem, offset, host, bytes, true, nwait, wait,
+                       done)
+              : mapped(ctx, x, dir, mem, offset, host, bytes);
+    if (!s)
+      count(x, async ? VNCL_TRANSFER_DIRECT : VNCL_TRANSFER_MAP, false, bytes);
+    return s;
+  }
   if (path == VNCL_TRANSFER_STAGED) {
     size_t pieces = (bytes + piece_size(bytes, chunk) - 1) /
                     piece_size(bytes, chunk);

@@ -11,6 +11,13 @@
 /* Most chunks one transfer pipelines through (vncl_transfer_config.depth). */
 #define VNCL__MAX_DEPTH 8
 
+/* What the staged path copies through (a column of the path table in
+ * staging.c; VNCL_STAGING_VIA overrides it): the pool's pinned chunks (two
+ * copies: the caller's bytes into a chunk, the chunk into the buffer by the
+ * driver or a DMA engine), or, on a device that shares host memory, the
+ * buffer's own mapping (one copy; async transfers go direct, as map's do). */
+typedef enum { VNCL__STAGE_CHUNKS = 0, VNCL__STAGE_TENSOR = 1 } vncl__stage_via;
+
 /* One pinned chunk of the staging pool: mapped for its whole life. */
 typedef struct vncl__chunk {
   cl_mem mem;
@@ -50,6 +57,7 @@ struct vncl__xfer {
   pthread_cond_t freed; /* a chunk came back to the pool */
   vncl_transfer_config cfg;
   vncl_transfer_config defaults;
+  vncl__stage_via stage_via; /* what path=staged copies through */
   vncl__chunk *free_head, *free_tail; /* oldest first */
   unsigned chunks, busy, max_chunks;
   uint64_t chunk_bytes_held; /* pinned bytes of all chunks, any size */
@@ -97,8 +105,10 @@ void vncl__chunks_release(struct vncl__xfer *x, vncl__chunk **c, unsigned n);
 cl_command_queue vncl__aux_queue(struct vncl__xfer *x);
 /* Frees every chunk and the mapping queue (at shutdown, queue drained). */
 void vncl__staging_free(vncl_context *ctx, struct vncl__xfer *x);
-/* The defaults for ctx's device: table row, environment, options. */
-void vncl__transfer_defaults(vncl_context *ctx, vncl_transfer_config *out);
+/* The defaults for ctx's device: table row, environment, options; *via:
+ * what the staged path copies through (row, then VNCL_STAGING_VIA). */
+void vncl__transfer_defaults(vncl_context *ctx, vncl_transfer_config *out,
+                             vncl__stage_via *via);
 
 /* ---- host copies (hostcopy.c) ---- */
 
