@@ -893,7 +893,8 @@ __kernel void fft_stockham_r2c(const uint n1, const uint n2, const real scale,
 }
 
 /* R2C of even n = 2m with m in one pass: the work-item's VW rows (lanes)
- * of m complex values z[j] = x[2j] + i x[2j+1] (rows m apart in z), one
+ * of m complex values z[j] = x[2j] + i x[2j+1] (rows xs complex values
+ * apart in z: m out of place, h for the padded rows in place), one
  * forward pass, and the split in the scratch: Z[k] and Z[m - k] are in
  * the same lane, so X[k] = e - i t and X[m - k] = conj(e + i t) (as
  * above, W^k = rtw[k] the same for every lane) replace them in place,
@@ -901,10 +902,12 @@ __kernel void fft_stockham_r2c(const uint n1, const uint n2, const real scale,
  * h = m + 1 outputs go to y[row h + k] (8 at a time through the
  * transpose when VW = 8), times scale. Work-item g handles a contiguous
  * range of row groups, as fft_stockham; scratch 4 m VW reals per
- * work-item. */
+ * work-item. In place (z and y the same rows, xs = h) works: a work-item
+ * reads its rows whole before it writes them. */
 __kernel void fft_stockham_r2c1(const uint m, const real scale,
                                 const ulong rows, __global const real2 *z,
-                                __global real2 *y, __global real *scr,
+                                const ulong xs, __global real2 *y,
+                                __global real *scr,
                                 __global const real2 *tw,
                                 __global const real2 *rtw) {
   const ulong h = (ulong)m + 1, groups = (rows + VW - 1) / VW;
@@ -916,7 +919,7 @@ __kernel void fft_stockham_r2c1(const uint m, const real scale,
     const int lanes = rows - g * VW < VW ? (int)(rows - g * VW) : VW;
     ulong xb[VW], yb[VW];
     for (int l = 0; l < VW; l++) {
-      xb[l] = (g * VW + (l < lanes ? l : 0)) * m;
+      xb[l] = (g * VW + (l < lanes ? l : 0)) * xs;
       yb[l] = (g * VW + (l < lanes ? l : 0)) * h;
     }
     gather_rows(z, xb, lanes, m, a);

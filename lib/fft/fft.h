@@ -230,8 +230,10 @@ vncl_status vncl__fft_stockham_run(vncl_context *ctx, vncl__fft_state *st,
  * step of a four-step split), so the half spectrum is never written to a
  * workspace. _fused: whether p (the length-m transform) runs this way;
  * _scratch: the per-work-item lines it needs (slot STOCKHAM); _run: rows
- * of m complex values (the n reals of each row) from src to the rows of
- * h = m + 1 outputs in dst, times scale; rtw the twiddles of length n. */
+ * of m complex values (the n reals of each row) `xstride` complex values
+ * apart in src (m out of place, h for the padded rows in place, src ==
+ * dst then) to the rows of h = m + 1 outputs in dst, times scale; rtw the
+ * twiddles of length n. */
 bool vncl__fft_stockham_r2c_fused(const vncl__fft_tuning *tn,
                                   vncl_dtype dtype,
                                   const vncl__fft_stockham *p);
@@ -246,7 +248,7 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
                                        const vncl__fft_stockham *p,
                                        size_t rows, double scale,
                                        const vncl__fft_entry *rtw, cl_mem src,
-                                       cl_mem dst);
+                                       size_t xstride, cl_mem dst);
 
 /* C2R of even n = 2m through the inverse FFT_m with fft_c2r_pre's
  * pre-processing inside it: m in one pass (p->n2 == 1), the

@@ -344,7 +344,7 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
                                        const vncl__fft_stockham *p,
                                        size_t rows, double scale,
                                        const vncl__fft_entry *rtw, cl_mem src,
-                                       cl_mem dst) {
+                                       size_t xstride, cl_mem dst) {
   size_t m = p->n, n1 = p->n1, n2 = p->n2, esize = vncl_dtype_size(dtype);
   size_t vw = (size_t)vw_of(tn, dtype);
   char more[32];
@@ -361,11 +361,12 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
                          "fft_stockham_r2c1", &k);
     if (s) return s;
     cl_uint m_ = (cl_uint)m;
-    cl_ulong rows_ = rows;
+    cl_ulong rows_ = rows, xs = xstride;
     vncl__targ sc = vncl__real_arg(dtype, scale);
-    s = vncl__set_args(ctx, k.k, 8, VNCL_ARG(m_), VNCL_TARG(sc),
-                       VNCL_ARG(rows_), VNCL_ARG(src), VNCL_ARG(dst),
-                       VNCL_ARG(scr), VNCL_ARG(p->tw1->tables[0]),
+    s = vncl__set_args(ctx, k.k, 9, VNCL_ARG(m_), VNCL_TARG(sc),
+                       VNCL_ARG(rows_), VNCL_ARG(src), VNCL_ARG(xs),
+                       VNCL_ARG(dst), VNCL_ARG(scr),
+                       VNCL_ARG(p->tw1->tables[0]),
                        VNCL_ARG(rtw->tables[0]));
     size_t lg = 0;
     while (((size_t)1 << lg) < m) lg++;
@@ -387,8 +388,11 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
   while (((size_t)1 << lg) < n2) lg++;
   for (size_t o0 = 0; !s && o0 < rows; o0 += blk) {
     size_t no = rows - o0 < blk ? rows - o0 : blk;
-    /* Step 1 as in vncl__fft_stockham_run: DFTs over j1, twiddled. */
-    geom g1 = {no * n2, n2, 1, m, 1, 1, n2, m, 1, 1, n2, o0 * m, 0};
+    /* Step 1 as in vncl__fft_stockham_run: DFTs over j1, twiddled, from
+     * rows xstride apart (in place: the block's rows are read whole into
+     * the middle array before step 2 writes them). */
+    geom g1 = {no * n2, n2, 1, xstride, 1, 1, n2, m, 1, 1, n2, o0 * xstride,
+               0};
     s = pass(ctx, st, dtype, tn, n1, p->tw1, p->split, m, -1, 1.0, &g1, NULL,
              src, mid);
     vncl__kernel k;
