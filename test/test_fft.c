@@ -663,8 +663,9 @@ static void test_real_scratch(void **st) {
       {R2C, VNCL_F64, 1, {2}, 3, 0, BACK, VNCL},
   };
   vncl_context *shared = t_ctx;
+  const bool f64 = t_has_fp64(); /* of t_ctx, swapped below */
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    if (cases[i].dtype == VNCL_F64 && !t_has_fp64()) continue;
+    if (cases[i].dtype == VNCL_F64 && !f64) continue;
     t_ctx = t_context("off");
     assert_non_null(t_ctx);
     backend_now = VNCL_FFT_BACKEND_VNCL;
