@@ -359,12 +359,12 @@ static vncl_status make_steps(vncl_fft_plan *p) {
   if (p->half_m) {
     if (half_workspace(p))
       need[VNCL__FFT_SCRATCH_FULL] = p->rows * p->half_m * esize;
-    if (p->hsteps && vncl__fft_stockham_r2c_fused(&p->tn, t, &p->steps[0].sk) &&
-        (p->d.type == VNCL_FFT_R2C || p->steps[0].sk.n2 == 1))
+    if (p->hsteps && vncl__fft_stockham_r2c_fused(&p->tn, t, &p->steps[0].sk))
       need[VNCL__FFT_SCRATCH_STOCKHAM] = max_size(
           need[VNCL__FFT_SCRATCH_STOCKHAM],
           vncl__fft_stockham_r2c_scratch(&p->tn, &p->ctx->info, t,
-                                         &p->steps[0].sk, p->rows));
+                                         &p->steps[0].sk, p->steps[0].ax,
+                                         p->d.type == VNCL_FFT_C2R));
     if (p->d.type == VNCL_FFT_C2R && p->nsteps > p->hsteps)
       need[VNCL__FFT_SCRATCH_HALF] = p->rows * p->h * esize;
     vncl_status r = vncl__fft_twiddle_get(p->ctx, p->st, 2 * p->half_m, t,
