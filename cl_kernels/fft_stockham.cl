@@ -42,8 +42,9 @@
  *
  * Real transforms of even n = 2m through the half length (at the end of
  * the file): fft_stockham_r2c1 and fft_stockham_c2r1 (m in one pass, the
- * split or the pre-processing in the scratch) and fft_stockham_r2c (the
- * second step of a split m with the split). Batches of contiguous lines
+ * split or the pre-processing in the scratch), fft_stockham_r2c (the
+ * second step of a split m with the split) and fft_stockham_c2r2 (the
+ * first step of a split m with the pre-processing). Batches of contiguous lines
  * of 2, 4, 8 and 16 (at the very end): fft_stockham_short and
  * fft_stockham_short16, the whole transform in registers.
  */
@@ -892,8 +893,167 @@ __kernel void fft_stockham_r2c(const uint n1, const uint n2, const real scale,
   }
 }
 
+/* ---- C2R of even length n = 2m with m = n1 n2 split: the first step ----
+ *
+ * fft_stockham_c2r2 is the first step of the four-step inverse of length
+ * m fused with the pre-processing of fft_c2r_pre, as fft_stockham does it
+ * with prem, but for lines j2 and n2 - j2 together, so that each input
+ * value is loaded once. x holds rows of h = m + 1 values of a real
+ * spectrum X (row x0 + r at x[(x0 + r) h]); line j2 (< n2) of the step
+ * has the elements Z[q], q = n2 j1 + j2 (j1 < n1), with
+ * e = X[q] + conj X[m - q], o = conj(W^q) (X[q] - conj X[m - q]),
+ * Z[q] = e + i o (W = exp(-2 pi i/2m), rtw[k] = W^k; Z[0] from the real
+ * parts of X[0] and X[m]). As m - q = n2 (n1 - 1 - j1) + (n2 - j2) for
+ * j2 > 0 and W^m = -1, the same two loads give element n1 - 1 - j1 of
+ * line n2 - j2: Z[m - q] = conj(e) + i conj(o). So a work-item takes a
+ * group A of VW lines j2 = p VW + l (lane l) and the group B of their
+ * mirrors n2 - j2, loads X[q] as one vector and X[m - q] as one reversed
+ * vector per element, and fills both scratches; A writes the lines
+ * j2 <= n2/2, B the lines n2 - j2 for 0 < j2 < n2 - n2/2 (every line
+ * once; line 0 is its own mirror and A has it whole). Then the inverse
+ * DFT over j1 of both groups and the scatter as fft_stockham's: output
+ * k1 of line j2 times conj(exp(-2 pi i j2 k1/m)) (split tables twlo,
+ * twhi) to y[r m + k1 n2 + j2].
+ *
+ * Pairs (r, p), p < P = ceil((n2/2 + 1)/VW); work-item g handles the
+ * contiguous range [g per, (g + 1) per) of them. Scratch: 8 n1 VW reals
+ * per work-item. x and y must not overlap (y is the middle array). Needs
+ * n2 >= 2 VW - 1, so that a group's lanes are lines of the row (a split
+ * m has n2 >= 65). */
+#ifdef VW2
+/* The four-step twiddles of lanes mm[l] times the scratch r ([n][re|im]
+ * [VW]) to y[mm[l] + k n2] for the lanes with ok[l]: as a vector when
+ * dir is 1 (lanes ascending from mm[0]) or -1 (descending), else lane by
+ * lane. */
+inline void c2r2_scatter(__global const real *r, const ulong *mm,
+                         const bool *ok, int dir, uint n, uint n2,
+                         __global const real2 *twlo,
+                         __global const real2 *twhi, uint twshift,
+                         __global real2 *y) {
+  const ulong lomask = ((ulong)1 << twshift) - 1;
+  vec cr = 0, ci = 0, sr, si;
+  {
+    real wr[VW], wi[VW];
+    for (int l = 0; l < VW; l++) {
+      const real2 w = cmul(twlo[mm[l] & lomask], twhi[mm[l] >> twshift]);
+      wr[l] = w.x;
+      wi[l] = -w.y;
+    }
+    sr = VLOAD(0, wr);
+    si = VLOAD(0, wi);
+  }
+  for (uint k = 0; k < n; k++) {
+    vec re = VLOAD(0, r + (size_t)k * 2 * VW);
+    vec im = VLOAD(0, r + (size_t)k * 2 * VW + VW);
+    if (k % TW_EVERY == 0) {
+      real wr[VW], wi[VW];
+      for (int l = 0; l < VW; l++) {
+        const ulong t = mm[l] * k;
+        const real2 w = cmul(twlo[t & lomask], twhi[t >> twshift]);
+        wr[l] = w.x;
+        wi[l] = -w.y;
+      }
+      cr = VLOAD(0, wr);
+      ci = VLOAD(0, wi);
+    } else {
+      const vec t = cr * sr - ci * si;
+      ci = cr * si + ci * sr;
+      cr = t;
+    }
+    const vec tr = re * cr - im * ci;
+    im = re * ci + im * cr;
+    re = tr;
+    const ulong o = (ulong)k * n2;
+    if (dir == 1) {
+      PAIR_STORE((__global real *)(y + o + mm[0]), re, im);
+    } else if (dir == -1) {
+      PAIR_STORE((__global real *)(y + o + mm[VW - 1]), REV(re), REV(im));
+    } else {
+      real rr[VW], ri[VW];
+      VSTORE(re, 0, rr);
+      VSTORE(im, 0, ri);
+      for (int l = 0; l < VW; l++)
+        if (ok[l]) y[o + mm[l]] = (real2)(rr[l], ri[l]);
+    }
+  }
+}
+
+__kernel void fft_stockham_c2r2(const uint n1, const uint n2,
+                                const ulong rows, __global const real2 *x,
+                                const ulong x0, __global real2 *y,
+                                __global real *scr, __global const real2 *tw,
+                                const uint twshift,
+                                __global const real2 *twlo,
+                                __global const real2 *twhi,
+                                __global const real2 *rtw) {
+  const ulong m = (ulong)n1 * n2, h = m + 1;
+  const uint hn2 = n2 / 2;
+  const ulong pairs = (hn2 + VW) / VW; /* ceil((hn2 + 1) / VW) */
+  __global real *a = scr + (size_t)get_global_id(0) * 8 * n1 * VW;
+  __global real *b = a + (size_t)2 * n1 * VW;
+  __global real *c = b + (size_t)2 * n1 * VW;
+  __global real *d = c + (size_t)2 * n1 * VW;
+  const ulong total = pairs * rows;
+  const ulong per = (total + get_global_size(0) - 1) / get_global_size(0);
+  const ulong qend = min(total, (get_global_id(0) + 1) * per);
+  for (ulong pq = get_global_id(0) * per; pq < qend; pq++) {
+    const ulong row = pq / pairs;
+    const uint j0 = (uint)(pq % pairs) * VW;
+    __global const real *xrow = (__global const real *)(x + (x0 + row) * h);
+    /* Lines of A (j0 + l) and B (n2 - j0 - l), and which lanes write. */
+    ulong ma[VW], mb[VW];
+    bool oka[VW], okb[VW];
+    bool alla = true, allb = true;
+    for (int l = 0; l < VW; l++) {
+      const uint j2 = j0 + l;
+      oka[l] = j2 <= hn2;
+      okb[l] = j2 > 0 && j2 < n2 - hn2;
+      ma[l] = oka[l] ? j2 : 0;
+      mb[l] = okb[l] ? n2 - j2 : 0;
+      alla = alla && oka[l];
+      allb = allb && okb[l];
+    }
+    /* The group's VW lanes are lines of the row (j0 <= n2/2 and
+     * n2 >= 2 VW - 1: see above), so X[q + l] and X[m - q - l] are
+     * vectors in the row. */
+    vec w0r, w0i;
+    PAIR_LOAD((__global const real *)(rtw + j0), w0r, w0i);
+    for (uint j1 = 0; j1 < n1; j1++) {
+      __global real *da = a + (size_t)j1 * 2 * VW;
+      __global real *db = c + (size_t)(n1 - 1 - j1) * 2 * VW;
+      const ulong q = (ulong)n2 * j1 + j0; /* q of lane 0 */
+      vec ar, ai, br, bi;
+      PAIR_LOAD(xrow + 2 * q, ar, ai);
+      PAIR_LOAD(xrow + 2 * (m - q - (VW - 1)), br, bi);
+      br = REV(br);
+      bi = REV(bi);
+      const real2 wj = rtw[(ulong)n2 * j1];
+      const vec wr = w0r * wj.x - w0i * wj.y, wi = w0r * wj.y + w0i * wj.x;
+      const vec er = ar + br, ei = ai - bi, dr = ar - br, di = ai + bi;
+      const vec or_ = wr * dr + wi * di, oi = wr * di - wi * dr;
+      VSTORE(er - oi, 0, da);
+      VSTORE(ei + or_, 0, da + VW);
+      VSTORE(er + oi, 0, db);
+      VSTORE(or_ - ei, 0, db + VW);
+      if (q == 0) { /* Z[0] from the real parts of X[0] and X[m] */
+        da[0] = xrow[0] + xrow[2 * m];
+        da[VW] = xrow[0] - xrow[2 * m];
+      }
+    }
+    __global const real *ra = passes_dir(n1, (real)-1, a, b, tw);
+    __global const real *rb = passes_dir(n1, (real)-1, c, d, tw);
+    __global real2 *yr = y + row * m;
+    c2r2_scatter(ra, ma, oka, alla ? 1 : 0, n1, n2, twlo, twhi, twshift, yr);
+    if ((j0 > 0 ? j0 : 1) < n2 - hn2) /* some lane of B writes */
+      c2r2_scatter(rb, mb, okb, allb ? -1 : 0, n1, n2, twlo, twhi, twshift,
+                   yr);
+  }
+}
+#endif
+
 /* R2C of even n = 2m with m in one pass: the work-item's VW rows (lanes)
- * of m complex values z[j] = x[2j] + i x[2j+1] (rows m apart in z), one
+ * of m complex values z[j] = x[2j] + i x[2j+1] (rows xs complex values
+ * apart in z: m out of place, h for the padded rows in place), one
  * forward pass, and the split in the scratch: Z[k] and Z[m - k] are in
  * the same lane, so X[k] = e - i t and X[m - k] = conj(e + i t) (as
  * above, W^k = rtw[k] the same for every lane) replace them in place,
@@ -901,10 +1061,12 @@ __kernel void fft_stockham_r2c(const uint n1, const uint n2, const real scale,
  * h = m + 1 outputs go to y[row h + k] (8 at a time through the
  * transpose when VW = 8), times scale. Work-item g handles a contiguous
  * range of row groups, as fft_stockham; scratch 4 m VW reals per
- * work-item. */
+ * work-item. In place (z and y the same rows, xs = h) works: a work-item
+ * reads its rows whole before it writes them. */
 __kernel void fft_stockham_r2c1(const uint m, const real scale,
                                 const ulong rows, __global const real2 *z,
-                                __global real2 *y, __global real *scr,
+                                const ulong xs, __global real2 *y,
+                                __global real *scr,
                                 __global const real2 *tw,
                                 __global const real2 *rtw) {
   const ulong h = (ulong)m + 1, groups = (rows + VW - 1) / VW;
@@ -916,7 +1078,7 @@ __kernel void fft_stockham_r2c1(const uint m, const real scale,
     const int lanes = rows - g * VW < VW ? (int)(rows - g * VW) : VW;
     ulong xb[VW], yb[VW];
     for (int l = 0; l < VW; l++) {
-      xb[l] = (g * VW + (l < lanes ? l : 0)) * m;
+      xb[l] = (g * VW + (l < lanes ? l : 0)) * xs;
       yb[l] = (g * VW + (l < lanes ? l : 0)) * h;
     }
     gather_rows(z, xb, lanes, m, a);

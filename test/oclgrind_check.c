@@ -1364,8 +1364,8 @@ static void test_fft(void **st) {
     real_inplace_case(t, 1, &r1o, 1);
     /* A half above one pass (4500 = 60 x 75): R2C runs the split inside
      * the second step (fft_stockham_r2c), C2R the pre-processing inside
-     * the first step's gather (fft_stockham with prem), out of place and
-     * in place. */
+     * the first step's gather (fft_stockham_c2r2, lines j2 and n2 - j2
+     * together), out of place and in place. */
     size_t e9000 = 9000;
     real_case(t, 1, &e9000, 2);
     real_inplace_case(t, 1, &e9000, 1);

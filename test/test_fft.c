@@ -549,9 +549,10 @@ static void test_real_half(void **st) {
       {R2C, VNCL_F32, 1, {1 << 18}, 3, 1, VNCL_FFT_NORM_FORWARD, VNCL},
       {R2C, VNCL_F32, 2, {3, 9000}, 2, 0, BACK, VNCL},
       /* C2R of a split half runs the pre-processing inside the first
-       * step's gather (fft_stockham's prem): odd batches in and out of
-       * place, an odd first factor, f64 rows in blocks of one (2^17:
-       * 256 x 256, 1 MiB a row), outer axes before it in place. */
+       * step's gather (fft_stockham_c2r2, lines j2 and n2 - j2
+       * together): odd batches in and out of place, an odd first
+       * factor, f64 rows in blocks of one (2^17: 256 x 256, 1 MiB a
+       * row), outer axes before it in place. */
       {R2C, VNCL_F32, 1, {11250}, 5, 1, VNCL_FFT_NORM_NONE, VNCL},
       {R2C, VNCL_F64, 1, {1 << 15}, 3, 1, VNCL_FFT_NORM_FORWARD, VNCL},
       {R2C, VNCL_F64, 1, {1 << 17}, 3, 0, BACK, VNCL},
@@ -579,6 +580,108 @@ static void test_real_half(void **st) {
       {R2C, VNCL_F64, 2, {6, 20}, 1, 0, BACK, CLFFT},
   };
   run_cases(cases, sizeof cases / sizeof *cases);
+}
+
+/* The scratch and tables a plan holds, in a fresh context (its own
+ * scratch only: scratch is shared by a context's plans and only grows). */
+static uint64_t fresh_plan_bytes(vncl_fft_type type, vncl_dtype t, int n,
+                                 int batch, int in_place) {
+  vncl_context *c = t_context("off");
+  assert_non_null(c);
+  vncl_fft_desc d;
+  vncl_fft_desc_init(&d);
+  d.type = type;
+  d.dtype = t;
+  d.n[0] = n;
+  d.batch = batch;
+  d.in_place = in_place;
+  d.backend = VNCL_FFT_BACKEND_VNCL;
+  vncl_fft_plan *p;
+  T_OK(c, vncl_fft_plan_create(c, &d, &p));
+  vncl_fft_stats s;
+  T_OK(c, vncl_fft_stats_get(c, &s));
+  vncl_fft_plan_destroy(p);
+  vncl_context_destroy(c);
+  return s.device_bytes;
+}
+
+/* Real transforms of even n = 2m on the half-length path reserve only
+ * what their kernels use: where the split (R2C) or the pre-processing
+ * (C2R) runs inside the Stockham kernels, no `rows x m` workspace, in
+ * place included (the kernels read the padded rows themselves). With m in
+ * one pass, R2C and C2R of n hold what the C2C of m holds (same passes,
+ * same scratch) plus the length-n twiddle table, n complex values. C2R of
+ * a split m pairs lines j2 and n2 - j2 in its first step, two groups of
+ * lines per work-item (at most 4 n1 VW values more than the C2C's per
+ * work-item, for at most compute units x 4 work-items): less than the
+ * batch x m complex values of a workspace for a batch above the compute
+ * units. Each case also runs, in a context of its own, against FFTW:
+ * what the plan reserved is all its execution has. */
+static void test_real_scratch(void **st) {
+  (void)st;
+  vncl_device_info info;
+  T_OK(ctx, vncl_context_device_info(ctx, &info));
+  const int cu = (int)(info.compute_units ? info.compute_units : 1);
+  static const struct {
+    vncl_fft_type type;
+    vncl_dtype t;
+    int n, batch, in_place, split;
+  } mem[] = {
+      {VNCL_FFT_C2R, VNCL_F32, 2000, 11, 0, 0}, /* m = 1000, one pass */
+      {VNCL_FFT_C2R, VNCL_F64, 2002, 9, 1, 0},  /* in place */
+      {VNCL_FFT_R2C, VNCL_F32, 2000, 11, 1, 0},
+      {VNCL_FFT_R2C, VNCL_F64, 4096, 7, 0, 0},
+      /* m = 75 x 75 and 128 x 128; batch: compute units + 2 */
+      {VNCL_FFT_C2R, VNCL_F32, 11250, 0, 1, 1},
+      {VNCL_FFT_C2R, VNCL_F64, 1 << 15, 0, 0, 1},
+  };
+  for (size_t i = 0; i < sizeof mem / sizeof *mem; i++) {
+    if (mem[i].t == VNCL_F64 && !t_has_fp64()) continue;
+    int n = mem[i].n, m = n / 2, b = mem[i].split ? cu + 2 : mem[i].batch;
+    size_t real = vncl_dtype_size(mem[i].t);
+    uint64_t got =
+        fresh_plan_bytes(mem[i].type, mem[i].t, n, b, mem[i].in_place);
+    uint64_t c2c = fresh_plan_bytes(VNCL_FFT_C2C, mem[i].t, m, b,
+                                    mem[i].in_place);
+    uint64_t table = (uint64_t)n * 2 * real;
+    uint64_t work = (uint64_t)b * (uint64_t)m * 2 * real;
+    if (mem[i].split ? got >= c2c + table + work : got > c2c + table)
+      fail_msg("%s %s %d x %d %s: %llu bytes of scratch and tables, the C2C "
+               "of %d holds %llu, the length-%d twiddles %llu (a workspace "
+               "would be %llu more)",
+               mem[i].type == VNCL_FFT_C2R ? "C2R" : "R2C",
+               vncl_dtype_name(mem[i].t), b, n,
+               mem[i].in_place ? "in place" : "out of place",
+               (unsigned long long)got, m, (unsigned long long)c2c, n,
+               (unsigned long long)table, (unsigned long long)work);
+  }
+  /* Every kind of half-length run in a context of its own: one pass and
+   * split, R2C and C2R, in and out of place, odd batches, 2-D, and n = 2
+   * (the separate passes, which keep the workspace). */
+  static const fcase cases[] = {
+      {R2C, VNCL_F32, 1, {1000}, 11, 0, BACK, VNCL},
+      {R2C, VNCL_F32, 1, {1000}, 11, 1, VNCL_FFT_NORM_ORTHO, VNCL},
+      {R2C, VNCL_F64, 1, {2002}, 9, 1, BACK, VNCL},
+      {R2C, VNCL_F32, 1, {11250}, 3, 1, VNCL_FFT_NORM_NONE, VNCL},
+      {R2C, VNCL_F64, 1, {1 << 17}, 3, 1, BACK, VNCL},
+      {R2C, VNCL_F32, 1, {1 << 17}, 1, 0, BACK, VNCL},
+      {R2C, VNCL_F32, 2, {3, 9000}, 2, 1, BACK, VNCL},
+      {R2C, VNCL_F64, 2, {5, 12}, 3, 1, VNCL_FFT_NORM_FORWARD, VNCL},
+      {R2C, VNCL_F32, 1, {2}, 5, 1, BACK, VNCL},
+      {R2C, VNCL_F64, 1, {2}, 3, 0, BACK, VNCL},
+  };
+  vncl_context *shared = t_ctx;
+  const bool f64 = t_has_fp64(); /* of t_ctx, swapped below */
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    if (cases[i].dtype == VNCL_F64 && !f64) continue;
+    t_ctx = t_context("off");
+    assert_non_null(t_ctx);
+    backend_now = VNCL_FFT_BACKEND_VNCL;
+    run_real(&cases[i]);
+    backend_now = VNCL_FFT_BACKEND_AUTO;
+    vncl_context_destroy(t_ctx);
+  }
+  t_ctx = shared;
 }
 
 static void test_bluestein(void **st) {
@@ -1241,6 +1344,7 @@ int main(void) {
       cmocka_unit_test(test_bad_execute), cmocka_unit_test(test_plan_cache),
       cmocka_unit_test(test_c2c),         cmocka_unit_test(test_real),
       cmocka_unit_test(test_real_half),
+      cmocka_unit_test(test_real_scratch),
       cmocka_unit_test(test_bluestein),   cmocka_unit_test(test_one_shot),
       cmocka_unit_test(test_f64_accuracy),
       cmocka_unit_test(test_real_f64_accuracy),

@@ -272,6 +272,21 @@ static vncl_status make_bluestein_step(vncl_fft_plan *p, fft_step *s) {
 
 static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }
 
+/* Whether the half-length path of a real transform (p->half_m, steps
+ * made) needs the `rows x m` complex workspace (slot FULL), as run_half
+ * uses it: not when the split (R2C) or the pre-processing (C2R) runs
+ * inside the Stockham kernels, which read the input rows (padded ones
+ * in place) themselves; only for the separate passes (fft_r2c_post and
+ * fft_c2r_pre, for a vector width the fused kernels do not take, and
+ * n = 2) and R2C in place without a fused step (fft_real_rows). */
+static bool half_workspace(const vncl_fft_plan *p) {
+  if (p->hsteps &&
+      vncl__fft_stockham_r2c_fused(&p->tn, p->d.dtype, &p->steps[0].sk))
+    return false;
+  if (p->d.type == VNCL_FFT_C2R) return true;
+  return p->hsteps || p->d.in_place;
+}
+
 /* The axis-by-axis way: steps over the complex array [batch, len...]. */
 static vncl_status make_steps(vncl_fft_plan *p) {
   vncl_dtype t = p->d.dtype;
@@ -342,13 +357,14 @@ static vncl_status make_steps(vncl_fft_plan *p) {
     }
   }
   if (p->half_m) {
-    need[VNCL__FFT_SCRATCH_FULL] = p->rows * p->half_m * esize;
-    if (p->hsteps && vncl__fft_stockham_r2c_fused(&p->tn, t, &p->steps[0].sk) &&
-        (p->d.type == VNCL_FFT_R2C || p->steps[0].sk.n2 == 1))
+    if (half_workspace(p))
+      need[VNCL__FFT_SCRATCH_FULL] = p->rows * p->half_m * esize;
+    if (p->hsteps && vncl__fft_stockham_r2c_fused(&p->tn, t, &p->steps[0].sk))
       need[VNCL__FFT_SCRATCH_STOCKHAM] = max_size(
           need[VNCL__FFT_SCRATCH_STOCKHAM],
           vncl__fft_stockham_r2c_scratch(&p->tn, &p->ctx->info, t,
-                                         &p->steps[0].sk, p->rows));
+                                         &p->steps[0].sk, p->steps[0].ax,
+                                         p->d.type == VNCL_FFT_C2R));
     if (p->d.type == VNCL_FFT_C2R && p->nsteps > p->hsteps)
       need[VNCL__FFT_SCRATCH_HALF] = p->rows * p->h * esize;
     vncl_status r = vncl__fft_twiddle_get(p->ctx, p->st, 2 * p->half_m, t,
@@ -680,18 +696,20 @@ static vncl_status run_half(vncl_fft_plan *p, vncl_fft_direction dir,
   const fft_step *hs = p->hsteps ? &p->steps[0] : NULL;
   vncl_status s = VNCL_OK;
   if (p->d.type == VNCL_FFT_R2C) {
+    if (hs && vncl__fft_stockham_r2c_fused(&p->tn, t, &hs->sk)) {
+      /* The split runs inside the (last) Stockham step, which reads the
+       * rows (padded ones in place) straight from `in`. */
+      s = vncl__fft_stockham_r2c_run(ctx, p->st, t, &p->tn, &hs->sk, p->rows,
+                                     outer ? 1.0 : scale, p->rtw, in,
+                                     rstride / 2, out);
+      if (!s && outer)
+        s = run_steps(p, dir, scale, out, out, p->hsteps, hcount);
+      return s;
+    }
     cl_mem zsrc = in;
     if (rstride != n) {
       s = vncl__fft_real_rows_run(ctx, t, p->rows, n, rstride, n, 1.0, in, z);
       zsrc = z;
-    }
-    if (!s && hs && vncl__fft_stockham_r2c_fused(&p->tn, t, &hs->sk)) {
-      /* The split runs inside the (last) Stockham step. */
-      s = vncl__fft_stockham_r2c_run(ctx, p->st, t, &p->tn, &hs->sk, p->rows,
-                                     outer ? 1.0 : scale, p->rtw, zsrc, out);
-      if (!s && outer)
-        s = run_steps(p, dir, scale, out, out, p->hsteps, hcount);
-      return s;
     }
     if (!s && hs) {
       s = vncl__fft_stockham_run(ctx, p->st, t, &p->tn, &hs->sk, hs->ax,

@@ -229,9 +229,13 @@ vncl_status vncl__fft_stockham_run(vncl_context *ctx, vncl__fft_state *st,
  * kernel (fft_stockham_r2c1 for one pass, fft_stockham_r2c after the first
  * step of a four-step split), so the half spectrum is never written to a
  * workspace. _fused: whether p (the length-m transform) runs this way;
- * _scratch: the per-work-item lines it needs (slot STOCKHAM); _run: rows
- * of m complex values (the n reals of each row) from src to the rows of
- * h = m + 1 outputs in dst, times scale; rtw the twiddles of length n. */
+ * _scratch: the per-work-item lines it needs (slot STOCKHAM) for the
+ * ax.outer rows (in blocks as the runs take them; c2r: those of C2R's
+ * fused kernels, below, instead); _run: rows
+ * of m complex values (the n reals of each row) `xstride` complex values
+ * apart in src (m out of place, h for the padded rows in place, src ==
+ * dst then) to the rows of h = m + 1 outputs in dst, times scale; rtw the
+ * twiddles of length n. */
 bool vncl__fft_stockham_r2c_fused(const vncl__fft_tuning *tn,
                                   vncl_dtype dtype,
                                   const vncl__fft_stockham *p);
@@ -239,21 +243,23 @@ size_t vncl__fft_stockham_r2c_scratch(const vncl__fft_tuning *tn,
                                       const vncl_device_info *dev,
                                       vncl_dtype dtype,
                                       const vncl__fft_stockham *p,
-                                      size_t rows);
+                                      vncl__fft_axis ax, bool c2r);
 vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
                                        vncl_dtype dtype,
                                        const vncl__fft_tuning *tn,
                                        const vncl__fft_stockham *p,
                                        size_t rows, double scale,
                                        const vncl__fft_entry *rtw, cl_mem src,
-                                       cl_mem dst);
+                                       size_t xstride, cl_mem dst);
 
 /* C2R of even n = 2m through the inverse FFT_m with fft_c2r_pre's
  * pre-processing inside it: m in one pass (p->n2 == 1), the
  * pre-processing, the inverse pass and the scale in one kernel
  * (fft_stockham_c2r1; scratch as vncl__fft_stockham_r2c_scratch); a split
- * m, the pre-processing in the gather of the first four-step step
- * (fft_stockham's prem; scratch as vncl__fft_stockham_scratch). From rows
+ * m, the pre-processing in the gather of the first four-step step, lines
+ * j2 and n2 - j2 together so each input value is loaded once
+ * (fft_stockham_c2r2; scratch as vncl__fft_stockham_r2c_scratch with c2r
+ * set), the second step as vncl__fft_stockham_run's. From rows
  * of h = m + 1 values (src) to rows of m complex values `ystride` complex
  * values apart (dst; m out of place, h for the padded rows in place, dst
  * == src then). */

@@ -320,21 +320,44 @@ static size_t r2c_pairs(const vncl__fft_tuning *tn, vncl_dtype dtype,
 bool vncl__fft_stockham_r2c_fused(const vncl__fft_tuning *tn,
                                   vncl_dtype dtype,
                                   const vncl__fft_stockham *p) {
-  (void)p;
   int vw = vw_of(tn, dtype);
+  /* fft_stockham_c2r2 needs a split's n2 >= 2 VW - 1 (a split m has
+   * n2 >= 65, so this holds for every vector width the kernels take). */
+  if (p->n2 > 1 && p->n2 + 1 < 2 * (size_t)vw) return false;
   return vw == 2 || vw == 4 || vw == 8 || vw == 16;
+}
+
+/* fft_stockham_c2r2: pairs of line groups (j2, n2 - j2) per row, and
+ * work-items for them (as the main kernel's, so that its scratch of two
+ * groups of lines of n1 stays within twice the C2C's). */
+static size_t c2r_pairs(const vncl__fft_tuning *tn, vncl_dtype dtype,
+                        const vncl__fft_stockham *p) {
+  size_t vw = (size_t)vw_of(tn, dtype);
+  return (p->n2 / 2 + vw) / vw;
+}
+
+static size_t c2r_work_items(const vncl__fft_tuning *tn,
+                             const vncl_device_info *dev, size_t pairs) {
+  size_t cap = (size_t)(dev->compute_units ? dev->compute_units : 1) *
+               (size_t)tn->wi_per_cu;
+  return pairs < cap ? pairs : cap;
 }
 
 size_t vncl__fft_stockham_r2c_scratch(const vncl__fft_tuning *tn,
                                       const vncl_device_info *dev,
                                       vncl_dtype dtype,
                                       const vncl__fft_stockham *p,
-                                      size_t rows) {
-  size_t vw = (size_t)vw_of(tn, dtype);
+                                      vncl__fft_axis ax, bool c2r) {
+  size_t vw = (size_t)vw_of(tn, dtype), rows = ax.outer;
   if (p->n2 == 1)
     return work_items(tn, dev, dtype, rows) * 4 * p->n * vw *
            vncl_dtype_size(dtype);
-  size_t wi = r2c_work_items(tn, dev, rows * r2c_pairs(tn, dtype, p));
+  /* The rows of one block run at a time. */
+  size_t blk = outer_block(tn, dtype, p, ax);
+  if (c2r)
+    return c2r_work_items(tn, dev, blk * c2r_pairs(tn, dtype, p)) * 8 *
+           p->n1 * vw * vncl_dtype_size(dtype);
+  size_t wi = r2c_work_items(tn, dev, blk * r2c_pairs(tn, dtype, p));
   return wi * 8 * p->n2 * vw * vncl_dtype_size(dtype);
 }
 
@@ -344,7 +367,7 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
                                        const vncl__fft_stockham *p,
                                        size_t rows, double scale,
                                        const vncl__fft_entry *rtw, cl_mem src,
-                                       cl_mem dst) {
+                                       size_t xstride, cl_mem dst) {
   size_t m = p->n, n1 = p->n1, n2 = p->n2, esize = vncl_dtype_size(dtype);
   size_t vw = (size_t)vw_of(tn, dtype);
   char more[32];
@@ -361,11 +384,12 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
                          "fft_stockham_r2c1", &k);
     if (s) return s;
     cl_uint m_ = (cl_uint)m;
-    cl_ulong rows_ = rows;
+    cl_ulong rows_ = rows, xs = xstride;
     vncl__targ sc = vncl__real_arg(dtype, scale);
-    s = vncl__set_args(ctx, k.k, 8, VNCL_ARG(m_), VNCL_TARG(sc),
-                       VNCL_ARG(rows_), VNCL_ARG(src), VNCL_ARG(dst),
-                       VNCL_ARG(scr), VNCL_ARG(p->tw1->tables[0]),
+    s = vncl__set_args(ctx, k.k, 9, VNCL_ARG(m_), VNCL_TARG(sc),
+                       VNCL_ARG(rows_), VNCL_ARG(src), VNCL_ARG(xs),
+                       VNCL_ARG(dst), VNCL_ARG(scr),
+                       VNCL_ARG(p->tw1->tables[0]),
                        VNCL_ARG(rtw->tables[0]));
     size_t lg = 0;
     while (((size_t)1 << lg) < m) lg++;
@@ -387,8 +411,11 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
   while (((size_t)1 << lg) < n2) lg++;
   for (size_t o0 = 0; !s && o0 < rows; o0 += blk) {
     size_t no = rows - o0 < blk ? rows - o0 : blk;
-    /* Step 1 as in vncl__fft_stockham_run: DFTs over j1, twiddled. */
-    geom g1 = {no * n2, n2, 1, m, 1, 1, n2, m, 1, 1, n2, o0 * m, 0};
+    /* Step 1 as in vncl__fft_stockham_run: DFTs over j1, twiddled, from
+     * rows xstride apart (in place: the block's rows are read whole into
+     * the middle array before step 2 writes them). */
+    geom g1 = {no * n2, n2, 1, xstride, 1, 1, n2, m, 1, 1, n2, o0 * xstride,
+               0};
     s = pass(ctx, st, dtype, tn, n1, p->tw1, p->split, m, -1, 1.0, &g1, NULL,
              src, mid);
     vncl__kernel k;
@@ -425,19 +452,48 @@ vncl_status vncl__fft_stockham_c2r_run(vncl_context *ctx, vncl__fft_state *st,
   size_t vw = (size_t)vw_of(tn, dtype);
   if (p->n2 > 1) {
     /* Split m: the four-step of vncl__fft_stockham_run (inverse, inner 1)
-     * with the pre-processing in step 1's gather (fft_stockham's prem):
-     * step 1 reads the spectrum rows, step 2 writes rows ystride apart. */
+     * with the pre-processing in step 1's gather, lines j2 and n2 - j2
+     * together (fft_stockham_c2r2): step 1 reads the spectrum rows, step
+     * 2 writes rows ystride apart. */
     size_t n1 = p->n1, n2 = p->n2;
     vncl__fft_axis ax = {m, rows, 1};
     size_t blk = outer_block(tn, dtype, p, ax);
     cl_mem mid = NULL;
     vncl_status s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_SPLIT,
                                       blk * m * 2 * esize, &mid);
+    size_t pairs = c2r_pairs(tn, dtype, p);
+    size_t wi = c2r_work_items(tn, &ctx->info, blk * pairs);
+    cl_mem scr = NULL;
+    if (!s)
+      s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_STOCKHAM,
+                            wi * 8 * n1 * vw * esize, &scr);
+    char more[32];
+    snprintf(more, sizeof more, "-DVW=%zu", vw);
+    size_t lg = 0;
+    while (((size_t)1 << lg) < n1) lg++;
     for (size_t o0 = 0; !s && o0 < rows; o0 += blk) {
       size_t no = rows - o0 < blk ? rows - o0 : blk;
-      geom g1 = {no * n2, n2, 1, m, 1, 1, n2, m, 1, 1, n2, o0 * m, 0};
-      s = pass(ctx, st, dtype, tn, n1, p->tw1, p->split, m, 1, 1.0, &g1, rtw,
-               src, mid);
+      /* Step 1: lines j2 and n2 - j2 together, the pre-processing in the
+       * gather (fft_stockham_c2r2), into the middle array. */
+      vncl__kernel k;
+      s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", more,
+                         "fft_stockham_c2r2", &k);
+      if (s) break;
+      cl_uint n1_ = (cl_uint)n1, n2_ = (cl_uint)n2;
+      cl_uint shift = (cl_uint)p->split->m;
+      cl_ulong rows_ = no, x0 = o0;
+      s = vncl__set_args(ctx, k.k, 12, VNCL_ARG(n1_), VNCL_ARG(n2_),
+                         VNCL_ARG(rows_), VNCL_ARG(src), VNCL_ARG(x0),
+                         VNCL_ARG(mid), VNCL_ARG(scr),
+                         VNCL_ARG(p->tw1->tables[0]), VNCL_ARG(shift),
+                         VNCL_ARG(p->split->tables[0]),
+                         VNCL_ARG(p->split->tables[1]),
+                         VNCL_ARG(rtw->tables[0]));
+      size_t w = c2r_work_items(tn, &ctx->info, no * pairs);
+      s = vncl__fft_klaunch1(ctx, &k, s, w, 1,
+                             5.0 * (double)n1 * (double)lg * (double)(n2 * no),
+                             (2.0 * (double)m + 2.0 + 2.0 * (double)m) *
+                                 (double)no * esize);
       geom g2 = {no * n1, n1, 1, m, n2, 1, 1, ystride, 1, 1, n1, 0,
                  o0 * ystride};
       if (!s)
