@@ -10,7 +10,7 @@
  *   elementwise  elementwise.cl    WG, VW, IPT, ITEM_CONTIG, NT_STORE
  *   cast         cast.cl           WG, IPT, ITEM_CONTIG, NT_STORE (casts, fill, copy)
  *   transpose    transpose.cl      TILE, WGY, ROW_ITEMS
- *   reduce       reduce.cl         WG, VW, ITEM_CONTIG, ROWS_ITEM, CB
+ *   reduce       reduce.cl         WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS
  *   softmax      softmax.cl        WG, VW, ITEM_CONTIG, PREFETCH
  *   random       random.cl         WG, BPI
  *
