@@ -28,11 +28,15 @@
  *                      ...                                    contiguous run
  *
  *                    with one (Kahan) accumulator per column in private
- *                    memory; the chunks' partials are combined as below.
+ *                    memory, STREAMS rows at a time (STREAMS runs, one
+ *                    page each, read at once; their vectors added
+ *                    pairwise before one Kahan step); the chunks' partials
+ *                    are combined as below.
  *   reduce_partials  combines the S partial results of each output when the
  *                    axis was split over several groups (S > 1).
  *
- * Accuracy: sums (sum, mean, L2 norm) add blocks of 8 vectors pairwise, then
+ * Accuracy: sums (sum, mean, L2 norm) add blocks of 8 vectors pairwise (in
+ * reduce_cols_strip blocks of STREAMS rows), then
  * the blocks with compensation (Kahan) along each work-item's elements and
  * across the partials, and pairwise (a tree) within a work-group, so that a
  * row of 10^6 values loses a few units in the last place, not 10^6 * eps.
@@ -72,6 +76,15 @@
  * chunk (CPUs); 0: the group's items step through it together (GPUs). */
 #ifndef ITEM_CONTIG
 #define ITEM_CONTIG 0
+#endif
+/* Runs a work-item reads at once (1, 2, 4, 8; CPUs): in the ITEM_CONTIG
+ * layout its contiguous range of a row is cut into STREAMS equal parts
+ * read side by side, and reduce_cols_strip takes STREAMS rows per step. A
+ * core's single sequential read stream reaches only part of the memory
+ * bandwidth; several streams at once keep more lines in flight
+ * (docs/ops.md, sixth pass). */
+#ifndef STREAMS
+#define STREAMS 1
 #endif
 /* Index width: 32 or 64 bits. */
 #ifndef IDX_BITS
@@ -169,6 +182,39 @@ typedef CAT(ACC, VSUF) accv;
     }                                                                      \
   } while (0)
 
+/* As SUM_VECTORS over a contiguous range (step 1), read as STREAMS runs
+ * at once: the range is cut into STREAMS equal parts of a multiple of
+ * 8 / STREAMS vectors each, and each block of 8 vectors takes 8 / STREAMS
+ * consecutive vectors from every part (pairwise sum, then one Kahan step,
+ * as in SUM_VECTORS); the rest, fewer than 8 vectors, one by one. */
+#define SS_PER (8 / STREAMS)
+#define SS_AT(b, q, j) ((b) + (IDX)((j) / SS_PER) * (q) + (IDX)((j) % SS_PER))
+#define SUM_STREAMS(F, LOAD, vb, ve, sv, cv)                                 \
+  do {                                                                     \
+    const IDX q_ = ((ve) - (vb)) / 8 * SS_PER;                             \
+    for (IDX i_ = 0; i_ < q_; i_ += SS_PER) {                              \
+      const IDX b_ = (vb) + i_;                                            \
+      const accv e0 = LOAD(SS_AT(b_, q_, 0)), e1 = LOAD(SS_AT(b_, q_, 1)); \
+      const accv e2 = LOAD(SS_AT(b_, q_, 2)), e3 = LOAD(SS_AT(b_, q_, 3)); \
+      const accv e4 = LOAD(SS_AT(b_, q_, 4)), e5 = LOAD(SS_AT(b_, q_, 5)); \
+      const accv e6 = LOAD(SS_AT(b_, q_, 6)), e7 = LOAD(SS_AT(b_, q_, 7)); \
+      KAHAN(sv, cv, ((F(e0) + F(e1)) + (F(e2) + F(e3))) +                  \
+                        ((F(e4) + F(e5)) + (F(e6) + F(e7))));              \
+    }                                                                      \
+    for (IDX v_ = (vb) + STREAMS * q_; v_ < (ve); v_++) {                  \
+      const accv e_ = LOAD(v_);                                            \
+      KAHAN(sv, cv, F(e_));                                                \
+    }                                                                      \
+  } while (0)
+/* A work-item's vectors vb, vb + vs, ... below ve into (sv, cv). */
+#if ITEM_CONTIG && STREAMS > 1
+#define SUM_RANGE(F, LOAD, vb, ve, vs, sv, cv) \
+  SUM_STREAMS(F, LOAD, vb, ve, sv, cv)
+#else
+#define SUM_RANGE(F, LOAD, vb, ve, vs, sv, cv) \
+  SUM_VECTORS(F, LOAD, vb, ve, vs, sv, cv)
+#endif
+
 /* Lanes of a vector into a private array, for the horizontal step. */
 #if VW == 1
 #define LANES(v, arr) arr[0] = (v)
@@ -199,11 +245,12 @@ inline void put(const int op, const IDX at, const acc v, const IDX iv,
 }
 
 /* This work-item's range of n units (vectors or elements) of its group's
- * chunk: consecutive (ITEM_CONTIG) or interleaved over the group. */
+ * chunk: consecutive (ITEM_CONTIG; b <= e, so that e - b is the count) or
+ * interleaved over the group. */
 #if ITEM_CONTIG
 #define RANGE(n, b, e, st)                           \
   const IDX per_##b = ((n) + WG - 1) / WG;           \
-  const IDX b = (IDX)lid * per_##b;                  \
+  const IDX b = min((IDX)lid * per_##b, (IDX)(n));   \
   const IDX e = min((n), b + per_##b);               \
   const IDX st = 1
 #else
@@ -236,9 +283,9 @@ reduce_rows(const int op, const IDX R, const IDX chunk, const IDX S,
     accv sv = 0, cv = 0;
 #define LOAD_ROW(v) LDV(p, v)
     if (op == R_NORM2)
-      SUM_VECTORS(SQ, LOAD_ROW, vb, ve, vs, sv, cv);
+      SUM_RANGE(SQ, LOAD_ROW, vb, ve, vs, sv, cv);
     else
-      SUM_VECTORS(IDZ, LOAD_ROW, vb, ve, vs, sv, cv);
+      SUM_RANGE(IDZ, LOAD_ROW, vb, ve, vs, sv, cv);
     acc ls[VW], lc[VW];
     LANES(sv, ls);
     LANES(cv, lc);
@@ -325,9 +372,9 @@ reduce_rows_item(const int op, const IDX R, const IDX rows,
   if (op == R_SUM || op == R_MEAN || op == R_NORM2) {
     accv sv = 0, cv = 0;
     if (op == R_NORM2)
-      SUM_VECTORS(SQ, LOAD_ROW, 0, nv, 1, sv, cv);
+      SUM_RANGE(SQ, LOAD_ROW, 0, nv, 1, sv, cv);
     else
-      SUM_VECTORS(IDZ, LOAD_ROW, 0, nv, 1, sv, cv);
+      SUM_RANGE(IDZ, LOAD_ROW, 0, nv, 1, sv, cv);
     acc ls[VW], lc[VW];
     LANES(sv, ls);
     LANES(cv, lc);
@@ -475,6 +522,24 @@ __kernel void reduce_cols(const int op, const IDX R, const IDX inner,
   }
 }
 
+/* F(element at offset off of rows r .. r + STREAMS - 1 of a strip, pr at
+ * row r), added pairwise (reduce_cols_strip). */
+#define RB(F, L, i, off) F(L(pr + (IDX)(i) * inner, off))
+#if STREAMS == 2
+#define ROWBLK(F, L, off) (RB(F, L, 0, off) + RB(F, L, 1, off))
+#elif STREAMS == 4
+#define ROWBLK(F, L, off) \
+  ((RB(F, L, 0, off) + RB(F, L, 1, off)) + (RB(F, L, 2, off) + RB(F, L, 3, off)))
+#elif STREAMS == 8
+#define ROWBLK(F, L, off)                              \
+  (((RB(F, L, 0, off) + RB(F, L, 1, off)) +            \
+    (RB(F, L, 2, off) + RB(F, L, 3, off))) +           \
+   ((RB(F, L, 4, off) + RB(F, L, 5, off)) +            \
+    (RB(F, L, 6, off) + RB(F, L, 7, off))))
+#elif STREAMS != 1
+#error "STREAMS: 1, 2, 4 or 8"
+#endif
+
 /* Work-item (t, o*S + s) of a [nstrips, outer*S] range: columns c0 =
  * t*STRIP*VW .. c0 + STRIP*VW - 1 (fewer in the last strip) of row block o,
  * rows of chunk s, row by row: one vector load per STRIP vectors and a
@@ -507,7 +572,29 @@ __kernel void reduce_cols_strip(const int op, const IDX R, const IDX inner,
     for (int q = 0; q < STRIP; q++) sv[q] = (accv)init;
     for (int j = 0; j < VW; j++) ss[j] = init;
   }
-  for (IDX r = r0; r < r1; r++) {
+  IDX r = r0;
+#if STREAMS > 1
+  /* STREAMS rows at a time, added pairwise, one Kahan step per vector of
+   * columns; the rows left over (fewer than STREAMS) in the loop below. */
+  if (sum) {
+    const int sq = op == R_NORM2;
+    for (; r + STREAMS <= r1; r += STREAMS) {
+      __global const STORE *pr = p + r * inner;
+      if (sq) {
+        for (int q = 0; q < nvec; q++)
+          KAHAN(sv[q], cv[q], ROWBLK(SQ, LDV_AT, q * VW));
+        for (int j = 0; j < nrest; j++)
+          KAHAN1(ss[j], cs[j], ROWBLK(SQ, LD, nvec * VW + j));
+      } else {
+        for (int q = 0; q < nvec; q++)
+          KAHAN(sv[q], cv[q], ROWBLK(IDZ, LDV_AT, q * VW));
+        for (int j = 0; j < nrest; j++)
+          KAHAN1(ss[j], cs[j], ROWBLK(ID, LD, nvec * VW + j));
+      }
+    }
+  }
+#endif
+  for (; r < r1; r++) {
     __global const STORE *pr = p + r * inner;
     if (op == R_SUM || op == R_MEAN) {
       for (int q = 0; q < nvec; q++) {

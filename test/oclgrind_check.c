@@ -1420,7 +1420,7 @@ static void test_transpose(void **st) {
 }
 static void test_reduce(void **st) {
   (void)st;
-  static const int cpu[VNCL__OPS_MAX_PARAMS] = {16, 16, 1, 65536, 4};
+  static const int cpu[VNCL__OPS_MAX_PARAMS] = {16, 16, 1, 65536, 4, 8};
   with_cpu_rows(reduce_cases, VNCL__OPS_REDUCE, cpu);
 }
 static void test_softmax(void **st) {

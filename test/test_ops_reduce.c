@@ -438,9 +438,9 @@ static void test_softmax_wide(void **st) {
  * the tolerance: the summation order changes). */
 static void test_params_independent(void **st) {
   (void)st;
-  /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB */
+  /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS */
   static const int red_sets[][VNCL__OPS_MAX_PARAMS] = {
-      {32, 1, 0, 0, 1}, {256, 4, 0, 16, 2}, {1024, 16, 1, 65536, 8}};
+      {32, 1, 0, 0, 1, 1}, {256, 4, 0, 16, 2, 2}, {1024, 16, 1, 65536, 8, 8}};
   /* WG, VW, ITEM_CONTIG, PREFETCH */
   static const int sm_sets[][VNCL__OPS_MAX_PARAMS] = {
       {32, 1, 0, 0}, {256, 16, 1, 1}, {128, 2, 1, 0}};
@@ -464,6 +464,37 @@ static void test_params_independent(void **st) {
   int bad[VNCL__OPS_MAX_PARAMS] = {48, 4};
   T_FAILS(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, bad),
           VNCL_ERR_INVALID_ARG, "WG=48");
+}
+
+/* The CPU layout's several read streams (STREAMS): every width, with
+ * ranges that leave vectors and elements over (rows of 1003 and 70001, the
+ * part of a row split over groups), column strips whose row count is no
+ * multiple of STREAMS (301, 37, 5 rows, fewer rows than STREAMS), the last
+ * strip partial, and a sum of all elements; every operation, f32, f16 and
+ * f64 (the accumulation types), keepdims or not. */
+static void test_reduce_streams(void **st) {
+  (void)st;
+  static const struct {
+    int nd;
+    int64_t s[3];
+    int axis;
+  } cases[] = {
+      {2, {3, 1003}, 1},    {2, {1, 70001}, 1},  {2, {301, 2501}, 0},
+      {3, {5, 37, 1030}, 1}, {2, {5, 300}, 0},   {2, {7, 33}, 0},
+      {1, {100003}, INT32_MIN},
+  };
+  static const int streams[] = {1, 2, 4, 8}, vws[] = {16, 4, 16, 1};
+  for (int k = 0; k < 4; k++) {
+    /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS */
+    int set[VNCL__OPS_MAX_PARAMS] = {16, vws[k], 1, 65536, 4, streams[k]};
+    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, set));
+    for (int ti = 0; ti < 3; ti++) /* f32, f64, f16 */
+      for (int op = 0; op <= VNCL_REDUCE_NORM2; op++)
+        for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+          run_reduce_random(t_float_types[ti], op, cases[c].nd, cases[c].s,
+                            cases[c].axis, (int)((c + k) % 2));
+  }
+  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, NULL));
 }
 
 static void test_bad_inputs(void **st) {
@@ -546,6 +577,7 @@ int main(void) {
       cmocka_unit_test(test_softmax_exp),
       cmocka_unit_test(test_softmax_wide),
       cmocka_unit_test(test_params_independent),
+      cmocka_unit_test(test_reduce_streams),
       cmocka_unit_test(test_bad_inputs),
   };
   return cmocka_run_group_tests(tests, t_setup, t_teardown);

@@ -10,7 +10,7 @@
  *   elementwise  elementwise.cl    WG, VW, IPT, ITEM_CONTIG, NT_STORE
  *   cast         cast.cl           WG, IPT, ITEM_CONTIG, NT_STORE (casts, fill, copy)
  *   transpose    transpose.cl      TILE, WGY, ROW_ITEMS
- *   reduce       reduce.cl         WG, VW, ITEM_CONTIG, ROWS_ITEM, CB
+ *   reduce       reduce.cl         WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS
  *   softmax      softmax.cl        WG, VW, ITEM_CONTIG, PREFETCH
  *   random       random.cl         WG, BPI
  *
@@ -76,7 +76,10 @@
   P(ROWS_ITEM, 16, (0, 16, 64, 1024, 16384, 65536), (16, 1024, 65536),         \
     "longest row reduced by one work-item (else a work-group per row)")        \
   P(CB, 1, (1, 2, 4, 8), (1, 4),                                               \
-    "vectors of columns per work-item (column reductions)")
+    "vectors of columns per work-item (column reductions)")                    \
+  P(STREAMS, 1, (1, 2, 4, 8), (1, 8),                                          \
+    "runs a work-item reads at once with ITEM_CONTIG: parts of its range of "  \
+    "a row, rows of a column strip (CPUs)")
 
 #define VNCL__OPS_SOFTMAX_TABLE(P)                                             \
   P(WG, 256, VNCL__OPS_WG_VALUES, VNCL__OPS_WG_QUICK,                          \

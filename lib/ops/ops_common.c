@@ -60,7 +60,7 @@ static const vncl__param_row r_cast[] = {CPU_ROW("WG=16 IPT=64 ITEM_CONTIG=1 NT_
 static const vncl__param_row r_transpose[] = {
     CPU_ROW("TILE=64 WGY=16 ROW_ITEMS=2")};
 static const vncl__param_row r_reduce[] = {
-    CPU_ROW("WG=16 VW=16 ITEM_CONTIG=1 ROWS_ITEM=65536 CB=4")};
+    CPU_ROW("WG=16 VW=16 ITEM_CONTIG=1 ROWS_ITEM=65536 CB=4 STREAMS=8")};
 static const vncl__param_row r_softmax[] = {
     CPU_ROW("WG=64 VW=16 ITEM_CONTIG=1 PREFETCH=1")};
 static const vncl__param_row r_random[] = {CPU_ROW("WG=16 BPI=16")};
