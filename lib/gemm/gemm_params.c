@@ -108,7 +108,7 @@ static const vncl__tunable clblast_tunables[] = {
  * (small_mnk 0): one work-item per 24 rows left a core idle, waited 32^3
  * and 64^3 0.6-0.9x, queued 0.96-1.3x (noise). The AVX2 rows scale the
  * vectors to 256 bits, not measured (no such host here). */
-#define CPU512_SMALL "small_batch_mnk=1000000 SM_MR=6 SM_NV=2 SM_VW=16 SM_RB=24 SM_WG=8 "
+#define CPU512_SMALL "small_mnk=16777216 small_batch_mnk=1000000 SM_MR=6 SM_NV=4 SM_VW=16 SM_RB=24 SM_WG=8 "
 #define CPU512_SMALL64 "small_batch_mnk=262144 SM_MR=6 SM_NV=2 SM_VW=8 SM_RB=24 SM_WG=8 "
 #define CPU256_SMALL "small_batch_mnk=1000000 SM_MR=6 SM_NV=2 SM_VW=8 SM_RB=24 SM_WG=8 "
 #define CPU256_SMALL64 "small_batch_mnk=262144 SM_MR=6 SM_NV=2 SM_VW=4 SM_RB=24 SM_WG=8 "
