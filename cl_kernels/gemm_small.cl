@@ -12,7 +12,10 @@
  *   C(i,j) = c[c_off + g*c_bs + i*ldc + j]
  *
  * Work-item t (1-D, t = get_global_id(0)) takes product g = t / nrb, row
- * block t % nrb, nrb = ceil(m / SM_RB); work-items past batch * nrb return.
+ * block t % nrb, nrb = ceil(m / rb); work-items past batch * nrb return.
+ * rb, the rows per work-item, comes from the host (dims.sf, a multiple of
+ * SM_MR): SM_RB for batches, fewer for a single product, so that its rows
+ * still spread over every compute unit.
  *
  *        <--- SM_NV*SM_VW --->
  *      +---------------------+----+   a work-item's rows: full tiles of
@@ -74,7 +77,7 @@
  * clSetKernelArg and one argument copy per launch instead of fourteen;
  * lib/gemm/gemm.c, gemm_dims): s0 m, s1 n, s2 k, s3-s6 a_off a_rs a_cs
  * a_bs, s7-sa b_off b_rs b_cs b_bs, sb-sd c_off ldc c_bs; here also se,
- * the batch count. */
+ * the batch count, and sf, the rows per work-item (0: SM_RB). */
 #define GEMM_DIMS(d)                                                           \
     const uint m = (uint)(d).s0, n = (uint)(d).s1, k = (uint)(d).s2;           \
     const ulong a_off = (d).s3, a_rs = (d).s4, a_cs = (d).s5, a_bs = (d).s6;   \
@@ -96,7 +99,8 @@ __kernel void gemm_small(const ACC alpha, const ACC beta,
 {
     GEMM_DIMS(dims);
     const ulong batch = dims.se;
-    const uint nrb = (m + SM_RB - 1) / SM_RB;
+    const uint rows = dims.sf ? (uint)dims.sf : SM_RB;
+    const uint nrb = (m + rows - 1) / rows;
     const ulong t = get_global_id(0);
     if (t >= batch * nrb)
         return;
@@ -105,9 +109,9 @@ __kernel void gemm_small(const ACC alpha, const ACC beta,
     a += a_off + g * a_bs;
     b += b_off + g * b_bs;
     c += c_off + g * c_bs;
-    const uint r_end = min(m, (rb + 1) * SM_RB);
+    const uint r_end = min(m, (rb + 1) * rows);
 
-    for (uint i0 = rb * SM_RB; i0 < r_end; i0 += SM_MR) {
+    for (uint i0 = rb * rows; i0 < r_end; i0 += SM_MR) {
         __global const AB_T *arow[SM_MR];
         #pragma unroll
         for (uint r = 0; r < SM_MR; ++r)
@@ -127,8 +131,10 @@ __kernel void gemm_small(const ACC alpha, const ACC beta,
         }
         /* A tile of NV_ vectors at column j0: B's rows as vectors (b_cs ==
          * 1; the loop twice, so that rows of A contiguous in depth get
-         * their own code) or gathered (B transposed), then stored. */
-#define TILE(j0, NV_)                                                          \
+         * their own code) or gathered (B transposed), then stored from lane
+         * L0 on (0: whole vectors; else one vector whose first L0 columns
+         * an earlier tile stored, and which must not be updated twice). */
+#define TILE(j0, NV_, L0)                                                      \
         {                                                                      \
             VT acc[SM_MR][NV_];                                                \
             _Pragma("unroll")                                                  \
@@ -173,28 +179,54 @@ __kernel void gemm_small(const ACC alpha, const ACC beta,
             for (uint r = 0; r < SM_MR; ++r)                                   \
                 if (i0 + r < r_end) {                                          \
                     __global C_T *cp = c + (ulong)(i0 + r) * ldc + (j0);       \
-                    _Pragma("unroll")                                          \
-                    for (uint v = 0; v < (NV_); ++v) {                         \
-                        VT x = alpha * acc[r][v];                              \
-                        if (beta != (ACC)0)                                    \
-                            x += beta * VLOAD_C(cp + v * SM_VW);               \
-                        VSTORE_C(x, cp + v * SM_VW);                           \
+                    if ((L0) == 0) {                                           \
+                        _Pragma("unroll")                                      \
+                        for (uint v = 0; v < (NV_); ++v) {                     \
+                            VT x = alpha * acc[r][v];                          \
+                            if (beta != (ACC)0)                                \
+                                x += beta * VLOAD_C(cp + v * SM_VW);           \
+                            VSTORE_C(x, cp + v * SM_VW);                       \
+                        }                                                      \
+                    } else {                                                   \
+                        ACC t_[SM_VW];                                         \
+                        VSTORE_ACC(acc[r][0], t_);                             \
+                        for (uint e = (L0); e < SM_VW; ++e)                    \
+                            UPDATE_C(cp + e, t_[e]);                           \
                     }                                                          \
                 }                                                              \
         }
 
         uint j0 = 0;
         for (; j0 + SM_NC <= n; j0 += SM_NC)
-            TILE(j0, SM_NV);
+            TILE(j0, SM_NV, 0);
+#if SM_NV > 2
+        /* A tile of half the vectors, where that many columns are left
+         * (n = 32 with 4 x 16-wide tiles: one pass over A, not two). */
+        if (j0 + (SM_NV / 2) * SM_VW <= n) {
+            TILE(j0, SM_NV / 2, 0);
+            j0 += (SM_NV / 2) * SM_VW;
+        }
+#endif
 #if SM_NV > 1
         /* Whole vectors past the last full tile, one at a time. */
         for (; j0 + SM_VW <= n; j0 += SM_VW)
-            TILE(j0, 1);
+            TILE(j0, 1, 0);
+#endif
+#if SM_VW > 1
+        /* Fewer than a vector of columns left, n at least a vector: the
+         * last SM_VW columns as one vector (its first lanes recomputed, not
+         * stored), in place of up to SM_VW - 1 passes over A one column at
+         * a time (n = 100 on 16-wide vectors: 4 such columns). */
+        if (j0 < n && n >= SM_VW) {
+            TILE(n - SM_VW, 1, j0 - (n - SM_VW));
+            j0 = n;
+        }
 #endif
 #undef TILE
 #undef STEP
 
-        /* The columns past the last full tile, one at a time. */
+        /* The columns past the last vector (n below SM_VW), one at a
+         * time. */
         for (uint j = j0; j < n; ++j) {
             ACC s[SM_MR];
             #pragma unroll

@@ -39,7 +39,8 @@ unset VNCL_DEVICE VNCL_GEMM_BACKEND VNCL_FFT_BACKEND VNCL_TUNING_DB
 # of local memory per group and 1024 work-items; AMD 64 KiB and 256; Intel
 # 64 KiB and 256 or 512), each with its vendor's GEMM set and every other
 # family. Then Oclgrind's own limits (32 KiB, 1024) with the generic sets;
-# generic-gpu also runs the ops kernels in their CPU shapes (--cpu-rows).
+# generic-gpu also runs the ops kernels in their CPU shapes (--cpu-rows),
+# cpu512 and cpu256 the CPU rows' GEMM sets (gemm_small's wide tiles).
 RUNS="nvidia 49152 1024 --set nvidia
 amd 65536 256 --set amd
 intel-256 65536 256 --set intel
@@ -47,6 +48,8 @@ intel-512 65536 512 --set intel --parts gemm
 generic-gpu 32768 1024 --set gpu --cpu-rows
 any-device 32768 1024 --set any --parts gemm
 last-resort 32768 1024 --set last --parts gemm
+cpu512 32768 1024 --set cpu512 --parts gemm
+cpu256 32768 1024 --set cpu256 --parts gemm
 reference 32768 1024 --set ref --parts gemm"
 
 start=$(date +%s)

@@ -13,6 +13,7 @@
  * tuning database written for the run (the database is data, so the
  * NVIDIA row runs on a device that is not NVIDIA): nvidia, amd, intel (the
  * vendor rows), gpu (any GPU), any (any device), last (the last resort),
+ * cpu512 and cpu256 (the CPU rows with 512- and 256-bit vectors),
  * ref (VNCL_GEMM_BACKEND=ref: the reference kernel), own (the device's own
  * set; the default). The set must be taken unchanged on a device with that
  * vendor's limits (the driver sets them with OCLGRIND_LOCAL_MEM_SIZE and
@@ -67,13 +68,18 @@ static const struct set_def {
   vncl_device_type type;
   size_t pref_multiple;  /* the vendor's preferred work-group multiple */
   bool last;
+  int vec;               /* native float vector width (CPU rows) */
 } sets[] = {
-    {"nvidia", "NVIDIA Corporation", VNCL_DEVICE_GPU, 32, false},
-    {"amd", "Advanced Micro Devices, Inc.", VNCL_DEVICE_GPU, 64, false},
-    {"intel", "Intel(R) Corporation", VNCL_DEVICE_GPU, 16, false},
-    {"gpu", "Another GPU vendor", VNCL_DEVICE_GPU, 0, false},
-    {"any", "Another vendor", VNCL_DEVICE_ACCELERATOR, 0, false},
-    {"last", "", 0, 0, true},
+    {"nvidia", "NVIDIA Corporation", VNCL_DEVICE_GPU, 32, false, 0},
+    {"amd", "Advanced Micro Devices, Inc.", VNCL_DEVICE_GPU, 64, false, 0},
+    {"intel", "Intel(R) Corporation", VNCL_DEVICE_GPU, 16, false, 0},
+    {"gpu", "Another GPU vendor", VNCL_DEVICE_GPU, 0, false, 0},
+    {"any", "Another vendor", VNCL_DEVICE_ACCELERATOR, 0, false, 0},
+    {"last", "", 0, 0, true, 0},
+    /* The CPU rows (512- and 256-bit vectors), for their kernel shapes
+     * under GPU semantics (gemm_small's wide tiles among them). */
+    {"cpu512", "GenuineIntel", VNCL_DEVICE_CPU, 0, false, 16},
+    {"cpu256", "AuthenticAMD", VNCL_DEVICE_CPU, 0, false, 8},
 };
 static const struct set_def *set_def;
 
@@ -83,7 +89,8 @@ static void set_row(vncl__gemm_acc acc, vncl__gemm_shape sh,
   memset(&fake, 0, sizeof fake);
   vncl__strlcpy(fake.vendor, set_def->vendor, sizeof fake.vendor);
   fake.type = set_def->type;
-  if (!vncl__gemm_params_builtin(&fake, 0, acc, sh, set_def->last, p))
+  if (!vncl__gemm_params_builtin(&fake, set_def->vec, acc, sh, set_def->last,
+                                 p))
     fail_msg("no built-in GEMM row for set %s", set_def->name);
 }
 
@@ -411,6 +418,7 @@ static void test_gemm_small(void **st) {
       vncl__gemm_params_get(ctx, (vncl__gemm_acc)acc, (vncl__gemm_shape)sh, &p);
       saved[acc][sh] = p;
       p.small_mnk = p.small_batch_mnk = 1e30;
+      p.switch_mnk_bt = 1e30; /* single products with B transposed too */
       T_OK(ctx, vncl__gemm_params_set(ctx, (vncl__gemm_acc)acc,
                                       (vncl__gemm_shape)sh, &p));
     }

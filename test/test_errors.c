@@ -214,9 +214,10 @@ static void test_build(void **st) {
   (void)st;
   char dir[256], path[512];
   t_tmpdir(dir, sizeof dir);
-  const char *files[] = {"gemm_ref.cl", "gemm_direct.cl", "gemm_pack.cl",
-                         "gemm_packed_cpu.cl", "gemm_packed_local.cl"};
-  for (int i = 0; i < 5; i++) {
+  const char *files[] = {"gemm_ref.cl",        "gemm_direct.cl",
+                         "gemm_pack.cl",       "gemm_packed_cpu.cl",
+                         "gemm_packed_local.cl", "gemm_small.cl"};
+  for (int i = 0; i < 6; i++) {
     snprintf(path, sizeof path, "%s/%s", dir, files[i]);
     FILE *f = fopen(path, "w");
     fputs("__kernel void broken(void) { undeclared_thing = 1; }\n", f);

@@ -553,31 +553,116 @@ static bool small_built(const char *opt) {
 }
 
 /* gemm_small forced for every product (single and batched) under
- * parameter set q: odd sizes 1..33 in every layout and transpose pair,
+ * parameter set q: odd sizes 1..maxs in every layout and transpose pair,
  * alpha/beta varying (beta == 0 with C poisoned), offsets, padding and
- * batches with gaps; then the tensor path with C in f32. */
-static void small_sweep(vncl__gemm_acc acc, vncl__gemm_params q,
-                        vncl_dtype dt, int cases) {
+ * batches with gaps; then the tensor path with C in f32. Above 33, the
+ * first cases are single products whose columns take every column path
+ * of the set's tiles (full tiles, the half tile, single vectors, the last
+ * columns one by one) and whose rows spread over several work-items. */
+static void small_sweep_to(vncl__gemm_acc acc, vncl__gemm_params q,
+                           vncl_dtype dt, int cases, size_t maxs) {
   q.small_mnk = q.small_batch_mnk = 1e30;
+  q.switch_mnk_bt = 1e30; /* B transposed too */
   for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
     T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, &q));
+  size_t vw = (size_t)q.small.vw, nc = (size_t)q.small.nv * vw;
+  size_t rows = 4 * (size_t)q.small.mr * ctx->info.compute_units + 1;
   for (int i = 0; i < cases; i++) {
     gcase g = {dt, (vncl_layout)(i & 1), (vncl_trans)((i >> 1) & 1),
-               (vncl_trans)((i >> 2) & 1), 1 + t_rand_u64() % 33,
-               1 + t_rand_u64() % 33, 1 + t_rand_u64() % 33,
+               (vncl_trans)((i >> 2) & 1), 1 + t_rand_u64() % maxs,
+               1 + t_rand_u64() % maxs, 1 + t_rand_u64() % maxs,
                i % 3 == 2 ? 1 + t_rand_u64() % 5 : 1, alphas[i % 4],
                betas[i % 5], t_rand_u64() % 5, t_rand_u64() % 5,
                t_rand_u64() % 5, t_rand_u64() % 4, false, false};
-    if (i == 0) g.m = g.n = g.k = 1;
-    if (i == 1) g.m = g.n = g.k = 33;
-    if (i == 2) g.m = g.n = g.k = 17;
+    if (maxs <= 33) {
+      if (i == 0) g.m = g.n = g.k = 1;
+      if (i == 1) g.m = g.n = g.k = 33;
+      if (i == 2) g.m = g.n = g.k = 17;
+    } else if (i < 4) {
+      /* Row-major, B not transposed (vector loads of B), then B
+       * transposed (gathered); single products. */
+      g.layout = VNCL_ROW_MAJOR;
+      g.ta = VNCL_NO_TRANS;
+      g.tb = i & 1 ? VNCL_TRANS : VNCL_NO_TRANS;
+      g.batch = 1;
+      g.m = i < 2 ? rows : 1 + t_rand_u64() % maxs;
+      g.n = i < 2 ? nc + nc / 2 + vw + 3 : nc / 2 + (size_t)i;
+      g.k = 1 + t_rand_u64() % maxs;
+    }
     run_case(&g);
   }
   char opt[48];
-  snprintf(opt, sizeof opt, "-DSM_RB=%d", q.small.rb);
+  snprintf(opt, sizeof opt, "-DSM_NV=%d -DSM_VW=%d -DSM_RB=%d", q.small.nv,
+           q.small.vw, q.small.rb);
   if (!small_built(opt)) fail_msg("no gemm_small program with %s", opt);
   for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
     T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, NULL));
+}
+
+static void small_sweep(vncl__gemm_acc acc, vncl__gemm_params q,
+                        vncl_dtype dt, int cases) {
+  small_sweep_to(acc, q, dt, cases, 33);
+}
+
+/* Single products of up to a few tiles each way on gemm_small: the
+ * device's set, then four vectors per tile row (the half tile runs), f32,
+ * 16-bit storage and f64. */
+static void test_small_single(void **st) {
+  (void)st;
+  vncl__gemm_params p, q;
+  vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &p);
+  size_t maxs = 3 * (size_t)p.small.nv * p.small.vw + 7;
+  small_sweep_to(VNCL__GEMM_ACC32, p, VNCL_F32, 10, maxs);
+  q = p;
+  q.small.nv = 4;
+  maxs = 3 * 4 * (size_t)q.small.vw + 7;
+  small_sweep_to(VNCL__GEMM_ACC32, q, VNCL_F32, 12, maxs);
+  small_sweep_to(VNCL__GEMM_ACC32, q, VNCL_F16, 5, maxs);
+  small_sweep_to(VNCL__GEMM_ACC32, q, VNCL_BF16, 5, maxs);
+  /* Three vectors a row: the half tile is one vector. */
+  q.small = (vncl__gemm_small_params){2, 3, 4, 6, 2};
+  small_sweep_to(VNCL__GEMM_ACC32, q, VNCL_F32, 6, 40);
+  vncl__gemm_params_get(ctx, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE, &p);
+  q = p;
+  q.small.nv = 4;
+  maxs = 3 * 4 * (size_t)q.small.vw + 7;
+  small_sweep_to(VNCL__GEMM_ACC64, q, VNCL_F64, 8, maxs);
+}
+
+/* Whether a fresh context with set q (every shape) builds gemm_small for
+ * one f32 product m x n x k, B transposed or not, computing it right. */
+static bool small_taken(const vncl__gemm_params *q, size_t m, size_t n,
+                        size_t k, vncl_trans tb) {
+  vncl_context *fresh = NULL, *saved = ctx;
+  T_OK(NULL, vncl_context_create(&fresh, NULL));
+  ctx = fresh;
+  vncl_context_cl(ctx, &clctx, &clq, NULL);
+  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+    T_OK(ctx, vncl__gemm_params_set(ctx, VNCL__GEMM_ACC32,
+                                    (vncl__gemm_shape)s, q));
+  gcase g = {VNCL_F32, VNCL_ROW_MAJOR, VNCL_NO_TRANS, tb, m, n, k, 1, 1.0,
+             0.0, 0, 0, 0, 0, false, false};
+  run_case(&g);
+  bool taken = small_built("-DSM_RB=");
+  ctx = saved;
+  vncl_context_cl(ctx, &clctx, &clq, NULL);
+  vncl_context_destroy(fresh);
+  return taken;
+}
+
+/* Routing of single products: at most small_mnk on gemm_small; with B's
+ * columns strided only below switch_mnk_bt (gemm_small gathers B). */
+static void test_small_routing(void **st) {
+  (void)st;
+  vncl__gemm_params q;
+  vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &q);
+  q.small_mnk = 20 * 21 * 22;
+  q.switch_mnk_bt = 20 * 21 * 22;
+  q.switch_mnk = 1e30;
+  assert_true(small_taken(&q, 20, 21, 22, VNCL_NO_TRANS));
+  assert_false(small_taken(&q, 20, 21, 23, VNCL_NO_TRANS));
+  assert_false(small_taken(&q, 20, 21, 22, VNCL_TRANS));
+  assert_true(small_taken(&q, 20, 21, 21, VNCL_TRANS));
 }
 
 static void test_small_kernel(void **st) {
@@ -880,6 +965,8 @@ int main(void) {
       cmocka_unit_test(test_tensors),
       cmocka_unit_test(test_param_sets),
       cmocka_unit_test(test_small_kernel),
+      cmocka_unit_test(test_small_single),
+      cmocka_unit_test(test_small_routing),
       cmocka_unit_test(test_clblast_backend),
       cmocka_unit_test(test_ref_backend),
       cmocka_unit_test(test_bad_cl_args),

@@ -6,9 +6,11 @@
  * Our path, per product (parameters from gemm_params.c):
  *   k == 0 or alpha == 0     gemm_direct with k = 0: C = beta*C, A and B
  *                            never read
- *   m*n*k at most small_mnk  gemm_small: whole rows of tiny products per
+ *   m*n*k at most small_mnk  gemm_small: whole rows of small products per
  *   (small_batch_mnk for     work-item, many products per group (a set
- *   batches)                 that leaves both 0 never takes it)
+ *   batches)                 that leaves both 0 never takes it; a single
+ *                            product with strided B columns only below
+ *                            switch_mnk_bt)
  *   m*n*k below the switch   gemm_direct: one launch on the caller's buffers
  *                            (a lower switch when B's columns are strided)
  *   otherwise                gemm_pack of A (unless the set reads A in place)
@@ -182,10 +184,23 @@ static vncl_status run_unpacked(vncl_context *ctx, vncl__gemm_kernel kern,
   return s;
 }
 
-/* gemm_small on the caller's buffers: ceil(m/SM_RB) work-items per
- * product. Groups of SM_WG work-items where there are enough of them to
- * keep every compute unit busy (or where the device wants the multiple);
- * else groups of one, so that a single small product still spreads. */
+/* Rows of C per gemm_small work-item: SM_RB in a batch; for a single
+ * product fewer (whole SM_MR tiles), so that it takes at least four
+ * work-items per compute unit where it has that many tiles of rows. */
+static size_t small_rows(const vncl__gemm_params *p, size_t m, size_t batch,
+                         size_t cus) {
+  size_t mr = (size_t)p->small.mr, rb = (size_t)p->small.rb;
+  if (batch > 1) return rb;
+  size_t tiles = (m + mr - 1) / mr, per = tiles / (4 * cus);
+  size_t rows = (per ? per : 1) * mr;
+  return rows < rb ? rows : rb;
+}
+
+/* gemm_small on the caller's buffers: ceil(m/rows) work-items per product
+ * (small_rows). Groups of SM_WG work-items where there are enough of them
+ * to keep every compute unit busy (or where the device wants the
+ * multiple); else groups of one, so that a single small product still
+ * spreads. */
 static vncl_status run_small(vncl_context *ctx, const vncl__gemm_params *p,
                              const vncl__gemm_problem *pr, cl_uint num_wait,
                              const cl_event *wait, cl_event *event) {
@@ -196,15 +211,17 @@ static vncl_status run_small(vncl_context *ctx, const vncl__gemm_params *p,
   if (s) return s;
   vncl__targ al = vncl__real_arg(pr->ab, pr->alpha),
              be = vncl__real_arg(pr->ab, pr->beta);
+  size_t cus = ctx->info.compute_units ? ctx->info.compute_units : 1;
+  size_t rb = small_rows(p, pr->m, pr->batch, cus);
   cl_ulong16 dims;
   gemm_dims(pr, (cl_uint)pr->k, &dims);
+  dims.s[15] = (cl_ulong)rb;
   s = vncl__set_args(ctx, gk.k, 6, VNCL_TARG(al), VNCL_TARG(be),
                      VNCL_ARG(pr->a), VNCL_ARG(pr->b), VNCL_ARG(pr->cm),
                      VNCL_ARG(dims));
   if (!s) {
-    size_t rb = (size_t)p->small.rb, wg = (size_t)p->small.wg;
+    size_t wg = (size_t)p->small.wg;
     size_t items = (pr->m + rb - 1) / rb * pr->batch;
-    size_t cus = ctx->info.compute_units ? ctx->info.compute_units : 1;
     if (!p->wg_multiple && items < wg * cus) wg = 1;
     size_t global[1] = {round_up(items, wg)}, local[1] = {wg};
     s = vncl__launch_work(ctx, "gemm", gk.k, 1, global, local, num_wait, wait,
@@ -403,7 +420,14 @@ static vncl_status run_own(vncl_context *ctx, const vncl__gemm_problem *pr,
     return s;
   }
   double mnk = (double)pr->m * (double)pr->n * (double)pr->k;
-  if (mnk <= (pr->batch > 1 ? p->small_batch_mnk : p->small_mnk)) {
+  /* A single product with strided B columns takes gemm_small only below
+   * switch_mnk_bt: gemm_small gathers B element by element, as
+   * gemm_direct does, and from there on packing B wins. */
+  bool small = pr->batch > 1
+                   ? mnk <= p->small_batch_mnk
+                   : mnk <= p->small_mnk &&
+                         (pr->b_cs == 1 || mnk < p->switch_mnk_bt);
+  if (small) {
     s = run_small(ctx, p, pr, num_wait, wait, event);
     if (s != VNCL_ERR_BUILD && s != VNCL_ERR_UNSUPPORTED) return s;
     vncl__log(VNCL_LOG_WARN, "gemm: small kernel unavailable (%s); using the "

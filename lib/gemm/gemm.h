@@ -77,7 +77,7 @@ typedef enum vncl__gemm_backend {
   X(switch_mnk_bt, switch_mnk_bt, double, 16777216, 0, 1e30, (16777216),      \
     (16777216),                                                               \
     "the same when B's columns are strided (direct kernel gathers B)")        \
-  X(small_mnk, small_mnk, double, 0, 0, 1e30, (0, 32768, 262144),           \
+  X(small_mnk, small_mnk, double, 0, 0, 1e30, (0, 32768, 262144, 16777216), \
     (0, 32768), "m*n*k at and below which a single product runs gemm_small")  \
   X(small_batch_mnk, small_batch_mnk, double, 0, 0, 1e30, (0, 32768, 1000000), \
     (0, 1000000),                                                             \
@@ -114,12 +114,12 @@ typedef enum vncl__gemm_backend {
 #define VNCL__GEMM_SMALL_TABLE(X)                                             \
   X(mr, SM_MR, int, 4, 0, 65536, (2, 4, 6, 8), (4, 6),                        \
     "rows of a register tile")                                                \
-  X(nv, SM_NV, int, 1, 0, 64, (1, 2), (1, 2),                                 \
+  X(nv, SM_NV, int, 1, 0, 64, (1, 2, 4), (1, 2),                              \
     "accumulator vectors per row of a tile")                                  \
   X(vw, SM_VW, int, 4, 0, 64, (4, 8, 16), (8, 16),                            \
     "vector width along n")                                                   \
   X(rb, SM_RB, int, 16, 0, 65536, (8, 12, 16, 24, 32, 48, 64), (16, 32),      \
-    "rows of C per work-item (a multiple of SM_MR)")                          \
+    "rows of C per work-item in a batch (a multiple of SM_MR)")                          \
   X(wg, SM_WG, int, 1, 0, 65536, (1, 4, 8, 16, 32), (8, 16),                  \
     "work-items per group (batches; single products use groups of 1)")
 

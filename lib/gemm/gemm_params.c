@@ -107,8 +107,21 @@ static const vncl__tunable clblast_tunables[] = {
  * takes 100^3, f64's stops at 64^3. Single products stay on gemm_direct
  * (small_mnk 0): one work-item per 24 rows left a core idle, waited 32^3
  * and 64^3 0.6-0.9x, queued 0.96-1.3x (noise). The AVX2 rows scale the
- * vectors to 256 bits, not measured (no such host here). */
-#define CPU512_SMALL "small_batch_mnk=1000000 SM_MR=6 SM_NV=2 SM_VW=16 SM_RB=24 SM_WG=8 "
+ * vectors to 256 bits, not measured (no such host here).
+ * Later the same day (AVX-512 f32): tile rows of 4 vectors (6 x 64, 24
+ * zmm, the packed kernel's micro-tile), with a half tile after the full
+ * ones and the last columns as one overlapping vector, and single products
+ * up to 256^3 there too (small_mnk; the host splits their rows over the
+ * compute units). Device time per call (profiler) against gemm_direct,
+ * alternated in one process, medians of 21, loaded Xeon (load 7-10), two
+ * runs: 64^3 3.1 against 3.9 us, 96^3 9.0 / 10.6, 128^3 20.3 / 25.0,
+ * 192^3 64 / 80, 256^3 153 / 185, 100x37x77 5.8 / 13.7, 33x250x64 9.9 /
+ * 12.0. Batches 17^3-100^3 with 4 vectors: within the noise of 2 at that
+ * load. f64 keeps 2 x double8 and leaves single products on gemm_direct
+ * (4 vectors: 0.93-0.97x its time, within the noise; batches of 17^3
+ * slower). The AVX2 rows keep 2 vectors (4 would be 24 of 16 ymm) and
+ * single products on gemm_direct (not measured). */
+#define CPU512_SMALL "small_mnk=16777216 small_batch_mnk=1000000 SM_MR=6 SM_NV=4 SM_VW=16 SM_RB=24 SM_WG=8 "
 #define CPU512_SMALL64 "small_batch_mnk=262144 SM_MR=6 SM_NV=2 SM_VW=8 SM_RB=24 SM_WG=8 "
 #define CPU256_SMALL "small_batch_mnk=1000000 SM_MR=6 SM_NV=2 SM_VW=8 SM_RB=24 SM_WG=8 "
 #define CPU256_SMALL64 "small_batch_mnk=262144 SM_MR=6 SM_NV=2 SM_VW=4 SM_RB=24 SM_WG=8 "
