@@ -16,6 +16,9 @@
  * depths), which saves packing A when it is large next to the product (few
  * columns of C). Where a_cs == 1, each row's next KU values come in one
  * vector load (one widening for 16-bit storage) and are broadcast in turn.
+ * (A parameter set's A_PACKED=2 is the host's choice per call: in place
+ * where a_cs == 1, packed otherwise; this file sees 0 or 1, and reads any
+ * nonzero value as packed.)
  *
  * Work-item (x, y) = get_global_id(0..1) owns the MB x NB block of C at
  * rows y*MB, columns x*NB, and walks it in MR x NR micro-tiles:
