@@ -67,7 +67,7 @@ static void variant_key(vncl__gemm_kernel kern, const char *name,
     case VNCL__GEMM_PACKED_CPU: {
       const vncl__gemm_cpu_params *q = &p->cpu;
       int x[] = {q->mr, q->nr, q->vw, q->mb, q->nb, q->kc, q->ku, q->order,
-                 q->a_packed};
+                 q->a_packed, q->prefetch};
       memcpy(v + n, x, sizeof x);
       break;
     }
