@@ -501,6 +501,9 @@ static void test_param_sets(void **st) {
   (void)st;
   vncl__gemm_params p;
   vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &p);
+  /* These sets test the direct and packed kernels: no product may go to
+   * gemm_small, whatever the device's row routes there. */
+  p.small_mnk = p.small_batch_mnk = 0;
   /* The packed CPU kernel at every size, A packed and in place, with and
    * without depth chunks. */
   vncl__gemm_params q = p;
@@ -527,6 +530,7 @@ static void test_param_sets(void **st) {
   if (ctx->info.fp64) {
     vncl__gemm_params d;
     vncl__gemm_params_get(ctx, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE, &d);
+    d.small_mnk = d.small_batch_mnk = 0;
     d.fast = VNCL__GEMM_PACKED_CPU;
     d.switch_mnk = d.switch_mnk_bt = 0;
     d.cpu = (vncl__gemm_cpu_params){6, 32, 8, 18, 64, 0, 16, 0, 2, 8};
@@ -543,6 +547,7 @@ static void test_param_sets(void **st) {
   q.local = (vncl__gemm_local_params){16, 32, 4, 4, 8, 1, 4, 1, 0, 1};
   with_params(VNCL__GEMM_ACC32, &q, VNCL_BF16);
   vncl__gemm_params_get(ctx, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE, &p);
+  p.small_mnk = p.small_batch_mnk = 0;
   p.switch_mnk = p.switch_mnk_bt = 0;
   with_params(VNCL__GEMM_ACC64, &p, VNCL_F64);
   /* The direct kernel at every size, edges and strided B included. */
