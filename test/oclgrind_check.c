@@ -370,8 +370,8 @@ static void test_gemm_direct(void **st) {
   gemm_all(false);
 }
 
-/* The same set with its switch points at 0: pack + the packed kernel for
- * every shape. */
+/* The same set with its switch points at 0 (the small-product ones too):
+ * pack + the packed kernel for every shape. */
 static void test_gemm_packed(void **st) {
   (void)st;
   if (!strcmp(set_name, "ref")) skip();
@@ -382,6 +382,7 @@ static void test_gemm_packed(void **st) {
       vncl__gemm_params_get(ctx, (vncl__gemm_acc)acc, (vncl__gemm_shape)sh, &p);
       saved[acc][sh] = p;
       p.switch_mnk = p.switch_mnk_bt = 0;
+      p.small_mnk = p.small_batch_mnk = 0; /* no product to gemm_small */
       T_OK(ctx, vncl__gemm_params_set(ctx, (vncl__gemm_acc)acc,
                                       (vncl__gemm_shape)sh, &p));
     }
@@ -393,6 +394,7 @@ static void test_gemm_packed(void **st) {
       for (int sh = 0; sh < VNCL__GEMM_SHAPES; sh++) {
         vncl__gemm_params p = saved[acc][sh];
         p.switch_mnk = p.switch_mnk_bt = 0;
+        p.small_mnk = p.small_batch_mnk = 0;
         p.pack_elem = 0;
         p.pack_wg0 = p.pack_wg1 = 4;
         T_OK(ctx, vncl__gemm_params_set(ctx, (vncl__gemm_acc)acc,
