@@ -24,8 +24,13 @@
  *                   16 vector stores along r (non-temporal when the host
  *                   says the output rows are aligned). A work-group of
  *                   TILE x WGY work-items covers 16 TILE columns of a by
- *                   16 WGY rows of r; blocks at the edges move element by
- *                   element.
+ *                   VBR WGY rows of r; blocks at the edges move element by
+ *                   element. 2-byte elements (VBR 32) take 16 x 32 blocks:
+ *                   rows 2k and 2k+1 of r are joined lane by lane into one
+ *                   uint16 (row 2k in the low half, the first in memory),
+ *                   the 16 x 16 block of uints is transposed like 4-byte
+ *                   elements, and each uint16 is one output row's 32
+ *                   elements in order, so no 16-bit shuffles are needed.
  *   permute_rows    the innermost axis stays innermost, on CPUs (ROW_ITEMS):
  *                   work-item g copies run g % nruns (RUN elements) of
  *                   output row g / nruns, a contiguous copy on both sides;
@@ -164,7 +169,10 @@ permute_tiled(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
 }
 
 /* permute_blocks: 16-element vectors of T, and the interleaves of the
- * register transpose (zip of the low or the high halves of two vectors). */
+ * register transpose (zip of the low or the high halves of two vectors).
+ * BT is the type the block is held in: T16, or uint16 for 2-byte elements
+ * (two rows of r per vector, see the top of the file). VBR: rows of r per
+ * block. */
 #if ELEM == 1
 typedef uchar16 T16;
 #elif ELEM == 2
@@ -175,12 +183,19 @@ typedef ulong16 T16;
 typedef uint16 T16;
 #endif
 #define VB 16
+#if ELEM == 2
+typedef uint16 BT;
+#define VBR 32
+#else
+typedef T16 BT;
+#define VBR 16
+#endif
 #define ZLO(x, y)                                                          \
-  (T16)(x.s0, y.s0, x.s1, y.s1, x.s2, y.s2, x.s3, y.s3, x.s4, y.s4, x.s5,  \
-        y.s5, x.s6, y.s6, x.s7, y.s7)
+  (BT)(x.s0, y.s0, x.s1, y.s1, x.s2, y.s2, x.s3, y.s3, x.s4, y.s4, x.s5,  \
+       y.s5, x.s6, y.s6, x.s7, y.s7)
 #define ZHI(x, y)                                                          \
-  (T16)(x.s8, y.s8, x.s9, y.s9, x.sa, y.sa, x.sb, y.sb, x.sc, y.sc, x.sd,  \
-        y.sd, x.se, y.se, x.sf, y.sf)
+  (BT)(x.s8, y.s8, x.s9, y.s9, x.sa, y.sa, x.sb, y.sb, x.sc, y.sc, x.sd,  \
+       y.sd, x.se, y.se, x.sf, y.sf)
 /* One round: w[2i], w[2i+1] = zip(v[i], v[i+8]); four rounds transpose a
  * 16 x 16 block held as 16 row vectors. */
 #define ZROUND(v, w)                                                       \
@@ -193,23 +208,46 @@ typedef uint16 T16;
   w##12 = ZLO(v##6, v##14), w##13 = ZHI(v##6, v##14);                     \
   w##14 = ZLO(v##7, v##15), w##15 = ZHI(v##7, v##15);
 #define VDECL(v)                                                           \
-  T16 v##0, v##1, v##2, v##3, v##4, v##5, v##6, v##7, v##8, v##9, v##10,   \
+  BT v##0, v##1, v##2, v##3, v##4, v##5, v##6, v##7, v##8, v##9, v##10,    \
       v##11, v##12, v##13, v##14, v##15;
+#if ELEM == 2
+/* Vector J holds rows 2J (low halves) and 2J+1 (high halves) of r. */
+#define VLD(J)                                                             \
+  v##J = convert_uint16(vload16(0, src + (IDX)(2 * (J)) * in_sr)) |        \
+         convert_uint16(vload16(0, src + (IDX)(2 * (J) + 1) * in_sr)) << 16;
+#else
 #define VLD(J) v##J = vload16(0, src + (IDX)(J) * in_sr);
+#endif
 #if defined(ST_NT_VEC)
 #elif defined(__has_builtin)
 #if __has_builtin(__builtin_nontemporal_store)
-#define ST_NT_VEC(p, x) __builtin_nontemporal_store((x), (__global T16 *)(p))
+#define ST_NT_VEC(p, x) __builtin_nontemporal_store((x), (__global BT *)(p))
 #endif
 #endif
 #ifndef ST_NT_VEC
+#if ELEM == 2
+#define ST_NT_VEC(p, x) vstore16((x), 0, (__global uint *)(p))
+#else
 #define ST_NT_VEC(p, x) vstore16((x), 0, (p))
 #endif
+#endif
+#if ELEM == 2
+/* 32 elements of an output row: one uint16 where the row is 4-byte
+ * aligned (u32), else two ushort16. */
+#define VST(J)                                                             \
+  if (nt) ST_NT_VEC(dst + (IDX)(J) * out_sa, v##J);                        \
+  else if (u32) vstore16(v##J, 0, (__global uint *)(dst + (IDX)(J) * out_sa)); \
+  else {                                                                   \
+    vstore16(as_ushort16(v##J.lo), 0, dst + (IDX)(J) * out_sa);            \
+    vstore16(as_ushort16(v##J.hi), 0, dst + (IDX)(J) * out_sa + 16);       \
+  }
+#else
 #define VST(J)                                                             \
   if (nt) ST_NT_VEC(dst + (IDX)(J) * out_sa, v##J);                        \
   else vstore16(v##J, 0, dst + (IDX)(J) * out_sa);
+#endif
 
-/* nt: every output row of a block starts on a 16-element boundary (the
+/* nt: every output row of a block starts on a VBR-element boundary (the
  * host checks the offsets and strides), so whole-vector non-temporal
  * stores are aligned.
  * nrb 0: dimension 1 of the grid runs over the blocks of r, dimension 2
@@ -230,17 +268,21 @@ permute_blocks(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
   if (nrb) {
     const IDX gy = get_global_id(1), q = gy / nrb;
     if (q >= nbt) return;
-    r = (gy - q * nrb) * VB;
+    r = (gy - q * nrb) * VBR;
     b = q;
   } else {
-    r = (IDX)get_global_id(1) * VB;
+    r = (IDX)get_global_id(1) * VBR;
     b = get_global_id(2);
   }
   DECOMP(0) DECOMP(1) DECOMP(2) DECOMP(3) DECOMP(4) DECOMP(5)
   if (a >= na || r >= nr) return;
   __global const T *src = in + ioff + ib + r * in_sr + a;
   __global T *dst = out + ooff + ob + a * out_sa + r;
-  if (a + VB <= na && r + VB <= nr) {
+  if (a + VB <= na && r + VBR <= nr) {
+#if ELEM == 2
+    /* every output row of the block 4-byte aligned */
+    const int u32 = ((size_t)dst & 3) == 0 && (out_sa & 1) == 0;
+#endif
     VDECL(v) VDECL(w)
     VLD(0) VLD(1) VLD(2) VLD(3) VLD(4) VLD(5) VLD(6) VLD(7)
     VLD(8) VLD(9) VLD(10) VLD(11) VLD(12) VLD(13) VLD(14) VLD(15)
@@ -249,7 +291,7 @@ permute_blocks(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
     VST(8) VST(9) VST(10) VST(11) VST(12) VST(13) VST(14) VST(15)
   } else {
     const int ea = na - a < VB ? (int)(na - a) : VB;
-    const int er = nr - r < VB ? (int)(nr - r) : VB;
+    const int er = nr - r < VBR ? (int)(nr - r) : VBR;
     for (int i = 0; i < ea; i++)
       for (int j = 0; j < er; j++)
         dst[(IDX)i * out_sa + j] = src[(IDX)j * in_sr + i];

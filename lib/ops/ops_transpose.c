@@ -10,7 +10,7 @@
  *     work-item per run of a row, when rows are at least ROWS_MIN long;
  *   - otherwise the innermost axis moves: permute_tiled through local
  *     memory, or on CPUs (ROW_ITEMS 2) permute_blocks, 16 x 16 blocks
- *     through registers, unless one of the two axes involved is shorter
+ *     through registers (16 x 32 for 2-byte elements), unless one of the two axes involved is shorter
  *     than TILED_MIN (a tile would be mostly empty; the gather is better).
  */
 #include <stdio.h>
@@ -173,12 +173,15 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
                         batch};
     size_t local[3] = {tile, wgy, 1};
     if (!s && p[TR_ROW_ITEMS] == 2) {
-      /* permute_blocks: a work-item per 16 x 16 block. Its stores are
-       * whole aligned vectors (non-temporal) when every output row of a
-       * block starts on a 16-element boundary (buffers are aligned to at
-       * least 128 bytes, OpenCL 1.2 full profile). */
-      cl_int nt = oo % 16 == 0 && ostr[q] % 16 == 0;
-      for (cl_int j = 0; j < nb; j++) nt = nt && bout[j] % 16 == 0;
+      /* permute_blocks: a work-item per block of 16 elements of A by vbr
+       * of R (16, or 32 for 2-byte elements: 64 bytes per output row, see
+       * transpose.cl). Its stores are whole aligned vectors (non-temporal)
+       * when every output row of a block starts on a vbr-element boundary
+       * (buffers are aligned to at least 128 bytes, OpenCL 1.2 full
+       * profile). */
+      size_t vbr = esz == 2 ? 32 : 16;
+      cl_int nt = oo % vbr == 0 && ostr[q] % vbr == 0;
+      for (cl_int j = 0; j < nb; j++) nt = nt && bout[j] % vbr == 0;
       cl_int err = clSetKernelArg(k.k, 12, sizeof nt, &nt);
       if (err != CL_SUCCESS) s = vncl__cl_fail(ctx, err, "clSetKernelArg(12)");
       /* A short R (fewer blocks than the group is high) with the innermost
@@ -186,7 +189,7 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
        * over (batch, block of R) pairs, so that the group's rows write
        * neighbouring output runs (the batch axis's output stride is R's
        * row) and none of them idles. */
-      size_t nrb = (pl.shape[R] + 15) / 16;
+      size_t nrb = (pl.shape[R] + vbr - 1) / vbr;
       bool fold = nb > 0 && nrb < wgy && bout[0] == pl.shape[R] &&
                   ostr[nd - 1] == 1;
       vncl__ops_arg anrb = vncl__ops_idx(bits, fold ? nrb : 0);
