@@ -31,6 +31,10 @@
  *                   the 16 x 16 block of uints is transposed like 4-byte
  *                   elements, and each uint16 is one output row's 32
  *                   elements in order, so no 16-bit shuffles are needed.
+ *                   A last block of r with fewer than 32 rows goes the
+ *                   same way, the missing rows repeating the last one
+ *                   (never stored), and stores each output row's er
+ *                   elements in pieces of 16, 8, 4, 2 and 1.
  *   permute_rows    the innermost axis stays innermost, on CPUs (ROW_ITEMS):
  *                   work-item g copies run g % nruns (RUN elements) of
  *                   output row g / nruns, a contiguous copy on both sides;
@@ -215,6 +219,44 @@ typedef T16 BT;
 #define VLD(J)                                                             \
   v##J = convert_uint16(vload16(0, src + (IDX)(2 * (J)) * in_sr)) |        \
          convert_uint16(vload16(0, src + (IDX)(2 * (J) + 1) * in_sr)) << 16;
+/* The same for a last block of r with er < 32 rows: the missing rows
+ * repeat row er - 1 (read, never stored), so that the loads need no
+ * branches. */
+#define VLDP(J)                                                            \
+  v##J = convert_uint16(vload16(0, src + (IDX)min(2 * (J), er - 1) * in_sr)) | \
+         convert_uint16(vload16(0, src + (IDX)min(2 * (J) + 1, er - 1) * in_sr)) \
+             << 16;
+/* The first er elements of an output row held in x: the first 16 as one
+ * vector when er >= 16, the rest one by one. */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define ST_NT_HALF(p, x) __builtin_nontemporal_store((x), (__global uint8 *)(p))
+#endif
+#endif
+#ifndef ST_NT_HALF
+#define ST_NT_HALF(p, x) vstore8((x), 0, (__global uint *)(p))
+#endif
+inline void st_part(__global ushort *p, const uint16 x, const int er,
+                    const int u32, const int nt) {
+  if (er >= 16) {
+    if (nt) ST_NT_HALF(p, x.lo);
+    else if (u32) vstore8(x.lo, 0, (__global uint *)p);
+    else vstore16(as_ushort16(x.lo), 0, p);
+  }
+  /* the rest, er % 16 elements, in pieces of 8, 4, 2 and 1 (no private
+   * array, no runtime index into a vector) */
+  const ushort16 h = as_ushort16(er >= 16 ? x.hi : x.lo);
+  const int rem = er & 15;
+  int e = er & 16;
+  ushort8 h8 = h.lo;
+  if (rem & 8) vstore8(h.lo, 0, p + e), h8 = h.hi, e += 8;
+  ushort4 h4 = h8.lo;
+  if (rem & 4) vstore4(h8.lo, 0, p + e), h4 = h8.hi, e += 4;
+  ushort2 h2 = h4.lo;
+  if (rem & 2) vstore2(h4.lo, 0, p + e), h2 = h4.hi, e += 2;
+  if (rem & 1) p[e] = h2.s0;
+}
+#define VSTP(J) st_part(dst + (IDX)(J) * out_sa, v##J, er, u32, nt);
 #else
 #define VLD(J) v##J = vload16(0, src + (IDX)(J) * in_sr);
 #endif
@@ -289,7 +331,21 @@ permute_blocks(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
     ZROUND(v, w) ZROUND(w, v) ZROUND(v, w) ZROUND(w, v)
     VST(0) VST(1) VST(2) VST(3) VST(4) VST(5) VST(6) VST(7)
     VST(8) VST(9) VST(10) VST(11) VST(12) VST(13) VST(14) VST(15)
-  } else {
+  }
+#if ELEM == 2
+  else if (a + VB <= na) {
+    /* the last block of r: er < 32 rows, zeros for the others */
+    const int er = (int)(nr - r);
+    const int u32 = ((size_t)dst & 3) == 0 && (out_sa & 1) == 0;
+    VDECL(v) VDECL(w)
+    VLDP(0) VLDP(1) VLDP(2) VLDP(3) VLDP(4) VLDP(5) VLDP(6) VLDP(7)
+    VLDP(8) VLDP(9) VLDP(10) VLDP(11) VLDP(12) VLDP(13) VLDP(14) VLDP(15)
+    ZROUND(v, w) ZROUND(w, v) ZROUND(v, w) ZROUND(w, v)
+    VSTP(0) VSTP(1) VSTP(2) VSTP(3) VSTP(4) VSTP(5) VSTP(6) VSTP(7)
+    VSTP(8) VSTP(9) VSTP(10) VSTP(11) VSTP(12) VSTP(13) VSTP(14) VSTP(15)
+  }
+#endif
+  else {
     const int ea = na - a < VB ? (int)(na - a) : VB;
     const int er = nr - r < VBR ? (int)(nr - r) : VBR;
     for (int i = 0; i < ea; i++)
