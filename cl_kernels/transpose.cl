@@ -277,8 +277,11 @@ inline void st_part(__global ushort *p, const uint16 x, const int er,
 /* 32 elements of an output row: one uint16 where the row is 4-byte
  * aligned (u32), else two ushort16. */
 #define VST(J)                                                             \
-  if (nt) ST_NT_VEC(dst + (IDX)(J) * out_sa, v##J);                        \
-  else if (u32) vstore16(v##J, 0, (__global uint *)(dst + (IDX)(J) * out_sa)); \
+  if (nt == 2) ST_NT_VEC(dst + (IDX)(J) * out_sa, v##J);                   \
+  else if (nt) {                                                           \
+    ST_NT_HALF(dst + (IDX)(J) * out_sa, v##J.lo);                          \
+    ST_NT_HALF(dst + (IDX)(J) * out_sa + 16, v##J.hi);                     \
+  } else if (u32) vstore16(v##J, 0, (__global uint *)(dst + (IDX)(J) * out_sa)); \
   else {                                                                   \
     vstore16(as_ushort16(v##J.lo), 0, dst + (IDX)(J) * out_sa);            \
     vstore16(as_ushort16(v##J.hi), 0, dst + (IDX)(J) * out_sa + 16);       \
@@ -291,7 +294,8 @@ inline void st_part(__global ushort *p, const uint16 x, const int er,
 
 /* nt: every output row of a block starts on a VBR-element boundary (the
  * host checks the offsets and strides), so whole-vector non-temporal
- * stores are aligned.
+ * stores are aligned; 2-byte elements: 2 (64-byte rows aligned) or 1
+ * (32-byte aligned: two non-temporal halves per row).
  * nrb 0: dimension 1 of the grid runs over the blocks of r, dimension 2
  * over the batch. nrb > 0 (a short r axis, nrb = its number of blocks):
  * dimension 1 runs over (batch index, block of r) pairs, r fastest, and

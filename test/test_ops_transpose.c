@@ -175,7 +175,8 @@ static void test_register_blocks(void **st) {
 
 /* 2-byte elements in register blocks of 16 x 32 (rows of r joined in
  * pairs into uints): output rows 64-byte aligned (non-temporal), 4-byte
- * aligned (uint16 stores), odd row lengths (ushort16 stores), r shorter
+ * aligned (uint16 stores), 32-byte aligned (two non-temporal halves),
+ * odd row lengths (ushort16 stores), r shorter
  * than one block, a partial last block of r or a, the fold of a short r
  * with the batch, 3-D and 4-D permutations, bf16 and f16. */
 static void test_register_blocks_16bit(void **st) {
@@ -185,9 +186,10 @@ static void test_register_blocks_16bit(void **st) {
   static const int64_t s2[][2] = {{64, 96}, {70, 48},  {67, 40},
                                   {24, 50}, {96, 33},  {131, 67},
                                   {33, 17}, {256, 80}, {50, 1000},
-                                  {31, 40}, {47, 20}, {15, 64}};
+                                  {31, 40}, {47, 20}, {15, 64},
+                                  {48, 64}, {80, 112}};
   static const int64_t s3[][3] = {{64, 6, 200}, {32, 5, 48}, {40, 3, 70},
-                                  {96, 4, 35},  {7, 64, 48}};
+                                  {96, 4, 35},  {7, 64, 48}, {48, 5, 40}};
   static const int64_t s4[][4] = {{2, 64, 5, 48}, {3, 40, 7, 33}};
   int p2[2] = {1, 0}, p3[3] = {2, 1, 0}, p3b[3] = {1, 2, 0}, p4[4] = {0, 3, 2, 1};
   for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {

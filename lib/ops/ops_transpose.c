@@ -176,12 +176,19 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
       /* permute_blocks: a work-item per block of 16 elements of A by vbr
        * of R (16, or 32 for 2-byte elements: 64 bytes per output row, see
        * transpose.cl). Its stores are whole aligned vectors (non-temporal)
-       * when every output row of a block starts on a vbr-element boundary
+       * when every output row of a block starts on a 16-element boundary
        * (buffers are aligned to at least 128 bytes, OpenCL 1.2 full
        * profile). */
       size_t vbr = esz == 2 ? 32 : 16;
-      cl_int nt = oo % vbr == 0 && ostr[q] % vbr == 0;
-      for (cl_int j = 0; j < nb; j++) nt = nt && bout[j] % vbr == 0;
+      cl_int nt = oo % 16 == 0 && ostr[q] % 16 == 0;
+      for (cl_int j = 0; j < nb; j++) nt = nt && bout[j] % 16 == 0;
+      /* 2-byte elements: 2 when the rows are 64-byte aligned too, 1 when
+       * only 32-byte aligned (two non-temporal halves per row). */
+      if (esz == 2 && nt) {
+        cl_int nt64 = oo % vbr == 0 && ostr[q] % vbr == 0;
+        for (cl_int j = 0; j < nb; j++) nt64 = nt64 && bout[j] % vbr == 0;
+        nt = nt64 ? 2 : 1;
+      }
       cl_int err = clSetKernelArg(k.k, 12, sizeof nt, &nt);
       if (err != CL_SUCCESS) s = vncl__cl_fail(ctx, err, "clSetKernelArg(12)");
       /* A short R (fewer blocks than the group is high) with the innermost
