@@ -302,15 +302,30 @@ inline void st_part(__global ushort *p, const uint16 x, const int er,
  * dimension 2 is 1; nbt is the batch's size. The host folds when r is
  * shorter than a group's height in blocks and the innermost batch axis is
  * the output axis next to r: a group then writes output runs across the
- * batch (e.g. 4 x 256 bytes together) and no work-item idles. */
+ * batch (e.g. 4 x 256 bytes together) and no work-item idles.
+ * nab 0: dimension 0 runs over the blocks of a. nab > 0 (a short a axis,
+ * nab = its number of blocks): dimension 0 runs over (index of a batch
+ * axis folded in, block of a) pairs, a fastest; that axis (nba long,
+ * strides fin and fout) is the input axis right outside a, so a group's
+ * input rows continue across it (e.g. 4 x 1 KiB read together), and the
+ * host leaves it out of the batch. */
 __kernel __attribute__((reqd_work_group_size(TILE, WGY, 1))) void
 permute_blocks(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
                const int nb, const IDX8 bshape, const IDX8 bin,
                const IDX8 bout, __global const T *in, const IDX ioff,
                __global T *out, const IDX ooff, const int nt, const IDX nrb,
-               const IDX nbt) {
-  const IDX a = (IDX)get_global_id(0) * VB;
-  IDX r, b, ib = 0, ob = 0;
+               const IDX nbt, const IDX nab, const IDX nba, const IDX fin,
+               const IDX fout) {
+  IDX a, r, b, ib = 0, ob = 0;
+  if (nab) {
+    const IDX gx = get_global_id(0), qa = gx / nab;
+    if (qa >= nba) return;
+    a = (gx - qa * nab) * VB;
+    ib = qa * fin;
+    ob = qa * fout;
+  } else {
+    a = (IDX)get_global_id(0) * VB;
+  }
   if (nrb) {
     const IDX gy = get_global_id(1), q = gy / nrb;
     if (q >= nbt) return;
