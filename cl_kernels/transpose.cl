@@ -226,8 +226,7 @@ typedef T16 BT;
   v##J = convert_uint16(vload16(0, src + (IDX)min(2 * (J), er - 1) * in_sr)) | \
          convert_uint16(vload16(0, src + (IDX)min(2 * (J) + 1, er - 1) * in_sr)) \
              << 16;
-/* The first er elements of an output row held in x: the first 16 as one
- * vector when er >= 16, the rest one by one. */
+/* Non-temporal store of 16 elements (32 bytes, aligned). */
 #if defined(__has_builtin)
 #if __has_builtin(__builtin_nontemporal_store)
 #define ST_NT_HALF(p, x) __builtin_nontemporal_store((x), (__global uint8 *)(p))
@@ -236,6 +235,8 @@ typedef T16 BT;
 #ifndef ST_NT_HALF
 #define ST_NT_HALF(p, x) vstore8((x), 0, (__global uint *)(p))
 #endif
+/* The first er elements of an output row held in x: the first 16 as one
+ * vector when er >= 16 (non-temporal with nt), the rest in pieces. */
 inline void st_part(__global ushort *p, const uint16 x, const int er,
                     const int u32, const int nt) {
   if (er >= 16) {
@@ -292,10 +293,10 @@ inline void st_part(__global ushort *p, const uint16 x, const int er,
   else vstore16(v##J, 0, dst + (IDX)(J) * out_sa);
 #endif
 
-/* nt: every output row of a block starts on a VBR-element boundary (the
+/* nt: every output row of a block starts on a 16-element boundary (the
  * host checks the offsets and strides), so whole-vector non-temporal
- * stores are aligned; 2-byte elements: 2 (64-byte rows aligned) or 1
- * (32-byte aligned: two non-temporal halves per row).
+ * stores are aligned; 2-byte elements: 2 (rows 64-byte aligned: one
+ * store of 32 elements) or 1 (32-byte aligned: two halves per row).
  * nrb 0: dimension 1 of the grid runs over the blocks of r, dimension 2
  * over the batch. nrb > 0 (a short r axis, nrb = its number of blocks):
  * dimension 1 runs over (batch index, block of r) pairs, r fastest, and
