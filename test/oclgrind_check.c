@@ -786,10 +786,13 @@ static void transpose_cases(void) {
   } cs[] = {{3, {3, 37, 45}, {0, 2, 1}},
             {2, {70, 33}, {1, 0}},
             {2, {48, 32}, {1, 0}}, /* aligned output rows */
+            {2, {64, 40}, {1, 0}}, /* 64-byte aligned rows of 2-byte elements */
             {3, {5, 6, 7}, {2, 0, 1}},
             {4, {2, 3, 4, 5}, {3, 1, 0, 2}},
             {3, {4, 9, 33}, {1, 0, 2}},
-            {3, {20, 5, 40}, {2, 1, 0}}}; /* short r: blocks fold the batch */
+            {3, {20, 5, 40}, {2, 1, 0}}, /* short r: blocks fold the batch */
+            {4, {2, 100, 6, 24}, {0, 3, 2, 1}}, /* short a folds */
+            {4, {20, 5, 3, 40}, {3, 2, 1, 0}}}; /* both fold */
   for (int d = 0; d < 5; d++)
     for (size_t c = 0; c < sizeof cs / sizeof *cs; c++) {
       vncl_dtype t = all[d];
