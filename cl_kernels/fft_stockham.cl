@@ -28,13 +28,6 @@
  * Offsets: x0 and y0 complex elements are skipped in x and y before the
  * addressing above (one block of a batch at a time).
  *
- * C2R pre-processing (prem = m != 0, the first step of a split C2R half):
- * x is then a real spectrum X, rows of m + 1 values, and element j of a
- * line is not x[...] but Z[z], fft_c2r_pre's value from X[k] and X[m - k]
- * (c2r_pre_at), z = x0 + o*xo + m*xm + i*xi + j*xj in rows of m (row
- * z / m, k = z mod m): the pre-processing pass, its write and the read of
- * Z are gone. rtw[k] = exp(-2 pi i k / 2m). prem = 0: rtw is unused.
- *
  * NDRange: 1-D, any number of work-items; work-item g handles the
  * contiguous range of line groups [g per, (g + 1) per), per = groups /
  * global size rounded up (so the scratch is bounded by the range, not by
@@ -459,23 +452,6 @@ ODD_RADIX(radix13, 13, 6, COS13, SIN13)
 #define REV(v) (v).sfedcba9876543210
 #endif
 
-/* Z[k] of fft_c2r_pre (fft_layout.cl) from the row xr of m + 1 values of
- * a real spectrum X: Z[0] = (Re X[0] + Re X[m]) + i (Re X[0] - Re X[m]),
- * else with e = X[k] + conj X[m-k], o = conj(W^k) (X[k] - conj X[m-k]),
- * Z[k] = e + i o (rtw[k] = W^k, W = exp(-2 pi i/2m)). */
-inline real2 c2r_pre_at(__global const real2 *xr, ulong k, ulong m,
-                        __global const real2 *rtw) {
-  if (k == 0) {
-    const real a = xr[0].x, c = xr[m].x;
-    return (real2)(a + c, a - c);
-  }
-  const real2 a = xr[k], b = xr[m - k];
-  const real2 bc = (real2)(b.x, -b.y);
-  const real2 w = rtw[k];
-  const real2 e = a + bc, o = cmul((real2)(w.x, -w.y), a - bc);
-  return (real2)(e.x - o.y, e.y + o.x);
-}
-
 /* The work-item's lines at xb[l] (l < lanes, contiguous, n values) into
  * its scratch as [n][re|im][VW]; missing lanes are zeros. */
 /* The first values of the VW lines at xb[l] (whole lines, contiguous) into
@@ -587,11 +563,8 @@ __kernel void fft_stockham(
     __global real2 *y, const ulong yo, const ulong ym, const ulong yi,
     const ulong yj, __global real *scr, __global const real2 *tw,
     const ulong twn, const uint twshift, __global const real2 *twlo,
-    __global const real2 *twhi, const ulong x0, const ulong y0,
-    const ulong prem, __global const real2 *rtw) {
-  /* prem != 0: the C2R pre-processing in the gather (x is a real
-   * spectrum, its lines addressed in Z coordinates; see the header). */
-  if (!prem) x += x0;
+    __global const real2 *twhi, const ulong x0, const ulong y0) {
+  x += x0;
   y += y0;
   const real s = sign < 0 ? (real)1 : (real)-1;
   const ulong groups = (lines + VW - 1) / VW;
@@ -605,7 +578,7 @@ __kernel void fft_stockham(
   const ulong per = (groups + get_global_size(0) - 1) / get_global_size(0);
   const ulong gend = min(groups, (get_global_id(0) + 1) * per);
   for (ulong g = get_global_id(0) * per; g < gend; g++) {
-    ulong xb[VW], yb[VW], mm[VW], xr[VW];
+    ulong xb[VW], yb[VW], mm[VW];
     int lanes = 0;
     /* (o, m, i) of the group's first line by division, of the next ones by
      * counting (short lines in large batches spend little else). */
@@ -637,57 +610,13 @@ __kernel void fft_stockham(
 #ifndef VW2
     xadj = yadj = false;
 #endif
-    /* C2R pre: lane l reads row xr[l] of m + 1 values at Z index xb[l];
-     * padj: the lanes are neighbours in one row (vector loads). */
-    bool padj = false;
-    if (prem) {
-      xadj = false;
-      for (int l = 0; l < VW; l++) {
-        const ulong z = x0 + xb[l];
-        xr[l] = z / prem * (prem + 1);
-        xb[l] = z % prem;
-      }
-      padj = lanes == VW;
-      for (int l = 1; l < VW; l++)
-        padj = padj && xr[l] == xr[0] && xb[l] == xb[0] + l;
-    }
-#ifdef VW2
-    /* W^(q0 + l) of the lanes, once per group: W^(q0 + l + j xj) is that
-     * times the lanes' common W^(j xj) (one rounding more than the table,
-     * and no third strided stream). */
-    vec w0r = 0, w0i = 0;
-    if (padj) PAIR_LOAD((__global const real *)(rtw + xb[0]), w0r, w0i);
-#endif
     /* Gather; missing lanes of the last group are zeros. */
     /* Contiguous lines: 8 elements at a time. */
-    const uint j0 = lanes == VW && xj == 1 && !xadj && !prem
-                        ? gather_block8(x, xb, n, a)
-                        : 0;
+    const uint j0 =
+        lanes == VW && xj == 1 && !xadj ? gather_block8(x, xb, n, a) : 0;
     for (uint j = j0; j < n; j++) {
       __global real *d = a + (size_t)j * 2 * VW;
 #ifdef VW2
-      if (padj) {
-        /* c2r_pre_at on vectors: X[q + l], X[m - q - l] (a reversed
-         * vector load), W^(q + l); Z[0] (lane 0 at q = 0) after. */
-        const ulong q = xb[0] + j * xj;
-        __global const real *xrow = (__global const real *)(x + xr[0]);
-        vec ar, ai, br, bi;
-        PAIR_LOAD(xrow + 2 * q, ar, ai);
-        PAIR_LOAD(xrow + 2 * (prem - q - (VW - 1)), br, bi);
-        const real2 wj = rtw[j * xj];
-        const vec wr = w0r * wj.x - w0i * wj.y, wi = w0r * wj.y + w0i * wj.x;
-        br = REV(br);
-        bi = REV(bi);
-        const vec er = ar + br, ei = ai - bi, dr = ar - br, di = ai + bi;
-        const vec or_ = wr * dr + wi * di, oi = wr * di - wi * dr;
-        VSTORE(er - oi, 0, d);
-        VSTORE(ei + or_, 0, d + VW);
-        if (q == 0) {
-          d[0] = xrow[0] + xrow[2 * prem];
-          d[VW] = xrow[0] - xrow[2 * prem];
-        }
-        continue;
-      }
       if (xadj) {
         vec re, im;
         PAIR_LOAD((__global const real *)(x + xb[0] + j * xj), re, im);
@@ -697,19 +626,11 @@ __kernel void fft_stockham(
       }
 #endif
       real re[VW], im[VW];
-      if (prem)
-        for (int l = 0; l < VW; l++) {
-          real2 v = l < lanes ? c2r_pre_at(x + xr[l], xb[l] + j * xj, prem, rtw)
-                              : (real2)(0, 0);
-          re[l] = v.x;
-          im[l] = v.y;
-        }
-      else
-        for (int l = 0; l < VW; l++) {
-          real2 v = l < lanes ? x[xb[l] + j * xj] : (real2)(0, 0);
-          re[l] = v.x;
-          im[l] = v.y;
-        }
+      for (int l = 0; l < VW; l++) {
+        real2 v = l < lanes ? x[xb[l] + j * xj] : (real2)(0, 0);
+        re[l] = v.x;
+        im[l] = v.y;
+      }
       VSTORE(VLOAD(0, re), 0, d);
       VSTORE(VLOAD(0, im), 0, d + VW);
     }
@@ -896,9 +817,8 @@ __kernel void fft_stockham_r2c(const uint n1, const uint n2, const real scale,
 /* ---- C2R of even length n = 2m with m = n1 n2 split: the first step ----
  *
  * fft_stockham_c2r2 is the first step of the four-step inverse of length
- * m fused with the pre-processing of fft_c2r_pre, as fft_stockham does it
- * with prem, but for lines j2 and n2 - j2 together, so that each input
- * value is loaded once. x holds rows of h = m + 1 values of a real
+ * m fused with the pre-processing of fft_c2r_pre, for lines j2 and n2 - j2
+ * together, so that each input value is loaded once. x holds rows of h = m + 1 values of a real
  * spectrum X (row x0 + r at x[(x0 + r) h]); line j2 (< n2) of the step
  * has the elements Z[q], q = n2 j1 + j2 (j1 < n1), with
  * e = X[q] + conj X[m - q], o = conj(W^q) (X[q] - conj X[m - q]),
