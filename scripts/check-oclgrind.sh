@@ -53,6 +53,11 @@ cpu256 32768 1024 --set cpu256 --parts gemm
 reference 32768 1024 --set ref --parts gemm"
 
 start=$(date +%s)
+# Every run appends the kernels its contexts created (oclgrind_check
+# --kernels); after a full run the list must hold every kernel of
+# cl_kernels/ but the build machinery's self-test.
+KLIST=$OUT/kernels.txt
+rm -f "$KLIST"
 passed=0
 failed=0
 tests=0
@@ -72,7 +77,7 @@ while read -r name lmem wg args; do
   # does not truncate, read into the file by cat.
   ( OCLGRIND_LOCAL_MEM_SIZE=$lmem OCLGRIND_MAX_WGSIZE=$wg \
       timeout -k 10 "$TIMEOUT" oclgrind --data-races --check-api \
-      --log /dev/fd/3 "$BIN" $args >"$out" 2>&1
+      --log /dev/fd/3 "$BIN" $args --kernels "$KLIST" >"$out" 2>&1
     echo $? >"$out.rc" ) 3>&1 | cat >"$log"
   rc=$(cat "$out.rc" 2>/dev/null || echo 1)
   secs=$(( $(date +%s) - t0 ))
@@ -107,4 +112,24 @@ $RUNS
 EOF
 total=$(( $(date +%s) - start ))
 echo "check-oclgrind: $passed passed, $failed failed ($tests tests in all, ${total}s)"
+if [ "$ONLY" = "  " ]; then
+  # Kernel names as declared (__kernel ... void NAME(, over line breaks;
+  # names a macro pastes together are left out).
+  KDIR=$(dirname "$0")/../cl_kernels
+  missing=$(for f in "$KDIR"/*.cl; do
+      case $f in */selftest.cl) continue ;; esac
+      tr '\n\\' '  ' <"$f" | grep -o '__kernel[^;{}]*void *[A-Za-z_0-9#]* *('
+    done | sed 's/.*void *//; s/ *($//' | grep -v '#' | sort -u |
+    while read -r k; do
+      grep -q " $k\$" "$KLIST" 2>/dev/null || printf ' %s' "$k"
+    done)
+  ran=$(awk '{print $2}' "$KLIST" 2>/dev/null | sort -u | wc -l)
+  if [ -n "$missing" ]; then
+    echo "check-oclgrind: kernels that no run created:$missing"
+    failed=$((failed + 1))
+    failed_names="$failed_names kernel-coverage"
+  else
+    echo "check-oclgrind: every kernel of cl_kernels/ was created under Oclgrind ($ran names in $KLIST)"
+  fi
+fi
 [ $failed -eq 0 ] || { echo "check-oclgrind: failed:$failed_names"; exit 1; }

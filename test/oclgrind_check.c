@@ -160,12 +160,31 @@ static int setup(void **st) {
   return 0;
 }
 
+/* --kernels FILE: every kernel the group's context created, one
+ * "source name" line each, appended (scripts/check-oclgrind.sh checks that
+ * the runs together cover every kernel of cl_kernels/). */
+static const char *kernels_out;
+static void note_kernel(const char *source, const char *name, void *arg) {
+  fprintf((FILE *)arg, "%s %s\n", source, name);
+}
+
 static int teardown(void **st) {
   (void)st;
+  int rc = 0;
+  if (kernels_out) {
+    FILE *f = fopen(kernels_out, "a");
+    if (f) {
+      vncl__kernels_each(ctx, note_kernel, f);
+      rc = fclose(f) ? -1 : 0;
+    } else {
+      rc = -1;
+    }
+    if (rc) fprintf(stderr, "oclgrind_check: cannot append to %s\n", kernels_out);
+  }
   vncl_context_destroy(ctx);
   ctx = NULL;
   t_rmtree(tmp_dir);
-  return 0;
+  return rc;
 }
 
 /* The set in force is the named row, unchanged, for every class; and the
@@ -1458,9 +1477,11 @@ int main(int argc, char **argv) {
       parts = argv[++i];
     else if (!strcmp(argv[i], "--cpu-rows"))
       cpu_rows = 1;
+    else if (!strcmp(argv[i], "--kernels") && i + 1 < argc)
+      kernels_out = argv[++i];
     else {
       fprintf(stderr, "usage: oclgrind_check [--set NAME] [--parts "
-              "gemm,ops,fft] [--cpu-rows]\n");
+              "gemm,ops,fft] [--cpu-rows] [--kernels FILE]\n");
       return 2;
     }
   }

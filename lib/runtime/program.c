@@ -176,6 +176,21 @@ int vncl__programs_list(vncl_context *ctx, const char **sources,
   return n;
 }
 
+void vncl__kernels_each(vncl_context *ctx,
+                        void (*fn)(const char *source, const char *name,
+                                   void *arg),
+                        void *arg) {
+  pthread_mutex_lock(&ctx->prog_lock);
+  for (vncl__program *p = ctx->programs; p; p = p->next)
+    for (pooled_kernel *k = p->kernels; k; k = k->next) {
+      bool seen = false; /* pooled twice (two callers at once): once */
+      for (pooled_kernel *e = p->kernels; e != k && !seen; e = e->next)
+        seen = !strcmp(e->name, k->name);
+      if (!seen) fn(p->source, k->name, arg);
+    }
+  pthread_mutex_unlock(&ctx->prog_lock);
+}
+
 /* The texts of one program: prelude, LINE_RESET, then for the files of
  * shared_sources their shared source and another LINE_RESET, then the
  * file (n parts: 3 or 5). */

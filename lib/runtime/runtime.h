@@ -233,6 +233,13 @@ bool vncl__build_log(vncl_context *ctx, cl_program prog, char *out,
  * valid while ctx lives. For tests and diagnostics. */
 int vncl__programs_list(vncl_context *ctx, const char **sources,
                         const char **options, cl_program *progs, int cap);
+/* Calls fn(source, kernel name, arg) once for every kernel object ctx has
+ * created (per program; a name pooled twice counts once per program).
+ * For tests: the Oclgrind check lists which kernels it ran. */
+void vncl__kernels_each(vncl_context *ctx,
+                        void (*fn)(const char *source, const char *name,
+                                   void *arg),
+                        void *arg);
 /* Variants: a caller's compact key (a few ints it derives from its
  * parameters) for a (source, options) pair it has built and checked before,
  * so that a hot path finds the program without formatting the options
