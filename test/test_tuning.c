@@ -147,10 +147,15 @@ static void test_constraints(void **state) {
   set_idx(cs, ci, "NR", 64); /* 6 x 64 / 8 = 48 accumulators > 16 */
   assert_false(valid(&c, cs, ci, &cb, 0, why, sizeof why));
   assert_non_null(strstr(why, "registers"));
-  c.native_float_width = 16; /* AVX-512: 6 x 64 fits 32 zmm */
+  c.native_float_width = 16; /* AVX-512: 6 x 64 fits 32 zmm ... */
   assert_true(vncl__gemm_params_builtin(&c.info, c.native_float_width,
                                         VNCL__GEMM_ACC32,
                                         VNCL__GEMM_SHAPE_SQUARE, false, &cb));
+  /* ... in 16-float vectors, not in 8-float ones (one register each: 48
+   * accumulators + 8 B + 1). */
+  assert_false(valid(&c, cs, ci, &cb, 0, why, sizeof why));
+  assert_non_null(strstr(why, "57 vector registers"));
+  set_idx(cs, ci, "VW", 16);
   assert_true(valid(&c, cs, ci, &cb, 0, why, sizeof why));
   set_idx(cs, ci, "MB", 28); /* MB % MR */
   assert_false(valid(&c, cs, ci, &cb, 0, why, sizeof why));
