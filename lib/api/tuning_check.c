@@ -33,11 +33,14 @@ void vncl__tune_device_of(vncl_context *ctx, vncl__tune_device *d) {
  *   gemm_small: SM_MR x SM_NV accumulator vectors, SM_NV of B, the
  *     broadcast (A is broadcast from memory);
  *   gemm_packed_cpu: MR x NR/VW accumulator vectors, NR/VW of B, the
- *     broadcast. Its A_ROWVEC rows (A in place, KU 2-16) are not counted:
- *     PoCL's code broadcasts them from memory (objdump, AVX-512: 558 of 585
- *     broadcasts from memory with KU 16 f32, 306 of 312 with KU 8 f64),
- *     where gemm_direct's staged rows stay in registers (KWGD 4 f64: 35 of
- *     32 zmm, accumulators moved and spilled). */
+ *     broadcast. Its A_ROWVEC rows (A in place, KU 2-16) are not counted.
+ * Both kernels' depth loops (objdump of PoCL 3.1's code, AVX-512) store the
+ * staged rows to the stack and broadcast from there; what differs is the
+ * pressure the loads leave: gemm_direct f64 6 x 32 with KWGD 4 (35 by this
+ * count) moved accumulators (40 register moves and 14 more stack stores
+ * per 4 depths; KWGD 1, 29, none), while gemm_packed_cpu's 6 x 64 f32 loop
+ * with KU 16 (29 here, 35 with the rows) had no moves and only the 6 rows'
+ * stores. docs/tuning.md, "The register check". */
 typedef struct reg_count {
   int acc, b, a, total;
 } reg_count;
