@@ -30,7 +30,8 @@ typedef enum {
   K_PERM3,     /* [64, m, n] -> [n, m, 64] */
   K_PERM3_KEEP, /* [64, m, n] -> [m, 64, n] (the innermost axis stays) */
   K_PERM4,     /* [8, m/8, 64, n/64] -> [8, n/64, 64, m/8] */
-  K_NORMAL     /* normal f32 */
+  K_NORMAL,    /* normal f32 */
+  K_PERM3_H    /* K_PERM3 on f16 (2-byte elements) */
 } kind;
 
 typedef struct ops_bench {
@@ -64,7 +65,8 @@ static vncl_status run(ops_bench *o, kind k, vncl_tensor *a, vncl_tensor *b,
     case K_ADD_MID: return vncl_binary(ctx, VNCL_ADD, a, b, c);
     case K_SUM_MID: return vncl_reduce(ctx, VNCL_REDUCE_SUM, a, 1, c);
     case K_LOG_SOFTMAX: return vncl_log_softmax(ctx, a, c);
-    case K_PERM3: return vncl_permute(ctx, a, perm3, c);
+    case K_PERM3:
+    case K_PERM3_H: return vncl_permute(ctx, a, perm3, c);
     case K_PERM3_KEEP: return vncl_permute(ctx, a, perm3_keep, c);
     case K_PERM4: return vncl_permute(ctx, a, perm4, c);
     case K_NORMAL: return vncl_random_normal(ctx, c, 1234, 0, 0, 0, 1);
@@ -86,7 +88,7 @@ static bool verify(ops_bench *o, kind k, const vncl_tensor *c) {
   size_t step = n / 997 + 1;
   bool ok = true;
   for (size_t i = 0; i < n && ok; i += step) {
-    double want, got = k == K_CAST ? 0 : y[i], tol = 1e-6;
+    double want, got = k == K_CAST || k == K_PERM3_H ? 0 : y[i], tol = 1e-6;
     switch (k) {
       case K_ADD: want = (double)x[i] + x[(i * 7 + 3) % N]; break;
       case K_ADD_ROW: want = (double)x[i] + x[i % C]; break;
@@ -120,9 +122,14 @@ static bool verify(ops_bench *o, kind k, const vncl_tensor *c) {
       case K_ADD_COL: want = (double)x[i] + x[i / C]; break;
       case K_ADD_SCALAR: want = (double)x[i] + x[0]; break;
       case K_ADD_MID: want = (double)x[i] + x[i / (M * C) * C + i % C]; break;
-      case K_PERM3: { /* out [C, M, 64] */
+      case K_PERM3:
+      case K_PERM3_H: { /* out [C, M, 64] */
         size_t b0 = i % 64, j = i / 64 % M, col = i / (64 * M);
         want = x[(b0 * M + j) * C + col];
+        if (k == K_PERM3_H) { /* f16 of a's values, moved bit for bit */
+          got = vncl_f16_to_double(((const uint16_t *)raw)[i]);
+          tol = 0x1p-11 * fabs(want);
+        }
         break;
       }
       case K_PERM3_KEEP: { /* out [M, 64, C] */
@@ -215,12 +222,17 @@ static void bench_case_run(ops_bench *o, const char *name, const char *dtype,
   free(tp);
 }
 
-static vncl_tensor *tensor4(bench_ctx *b, int nd, int64_t d0, int64_t d1,
-                            int64_t d2, int64_t d3) {
+static vncl_tensor *tensor4t(bench_ctx *b, vncl_dtype t, int nd, int64_t d0,
+                             int64_t d1, int64_t d2, int64_t d3) {
   int64_t shape[4] = {d0, d1, d2, d3};
   vncl_tensor *x = NULL;
-  if (vncl_tensor_create(b->ctx, VNCL_F32, nd, shape, &x)) return NULL;
+  if (vncl_tensor_create(b->ctx, t, nd, shape, &x)) return NULL;
   return x;
+}
+
+static vncl_tensor *tensor4(bench_ctx *b, int nd, int64_t d0, int64_t d1,
+                            int64_t d2, int64_t d3) {
+  return tensor4t(b, VNCL_F32, nd, d0, d1, d2, d3);
 }
 
 static vncl_tensor *tensor(bench_ctx *b, vncl_dtype t, int nd, int64_t d0,
@@ -265,10 +277,12 @@ int bench_suite_ops(bench_ctx *b) {
   vncl_tensor *k3 = tensor4(b, 3, M, 64, C0, 0);
   vncl_tensor *a4 = tensor4(b, 4, 8, o.rows / 8, 64, C0 / 64);
   vncl_tensor *p4 = tensor4(b, 4, 8, C0 / 64, 64, o.rows / 8);
+  vncl_tensor *h3 = tensor4t(b, VNCL_F16, 3, 64, M, C0, 0); /* f16 of a3 */
+  vncl_tensor *q3 = tensor4t(b, VNCL_F16, 3, C0, M, 64, 0);
   int rc = -1;
   if (!o.host || !o.psrc || !o.pdst || !a || !bb || !c || !row || !rsum ||
       !csum || !one || !tr || !h || !hf || !d || !col || !sc || !a3 || !o3 || !b3 || !s3 || !p3 ||
-      !k3 || !a4 || !p4)
+      !k3 || !a4 || !p4 || !h3 || !q3)
     goto out;
   /* Inputs: b is a shifted copy of a, the row is a's first row. */
   srand(7);
@@ -327,6 +341,10 @@ int bench_suite_ops(bench_ctx *b) {
   bench_case_run(&o, name, "f32", K_PERM3_KEEP, a3, NULL, k3, 8 * n);
   snprintf(name, sizeof name, "permute 8x%.0fx64x%.0f (0,3,2,1)", R / 8, C / 64);
   bench_case_run(&o, name, "f32", K_PERM4, a4, NULL, p4, 8 * n);
+  /* 2-byte elements: the f16 values of a3 (rounded by a cast first). */
+  if (vncl_cast(b->ctx, a3, h3) || vncl_finish(b->ctx)) goto out;
+  snprintf(name, sizeof name, "permute 64x%.0fx%.0f (2,1,0)", Md, C);
+  bench_case_run(&o, name, "f16", K_PERM3_H, h3, NULL, q3, 4 * n);
   snprintf(name, sizeof name, "random normal %s", sz);
   bench_case_run(&o, name, "f32", K_NORMAL, NULL, NULL, c, 4 * n);
   /* Casts other than to bf16: widening (f32 -> f64 writes 8 bytes per
@@ -336,13 +354,18 @@ int bench_suite_ops(bench_ctx *b) {
     bench_case_run(&o, name, "f32", K_CAST, a, NULL, d, 12 * n);
     snprintf(name, sizeof name, "cast f64->f32 %s", sz);
     bench_case_run(&o, name, "f64", K_CAST, d, NULL, c, 12 * n);
+    /* f64 -> 16-bit: one rounding of 16 doubles per vector (docs/ops.md) */
+    snprintf(name, sizeof name, "cast f64->f16 %s", sz);
+    bench_case_run(&o, name, "f64", K_CAST, d, NULL, hf, 10 * n);
+    snprintf(name, sizeof name, "cast f64->bf16 %s", sz);
+    bench_case_run(&o, name, "f64", K_CAST, d, NULL, h, 10 * n);
   }
   snprintf(name, sizeof name, "cast f32->f16 %s", sz);
   bench_case_run(&o, name, "f32", K_CAST, a, NULL, hf, 6 * n);
   rc = 0;
 out:;
   vncl_tensor *all[] = {a,  bb, c,  row, rsum, csum, one, tr, h,  hf, d,
-                        col, sc, a3, o3, b3, s3, p3, k3, a4, p4};
+                        col, sc, a3, o3, b3, s3, p3, k3, a4, p4, h3, q3};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++)
     vncl_tensor_destroy(all[i]);
   free(o.host);

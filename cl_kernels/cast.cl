@@ -139,9 +139,17 @@ inline V(ushort) i32_to_bf16_v(V(int) x) {
  * inexact), on CVW lanes: rounding that once more to bf16 or f16 (at least
  * two bits shorter) is one correct rounding of x. NaN stays NaN. */
 inline V(float) f64_to_f32_odd_v(V(double) x) {
-  V(float) f = CAT3(convert_float, CVW, _rtz)(x);
-  V(uint) inexact = CV(convert_uint)(CV(convert_double)(f) != x) & 1u;
-  return CV(as_float)(CV(as_uint)(f) | inexact);
+  /* Toward zero from the plain (to nearest) conversion, one instruction
+   * where PoCL's convert_floatN_rtz of doubles ran at 0.65-0.75x of the
+   * whole cast: when that went away from zero (|f| > |x|, also an
+   * overflow to inf), the bits minus one are the value toward zero
+   * (FLT_MAX from inf). f was exact only when it equals x; NaN is never
+   * away and stays NaN with the last bit set. */
+  V(float) f = CV(convert_float)(x);
+  V(double) fd = CV(convert_double)(f);
+  V(uint) away = CV(as_uint)(CV(convert_int)(fabs(fd) > fabs(x)));
+  V(uint) inexact = CV(as_uint)(CV(convert_int)(fd != x)) & 1u;
+  return CV(as_float)((CV(as_uint)(f) + away) | inexact);
 }
 /* f64 to bf16 on CVW lanes: as f64_to_bf16, lane by lane. */
 inline V(ushort) f64_to_bf16_v(V(double) x) {

@@ -29,8 +29,10 @@
  *                   source is contiguous in depth (cs == 1) each row's 16
  *                   values come in one vector load (one widening for 16-bit
  *                   types: scalar vload_half is a slow library call on PoCL);
- *                   otherwise the loop runs along the rows (contiguous when
- *                   rs == 1). For CPUs: few, long work-items.
+ *                   otherwise the loop runs along the rows, and where they
+ *                   are contiguous (rs == 1) each depth's run of the panel
+ *                   is copied 16 values per vector load and store. For
+ *                   CPUs: few, long work-items.
  *   gemm_pack_elem  one work-item per element: global size (pw, depth_p,
  *                   panels * batch); neighbouring work-items write
  *                   neighbouring addresses (coalesced on GPUs).
@@ -106,6 +108,21 @@ __kernel void gemm_pack(const uint rows, const uint depth,
                     dst[u * pw + r] = (row < rows && p0 + u < depth)
                         ? LOAD_AB(x, src0 + (ulong)row * rs + u) : (ACC)0;
             }
+        }
+    } else if (rs == 1) {
+        /* Rows contiguous (B row-major packed as B^T): each depth's run of
+         * the panel's rows is a copy, 16 values per vector load and store
+         * where the run lies inside the rows; the rest element by element. */
+        for (uint u = 0; u < np; ++u) {
+            __global ACC *d = dst + u * pw;
+            const ulong s = src0 + (ulong)u * cs + r0;
+            uint r = 0;
+            if (p0 + u < depth)
+                for (; r + PACK_K <= pw && r0 + r + PACK_K <= rows; r += PACK_K)
+                    vstore16(VLOAD_K(x + s + r), 0, d + r);
+            for (; r < pw; ++r)
+                d[r] = (r0 + r < rows && p0 + u < depth)
+                    ? LOAD_AB(x, s + r) : (ACC)0;
         }
     } else {
         for (uint u = 0; u < np; ++u)

@@ -16,6 +16,9 @@
  * depths), which saves packing A when it is large next to the product (few
  * columns of C). Where a_cs == 1, each row's next KU values come in one
  * vector load (one widening for 16-bit storage) and are broadcast in turn.
+ * (A parameter set's A_PACKED=2 is the host's choice per call: in place
+ * where a_cs == 1, packed otherwise; this file sees 0 or 1, and reads any
+ * nonzero value as packed.)
  *
  * Work-item (x, y) = get_global_id(0..1) owns the MB x NB block of C at
  * rows y*MB, columns x*NB, and walks it in MR x NR micro-tiles:
@@ -66,6 +69,9 @@
 #ifndef ORDER
 #define ORDER 0        /* micro-tile walk: 0 = columns outer (B sliver reused), 1 = rows outer */
 #endif
+#ifndef PREFETCH
+#define PREFETCH 0     /* software prefetch of B, this many depths ahead; 0 = none */
+#endif
 
 /* derived */
 #define NV (NR / VW)            /* accumulator vectors per micro-tile row */
@@ -102,6 +108,29 @@
 #endif
 /* ------------------------------------------------------------------------- */
 
+/* PREFETCH > 0: at each KU-step block, the B sliver's rows PREFETCH depths
+ * ahead (KU*NR values, one prefetch per 64-byte line) are asked into L1, so
+ * that the sliver streaming from L2 does not wait on the hardware
+ * prefetcher. A parameter of the CPU rows, not a compiler test alone:
+ * Oclgrind's compiler has the builtin but cannot run llvm.prefetch (the
+ * GPU rows and the table's defaults keep 0). Prefetches past the end of the
+ * scratch are hints and do not fault. */
+#define PF_B(bp, p) (void)0
+#if PREFETCH > 0 && defined(__has_builtin)
+#if __has_builtin(__builtin_prefetch)
+#undef PF_B
+#define PF_LINES ((KU * NR * (uint)sizeof(ACC) + 63) / 64)
+#define PF_B(bp, p)                                                            \
+    {                                                                          \
+        __global const char *pf_ =                                             \
+            (__global const char *)((bp) + ((p) + PREFETCH) * NR);             \
+        _Pragma("unroll")                                                      \
+        for (uint l_ = 0; l_ < PF_LINES; ++l_)                                 \
+            __builtin_prefetch(pf_ + l_ * 64, 0, 3);                           \
+    }
+#endif
+#endif
+
 /* In place with a_cs == 1 (rows of A contiguous in depth), each row's next
  * KU values come in one vector load, widened as a vector (16-bit types), and
  * are then broadcast one by one: one conversion per KU elements instead of
@@ -115,6 +144,7 @@
  * a time; returns with p_ at the first depth not done (the caller finishes). */
 #define MICRO_KERNEL_ROWVEC(acc, bp, kc, p_)                                   \
     for (; p_ + KU <= (kc); p_ += KU) {                                        \
+        PF_B(bp, p_);                                                          \
         ACC at_[MR][KU];                                                       \
         _Pragma("unroll")                                                      \
         for (uint r_ = 0; r_ < MR; ++r_)                                       \
@@ -169,6 +199,7 @@
         uint p_ = 0;                                                           \
         ROWVEC_FIRST(acc, bp, kc, p_)                                          \
         for (; p_ + KU <= (kc); p_ += KU) {                                    \
+            PF_B(bp, p_);                                                      \
             _Pragma("unroll")                                                  \
             for (uint u_ = 0; u_ < KU; ++u_)                                   \
                 RANK1(acc, AT, bp, p_ + u_);                                   \

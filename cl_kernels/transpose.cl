@@ -24,8 +24,17 @@
  *                   16 vector stores along r (non-temporal when the host
  *                   says the output rows are aligned). A work-group of
  *                   TILE x WGY work-items covers 16 TILE columns of a by
- *                   16 WGY rows of r; blocks at the edges move element by
- *                   element.
+ *                   VBR WGY rows of r; blocks at the edges move element by
+ *                   element. 2-byte elements (VBR 32) take 16 x 32 blocks:
+ *                   rows 2k and 2k+1 of r are joined lane by lane into one
+ *                   uint16 (row 2k in the low half, the first in memory),
+ *                   the 16 x 16 block of uints is transposed like 4-byte
+ *                   elements, and each uint16 is one output row's 32
+ *                   elements in order, so no 16-bit shuffles are needed.
+ *                   A last block of r with fewer than 32 rows goes the
+ *                   same way, the missing rows repeating the last one
+ *                   (never stored), and stores each output row's er
+ *                   elements in pieces of 16, 8, 4, 2 and 1.
  *   permute_rows    the innermost axis stays innermost, on CPUs (ROW_ITEMS):
  *                   work-item g copies run g % nruns (RUN elements) of
  *                   output row g / nruns, a contiguous copy on both sides;
@@ -164,7 +173,10 @@ permute_tiled(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
 }
 
 /* permute_blocks: 16-element vectors of T, and the interleaves of the
- * register transpose (zip of the low or the high halves of two vectors). */
+ * register transpose (zip of the low or the high halves of two vectors).
+ * BT is the type the block is held in: T16, or uint16 for 2-byte elements
+ * (two rows of r per vector, see the top of the file). VBR: rows of r per
+ * block. */
 #if ELEM == 1
 typedef uchar16 T16;
 #elif ELEM == 2
@@ -175,12 +187,19 @@ typedef ulong16 T16;
 typedef uint16 T16;
 #endif
 #define VB 16
+#if ELEM == 2
+typedef uint16 BT;
+#define VBR 32
+#else
+typedef T16 BT;
+#define VBR 16
+#endif
 #define ZLO(x, y)                                                          \
-  (T16)(x.s0, y.s0, x.s1, y.s1, x.s2, y.s2, x.s3, y.s3, x.s4, y.s4, x.s5,  \
-        y.s5, x.s6, y.s6, x.s7, y.s7)
+  (BT)(x.s0, y.s0, x.s1, y.s1, x.s2, y.s2, x.s3, y.s3, x.s4, y.s4, x.s5,  \
+       y.s5, x.s6, y.s6, x.s7, y.s7)
 #define ZHI(x, y)                                                          \
-  (T16)(x.s8, y.s8, x.s9, y.s9, x.sa, y.sa, x.sb, y.sb, x.sc, y.sc, x.sd,  \
-        y.sd, x.se, y.se, x.sf, y.sf)
+  (BT)(x.s8, y.s8, x.s9, y.s9, x.sa, y.sa, x.sb, y.sb, x.sc, y.sc, x.sd,  \
+       y.sd, x.se, y.se, x.sf, y.sf)
 /* One round: w[2i], w[2i+1] = zip(v[i], v[i+8]); four rounds transpose a
  * 16 x 16 block held as 16 row vectors. */
 #define ZROUND(v, w)                                                       \
@@ -193,63 +212,162 @@ typedef uint16 T16;
   w##12 = ZLO(v##6, v##14), w##13 = ZHI(v##6, v##14);                     \
   w##14 = ZLO(v##7, v##15), w##15 = ZHI(v##7, v##15);
 #define VDECL(v)                                                           \
-  T16 v##0, v##1, v##2, v##3, v##4, v##5, v##6, v##7, v##8, v##9, v##10,   \
+  BT v##0, v##1, v##2, v##3, v##4, v##5, v##6, v##7, v##8, v##9, v##10,    \
       v##11, v##12, v##13, v##14, v##15;
+#if ELEM == 2
+/* Vector J holds rows 2J (low halves) and 2J+1 (high halves) of r. */
+#define VLD(J)                                                             \
+  v##J = convert_uint16(vload16(0, src + (IDX)(2 * (J)) * in_sr)) |        \
+         convert_uint16(vload16(0, src + (IDX)(2 * (J) + 1) * in_sr)) << 16;
+/* The same for a last block of r with er < 32 rows: the missing rows
+ * repeat row er - 1 (read, never stored), so that the loads need no
+ * branches. */
+#define VLDP(J)                                                            \
+  v##J = convert_uint16(vload16(0, src + (IDX)min(2 * (J), er - 1) * in_sr)) | \
+         convert_uint16(vload16(0, src + (IDX)min(2 * (J) + 1, er - 1) * in_sr)) \
+             << 16;
+/* Non-temporal store of 16 elements (32 bytes, aligned). */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define ST_NT_HALF(p, x) __builtin_nontemporal_store((x), (__global uint8 *)(p))
+#endif
+#endif
+#ifndef ST_NT_HALF
+#define ST_NT_HALF(p, x) vstore8((x), 0, (__global uint *)(p))
+#endif
+/* The first er elements of an output row held in x: the first 16 as one
+ * vector when er >= 16 (non-temporal with nt), the rest in pieces. */
+inline void st_part(__global ushort *p, const uint16 x, const int er,
+                    const int u32, const int nt) {
+  if (er >= 16) {
+    if (nt) ST_NT_HALF(p, x.lo);
+    else if (u32) vstore8(x.lo, 0, (__global uint *)p);
+    else vstore16(as_ushort16(x.lo), 0, p);
+  }
+  /* the rest, er % 16 elements, in pieces of 8, 4, 2 and 1 (no private
+   * array, no runtime index into a vector) */
+  const ushort16 h = as_ushort16(er >= 16 ? x.hi : x.lo);
+  const int rem = er & 15;
+  int e = er & 16;
+  ushort8 h8 = h.lo;
+  if (rem & 8) vstore8(h.lo, 0, p + e), h8 = h.hi, e += 8;
+  ushort4 h4 = h8.lo;
+  if (rem & 4) vstore4(h8.lo, 0, p + e), h4 = h8.hi, e += 4;
+  ushort2 h2 = h4.lo;
+  if (rem & 2) vstore2(h4.lo, 0, p + e), h2 = h4.hi, e += 2;
+  if (rem & 1) p[e] = h2.s0;
+}
+#define VSTP(J) st_part(dst + (IDX)(J) * out_sa, v##J, er, u32, nt);
+#else
 #define VLD(J) v##J = vload16(0, src + (IDX)(J) * in_sr);
+#endif
 #if defined(ST_NT_VEC)
 #elif defined(__has_builtin)
 #if __has_builtin(__builtin_nontemporal_store)
-#define ST_NT_VEC(p, x) __builtin_nontemporal_store((x), (__global T16 *)(p))
+#define ST_NT_VEC(p, x) __builtin_nontemporal_store((x), (__global BT *)(p))
 #endif
 #endif
 #ifndef ST_NT_VEC
+#if ELEM == 2
+#define ST_NT_VEC(p, x) vstore16((x), 0, (__global uint *)(p))
+#else
 #define ST_NT_VEC(p, x) vstore16((x), 0, (p))
 #endif
+#endif
+#if ELEM == 2
+/* 32 elements of an output row: one uint16 where the row is 4-byte
+ * aligned (u32), else two ushort16. */
+#define VST(J)                                                             \
+  if (nt == 2) ST_NT_VEC(dst + (IDX)(J) * out_sa, v##J);                   \
+  else if (nt) {                                                           \
+    ST_NT_HALF(dst + (IDX)(J) * out_sa, v##J.lo);                          \
+    ST_NT_HALF(dst + (IDX)(J) * out_sa + 16, v##J.hi);                     \
+  } else if (u32) vstore16(v##J, 0, (__global uint *)(dst + (IDX)(J) * out_sa)); \
+  else {                                                                   \
+    vstore16(as_ushort16(v##J.lo), 0, dst + (IDX)(J) * out_sa);            \
+    vstore16(as_ushort16(v##J.hi), 0, dst + (IDX)(J) * out_sa + 16);       \
+  }
+#else
 #define VST(J)                                                             \
   if (nt) ST_NT_VEC(dst + (IDX)(J) * out_sa, v##J);                        \
   else vstore16(v##J, 0, dst + (IDX)(J) * out_sa);
+#endif
 
 /* nt: every output row of a block starts on a 16-element boundary (the
  * host checks the offsets and strides), so whole-vector non-temporal
- * stores are aligned.
+ * stores are aligned; 2-byte elements: 2 (rows 64-byte aligned: one
+ * store of 32 elements) or 1 (32-byte aligned: two halves per row).
  * nrb 0: dimension 1 of the grid runs over the blocks of r, dimension 2
  * over the batch. nrb > 0 (a short r axis, nrb = its number of blocks):
  * dimension 1 runs over (batch index, block of r) pairs, r fastest, and
  * dimension 2 is 1; nbt is the batch's size. The host folds when r is
  * shorter than a group's height in blocks and the innermost batch axis is
  * the output axis next to r: a group then writes output runs across the
- * batch (e.g. 4 x 256 bytes together) and no work-item idles. */
+ * batch (e.g. 4 x 256 bytes together) and no work-item idles.
+ * nab 0: dimension 0 runs over the blocks of a. nab > 0 (a short a axis,
+ * nab = its number of blocks): dimension 0 runs over (index of a batch
+ * axis folded in, block of a) pairs, a fastest; that axis (nba long,
+ * strides fin and fout) is the input axis right outside a, so a group's
+ * input rows continue across it (e.g. 4 x 1 KiB read together), and the
+ * host leaves it out of the batch. */
 __kernel __attribute__((reqd_work_group_size(TILE, WGY, 1))) void
 permute_blocks(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
                const int nb, const IDX8 bshape, const IDX8 bin,
                const IDX8 bout, __global const T *in, const IDX ioff,
                __global T *out, const IDX ooff, const int nt, const IDX nrb,
-               const IDX nbt) {
-  const IDX a = (IDX)get_global_id(0) * VB;
-  IDX r, b, ib = 0, ob = 0;
+               const IDX nbt, const IDX nab, const IDX nba, const IDX fin,
+               const IDX fout) {
+  IDX a, r, b, ib = 0, ob = 0;
+  if (nab) {
+    const IDX gx = get_global_id(0), qa = gx / nab;
+    if (qa >= nba) return;
+    a = (gx - qa * nab) * VB;
+    ib = qa * fin;
+    ob = qa * fout;
+  } else {
+    a = (IDX)get_global_id(0) * VB;
+  }
   if (nrb) {
     const IDX gy = get_global_id(1), q = gy / nrb;
     if (q >= nbt) return;
-    r = (gy - q * nrb) * VB;
+    r = (gy - q * nrb) * VBR;
     b = q;
   } else {
-    r = (IDX)get_global_id(1) * VB;
+    r = (IDX)get_global_id(1) * VBR;
     b = get_global_id(2);
   }
   DECOMP(0) DECOMP(1) DECOMP(2) DECOMP(3) DECOMP(4) DECOMP(5)
   if (a >= na || r >= nr) return;
   __global const T *src = in + ioff + ib + r * in_sr + a;
   __global T *dst = out + ooff + ob + a * out_sa + r;
-  if (a + VB <= na && r + VB <= nr) {
+  if (a + VB <= na && r + VBR <= nr) {
+#if ELEM == 2
+    /* every output row of the block 4-byte aligned */
+    const int u32 = ((size_t)dst & 3) == 0 && (out_sa & 1) == 0;
+#endif
     VDECL(v) VDECL(w)
     VLD(0) VLD(1) VLD(2) VLD(3) VLD(4) VLD(5) VLD(6) VLD(7)
     VLD(8) VLD(9) VLD(10) VLD(11) VLD(12) VLD(13) VLD(14) VLD(15)
     ZROUND(v, w) ZROUND(w, v) ZROUND(v, w) ZROUND(w, v)
     VST(0) VST(1) VST(2) VST(3) VST(4) VST(5) VST(6) VST(7)
     VST(8) VST(9) VST(10) VST(11) VST(12) VST(13) VST(14) VST(15)
-  } else {
+  }
+#if ELEM == 2
+  else if (a + VB <= na) {
+    /* the last block of r: er < 32 rows, zeros for the others */
+    const int er = (int)(nr - r);
+    const int u32 = ((size_t)dst & 3) == 0 && (out_sa & 1) == 0;
+    VDECL(v) VDECL(w)
+    VLDP(0) VLDP(1) VLDP(2) VLDP(3) VLDP(4) VLDP(5) VLDP(6) VLDP(7)
+    VLDP(8) VLDP(9) VLDP(10) VLDP(11) VLDP(12) VLDP(13) VLDP(14) VLDP(15)
+    ZROUND(v, w) ZROUND(w, v) ZROUND(v, w) ZROUND(w, v)
+    VSTP(0) VSTP(1) VSTP(2) VSTP(3) VSTP(4) VSTP(5) VSTP(6) VSTP(7)
+    VSTP(8) VSTP(9) VSTP(10) VSTP(11) VSTP(12) VSTP(13) VSTP(14) VSTP(15)
+  }
+#endif
+  else {
     const int ea = na - a < VB ? (int)(na - a) : VB;
-    const int er = nr - r < VB ? (int)(nr - r) : VB;
+    const int er = nr - r < VBR ? (int)(nr - r) : VBR;
     for (int i = 0; i < ea; i++)
       for (int j = 0; j < er; j++)
         dst[(IDX)i * out_sa + j] = src[(IDX)j * in_sr + i];

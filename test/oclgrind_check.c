@@ -370,8 +370,8 @@ static void test_gemm_direct(void **st) {
   gemm_all(false);
 }
 
-/* The same set with its switch points at 0: pack + the packed kernel for
- * every shape. */
+/* The same set with its switch points at 0 (the small-product ones too):
+ * pack + the packed kernel for every shape. */
 static void test_gemm_packed(void **st) {
   (void)st;
   if (!strcmp(set_name, "ref")) skip();
@@ -382,6 +382,7 @@ static void test_gemm_packed(void **st) {
       vncl__gemm_params_get(ctx, (vncl__gemm_acc)acc, (vncl__gemm_shape)sh, &p);
       saved[acc][sh] = p;
       p.switch_mnk = p.switch_mnk_bt = 0;
+      p.small_mnk = p.small_batch_mnk = 0; /* no product to gemm_small */
       T_OK(ctx, vncl__gemm_params_set(ctx, (vncl__gemm_acc)acc,
                                       (vncl__gemm_shape)sh, &p));
     }
@@ -393,6 +394,7 @@ static void test_gemm_packed(void **st) {
       for (int sh = 0; sh < VNCL__GEMM_SHAPES; sh++) {
         vncl__gemm_params p = saved[acc][sh];
         p.switch_mnk = p.switch_mnk_bt = 0;
+        p.small_mnk = p.small_batch_mnk = 0;
         p.pack_elem = 0;
         p.pack_wg0 = p.pack_wg1 = 4;
         T_OK(ctx, vncl__gemm_params_set(ctx, (vncl__gemm_acc)acc,
@@ -784,10 +786,13 @@ static void transpose_cases(void) {
   } cs[] = {{3, {3, 37, 45}, {0, 2, 1}},
             {2, {70, 33}, {1, 0}},
             {2, {48, 32}, {1, 0}}, /* aligned output rows */
+            {2, {64, 40}, {1, 0}}, /* 64-byte aligned rows of 2-byte elements */
             {3, {5, 6, 7}, {2, 0, 1}},
             {4, {2, 3, 4, 5}, {3, 1, 0, 2}},
             {3, {4, 9, 33}, {1, 0, 2}},
-            {3, {20, 5, 40}, {2, 1, 0}}}; /* short r: blocks fold the batch */
+            {3, {20, 5, 40}, {2, 1, 0}}, /* short r: blocks fold the batch */
+            {4, {2, 100, 6, 24}, {0, 3, 2, 1}}, /* short a folds */
+            {4, {20, 5, 3, 40}, {3, 2, 1, 0}}}; /* both fold */
   for (int d = 0; d < 5; d++)
     for (size_t c = 0; c < sizeof cs / sizeof *cs; c++) {
       vncl_dtype t = all[d];

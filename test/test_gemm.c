@@ -484,21 +484,58 @@ static void with_params(vncl__gemm_acc acc, const vncl__gemm_params *p,
     T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, NULL));
 }
 
+/* Whether ctx holds a gemm_packed_cpu program whose options have both
+ * opt1 and opt2: the products run went through that variant. */
+static bool cpu_built(const char *opt1, const char *opt2) {
+  const char *src[256], *opts[256];
+  cl_program progs[256];
+  int n = vncl__programs_list(ctx, src, opts, progs, 256);
+  for (int i = 0; i < n && i < 256; i++)
+    if (!strcmp(src[i], "gemm_packed_cpu.cl") && strstr(opts[i], opt1) &&
+        strstr(opts[i], opt2))
+      return true;
+  return false;
+}
+
 static void test_param_sets(void **st) {
   (void)st;
   vncl__gemm_params p;
   vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &p);
+  /* These sets test the direct and packed kernels: no product may go to
+   * gemm_small, whatever the device's row routes there. */
+  p.small_mnk = p.small_batch_mnk = 0;
   /* The packed CPU kernel at every size, A packed and in place, with and
    * without depth chunks. */
   vncl__gemm_params q = p;
   q.fast = VNCL__GEMM_PACKED_CPU;
   q.switch_mnk = q.switch_mnk_bt = 0;
-  q.cpu = (vncl__gemm_cpu_params){4, 16, 8, 8, 32, 0, 2, 0, 1};
+  q.cpu = (vncl__gemm_cpu_params){4, 16, 8, 8, 32, 0, 2, 0, 1, 0};
   with_params(VNCL__GEMM_ACC32, &q, VNCL_F32);
   with_params(VNCL__GEMM_ACC32, &q, VNCL_BF16);
-  q.cpu = (vncl__gemm_cpu_params){3, 8, 4, 6, 16, 8, 4, 1, 0};
+  q.cpu = (vncl__gemm_cpu_params){3, 8, 4, 6, 16, 8, 4, 1, 0, 4};
   with_params(VNCL__GEMM_ACC32, &q, VNCL_F16);
   with_params(VNCL__GEMM_ACC32, &q, VNCL_F32);
+  /* A_PACKED=2: A in place where its rows are contiguous in depth, packed
+   * where A is transposed (with_params runs both); NR=32 (a multiple of 16)
+   * takes gemm_pack's vector copy of B's rows, f16 and bf16 through the
+   * 16-wide conversions, B prefetched 16 (f64: 8) depths ahead. Both
+   * variants must have been built. */
+  q.cpu = (vncl__gemm_cpu_params){6, 32, 16, 12, 64, 0, 16, 0, 2, 16};
+  with_params(VNCL__GEMM_ACC32, &q, VNCL_F32);
+  with_params(VNCL__GEMM_ACC32, &q, VNCL_F16);
+  with_params(VNCL__GEMM_ACC32, &q, VNCL_BF16);
+  assert_true(cpu_built("-DMB=12 ", "-DA_PACKED=0"));
+  assert_true(cpu_built("-DMB=12 ", "-DA_PACKED=1"));
+  assert_true(cpu_built("-DMB=12 ", "-DPREFETCH=16"));
+  if (ctx->info.fp64) {
+    vncl__gemm_params d;
+    vncl__gemm_params_get(ctx, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE, &d);
+    d.small_mnk = d.small_batch_mnk = 0;
+    d.fast = VNCL__GEMM_PACKED_CPU;
+    d.switch_mnk = d.switch_mnk_bt = 0;
+    d.cpu = (vncl__gemm_cpu_params){6, 32, 8, 18, 64, 0, 16, 0, 2, 8};
+    with_params(VNCL__GEMM_ACC64, &d, VNCL_F64);
+  }
   /* The GPU-shaped kernels: local-memory direct kernel, packed tiles. */
   q = p;
   q.switch_mnk = q.switch_mnk_bt = 4096;
@@ -510,6 +547,7 @@ static void test_param_sets(void **st) {
   q.local = (vncl__gemm_local_params){16, 32, 4, 4, 8, 1, 4, 1, 0, 1};
   with_params(VNCL__GEMM_ACC32, &q, VNCL_BF16);
   vncl__gemm_params_get(ctx, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE, &p);
+  p.small_mnk = p.small_batch_mnk = 0;
   p.switch_mnk = p.switch_mnk_bt = 0;
   with_params(VNCL__GEMM_ACC64, &p, VNCL_F64);
   /* The direct kernel at every size, edges and strided B included. */

@@ -249,6 +249,49 @@ static void test_cast_no_double_rounding(void **st) {
   vncl_tensor_destroy(a);
 }
 
+/* f64 to f32 / f16 / bf16 at the ends of the range, where the f32 step
+ * (to nearest, then toward zero when that went away from zero, then odd)
+ * meets subnormals, zero and overflow: bf16 subnormal near-ties, f32
+ * subnormal near-ties and values that round to zero, and the points where
+ * bf16 and f32 round to their largest value or to inf, +- a few f64 ulps,
+ * both signs. */
+static void test_cast_f64_range_ends(void **st) {
+  (void)st;
+  enum { N = 9000 };
+  double in[N], ref[N];
+  for (int i = 0; i < N; i++) {
+    int k = i / 6, d = (i / 5) % 9 - 4;
+    double x;
+    switch (i % 6) {
+      case 0: x = ldexp(2 * (k % 128) + 1, -134) + d * 0x1p-186; break;
+      case 1: x = ldexp(2 * (k % 64) + 1, -150) + d * 0x1p-202; break;
+      case 2: x = ldexp(k % 8 + 1, -153) + d * 0x1p-205; break;
+      case 3: x = 0x1.ffp127 + d * 0x1p75; break;      /* bf16: max or inf */
+      case 4: x = 0x1.ffffffp127 + d * 0x1p75; break;  /* f32: max or inf */
+      default: x = 0x1.fffffep127 - (k % 16) * 0x1p75; break;
+    }
+    in[i] = i % 2 ? -x : x;
+  }
+  int64_t shape[1] = {N};
+  vncl_tensor *a = t_new(ctx, VNCL_F64, 1, shape);
+  t_write(ctx, a, in);
+  const vncl_dtype to[3] = {VNCL_F32, VNCL_F16, VNCL_BF16};
+  for (int k = 0; k < 3; k++) {
+    vncl_tensor *b = t_new(ctx, to[k], 1, shape);
+    t_poison(ctx, b);
+    T_OK(ctx, vncl_cast(ctx, a, b));
+    double *got = t_read(ctx, b);
+    for (int i = 0; i < N; i++) ref[i] = convert(to[k], in[i]);
+    char what[64];
+    snprintf(what, sizeof what, "cast f64 range ends -> %s",
+             vncl_dtype_name(to[k]));
+    t_check(what, N, got, ref, 0, 0);
+    free(got);
+    vncl_tensor_destroy(b);
+  }
+  vncl_tensor_destroy(a);
+}
+
 static void test_fill(void **st) {
   (void)st;
   static const double vals[] = {1.5,   -0.0,  1.0 / 3, 65520, 1e40,
@@ -338,6 +381,7 @@ int main(void) {
       cmocka_unit_test(test_cast_offsets),
       cmocka_unit_test(test_cast_params),
       cmocka_unit_test(test_cast_no_double_rounding),
+      cmocka_unit_test(test_cast_f64_range_ends),
       cmocka_unit_test(test_fill),
       cmocka_unit_test(test_copy),
       cmocka_unit_test(test_bad_inputs),

@@ -159,6 +159,8 @@ static void test_register_blocks(void **st) {
   /* A short first axis moved innermost: the grid folds the batch into the
    * group's rows (whole and edge blocks of r, edges of a). */
   static const int64_t sf[][3] = {{64, 6, 200}, {20, 9, 33}, {16, 5, 48}};
+  int64_t sa4[4] = {2, 100, 6, 24}, sab[4] = {20, 5, 3, 40};
+  int prev[4] = {3, 2, 1, 0};
   for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, sets[k]));
     for (size_t i = 0; i < sizeof s2 / sizeof *s2; i++)
@@ -168,6 +170,54 @@ static void test_register_blocks(void **st) {
       run_permute(all_types[ti], 4, s4, p4, 0);
       run_permute(all_types[ti], 3, s3b, p3b, 1);
       run_permute(all_types[ti], 3, sf[(k + (size_t)ti) % 3], p3, 0);
+      /* a short A folded with the input axis right outside it (alone, or
+       * beside the fold of a short R) */
+      run_permute(all_types[ti], 4, sa4, p4, 0);
+      run_permute(all_types[ti], 4, sab, prev, 0);
+    }
+  }
+  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, NULL));
+}
+
+/* 2-byte elements in register blocks of 16 x 32 (rows of r joined in
+ * pairs into uints): output rows 64-byte aligned (non-temporal), 4-byte
+ * aligned (uint16 stores), 32-byte aligned (two non-temporal halves),
+ * odd row lengths (ushort16 stores), r shorter
+ * than one block, a partial last block of r or a, the fold of a short r
+ * with the batch, of a short a with the batch, both, 3-D and 4-D
+ * permutations, bf16 and f16. */
+static void test_register_blocks_16bit(void **st) {
+  (void)st;
+  static const int sets[][VNCL__OPS_MAX_PARAMS] = {
+      {64, 16, 2}, {8, 1, 2}, {16, 4, 2}};
+  static const int64_t s2[][2] = {{64, 96}, {70, 48},  {67, 40},
+                                  {24, 50}, {96, 33},  {131, 67},
+                                  {33, 17}, {256, 80}, {50, 1000},
+                                  {31, 40}, {47, 20}, {15, 64},
+                                  {48, 64}, {80, 112}};
+  static const int64_t s3[][3] = {{64, 6, 200}, {32, 5, 48}, {40, 3, 70},
+                                  {96, 4, 35},  {7, 64, 48}, {48, 5, 40}};
+  static const int64_t s4[][4] = {{2, 64, 5, 48}, {3, 40, 7, 33},
+                                  {2, 100, 6, 24}, {3, 70, 9, 40}};
+  /* (3,2,1,0): the short R folds with the batch axis next to it in the
+   * output, the short A with the one right outside it in the input */
+  int64_t sboth[4] = {20, 5, 3, 40}, sboth2[4] = {40, 7, 6, 50};
+  int prev[4] = {3, 2, 1, 0};
+  int p2[2] = {1, 0}, p3[3] = {2, 1, 0}, p3b[3] = {1, 2, 0}, p4[4] = {0, 3, 2, 1};
+  for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
+    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, sets[k]));
+    for (int h = 0; h < 2; h++) {
+      vncl_dtype t = h ? VNCL_BF16 : VNCL_F16;
+      for (size_t i = 0; i < sizeof s2 / sizeof *s2; i++)
+        run_permute(t, 2, s2[i], p2, (int)(i % 2));
+      for (size_t i = 0; i < sizeof s3 / sizeof *s3; i++) {
+        run_permute(t, 3, s3[i], p3, 0);
+        run_permute(t, 3, s3[i], p3b, 0);
+      }
+      for (size_t i = 0; i < sizeof s4 / sizeof *s4; i++)
+        run_permute(t, 4, s4[i], p4, 0);
+      run_permute(t, 4, sboth, prev, 0);
+      run_permute(t, 4, sboth2, prev, 0);
     }
   }
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, NULL));
@@ -221,6 +271,7 @@ int main(void) {
       cmocka_unit_test(test_permute_random),
       cmocka_unit_test(test_tile_params),
       cmocka_unit_test(test_register_blocks),
+      cmocka_unit_test(test_register_blocks_16bit),
       cmocka_unit_test(test_bad_inputs),
   };
   return cmocka_run_group_tests(tests, t_setup, t_teardown);

@@ -69,7 +69,7 @@ static void variant_key(vncl__gemm_kernel kern, const char *name,
     case VNCL__GEMM_PACKED_CPU: {
       const vncl__gemm_cpu_params *q = &p->cpu;
       int x[] = {q->mr, q->nr, q->vw, q->mb, q->nb, q->kc, q->ku, q->order,
-                 q->a_packed};
+                 q->a_packed, q->prefetch};
       memcpy(v + n, x, sizeof x);
       break;
     }
@@ -361,6 +361,16 @@ static vncl_status launch_packed(vncl_context *ctx, const vncl__gemm_params *p,
 static vncl_status run_packed(vncl_context *ctx, const vncl__gemm_params *p,
                               const vncl__gemm_problem *pr, cl_uint num_wait,
                               const cl_event *wait, cl_event *event) {
+  /* A_PACKED=2: A in place where its rows are contiguous in depth (one
+   * vector load per row and KU depths), packed where they are strided
+   * (transposed A read in place ran at 0.4-0.55x on PoCL: one scalar load
+   * per element, lda apart). The kernels see 0 or 1. */
+  vncl__gemm_params q;
+  if (p->fast == VNCL__GEMM_PACKED_CPU && p->cpu.a_packed == 2) {
+    q = *p;
+    q.cpu.a_packed = pr->a_cs == 1 ? 0 : 1;
+    p = &q;
+  }
   packed_plan pl;
   vncl_status s = plan_packed(ctx, p, pr, &pl);
   if (s) return s;

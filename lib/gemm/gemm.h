@@ -141,8 +141,11 @@ typedef enum vncl__gemm_backend {
     "depth unroll; the packed depth is a multiple")                           \
   X(order, ORDER, int, 0, 0, 1, (0, 1), (0, 1),                               \
     "0: micro-tile columns outer, 1: rows outer")                             \
-  X(a_packed, A_PACKED, int, 1, 0, 1, (0, 1), (0, 1),                         \
-    "0: read A in place (skips packing A)")
+  X(a_packed, A_PACKED, int, 1, 0, 2, (0, 1, 2), (0, 1, 2),                   \
+    "0: read A in place (skips packing A), 1: pack A, 2: in place where A's "  \
+    "rows are contiguous in depth, else packed (chosen per call)")            \
+  X(prefetch, PREFETCH, int, 0, 0, 256, (0, 8, 16, 32), (0),                 \
+    "software prefetch of B this many depths ahead (0: none; CPU rows)")
 
 /* gemm_packed_local.cl: packed operands, local-memory tiles (GPUs). */
 #define VNCL__GEMM_LOCAL_TABLE(X)                                             \

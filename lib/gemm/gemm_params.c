@@ -74,7 +74,22 @@ static const vncl__tunable clblast_tunables[] = {
  * best of 5, quiet Xeon, 2026-12-01: 256^3 264 against 169 GFLOP/s, 64^3
  * 35 against 30, 128^3 equal, a batch of 10000 x 17^3 37.5 against 31.5. */
 #define CPU512_DIRECT "WGD_M=6 WGD_N=32 LDM=1 LDN=1 KWGD=4 VWD=16 DIRECT_LOCAL=0 "
-#define CPU512_PACKED "MR=6 NR=64 VW=16 MB=48 NB=64 KC=0 KU=4 ORDER=0 A_PACKED=1 "
+/* Square and flat: A read in place where its rows are contiguous in depth
+ * (A_PACKED=2, KU=16: one 16-wide load per row and 16 depths), packed where
+ * A is transposed (in place it ran at 0.39x: one scalar load per element).
+ * Skipping A's pack took 3.6 of 6.4 ms of packing off a 63 ms 2048^3 f32
+ * product (quiet Xeon, 2026-12-01, 1.16x the A_PACKED=1 KU=4 set in that
+ * run); in loaded runs (load 4-8, one process, medians of 7 alternating
+ * calls, 512^3-4096^3 and 1000x1500x700) 0.86-1.26x, median 1.11x, f32 and
+ * f64 alike; at load 3.3 (OpenBLAS at half its quiet rate) 1.01-1.04x.
+ * MB=96 (half the work-items, each B sliver reused by 16 A panels) over
+ * MB=48 at 2047^3-2048^3: f64 1.05-1.18x, f32 0.96-1.15x (loaded), 1.11-
+ * 1.13x at load 3.3, 1.02-1.05x at 1024^3; with A_PACKED=2 over the old
+ * row 1.11-1.33x in every loaded pair at 2047^3-4096^3, f32
+ * 1000x1500x700 0.61-1.17x. Below the 1.15x a shared machine lets one
+ * trust: a quiet host should confirm (docs/tuning.md, "Where the packed
+ * path's time goes"). */
+#define CPU512_PACKED "MR=6 NR=64 VW=16 MB=96 NB=64 KC=0 KU=16 ORDER=0 A_PACKED=2 "
 /* Tall and narrow (n <= 128): A read in place (packing it would cost as
  * much as the product), 16 depths per row load (KU=16: one vector load and
  * widening per 16 elements of A), smaller blocks for more work-items. */
@@ -90,7 +105,7 @@ static const vncl__tunable clblast_tunables[] = {
  * 1.03/1.13x, 320^3 1.01/1.05x the KWGD=4 set (small: noisy, but one
  * direction in 9 of 10). docs/tuning.md, "What bounds f64". */
 #define CPU512_DIRECT64 "WGD_M=6 WGD_N=32 LDM=1 LDN=1 KWGD=1 VWD=8 DIRECT_LOCAL=0 "
-#define CPU512_PACKED64 "MR=6 NR=32 VW=8 MB=48 NB=64 KC=0 KU=4 ORDER=0 A_PACKED=1 "
+#define CPU512_PACKED64 "MR=6 NR=32 VW=8 MB=96 NB=64 KC=0 KU=16 ORDER=0 A_PACKED=2 "
 #define CPU512_NARROW64 "MR=6 NR=32 VW=8 MB=24 NB=64 KC=0 KU=8 ORDER=0 A_PACKED=0 "
 /* Other CPUs (AVX2: 16 registers of 8 floats): 6 x 16 = 12 accumulators.
  * The direct kernel broadcasts A from memory (KWGD=1), as the AVX-512 f64
@@ -166,12 +181,14 @@ static const vncl__tunable clblast_tunables[] = {
 /* The AVX2 rows: their direct kernel's KWGD=1 comes from the register
  * check, not from a run. */
 #define UNMEASURED256 "register model, unmeasured on AVX2"
+/* The square f32 row: the 2026-11-29 sets, A in place (A_PACKED=2) since. */
+#define MEASURED32SQ "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01"
 
 static const vncl__param_row gemm_rows[] = {
     {R_CPU(16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_NARROW, MEASURED},
     {R_CPU(16, VNCL__GEMM_ACC32, ANY),
-     CPU512 CPU512_DIRECT CPU512_SMALL CPU512_PACKED, MEASURED},
+     CPU512 CPU512_DIRECT CPU512_SMALL CPU512_PACKED, MEASURED32SQ},
     {R_CPU(16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT64 CPU512_SMALL64 CPU512_NARROW64, NULL},
     {R_CPU(16, VNCL__GEMM_ACC64, ANY),

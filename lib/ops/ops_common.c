@@ -50,20 +50,25 @@ _Static_assert(EW_COUNT <= VNCL__OPS_MAX_PARAMS &&
 
 /* Built-in device rows, by name over the tables' (GPU-shaped) defaults.
  * The CPU rows were measured on PoCL 3.1 (2 cores of an AVX-512 guest,
- * 2026-11-29, docs/ops.md; `vncl autotune --quick` kept them). */
-#define CPU_ROW(set) {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, \
-                       VNCL__RULE_ANY}, set, MEASURED}
-#define MEASURED "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29"
+ * docs/ops.md; `vncl autotune --quick` kept the 2026-11-29 sets); each
+ * row's string says when, and what was added later. */
+#define CPU_ROW(set, when)                                                    \
+  {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY}, \
+   set, "PoCL 3.1, 2-core AVX-512 guest, " when}
 static const vncl__param_row r_elementwise[] = {
-    CPU_ROW("WG=16 VW=16 IPT=64 ITEM_CONTIG=1 NT_STORE=1")};
-static const vncl__param_row r_cast[] = {CPU_ROW("WG=16 IPT=64 ITEM_CONTIG=1 NT_STORE=1")};
+    CPU_ROW("WG=16 VW=16 IPT=64 ITEM_CONTIG=1 NT_STORE=1", "2026-11-29")};
+static const vncl__param_row r_cast[] = {
+    CPU_ROW("WG=16 IPT=64 ITEM_CONTIG=1 NT_STORE=1",
+            "2026-11-29; NT_STORE 2026-12-01 (docs/ops.md, fifth pass)")};
 static const vncl__param_row r_transpose[] = {
-    CPU_ROW("TILE=64 WGY=16 ROW_ITEMS=2")};
+    CPU_ROW("TILE=64 WGY=16 ROW_ITEMS=2", "2026-11-29")};
 static const vncl__param_row r_reduce[] = {
-    CPU_ROW("WG=16 VW=16 ITEM_CONTIG=1 ROWS_ITEM=65536 CB=4 STREAMS=8")};
+    CPU_ROW("WG=16 VW=16 ITEM_CONTIG=1 ROWS_ITEM=65536 CB=4 STREAMS=8",
+            "2026-11-29; STREAMS 2026-12-01 (docs/ops.md, sixth pass)")};
 static const vncl__param_row r_softmax[] = {
-    CPU_ROW("WG=64 VW=16 ITEM_CONTIG=1 PREFETCH=1")};
-static const vncl__param_row r_random[] = {CPU_ROW("WG=16 BPI=16")};
+    CPU_ROW("WG=64 VW=16 ITEM_CONTIG=1 PREFETCH=1",
+            "2026-11-29; PREFETCH 2026-12-01 (docs/ops.md, third pass)")};
+static const vncl__param_row r_random[] = {CPU_ROW("WG=16 BPI=16", "2026-11-29")};
 
 static bool ops_valid(const vncl__param_family *f,
                       const vncl_device_info *info, int acc, const void *set,

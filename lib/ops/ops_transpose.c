@@ -10,7 +10,7 @@
  *     work-item per run of a row, when rows are at least ROWS_MIN long;
  *   - otherwise the innermost axis moves: permute_tiled through local
  *     memory, or on CPUs (ROW_ITEMS 2) permute_blocks, 16 x 16 blocks
- *     through registers, unless one of the two axes involved is shorter
+ *     through registers (16 x 32 for 2-byte elements), unless one of the two axes involved is shorter
  *     than TILED_MIN (a tile would be mostly empty; the gather is better).
  */
 #include <stdio.h>
@@ -156,6 +156,51 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
       batch *= pl.shape[ax];
       nb++;
     }
+    /* permute_blocks (ROW_ITEMS 2): a work-item per block of 16 elements
+     * of A by vbr of R (16, or 32 for 2-byte elements: 64 bytes per
+     * output row, see transpose.cl). Its stores are whole aligned vectors
+     * (non-temporal) when every output row of a block starts on a
+     * 16-element boundary (buffers are aligned to at least 128 bytes,
+     * OpenCL 1.2 full profile). */
+    bool blocks = p[TR_ROW_ITEMS] == 2;
+    size_t vbr = esz == 2 ? 32 : 16;
+    cl_int nt = oo % 16 == 0 && ostr[q] % 16 == 0;
+    for (cl_int j = 0; j < nb; j++) nt = nt && bout[j] % 16 == 0;
+    /* 2-byte elements: 2 when the rows are 64-byte aligned too, 1 when
+     * only 32-byte aligned (two non-temporal halves per row). */
+    if (esz == 2 && nt) {
+      cl_int nt64 = oo % vbr == 0 && ostr[q] % vbr == 0;
+      for (cl_int j = 0; j < nb; j++) nt64 = nt64 && bout[j] % vbr == 0;
+      nt = nt64 ? 2 : 1;
+    }
+    /* A short R (fewer blocks than the group is high) with the innermost
+     * batch axis next to R in the output: the grid's dimension 1 runs
+     * over (batch, block of R) pairs, so that the group's rows write
+     * neighbouring output runs (the batch axis's output stride is R's
+     * row) and none of them idles. */
+    size_t nrb = (pl.shape[R] + vbr - 1) / vbr;
+    bool fold = blocks && nb > 0 && nrb < wgy && bout[0] == pl.shape[R] &&
+                ostr[nd - 1] == 1;
+    /* A short A (fewer blocks than the group is wide) with the input axis
+     * right outside it in the batch (its input stride is A's length): the
+     * grid's dimension 0 runs over (that axis, block of A) pairs, so that
+     * a group's input rows continue across it (4 KiB runs instead of 1 KiB
+     * for a 256-long A of f32) and none of its columns idles. The axis
+     * leaves the batch. */
+    size_t nab = (pl.shape[A] + 15) / 16, fa_n = 0, fa_in = 0, fa_out = 0;
+    if (blocks && nab < tile)
+      for (cl_int j = fold ? 1 : 0; j < nb; j++)
+        if (bin[j] == pl.shape[A]) {
+          fa_n = bshape[j], fa_in = bin[j], fa_out = bout[j];
+          for (cl_int i = j; i + 1 < nb; i++) {
+            bshape[i] = bshape[i + 1];
+            bin[i] = bin[i + 1];
+            bout[i] = bout[i + 1];
+          }
+          nb--;
+          batch /= fa_n;
+          break;
+        }
     vncl__ops_arg na = vncl__ops_idx(bits, pl.shape[A]);
     vncl__ops_arg nr = vncl__ops_idx(bits, pl.shape[R]);
     vncl__ops_arg isr = vncl__ops_idx(bits, istr[R]);
@@ -172,34 +217,26 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
                         vncl__round_up(pl.shape[R], tile) / tile * wgy,
                         batch};
     size_t local[3] = {tile, wgy, 1};
-    if (!s && p[TR_ROW_ITEMS] == 2) {
-      /* permute_blocks: a work-item per 16 x 16 block. Its stores are
-       * whole aligned vectors (non-temporal) when every output row of a
-       * block starts on a 16-element boundary (buffers are aligned to at
-       * least 128 bytes, OpenCL 1.2 full profile). */
-      cl_int nt = oo % 16 == 0 && ostr[q] % 16 == 0;
-      for (cl_int j = 0; j < nb; j++) nt = nt && bout[j] % 16 == 0;
-      cl_int err = clSetKernelArg(k.k, 12, sizeof nt, &nt);
-      if (err != CL_SUCCESS) s = vncl__cl_fail(ctx, err, "clSetKernelArg(12)");
-      /* A short R (fewer blocks than the group is high) with the innermost
-       * batch axis next to R in the output: the grid's dimension 1 runs
-       * over (batch, block of R) pairs, so that the group's rows write
-       * neighbouring output runs (the batch axis's output stride is R's
-       * row) and none of them idles. */
-      size_t nrb = (pl.shape[R] + 15) / 16;
-      bool fold = nb > 0 && nrb < wgy && bout[0] == pl.shape[R] &&
-                  ostr[nd - 1] == 1;
+    if (!s && blocks) {
       vncl__ops_arg anrb = vncl__ops_idx(bits, fold ? nrb : 0);
       vncl__ops_arg anbt = vncl__ops_idx(bits, fold ? batch : 0);
-      if (!s && err == CL_SUCCESS)
-        err = clSetKernelArg(k.k, 13, anrb.size, &anrb.v);
-      if (!s && err == CL_SUCCESS)
-        err = clSetKernelArg(k.k, 14, anbt.size, &anbt.v);
-      if (!s && err != CL_SUCCESS)
-        s = vncl__cl_fail(ctx, err, "clSetKernelArg(13, 14)");
-      global[0] = vncl__round_up((pl.shape[A] + 15) / 16, tile);
+      vncl__ops_arg anab = vncl__ops_idx(bits, fa_n ? nab : 0);
+      vncl__ops_arg anba = vncl__ops_idx(bits, fa_n);
+      vncl__ops_arg afin = vncl__ops_idx(bits, fa_in);
+      vncl__ops_arg afout = vncl__ops_idx(bits, fa_out);
+      cl_int err = clSetKernelArg(k.k, 12, sizeof nt, &nt);
+      if (err == CL_SUCCESS) err = clSetKernelArg(k.k, 13, anrb.size, &anrb.v);
+      if (err == CL_SUCCESS) err = clSetKernelArg(k.k, 14, anbt.size, &anbt.v);
+      if (err == CL_SUCCESS) err = clSetKernelArg(k.k, 15, anab.size, &anab.v);
+      if (err == CL_SUCCESS) err = clSetKernelArg(k.k, 16, anba.size, &anba.v);
+      if (err == CL_SUCCESS) err = clSetKernelArg(k.k, 17, afin.size, &afin.v);
+      if (err == CL_SUCCESS)
+        err = clSetKernelArg(k.k, 18, afout.size, &afout.v);
+      if (err != CL_SUCCESS)
+        s = vncl__cl_fail(ctx, err, "clSetKernelArg(12 .. 18)");
+      global[0] = vncl__round_up(fa_n ? nab * fa_n : nab, tile);
       global[1] = vncl__round_up(fold ? nrb * batch : nrb, wgy);
-      if (fold) global[2] = 1;
+      global[2] = fold ? 1 : batch;
     }
     if (!s)
       s = vncl__launch_work(ctx, "transpose", k.k, 3, global, local, 0, NULL,
