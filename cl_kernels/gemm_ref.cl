@@ -22,18 +22,9 @@
  */
 
 /* Storage types: DTYPE_AB, DTYPE_C, ACC, AB_T, LOAD_AB, C_T, LOAD_C and
- * STORE_C come from vncl_gemm_common.cl, which the program builder puts
+ * STORE_C, and GEMM_DIMS, come from vncl_gemm_common.cl, which the program builder puts
  * before this file. */
 
-/* The sizes, offsets and strides come in one ulong16 argument (one
- * clSetKernelArg and one argument copy per launch instead of fourteen;
- * lib/gemm/gemm.c, gemm_dims): s0 m, s1 n, s2 k, s3-s6 a_off a_rs a_cs
- * a_bs, s7-sa b_off b_rs b_cs b_bs, sb-sd c_off ldc c_bs. */
-#define GEMM_DIMS(d)                                                           \
-    const uint m = (uint)(d).s0, n = (uint)(d).s1, k = (uint)(d).s2;           \
-    const ulong a_off = (d).s3, a_rs = (d).s4, a_cs = (d).s5, a_bs = (d).s6;   \
-    const ulong b_off = (d).s7, b_rs = (d).s8, b_cs = (d).s9, b_bs = (d).sa;   \
-    const ulong c_off = (d).sb, ldc = (d).sc, c_bs = (d).sd
 
 __kernel void gemm_ref(const ACC alpha, const ACC beta,
                        __global const AB_T *a, __global const AB_T *b,

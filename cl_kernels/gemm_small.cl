@@ -73,25 +73,9 @@
 #endif
 /* ------------------------------------------------------------------------- */
 
-/* The sizes, offsets and strides come in one ulong16 argument (one
- * clSetKernelArg and one argument copy per launch instead of fourteen;
- * lib/gemm/gemm.c, gemm_dims): s0 m, s1 n, s2 k, s3-s6 a_off a_rs a_cs
- * a_bs, s7-sa b_off b_rs b_cs b_bs, sb-sd c_off ldc c_bs; here also se,
- * the batch count, and sf, the rows per work-item (0: SM_RB). */
-#define GEMM_DIMS(d)                                                           \
-    const uint m = (uint)(d).s0, n = (uint)(d).s1, k = (uint)(d).s2;           \
-    const ulong a_off = (d).s3, a_rs = (d).s4, a_cs = (d).s5, a_bs = (d).s6;   \
-    const ulong b_off = (d).s7, b_rs = (d).s8, b_cs = (d).s9, b_bs = (d).sa;   \
-    const ulong c_off = (d).sb, ldc = (d).sc, c_bs = (d).sd
-
-/* C(i,j) = alpha*x + beta*C(i,j), C not read when beta == 0. */
-#define UPDATE_C(cp, x)                                                        \
-    {                                                                          \
-        ACC y_ = alpha * (x);                                                  \
-        if (beta != (ACC)0)                                                    \
-            y_ += beta * LOAD_C((cp), 0);                                      \
-        STORE_C((cp), 0, y_);                                                  \
-    }
+/* GEMM_DIMS (the sizes, offsets and strides of the ulong16 argument) and
+ * UPDATE_C come from vncl_gemm_common.cl; this kernel also reads dims.se,
+ * the batch count, and dims.sf, the rows per work-item (0: SM_RB). */
 
 __kernel void gemm_small(const ACC alpha, const ACC beta,
                          __global const AB_T *a, __global const AB_T *b,

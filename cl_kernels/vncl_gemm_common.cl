@@ -20,7 +20,14 @@
  *   LOAD_AB(p, i)    p[i] of A or B as ACC
  *   LOAD_C(p, i)     p[i] of C as ACC
  *   STORE_C(p, i, v) p[i] = v into C
- * cl_khr_fp64 is enabled when either storage is f64.
+ *   GEMM_DIMS(d)     the sizes, offsets and strides of the ulong16 argument
+ *                    as locals (gemm_direct, gemm_small, gemm_ref)
+ *   UPDATE_C(cp, x)  *cp = alpha*x + beta*(*cp), C not read when beta == 0
+ *                    (needs alpha and beta in scope; gemm_direct, gemm_small)
+ * cl_khr_fp64 is enabled when either storage is f64. Only what at least two
+ * of the kernels use verbatim lives here; the vector-access macros (VT,
+ * VLOAD_C, ...) depend on each kernel's own width macro and stay in the
+ * kernels.
  */
 #ifndef DTYPE_AB
 #define DTYPE_AB 0
@@ -45,3 +52,23 @@
 #define C_T VNCL_STORAGE(DTYPE_C)
 #define LOAD_C(p, i) ((ACC)VNCL_LOAD(DTYPE_C, p, i))
 #define STORE_C(p, i, v) VNCL_STORE(DTYPE_C, p, i, v)
+
+/* The sizes, offsets and strides come in one ulong16 argument (one
+ * clSetKernelArg and one argument copy per launch instead of fourteen;
+ * lib/gemm/gemm.c, gemm_dims): s0 m, s1 n, s2 k, s3-s6 a_off a_rs a_cs
+ * a_bs, s7-sa b_off b_rs b_cs b_bs, sb-sd c_off ldc c_bs (se and sf are
+ * the kernel's own: gemm_small's batch count and rows per work-item). */
+#define GEMM_DIMS(d)                                                           \
+    const uint m = (uint)(d).s0, n = (uint)(d).s1, k = (uint)(d).s2;           \
+    const ulong a_off = (d).s3, a_rs = (d).s4, a_cs = (d).s5, a_bs = (d).s6;   \
+    const ulong b_off = (d).s7, b_rs = (d).s8, b_cs = (d).s9, b_bs = (d).sa;   \
+    const ulong c_off = (d).sb, ldc = (d).sc, c_bs = (d).sd
+
+/* C(i,j) = alpha*x + beta*C(i,j) at cp, C not read when beta == 0. */
+#define UPDATE_C(cp, x)                                                        \
+    {                                                                          \
+        ACC y_ = alpha * (x);                                                  \
+        if (beta != (ACC)0)                                                    \
+            y_ += beta * LOAD_C((cp), 0);                                      \
+        STORE_C((cp), 0, y_);                                                  \
+    }

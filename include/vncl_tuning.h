@@ -139,10 +139,12 @@ VNCL_API vncl_status vncl_tuning_set(vncl_context *ctx, const char *family,
  * shape class); for "clblast", over CLBlast's table defaults) would build
  * and fit ctx's device: the kernels' divisibility rules, the device's
  * work-group limit and (where the device row asks) its preferred multiple,
- * local memory, and for GEMM the register heuristic of the row's VREGS
- * (docs/tuning.md). For "gemm" the kernels checked are those that read the
- * tunables p names (gemm_direct, the packed kernel FAST selects), both
- * when p names only host tunables. Besides the families of
+ * local memory, and for GEMM the register check against the row's VREGS
+ * (the vector registers each CPU kernel keeps live; docs/tuning.md, "The
+ * register check"). For "gemm" the kernels checked are those that read the
+ * tunables p names (gemm_direct, the packed kernel FAST selects,
+ * gemm_small), all of them when p names only host tunables (gemm_small
+ * only where the set routes products to it). Besides the families of
  * vncl_tuning_family_name, family may be "clblast": CLBlast's Xgemm
  * parameters (GEMM's dtypes; vncl_tuning_tunable lists them too). Installs
  * nothing. Returns VNCL_OK when the set fits; VNCL_ERR_UNSUPPORTED when it

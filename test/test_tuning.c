@@ -147,10 +147,15 @@ static void test_constraints(void **state) {
   set_idx(cs, ci, "NR", 64); /* 6 x 64 / 8 = 48 accumulators > 16 */
   assert_false(valid(&c, cs, ci, &cb, 0, why, sizeof why));
   assert_non_null(strstr(why, "registers"));
-  c.native_float_width = 16; /* AVX-512: 6 x 64 fits 32 zmm */
+  c.native_float_width = 16; /* AVX-512: 6 x 64 fits 32 zmm ... */
   assert_true(vncl__gemm_params_builtin(&c.info, c.native_float_width,
                                         VNCL__GEMM_ACC32,
                                         VNCL__GEMM_SHAPE_SQUARE, false, &cb));
+  /* ... in 16-float vectors, not in 8-float ones (one register each: 48
+   * accumulators + 8 B + 1). */
+  assert_false(valid(&c, cs, ci, &cb, 0, why, sizeof why));
+  assert_non_null(strstr(why, "57 vector registers"));
+  set_idx(cs, ci, "VW", 16);
   assert_true(valid(&c, cs, ci, &cb, 0, why, sizeof why));
   set_idx(cs, ci, "MB", 28); /* MB % MR */
   assert_false(valid(&c, cs, ci, &cb, 0, why, sizeof why));
@@ -191,6 +196,99 @@ static void fill_entry(vncl__tune_entry *e, const char *vendor,
 
 static int mr_of(const vncl__tune_entry *e) {
   return cJSON_GetObjectItem(e->params, "MR")->valueint;
+}
+
+static vncl__tune_device fake_cpu(int float_width) {
+  vncl__tune_device c;
+  memset(&c, 0, sizeof c);
+  c.info.type = VNCL_DEVICE_CPU;
+  c.info.max_work_group_size = 4096;
+  c.info.local_mem_bytes = 512 * 1024;
+  c.info.fp64 = 1;
+  c.native_float_width = float_width;
+  return c;
+}
+
+/* Whether set p (the row's, with name=value laid over it) fits d, every
+ * kernel checked; the reason in why. */
+static bool fits_with(const vncl__tune_device *d, int acc,
+                      const vncl__gemm_params *row, const char *name,
+                      int value, char *why, size_t cap) {
+  vncl__gemm_params p = *row;
+  if (name) assert_true(vncl__gemm_param_set_named(&p, name, value));
+  return vncl__tuning_check_dev(
+      d, &vncl__gemm_family, acc, &p,
+      VNCL__CHECK_DIRECT | VNCL__CHECK_FAST | VNCL__CHECK_SMALL, why, cap);
+}
+
+/* The register check (docs/tuning.md, "The register check"): every
+ * built-in CPU row fits its own VREGS with every kernel it runs, and sets
+ * that overflow are refused with the count in the message. */
+static void test_register_model(void **state) {
+  (void)state;
+  char why[256];
+  const int widths[] = {16, 8};
+  for (int w = 0; w < 2; w++) {
+    vncl__tune_device c = fake_cpu(widths[w]);
+    for (int acc = 0; acc < VNCL__GEMM_ACCS; acc++)
+      for (int sh = 0; sh < VNCL__GEMM_SHAPES; sh++) {
+        vncl__gemm_params row;
+        assert_true(vncl__gemm_params_builtin(
+            &c.info, c.native_float_width, (vncl__gemm_acc)acc,
+            (vncl__gemm_shape)sh, false, &row));
+        assert_true(row.vregs > 0);
+        if (!fits_with(&c, acc, &row, NULL, 0, why, sizeof why))
+          fail_msg("float width %d, acc %d, shape %d: %s", widths[w], acc,
+                   sh, why);
+      }
+  }
+
+  /* AVX2 (16 ymm of 8 floats), f32: the direct row's 6 x 16 tile with
+   * KWGD 4 stages 6 rows of A: 12 accumulators + 2 B + 6 A + 1 = 21. */
+  vncl__tune_device c = fake_cpu(8);
+  vncl__gemm_params row;
+  assert_true(vncl__gemm_params_builtin(&c.info, 8, VNCL__GEMM_ACC32,
+                                        VNCL__GEMM_SHAPE_SQUARE, false, &row));
+  assert_int_equal(row.vregs, 16);
+  assert_false(fits_with(&c, 0, &row, "KWGD", 4, why, sizeof why));
+  assert_non_null(strstr(why, "gemm_direct: 21 vector registers"));
+  assert_non_null(strstr(why, "6 of staged A rows"));
+  assert_non_null(strstr(why, "VREGS is 16"));
+  /* KWGD 3 takes the scalar path: no staged rows, 15 fit. */
+  assert_true(fits_with(&c, 0, &row, "KWGD", 3, why, sizeof why));
+  /* gemm_small with 4 vectors a row: 24 + 4 + 1 = 29 of 16. */
+  assert_false(fits_with(&c, 0, &row, "SM_NV", 4, why, sizeof why));
+  assert_non_null(strstr(why, "gemm_small: 29 vector registers"));
+  /* 16-float vectors on 8-float registers take two each: 6 x 32 with
+   * VW 16 is 24 + 4 + 1 = 29, the same as VW 8. */
+  vncl__gemm_params wide = row;
+  assert_true(vncl__gemm_param_set_named(&wide, "NR", 32));
+  assert_false(fits_with(&c, 0, &wide, "VW", 16, why, sizeof why));
+  assert_non_null(strstr(why, "gemm_packed_cpu: 29 vector registers"));
+
+  /* AVX-512 f64 (8 doubles a zmm): the old direct row, 6 x 32 with KWGD
+   * 4, 35 of 32 (24 + 4 + 6 + 1), measured to spill. */
+  c = fake_cpu(16);
+  assert_true(vncl__gemm_params_builtin(&c.info, 16, VNCL__GEMM_ACC64,
+                                        VNCL__GEMM_SHAPE_SQUARE, false, &row));
+  assert_int_equal(row.vregs, 32);
+  assert_false(fits_with(&c, 1, &row, "KWGD", 4, why, sizeof why));
+  assert_non_null(strstr(why, "gemm_direct: 35 vector registers"));
+  /* The same tile in f32 (16 floats a zmm, VWD 16): 12 + 2 + 6 + 1. */
+  assert_true(vncl__gemm_params_builtin(&c.info, 16, VNCL__GEMM_ACC32,
+                                        VNCL__GEMM_SHAPE_SQUARE, false, &row));
+  assert_true(fits_with(&c, 0, &row, "KWGD", 4, why, sizeof why));
+  /* Vectors narrower than a register still take one each: 8 x 32 of
+   * 4-wide vectors is 64 accumulators + 8 B + 1 (a count of elements
+   * would say 19). */
+  wide = row;
+  assert_true(vncl__gemm_param_set_named(&wide, "MR", 8));
+  assert_true(vncl__gemm_param_set_named(&wide, "NR", 32));
+  assert_true(vncl__gemm_param_set_named(&wide, "MB", 48));
+  assert_false(fits_with(&c, 0, &wide, "VW", 4, why, sizeof why));
+  assert_non_null(strstr(why, "gemm_packed_cpu: 73 vector registers"));
+  /* The local-memory variants are not counted (GPU register files). */
+  assert_true(fits_with(&c, 0, &row, "DIRECT_LOCAL", 1, why, sizeof why));
 }
 
 static void test_round_trip_and_lookup(void **state) {
@@ -729,6 +827,7 @@ int main(int argc, char **argv) {
   t_seed();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_constraints),
+      cmocka_unit_test(test_register_model),
       cmocka_unit_test(test_round_trip_and_lookup),
       cmocka_unit_test(test_corrupt_and_old),
       cmocka_unit_test(test_apply_and_show),

@@ -377,8 +377,15 @@ vncl_status vncl_tuning_check(vncl_context *ctx, const char *family,
     if (t && (t->group == VNCL__GEMM_PACKED_CPU ||
               t->group == VNCL__GEMM_PACKED_LOCAL))
       kernels |= VNCL__CHECK_FAST;
+    if (t && t->group == VNCL__GEMM_SMALL) kernels |= VNCL__CHECK_SMALL;
   }
-  if (!kernels) kernels = VNCL__CHECK_DIRECT | VNCL__CHECK_FAST;
+  if (!kernels) {
+    /* Only host tunables: every kernel the set runs (gemm_small where it
+     * routes products there). */
+    kernels = VNCL__CHECK_DIRECT | VNCL__CHECK_FAST;
+    if (fi == 0 && (b.g.small_mnk > 0 || b.g.small_batch_mnk > 0))
+      kernels |= VNCL__CHECK_SMALL;
+  }
   vncl__tune_device d;
   vncl__tune_device_of(ctx, &d);
   char r[512];

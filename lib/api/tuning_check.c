@@ -2,7 +2,7 @@
  * Whether a parameter set fits a device: the rules the autotuner filters
  * its candidates with, and vncl_tuning_check (tuning_api.c) over them.
  * GEMM: the kernels' own rules (vncl__gemm_params_valid) and a register
- * heuristic; CLBlast's Xgemm: its tuner's divisibility rules, work-group
+ * model (what each CPU kernel keeps live, against the row's VREGS); CLBlast's Xgemm: its tuner's divisibility rules, work-group
  * and local memory; the tensor-op families: work-group size and local
  * memory.
  */
@@ -20,16 +20,63 @@ void vncl__tune_device_of(vncl_context *ctx, vncl__tune_device *d) {
   d->wg_multiple = gp.wg_multiple;
 }
 
-/* Vector registers the accumulators of an mr x nr tile (plus a row of B
- * and a broadcast) need against the `regs` the device row gives (VREGS:
- * 32 on 512-bit CPUs, 16 on others; a heuristic, spills cost 4x on PoCL,
- * docs/tuning.md). */
-static bool registers_fit(const vncl__tune_device *d, int regs, int mr,
-                          int nr, bool f64) {
-  int hw = d->native_float_width > 0 ? d->native_float_width : 4;
-  if (f64 && hw > 1) hw /= 2;
-  int need = (mr * nr + nr + hw - 1) / hw + 1;
-  return need <= regs;
+/* The register model (docs/tuning.md, "The register check"): the vector
+ * registers a CPU kernel keeps live in its depth loop, against the `regs`
+ * the device row gives (VREGS: 32 on 512-bit CPUs, 16 on others; spills
+ * cost up to 4x on PoCL). A register holds `lanes` accumulator values: the
+ * native float width, half that for f64; a vector of w values takes
+ * ceil(w / lanes) registers (at least one).
+ *   gemm_direct (not DIRECT_LOCAL): MWID x NVD accumulator vectors, the NVD
+ *     vectors of B's row, the MWID staged rows of A (KWGD values each, when
+ *     KWGD is 2, 4, 8 or 16: the A_ROWVEC path, taken when A's rows are
+ *     contiguous in depth) and the broadcast;
+ *   gemm_small: SM_MR x SM_NV accumulator vectors, SM_NV of B, the
+ *     broadcast (A is broadcast from memory);
+ *   gemm_packed_cpu: MR x NR/VW accumulator vectors, NR/VW of B, the
+ *     broadcast. Its A_ROWVEC rows (A in place, KU 2-16) are not counted.
+ * Both kernels' depth loops (objdump of PoCL 3.1's code, AVX-512) store the
+ * staged rows to the stack and broadcast from there; what differs is the
+ * pressure the loads leave: gemm_direct f64 6 x 32 with KWGD 4 (35 by this
+ * count) moved accumulators (40 register moves and 14 more stack stores
+ * per 4 depths; KWGD 1, 29, none), while gemm_packed_cpu's 6 x 64 f32 loop
+ * with KU 16 (29 here, 35 with the rows) had no moves and only the 6 rows'
+ * stores. docs/tuning.md, "The register check". */
+typedef struct reg_count {
+  int acc, b, a, total;
+} reg_count;
+
+static int regs_of(int w, int lanes) { return w <= lanes ? 1 : (w + lanes - 1) / lanes; }
+
+static reg_count count_regs(int lanes, int rows, int vecs, int vw,
+                            int staged) {
+  reg_count r;
+  int per = regs_of(vw, lanes);
+  r.acc = rows * vecs * per;
+  r.b = vecs * per;
+  r.a = staged > 0 ? rows * regs_of(staged, lanes) : 0;
+  r.total = r.acc + r.b + r.a + 1;
+  return r;
+}
+
+static bool registers_fit(const vncl__tune_device *d, int regs, bool f64,
+                          const char *name, int rows, int vecs, int vw,
+                          int staged, char *why, size_t cap) {
+  int lanes = d->native_float_width > 0 ? d->native_float_width : 4;
+  if (f64 && lanes > 1) lanes /= 2;
+  if (rows < 1 || vecs < 1 || vw < 1) return true; /* the kernel rules say */
+  reg_count r = count_regs(lanes, rows, vecs, vw, staged);
+  if (r.total <= regs) return true;
+  if (r.a)
+    snprintf(why, cap,
+             "%s: %d vector registers live (%d accumulators, %d of B, %d of "
+             "staged A rows, 1 broadcast), the row's VREGS is %d",
+             name, r.total, r.acc, r.b, r.a, regs);
+  else
+    snprintf(why, cap,
+             "%s: %d vector registers live (%d accumulators, %d of B, 1 "
+             "broadcast), the row's VREGS is %d",
+             name, r.total, r.acc, r.b, regs);
+  return false;
 }
 
 static bool wg_fits(const vncl__tune_device *d, const char *what, size_t wg,
@@ -100,21 +147,25 @@ static bool gemm_fits(const vncl__tune_device *d, const vncl__gemm_params *p,
                       int acc, vncl__gemm_kernel k, char *why, size_t cap) {
   if (!vncl__gemm_params_valid(&d->info, k, (vncl__gemm_acc)acc, p, why, cap))
     return false;
-  if (p->vregs > 0) {
-    bool direct = k == VNCL__GEMM_DIRECT;
-    int mr = direct ? p->direct.wgd_m / p->direct.ldm : p->cpu.mr;
-    int nr = direct ? p->direct.wgd_n / p->direct.ldn : p->cpu.nr;
-    const char *name = direct                          ? "gemm_direct"
-                       : k == VNCL__GEMM_PACKED_LOCAL ? "gemm_packed_local"
-                                                      : "gemm_packed_cpu";
-    if (!(direct && p->direct.local) && k != VNCL__GEMM_PACKED_LOCAL &&
-        !registers_fit(d, p->vregs, mr, nr, acc == VNCL__GEMM_ACC64)) {
-      snprintf(why, cap, "%s: %d x %d accumulators do not fit the registers",
-               name, mr, nr);
-      return false;
-    }
+  if (p->vregs <= 0) return true;
+  bool f64 = acc == VNCL__GEMM_ACC64;
+  if (k == VNCL__GEMM_DIRECT && !p->direct.local) {
+    const vncl__gemm_direct_params *q = &p->direct;
+    int rows = q->ldm ? q->wgd_m / q->ldm : 0;
+    int cols = q->ldn ? q->wgd_n / q->ldn : 0;
+    int vecs = q->vwd ? cols / q->vwd : 0;
+    bool rowvec = q->kwgd == 2 || q->kwgd == 4 || q->kwgd == 8 || q->kwgd == 16;
+    return registers_fit(d, p->vregs, f64, "gemm_direct", rows, vecs, q->vwd,
+                         rowvec ? q->kwgd : 0, why, cap);
   }
-  return true;
+  if (k == VNCL__GEMM_SMALL)
+    return registers_fit(d, p->vregs, f64, "gemm_small", p->small.mr,
+                         p->small.nv, p->small.vw, 0, why, cap);
+  if (k == VNCL__GEMM_PACKED_CPU)
+    return registers_fit(d, p->vregs, f64, "gemm_packed_cpu", p->cpu.mr,
+                         p->cpu.vw ? p->cpu.nr / p->cpu.vw : 0, p->cpu.vw, 0,
+                         why, cap);
+  return true; /* local-memory kernels: GPU register files, not modelled */
 }
 
 bool vncl__tuning_check_dev(const vncl__tune_device *d,
@@ -139,5 +190,8 @@ bool vncl__tuning_check_dev(const vncl__tune_device *d,
     if (!gemm_fits(d, p, acc, (vncl__gemm_kernel)p->fast, why, cap))
       return false;
   }
+  if ((kernels & VNCL__CHECK_SMALL) &&
+      !gemm_fits(d, p, acc, VNCL__GEMM_SMALL, why, cap))
+    return false;
   return true;
 }

@@ -1,7 +1,8 @@
 /* Whether a parameter set fits a device (vncl_tuning_check, and the
  * autotuner's candidate filter): the kernels' divisibility rules, the
  * device's work-group limits and preferred multiple, local memory, and the
- * register-pressure heuristic whose register count is the set's VREGS.
+ * register model (vector registers each CPU kernel keeps live) against the
+ * set's VREGS.
  * Takes a device description rather than a context, so that tests can
  * check the rules against devices that are not present. */
 #ifndef VNCL_TUNING_CHECK_INTERNAL_H
@@ -22,8 +23,9 @@ typedef struct vncl__tune_device {
 void vncl__tune_device_of(vncl_context *ctx, vncl__tune_device *d);
 
 /* Which of a GEMM set's kernels to check (the others' values are not
- * looked at): the direct kernel, the fast (packed) kernel the set names. */
-enum { VNCL__CHECK_DIRECT = 1, VNCL__CHECK_FAST = 2 };
+ * looked at): the direct kernel, the fast (packed) kernel the set names,
+ * the small kernel. */
+enum { VNCL__CHECK_DIRECT = 1, VNCL__CHECK_FAST = 2, VNCL__CHECK_SMALL = 4 };
 
 /* Whether `set` (f->size bytes) of family f (gemm, clblast or an ops
  * family) fits device d for accumulation class acc; kernels: VNCL__CHECK_*

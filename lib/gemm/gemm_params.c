@@ -107,11 +107,15 @@ static const vncl__tunable clblast_tunables[] = {
 #define CPU512_DIRECT64 "WGD_M=6 WGD_N=32 LDM=1 LDN=1 KWGD=1 VWD=8 DIRECT_LOCAL=0 "
 #define CPU512_PACKED64 "MR=6 NR=32 VW=8 MB=96 NB=64 KC=0 KU=16 ORDER=0 A_PACKED=2 "
 #define CPU512_NARROW64 "MR=6 NR=32 VW=8 MB=24 NB=64 KC=0 KU=8 ORDER=0 A_PACKED=0 "
-/* Other CPUs (AVX2: 16 registers of 8 floats): 6 x 16 = 12 accumulators. */
-#define CPU256_DIRECT "WGD_M=6 WGD_N=16 LDM=1 LDN=1 KWGD=4 VWD=8 DIRECT_LOCAL=0 "
+/* Other CPUs (AVX2: 16 registers of 8 floats): 6 x 16 = 12 accumulators.
+ * The direct kernel broadcasts A from memory (KWGD=1), as the AVX-512 f64
+ * row: KWGD=4 would stage 6 rows of A beside 12 accumulators, 2 B vectors
+ * and the broadcast, 21 ymm of 16 (the register check, docs/tuning.md);
+ * register model, unmeasured on AVX2 (no such host here). */
+#define CPU256_DIRECT "WGD_M=6 WGD_N=16 LDM=1 LDN=1 KWGD=1 VWD=8 DIRECT_LOCAL=0 "
 #define CPU256_PACKED "MR=6 NR=16 VW=8 MB=48 NB=64 KC=0 KU=4 ORDER=0 A_PACKED=1 "
 #define CPU256_NARROW "MR=6 NR=16 VW=8 MB=24 NB=64 KC=0 KU=8 ORDER=0 A_PACKED=0 "
-#define CPU256_DIRECT64 "WGD_M=6 WGD_N=8 LDM=1 LDN=1 KWGD=4 VWD=4 DIRECT_LOCAL=0 "
+#define CPU256_DIRECT64 "WGD_M=6 WGD_N=8 LDM=1 LDN=1 KWGD=1 VWD=4 DIRECT_LOCAL=0 "
 #define CPU256_PACKED64 "MR=6 NR=8 VW=4 MB=48 NB=64 KC=0 KU=4 ORDER=0 A_PACKED=1 "
 /* Strided batches of small products (gemm_small): 6 x 2 vectors per tile,
  * 24 rows per work-item, 8 work-items per group. Measured on the quiet-ish
@@ -174,6 +178,9 @@ static const vncl__tunable clblast_tunables[] = {
 /* f64: the direct kernel's KWGD, and packed variants that did not beat the
  * row (docs/tuning.md, "What bounds f64"). */
 #define MEASURED64 "PoCL 3.1, 2-core AVX-512 guest, 2026-12-01"
+/* The AVX2 rows: their direct kernel's KWGD=1 comes from the register
+ * check, not from a run. */
+#define UNMEASURED256 "register model, unmeasured on AVX2"
 /* The square f32 row: the 2026-11-29 sets, A in place (A_PACKED=2) since. */
 #define MEASURED32SQ "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01"
 
@@ -187,11 +194,11 @@ static const vncl__param_row gemm_rows[] = {
     {R_CPU(16, VNCL__GEMM_ACC64, ANY),
      CPU512 CPU512_DIRECT64 CPU512_SMALL64 CPU512_PACKED64, MEASURED64},
     {R_CPU(0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
-     CPU256 CPU256_DIRECT CPU256_SMALL CPU256_NARROW, NULL},
+     CPU256 CPU256_DIRECT CPU256_SMALL CPU256_NARROW, UNMEASURED256},
     {R_CPU(0, VNCL__GEMM_ACC32, ANY),
-     CPU256 CPU256_DIRECT CPU256_SMALL CPU256_PACKED, NULL},
+     CPU256 CPU256_DIRECT CPU256_SMALL CPU256_PACKED, UNMEASURED256},
     {R_CPU(0, VNCL__GEMM_ACC64, ANY),
-     CPU256 CPU256_DIRECT64 CPU256_SMALL64 CPU256_PACKED64, NULL},
+     CPU256 CPU256_DIRECT64 CPU256_SMALL64 CPU256_PACKED64, UNMEASURED256},
     {R_GPU("nvidia"), GPU GPU_DIRECT GPU_SMALL GPU_LOCAL128, NULL},
     {R_GPU("advanced micro devices"), GPU GPU_DIRECT GPU_SMALL GPU_LOCAL128, NULL},
     {R_GPU("amd"), GPU GPU_DIRECT GPU_SMALL GPU_LOCAL128, NULL},
