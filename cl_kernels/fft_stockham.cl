@@ -28,6 +28,13 @@
  * Offsets: x0 and y0 complex elements are skipped in x and y before the
  * addressing above (one block of a batch at a time).
  *
+ * C2R pre-processing (prem = m != 0, the first step of a split C2R half):
+ * x is then a real spectrum X, rows of m + 1 values, and element j of a
+ * line is not x[...] but Z[z], fft_c2r_pre's value from X[k] and X[m - k]
+ * (c2r_pre_at), z = x0 + o*xo + m*xm + i*xi + j*xj in rows of m (row
+ * z / m, k = z mod m): the pre-processing pass, its write and the read of
+ * Z are gone. rtw[k] = exp(-2 pi i k / 2m). prem = 0: rtw is unused.
+ *
  * NDRange: 1-D, any number of work-items; work-item g handles the
  * contiguous range of line groups [g per, (g + 1) per), per = groups /
  * global size rounded up (so the scratch is bounded by the range, not by
@@ -452,6 +459,23 @@ ODD_RADIX(radix13, 13, 6, COS13, SIN13)
 #define REV(v) (v).sfedcba9876543210
 #endif
 
+/* Z[k] of fft_c2r_pre (fft_layout.cl) from the row xr of m + 1 values of
+ * a real spectrum X: Z[0] = (Re X[0] + Re X[m]) + i (Re X[0] - Re X[m]),
+ * else with e = X[k] + conj X[m-k], o = conj(W^k) (X[k] - conj X[m-k]),
+ * Z[k] = e + i o (rtw[k] = W^k, W = exp(-2 pi i/2m)). */
+inline real2 c2r_pre_at(__global const real2 *xr, ulong k, ulong m,
+                        __global const real2 *rtw) {
+  if (k == 0) {
+    const real a = xr[0].x, c = xr[m].x;
+    return (real2)(a + c, a - c);
+  }
+  const real2 a = xr[k], b = xr[m - k];
+  const real2 bc = (real2)(b.x, -b.y);
+  const real2 w = rtw[k];
+  const real2 e = a + bc, o = cmul((real2)(w.x, -w.y), a - bc);
+  return (real2)(e.x - o.y, e.y + o.x);
+}
+
 /* The work-item's lines at xb[l] (l < lanes, contiguous, n values) into
  * its scratch as [n][re|im][VW]; missing lanes are zeros. */
 /* The first values of the VW lines at xb[l] (whole lines, contiguous) into
@@ -556,44 +580,6 @@ inline void scatter_rows(__global const real *r, real scale, const ulong *yb,
   }
 }
 
-/* The four-step twiddles of the lanes at output k, w^(mm[l] k) with
- * w = exp(-2 pi i / twn) (conjugated for s = -1), from the two tables
- * twlo[t & (2^twshift - 1)] * twhi[t >> twshift], into (wr, wi). */
-inline void tw_lanes(const ulong *mm, ulong k, real s,
-                     __global const real2 *twlo, __global const real2 *twhi,
-                     uint twshift, vec *wr, vec *wi) {
-  const ulong lomask = ((ulong)1 << twshift) - 1;
-  real r[VW], i[VW];
-  for (int l = 0; l < VW; l++) {
-    const ulong t = mm[l] * k;
-    const real2 w = cmul(twlo[t & lomask], twhi[t >> twshift]);
-    r[l] = w.x;
-    i[l] = s * w.y;
-  }
-  *wr = VLOAD(0, r);
-  *wi = VLOAD(0, i);
-}
-
-/* (re, im) of output k times its four-step twiddle (cr, ci): from the
- * tables every TW_EVERY outputs, by the recurrence
- * w^(m (k+1)) = w^(m k) w^m (sr, si the lanes' w^m) in between (a few
- * roundings at most). Call it for k = 0, 1, 2, ... in turn. */
-inline void tw_apply(const ulong *mm, uint k, real s,
-                     __global const real2 *twlo, __global const real2 *twhi,
-                     uint twshift, vec sr, vec si, vec *cr, vec *ci, vec *re,
-                     vec *im) {
-  if (k % TW_EVERY == 0) {
-    tw_lanes(mm, k, s, twlo, twhi, twshift, cr, ci);
-  } else {
-    const vec t = *cr * sr - *ci * si;
-    *ci = *cr * si + *ci * sr;
-    *cr = t;
-  }
-  const vec tr = *re * *cr - *im * *ci;
-  *im = *re * *ci + *im * *cr;
-  *re = tr;
-}
-
 __kernel void fft_stockham(
     const uint n, const int sign, const real scale, const ulong lines,
     const ulong mid, const ulong inner, __global const real2 *x,
@@ -601,8 +587,11 @@ __kernel void fft_stockham(
     __global real2 *y, const ulong yo, const ulong ym, const ulong yi,
     const ulong yj, __global real *scr, __global const real2 *tw,
     const ulong twn, const uint twshift, __global const real2 *twlo,
-    __global const real2 *twhi, const ulong x0, const ulong y0) {
-  x += x0;
+    __global const real2 *twhi, const ulong x0, const ulong y0,
+    const ulong prem, __global const real2 *rtw) {
+  /* prem != 0: the C2R pre-processing in the gather (x is a real
+   * spectrum, its lines addressed in Z coordinates; see the header). */
+  if (!prem) x += x0;
   y += y0;
   const real s = sign < 0 ? (real)1 : (real)-1;
   const ulong groups = (lines + VW - 1) / VW;
@@ -616,7 +605,7 @@ __kernel void fft_stockham(
   const ulong per = (groups + get_global_size(0) - 1) / get_global_size(0);
   const ulong gend = min(groups, (get_global_id(0) + 1) * per);
   for (ulong g = get_global_id(0) * per; g < gend; g++) {
-    ulong xb[VW], yb[VW], mm[VW];
+    ulong xb[VW], yb[VW], mm[VW], xr[VW];
     int lanes = 0;
     /* (o, m, i) of the group's first line by division, of the next ones by
      * counting (short lines in large batches spend little else). */
@@ -648,13 +637,57 @@ __kernel void fft_stockham(
 #ifndef VW2
     xadj = yadj = false;
 #endif
+    /* C2R pre: lane l reads row xr[l] of m + 1 values at Z index xb[l];
+     * padj: the lanes are neighbours in one row (vector loads). */
+    bool padj = false;
+    if (prem) {
+      xadj = false;
+      for (int l = 0; l < VW; l++) {
+        const ulong z = x0 + xb[l];
+        xr[l] = z / prem * (prem + 1);
+        xb[l] = z % prem;
+      }
+      padj = lanes == VW;
+      for (int l = 1; l < VW; l++)
+        padj = padj && xr[l] == xr[0] && xb[l] == xb[0] + l;
+    }
+#ifdef VW2
+    /* W^(q0 + l) of the lanes, once per group: W^(q0 + l + j xj) is that
+     * times the lanes' common W^(j xj) (one rounding more than the table,
+     * and no third strided stream). */
+    vec w0r = 0, w0i = 0;
+    if (padj) PAIR_LOAD((__global const real *)(rtw + xb[0]), w0r, w0i);
+#endif
     /* Gather; missing lanes of the last group are zeros. */
     /* Contiguous lines: 8 elements at a time. */
-    const uint j0 =
-        lanes == VW && xj == 1 && !xadj ? gather_block8(x, xb, n, a) : 0;
+    const uint j0 = lanes == VW && xj == 1 && !xadj && !prem
+                        ? gather_block8(x, xb, n, a)
+                        : 0;
     for (uint j = j0; j < n; j++) {
       __global real *d = a + (size_t)j * 2 * VW;
 #ifdef VW2
+      if (padj) {
+        /* c2r_pre_at on vectors: X[q + l], X[m - q - l] (a reversed
+         * vector load), W^(q + l); Z[0] (lane 0 at q = 0) after. */
+        const ulong q = xb[0] + j * xj;
+        __global const real *xrow = (__global const real *)(x + xr[0]);
+        vec ar, ai, br, bi;
+        PAIR_LOAD(xrow + 2 * q, ar, ai);
+        PAIR_LOAD(xrow + 2 * (prem - q - (VW - 1)), br, bi);
+        const real2 wj = rtw[j * xj];
+        const vec wr = w0r * wj.x - w0i * wj.y, wi = w0r * wj.y + w0i * wj.x;
+        br = REV(br);
+        bi = REV(bi);
+        const vec er = ar + br, ei = ai - bi, dr = ar - br, di = ai + bi;
+        const vec or_ = wr * dr + wi * di, oi = wr * di - wi * dr;
+        VSTORE(er - oi, 0, d);
+        VSTORE(ei + or_, 0, d + VW);
+        if (q == 0) {
+          d[0] = xrow[0] + xrow[2 * prem];
+          d[VW] = xrow[0] - xrow[2 * prem];
+        }
+        continue;
+      }
       if (xadj) {
         vec re, im;
         PAIR_LOAD((__global const real *)(x + xb[0] + j * xj), re, im);
@@ -664,20 +697,39 @@ __kernel void fft_stockham(
       }
 #endif
       real re[VW], im[VW];
-      for (int l = 0; l < VW; l++) {
-        real2 v = l < lanes ? x[xb[l] + j * xj] : (real2)(0, 0);
-        re[l] = v.x;
-        im[l] = v.y;
-      }
+      if (prem)
+        for (int l = 0; l < VW; l++) {
+          real2 v = l < lanes ? c2r_pre_at(x + xr[l], xb[l] + j * xj, prem, rtw)
+                              : (real2)(0, 0);
+          re[l] = v.x;
+          im[l] = v.y;
+        }
+      else
+        for (int l = 0; l < VW; l++) {
+          real2 v = l < lanes ? x[xb[l] + j * xj] : (real2)(0, 0);
+          re[l] = v.x;
+          im[l] = v.y;
+        }
       VSTORE(VLOAD(0, re), 0, d);
       VSTORE(VLOAD(0, im), 0, d + VW);
     }
     __global const real *in = passes_dir(n, s, a, b, tw);
     /* Scatter, scaled, with the four-step twiddle when asked. The twiddle
-     * of lane l at output k is w^(m_l k), w = exp(sign 2 pi i / twn)
-     * (tw_apply). */
+     * of lane l at output k is w^(m_l k), w = exp(sign 2 pi i / twn): from
+     * the tables every TW_EVERY outputs, by the recurrence
+     * w^(m (k+1)) = w^(m k) w^m in between (a few roundings at most). */
+    const ulong lomask = ((ulong)1 << twshift) - 1;
     vec cr = 0, ci = 0, sr = 0, si = 0;
-    if (twn) tw_lanes(mm, 1, s, twlo, twhi, twshift, &sr, &si);
+    if (twn) {
+      real wr[VW], wi[VW];
+      for (int l = 0; l < VW; l++) {
+        const real2 w = cmul(twlo[mm[l] & lomask], twhi[mm[l] >> twshift]);
+        wr[l] = w.x;
+        wi[l] = s * w.y;
+      }
+      sr = VLOAD(0, wr);
+      si = VLOAD(0, wi);
+    }
     /* Contiguous lines: 8 outputs at a time (the reverse of the gather). */
     const uint k0 = lanes == VW && yj == 1 && !yadj && !twn
                         ? scatter_block8(in, scale, yb, n, y)
@@ -685,8 +737,26 @@ __kernel void fft_stockham(
     for (uint k = k0; k < n; k++) {
       vec re = VLOAD(0, in + (size_t)k * 2 * VW) * scale;
       vec im = VLOAD(0, in + (size_t)k * 2 * VW + VW) * scale;
-      if (twn)
-        tw_apply(mm, k, s, twlo, twhi, twshift, sr, si, &cr, &ci, &re, &im);
+      if (twn) {
+        if (k % TW_EVERY == 0) {
+          real wr[VW], wi[VW];
+          for (int l = 0; l < VW; l++) {
+            const ulong t = mm[l] * k;
+            const real2 w = cmul(twlo[t & lomask], twhi[t >> twshift]);
+            wr[l] = w.x;
+            wi[l] = s * w.y;
+          }
+          cr = VLOAD(0, wr);
+          ci = VLOAD(0, wi);
+        } else {
+          const vec t = cr * sr - ci * si;
+          ci = cr * si + ci * sr;
+          cr = t;
+        }
+        const vec tr = re * cr - im * ci;
+        im = re * ci + im * cr;
+        re = tr;
+      }
 #ifdef VW2
       if (yadj) {
         PAIR_STORE((__global real *)(y + yb[0] + k * yj), re, im);
@@ -699,36 +769,6 @@ __kernel void fft_stockham(
       for (int l = 0; l < lanes; l++) y[yb[l] + k * yj] = (real2)(rr[l], ri[l]);
     }
   }
-}
-
-/* ---- The split and the pre-processing of real transforms on vectors -----
- *
- * r2c_pair: from a = Z[k] and b = Z[m - k] (lanes side by side) and
- * w = W^k (W = exp(-2 pi i/n), n = 2m), with e = (a + conj b)/2,
- * o = (a - conj b)/2, t = w o: X[k] = e - i t (xk) and
- * X[m - k] = conj(e + i t) (xm), times scale.
- * c2r_pair, the inverse: from a = X[k], b = X[m - k] and w = W^k, with
- * e = a + conj b, o = conj(w) (a - conj b): Z[k] = e + i o (zk) and
- * Z[m - k] = conj(e) + i conj(o) (zm). */
-inline void r2c_pair(vec ar, vec ai, vec br, vec bi, vec wr, vec wi,
-                     real scale, vec *xkr, vec *xki, vec *xmr, vec *xmi) {
-  const vec er = (ar + br) * (real)0.5, ei = (ai - bi) * (real)0.5;
-  const vec or_ = (ar - br) * (real)0.5, oi = (ai + bi) * (real)0.5;
-  const vec tr = wr * or_ - wi * oi, ti = wr * oi + wi * or_;
-  *xkr = (er + ti) * scale;
-  *xki = (ei - tr) * scale;
-  *xmr = (er - ti) * scale;
-  *xmi = -(ei + tr) * scale;
-}
-
-inline void c2r_pair(vec ar, vec ai, vec br, vec bi, vec wr, vec wi,
-                     vec *zkr, vec *zki, vec *zmr, vec *zmi) {
-  const vec er = ar + br, ei = ai - bi, dr = ar - br, di = ai + bi;
-  const vec or_ = wr * dr + wi * di, oi = wr * di - wi * dr;
-  *zkr = er - oi;
-  *zki = ei + or_;
-  *zmr = er + oi;
-  *zmi = or_ - ei;
 }
 
 /* ---- R2C of even length n = 2m with m = n1 n2 split in two steps --------
@@ -794,10 +834,15 @@ __kernel void fft_stockham_r2c(const uint n1, const uint n2, const real scale,
       const vec ar = VLOAD(0, pa), ai = VLOAD(0, pa + VW);
       const vec br = VLOAD(0, pb), bi = VLOAD(0, pb + VW);
       const ulong k0 = p0 + (ulong)n1 * k2; /* k of lane 0 */
-      vec wr, wi, xr, xi, vr, vi;
+      vec wr, wi;
       PAIR_LOAD((__global const real *)(rtw + k0), wr, wi);
-      /* X[k] (xr, xi) and X[m - k] (vr, vi) */
-      r2c_pair(ar, ai, br, bi, wr, wi, scale, &xr, &xi, &vr, &vi);
+      /* e = (a + conj b)/2, o = (a - conj b)/2, t = W o */
+      const vec er = (ar + br) * (real)0.5, ei = (ai - bi) * (real)0.5;
+      const vec or_ = (ar - br) * (real)0.5, oi = (ai + bi) * (real)0.5;
+      const vec tr = wr * or_ - wi * oi, ti = wr * oi + wi * or_;
+      /* X[k] = e - i t; X[m - k] = conj(e + i t) = (er - ti, -(ei + tr)) */
+      const vec xr = (er + ti) * scale, xi = (ei - tr) * scale;
+      const vec vr = (er - ti) * scale, vi = -(ei + tr) * scale;
       /* X[m - k] of lane l sits at n1 - p0 - l + n1 (n2 - 1 - k2). */
       const ulong kb = (ulong)n1 * (n2 - 1 - k2) + n1 - p0;
       if (all_a) {
@@ -810,11 +855,19 @@ __kernel void fft_stockham_r2c(const uint n1, const uint n2, const real scale,
           if (p0 + l > 0 && p0 + l <= hn1)
             yr[k0 + l] = (real2)(rr[l], ri[l]);
       }
+#if VW == 8
       if (all_b) {
         /* Lanes reversed: lane VW - 1 - l goes to kb - VW + 1 + l. */
-        PAIR_STORE((__global real *)(yr + kb - (VW - 1)), REV(vr), REV(vi));
+#if PRECISION == 64
+        const ulong8 rev = (ulong8)(7, 6, 5, 4, 3, 2, 1, 0);
+#else
+        const uint8 rev = (uint8)(7, 6, 5, 4, 3, 2, 1, 0);
+#endif
+        PAIR_STORE((__global real *)(yr + kb - (VW - 1)), shuffle(vr, rev),
+                   shuffle(vi, rev));
         continue;
       }
+#endif
       real rr[VW], ri[VW];
       VSTORE(vr, 0, rr);
       VSTORE(vi, 0, ri);
@@ -843,10 +896,10 @@ __kernel void fft_stockham_r2c(const uint n1, const uint n2, const real scale,
 /* ---- C2R of even length n = 2m with m = n1 n2 split: the first step ----
  *
  * fft_stockham_c2r2 is the first step of the four-step inverse of length
- * m fused with the pre-processing of fft_c2r_pre, for lines j2 and n2 - j2
- * together, so that each input value is loaded once. x holds rows of
- * h = m + 1 values of a real spectrum X (row x0 + r at x[(x0 + r) h]);
- * line j2 (< n2) of the step
+ * m fused with the pre-processing of fft_c2r_pre, as fft_stockham does it
+ * with prem, but for lines j2 and n2 - j2 together, so that each input
+ * value is loaded once. x holds rows of h = m + 1 values of a real
+ * spectrum X (row x0 + r at x[(x0 + r) h]); line j2 (< n2) of the step
  * has the elements Z[q], q = n2 j1 + j2 (j1 < n1), with
  * e = X[q] + conj X[m - q], o = conj(W^q) (X[q] - conj X[m - q]),
  * Z[q] = e + i o (W = exp(-2 pi i/2m), rtw[k] = W^k; Z[0] from the real
@@ -877,13 +930,39 @@ inline void c2r2_scatter(__global const real *r, const ulong *mm,
                          __global const real2 *twlo,
                          __global const real2 *twhi, uint twshift,
                          __global real2 *y) {
+  const ulong lomask = ((ulong)1 << twshift) - 1;
   vec cr = 0, ci = 0, sr, si;
-  tw_lanes(mm, 1, (real)-1, twlo, twhi, twshift, &sr, &si);
+  {
+    real wr[VW], wi[VW];
+    for (int l = 0; l < VW; l++) {
+      const real2 w = cmul(twlo[mm[l] & lomask], twhi[mm[l] >> twshift]);
+      wr[l] = w.x;
+      wi[l] = -w.y;
+    }
+    sr = VLOAD(0, wr);
+    si = VLOAD(0, wi);
+  }
   for (uint k = 0; k < n; k++) {
     vec re = VLOAD(0, r + (size_t)k * 2 * VW);
     vec im = VLOAD(0, r + (size_t)k * 2 * VW + VW);
-    tw_apply(mm, k, (real)-1, twlo, twhi, twshift, sr, si, &cr, &ci, &re,
-             &im);
+    if (k % TW_EVERY == 0) {
+      real wr[VW], wi[VW];
+      for (int l = 0; l < VW; l++) {
+        const ulong t = mm[l] * k;
+        const real2 w = cmul(twlo[t & lomask], twhi[t >> twshift]);
+        wr[l] = w.x;
+        wi[l] = -w.y;
+      }
+      cr = VLOAD(0, wr);
+      ci = VLOAD(0, wi);
+    } else {
+      const vec t = cr * sr - ci * si;
+      ci = cr * si + ci * sr;
+      cr = t;
+    }
+    const vec tr = re * cr - im * ci;
+    im = re * ci + im * cr;
+    re = tr;
     const ulong o = (ulong)k * n2;
     if (dir == 1) {
       PAIR_STORE((__global real *)(y + o + mm[0]), re, im);
@@ -950,12 +1029,12 @@ __kernel void fft_stockham_c2r2(const uint n1, const uint n2,
       bi = REV(bi);
       const real2 wj = rtw[(ulong)n2 * j1];
       const vec wr = w0r * wj.x - w0i * wj.y, wi = w0r * wj.y + w0i * wj.x;
-      vec zkr, zki, zmr, zmi;
-      c2r_pair(ar, ai, br, bi, wr, wi, &zkr, &zki, &zmr, &zmi);
-      VSTORE(zkr, 0, da);
-      VSTORE(zki, 0, da + VW);
-      VSTORE(zmr, 0, db);
-      VSTORE(zmi, 0, db + VW);
+      const vec er = ar + br, ei = ai - bi, dr = ar - br, di = ai + bi;
+      const vec or_ = wr * dr + wi * di, oi = wr * di - wi * dr;
+      VSTORE(er - oi, 0, da);
+      VSTORE(ei + or_, 0, da + VW);
+      VSTORE(er + oi, 0, db);
+      VSTORE(or_ - ei, 0, db + VW);
       if (q == 0) { /* Z[0] from the real parts of X[0] and X[m] */
         da[0] = xrow[0] + xrow[2 * m];
         da[VW] = xrow[0] - xrow[2 * m];
@@ -1015,14 +1094,14 @@ __kernel void fft_stockham_r2c1(const uint m, const real scale,
       const vec ar = VLOAD(0, pa), ai = VLOAD(0, pa + VW);
       const vec br = VLOAD(0, pb), bi = VLOAD(0, pb + VW);
       const real2 w = rtw[k];
-      vec xkr, xki, xmr, xmi;
-      r2c_pair(ar, ai, br, bi, (vec)w.x, (vec)w.y, scale, &xkr, &xki, &xmr,
-               &xmi);
+      const vec er = (ar + br) * (real)0.5, ei = (ai - bi) * (real)0.5;
+      const vec or_ = (ar - br) * (real)0.5, oi = (ai + bi) * (real)0.5;
+      const vec tr = w.x * or_ - w.y * oi, ti = w.x * oi + w.y * or_;
       /* pb first: for k = m - k both are the same value. */
-      VSTORE(xmr, 0, pb);
-      VSTORE(xmi, 0, pb + VW);
-      VSTORE(xkr, 0, pa);
-      VSTORE(xki, 0, pa + VW);
+      VSTORE((er - ti) * scale, 0, pb);
+      VSTORE(-(ei + tr) * scale, 0, pb + VW);
+      VSTORE((er + ti) * scale, 0, pa);
+      VSTORE((ei - tr) * scale, 0, pa + VW);
     }
     scatter_rows(r, (real)1, yb, lanes, m, y);
     real lr[VW];
@@ -1070,13 +1149,15 @@ __kernel void fft_stockham_c2r1(const uint m, const real scale,
       const vec ar = VLOAD(0, pa), ai = VLOAD(0, pa + VW);
       const vec br = VLOAD(0, pb), bi = VLOAD(0, pb + VW);
       const real2 w = rtw[k];
-      vec zkr, zki, zmr, zmi;
-      c2r_pair(ar, ai, br, bi, (vec)w.x, (vec)w.y, &zkr, &zki, &zmr, &zmi);
+      /* e = a + conj b, d = a - conj b, o = conj(w) d */
+      const vec er = ar + br, ei = ai - bi;
+      const vec dr = ar - br, di = ai + bi;
+      const vec or_ = w.x * dr + w.y * di, oi = w.x * di - w.y * dr;
       /* pb first: for k = m - k both are the same value. */
-      VSTORE(zmr, 0, pb);
-      VSTORE(zmi, 0, pb + VW);
-      VSTORE(zkr, 0, pa);
-      VSTORE(zki, 0, pa + VW);
+      VSTORE(er + oi, 0, pb);
+      VSTORE(or_ - ei, 0, pb + VW);
+      VSTORE(er - oi, 0, pa);
+      VSTORE(ei + or_, 0, pa + VW);
     }
     __global real *r = passes_dir(m, (real)-1, a, b, tw);
     scatter_rows(r, scale, yb, lanes, m, y);

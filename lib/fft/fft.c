@@ -728,9 +728,8 @@ static vncl_status run_half(vncl_fft_plan *p, vncl_fft_direction dir,
     s = run_steps(p, dir, 1.0, in, x, p->hsteps, hcount);
   }
   if (!s && hs && vncl__fft_stockham_r2c_fused(&p->tn, t, &hs->sk))
-    /* The pre-processing inside the first Stockham step
-     * (fft_stockham_c2r1 or fft_stockham_c2r2), the result straight to
-     * the rows. */
+    /* The pre-processing inside the (first) Stockham pass, the result
+     * straight to the rows. */
     return vncl__fft_stockham_c2r_run(ctx, p->st, t, &p->tn, &hs->sk, p->rows,
                                       scale, p->rtw, x, out, rstride / 2);
   if (!s) s = vncl__fft_c2r_pre_run(ctx, t, p->rows, m, x, p->rtw, z);

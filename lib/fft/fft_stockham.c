@@ -169,7 +169,7 @@ static vncl_status pass(vncl_context *ctx, vncl__fft_state *st,
                         vncl_dtype dtype, const vncl__fft_tuning *tn, size_t n,
                         const vncl__fft_entry *tw, const vncl__fft_entry *split,
                         size_t twn, int sign, double scale, const geom *g,
-                        cl_mem x, cl_mem y) {
+                        const vncl__fft_entry *pre, cl_mem x, cl_mem y) {
   size_t esize = vncl_dtype_size(dtype), vw = (size_t)vw_of(tn, dtype);
   size_t wi = work_items(tn, &ctx->info, dtype, g->lines);
   cl_mem scr = NULL;
@@ -193,14 +193,18 @@ static vncl_status pass(vncl_context *ctx, vncl__fft_state *st,
   cl_mem lo = split ? split->tables[0] : tw->tables[0];
   cl_mem hi = split ? split->tables[1] : tw->tables[0];
   cl_ulong x0 = g->x0, y0 = g->y0;
+  /* pre: the C2R pre-processing in the gather, rows of prem + 1 values in
+   * x (pre is the twiddle table of 2 prem). */
+  cl_ulong prem = pre ? pre->n / 2 : 0;
+  cl_mem rtw = pre ? pre->tables[0] : tw->tables[0];
   s = vncl__set_args(
-      ctx, k.k, 24, VNCL_ARG(n_), VNCL_ARG(sign_), VNCL_TARG(sc),
+      ctx, k.k, 26, VNCL_ARG(n_), VNCL_ARG(sign_), VNCL_TARG(sc),
       VNCL_ARG(a[0]), VNCL_ARG(a[1]), VNCL_ARG(a[2]), VNCL_ARG(x),
       VNCL_ARG(a[3]), VNCL_ARG(a[4]), VNCL_ARG(a[5]), VNCL_ARG(a[6]),
       VNCL_ARG(y), VNCL_ARG(a[7]), VNCL_ARG(a[8]), VNCL_ARG(a[9]),
       VNCL_ARG(a[10]), VNCL_ARG(scr), VNCL_ARG(tw->tables[0]), VNCL_ARG(twn_),
       VNCL_ARG(shift), VNCL_ARG(lo), VNCL_ARG(hi), VNCL_ARG(x0),
-      VNCL_ARG(y0));
+      VNCL_ARG(y0), VNCL_ARG(prem), VNCL_ARG(rtw));
   size_t lg = 0;
   while (((size_t)1 << lg) < n) lg++;
   double flops = 5.0 * (double)n * (double)lg * (double)g->lines;
@@ -263,8 +267,8 @@ vncl_status vncl__fft_stockham_run(vncl_context *ctx, vncl__fft_state *st,
   if (p->n2 == 1) {
     geom g = {ax.outer * inner, 1, inner, n * inner, 0, 1, inner,
               n * inner,        0, 1,     inner, 0, 0};
-    return pass(ctx, st, dtype, tn, n, p->tw1, NULL, 0, sign, scale, &g, src,
-                dst);
+    return pass(ctx, st, dtype, tn, n, p->tw1, NULL, 0, sign, scale, &g, NULL,
+                src, dst);
   }
   /* Four-step: j = n2 j1 + j2. Step 1, a DFT over j1 for every (o, j2, i)
    * into the middle array, times exp(sign 2 pi i j2 k1 / n); step 2, a DFT
@@ -284,13 +288,13 @@ vncl_status vncl__fft_stockham_run(vncl_context *ctx, vncl__fft_state *st,
     size_t off = o0 * n * inner; /* complex elements before the block */
     geom g1 = {no * n2 * inner, n2, inner, n * inner, inner, 1, n2 * inner,
                n * inner, inner, 1, n2 * inner, off, 0};
-    s = pass(ctx, st, dtype, tn, n1, p->tw1, p->split, n, sign, 1.0, &g1, src,
-             mid);
+    s = pass(ctx, st, dtype, tn, n1, p->tw1, p->split, n, sign, 1.0, &g1,
+             NULL, src, mid);
     geom g2 = {no * n1 * inner, n1, inner, n * inner, n2 * inner, 1, inner,
                n * inner, inner, 1, n1 * inner, 0, off};
     if (!s)
-      s = pass(ctx, st, dtype, tn, n2, p->tw2, NULL, 0, sign, scale, &g2, mid,
-               dst);
+      s = pass(ctx, st, dtype, tn, n2, p->tw2, NULL, 0, sign, scale, &g2, NULL,
+               mid, dst);
   }
   return s;
 }
@@ -412,8 +416,8 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
      * the middle array before step 2 writes them). */
     geom g1 = {no * n2, n2, 1, xstride, 1, 1, n2, m, 1, 1, n2, o0 * xstride,
                0};
-    s = pass(ctx, st, dtype, tn, n1, p->tw1, p->split, m, -1, 1.0, &g1, src,
-             mid);
+    s = pass(ctx, st, dtype, tn, n1, p->tw1, p->split, m, -1, 1.0, &g1, NULL,
+             src, mid);
     vncl__kernel k;
     if (!s)
       s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", more,
@@ -493,8 +497,8 @@ vncl_status vncl__fft_stockham_c2r_run(vncl_context *ctx, vncl__fft_state *st,
       geom g2 = {no * n1, n1, 1, m, n2, 1, 1, ystride, 1, 1, n1, 0,
                  o0 * ystride};
       if (!s)
-        s = pass(ctx, st, dtype, tn, n2, p->tw2, NULL, 0, 1, scale, &g2, mid,
-                 dst);
+        s = pass(ctx, st, dtype, tn, n2, p->tw2, NULL, 0, 1, scale, &g2, NULL,
+                 mid, dst);
     }
     return s;
   }
