@@ -161,6 +161,47 @@ static vncl__fft_entry *find(vncl__fft_state *st, const char *key) {
   return NULL;
 }
 
+/* The start of every getter below: takes st->lock and looks key up
+ * (counted in st->hits and st->misses when count is set: clFFT plans).
+ * Found: releases the lock, *out is the entry, true. Not found: false,
+ * with the lock still held for the caller to make the entry and end with
+ * keep(). */
+static bool lookup(vncl__fft_state *st, const char *key, bool count,
+                   vncl__fft_entry **out) {
+  pthread_mutex_lock(&st->lock);
+  vncl__fft_entry *e = find(st, key);
+  if (count) {
+    if (e) st->hits++;
+    else st->misses++;
+  }
+  if (!e) return false;
+  pthread_mutex_unlock(&st->lock);
+  *out = e;
+  return true;
+}
+
+/* The end of every getter, st->lock held: s == VNCL_OK caches e under key
+ * and sets *out; else e (NULL allowed) and its tables go and s is
+ * returned. Releases the lock. */
+static vncl_status keep(vncl_context *ctx, vncl__fft_state *st,
+                        vncl__fft_entry *e, const char *key, vncl_status s,
+                        vncl__fft_entry **out) {
+  if (s) {
+    pthread_mutex_unlock(&st->lock);
+    if (e)
+      for (int i = 0; i < 2; i++)
+        vncl__buffer_free(ctx, e->tables[i], e->table_bytes[i]);
+    free(e);
+    return s;
+  }
+  vncl__strlcpy(e->key, key, sizeof e->key);
+  e->next = st->entries;
+  st->entries = e;
+  pthread_mutex_unlock(&st->lock);
+  *out = e;
+  return VNCL_OK;
+}
+
 static void params_key(const vncl__fft_params *p, char *out, size_t cap) {
   snprintf(out, cap,
            "clfft d%d l%zu,%zu,%zu lay%d,%d is%zu,%zu,%zu os%zu,%zu,%zu "
@@ -231,39 +272,17 @@ vncl_status vncl__fft_plan_get(vncl_context *ctx, vncl__fft_state *st,
   char key[256];
   params_key(p, key, sizeof key);
   *out = NULL;
-  pthread_mutex_lock(&st->lock);
-  vncl__fft_entry *e = find(st, key);
-  if (e) {
-    st->hits++;
-    pthread_mutex_unlock(&st->lock);
-    *out = e;
-    return VNCL_OK;
-  }
-  st->misses++;
-  e = calloc(1, sizeof *e);
-  if (!e) {
-    pthread_mutex_unlock(&st->lock);
-    return vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "out of host memory");
-  }
-  vncl_status s = bake(ctx, st, p, &e->plan, &e->tmp_bytes);
-  if (s) {
-    pthread_mutex_unlock(&st->lock);
-    free(e);
-    return s;
-  }
-  e->has_plan = true;
-  vncl__strlcpy(e->key, key, sizeof e->key);
-  e->next = st->entries;
-  st->entries = e;
-  pthread_mutex_unlock(&st->lock);
-  *out = e;
-  return VNCL_OK;
+  if (lookup(st, key, true, out)) return VNCL_OK;
+  vncl__fft_entry *e = calloc(1, sizeof *e);
+  vncl_status s =
+      e ? bake(ctx, st, p, &e->plan, &e->tmp_bytes)
+        : vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "out of host memory");
+  if (!s) e->has_plan = true;
+  return keep(ctx, st, e, key, s, out);
 }
 
 /* ---- Bluestein tables ---------------------------------------------------- */
 
-/* In-place radix-2 DFT of m (a power of two) complex doubles, sign -1. Used
- * once per length to transform the chirp filter in double precision. */
 /* exp(-2 pi i t / n) to about half an ulp in double. The angle is reduced
  * in integers to the nearest multiple of pi/4 (8t = o n + r, exactly), so
  * cos and sin only see |phi| <= pi/4, where their argument's rounding
@@ -409,21 +428,15 @@ vncl_status vncl__fft_chirp_get(vncl_context *ctx, vncl__fft_state *st,
   char key[256];
   snprintf(key, sizeof key, "chirp n%zu m%zu %s", n, m,
            vncl_dtype_name(dtype));
-  pthread_mutex_lock(&st->lock);
-  vncl__fft_entry *e = find(st, key);
-  if (e) {
-    pthread_mutex_unlock(&st->lock);
-    *out = e;
-    return VNCL_OK;
-  }
-  e = calloc(1, sizeof *e);
+  if (lookup(st, key, false, out)) return VNCL_OK;
+  vncl__fft_entry *e = calloc(1, sizeof *e);
   double *w = calloc(2 * n, sizeof *w), *b = calloc(2 * m, sizeof *b);
   if (!e || !w || !b) {
-    pthread_mutex_unlock(&st->lock);
-    free(e);
     free(w);
     free(b);
-    return vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "out of host memory");
+    return keep(ctx, st, e, key,
+                vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "out of host memory"),
+                out);
   }
   /* w[j] = exp(-i pi j^2 / n) = exp(-2 pi i (j^2 mod 2n) / 2n), with j^2
    * reduced modulo 2n in integers so that the angle stays exact for large
@@ -448,18 +461,7 @@ vncl_status vncl__fft_chirp_get(vncl_context *ctx, vncl__fft_state *st,
   if (!s) s = upload(ctx, b, 2 * m, dtype, &e->tables[1], &e->table_bytes[1]);
   free(w);
   free(b);
-  if (s) {
-    pthread_mutex_unlock(&st->lock);
-    vncl__buffer_free(ctx, e->tables[0], e->table_bytes[0]);
-    free(e);
-    return s;
-  }
-  vncl__strlcpy(e->key, key, sizeof e->key);
-  e->next = st->entries;
-  st->entries = e;
-  pthread_mutex_unlock(&st->lock);
-  *out = e;
-  return VNCL_OK;
+  return keep(ctx, st, e, key, s, out);
 }
 
 /* a * b mod p, p < 2^32. */
@@ -495,15 +497,9 @@ vncl_status vncl__fft_rader_get(vncl_context *ctx, vncl__fft_state *st,
                                 vncl__fft_entry **out) {
   char key[256];
   snprintf(key, sizeof key, "rader n%zu %s", p, vncl_dtype_name(dtype));
-  pthread_mutex_lock(&st->lock);
-  vncl__fft_entry *e = find(st, key);
-  if (e) {
-    pthread_mutex_unlock(&st->lock);
-    *out = e;
-    return VNCL_OK;
-  }
+  if (lookup(st, key, false, out)) return VNCL_OK;
   size_t m = p - 1;
-  e = calloc(1, sizeof *e);
+  vncl__fft_entry *e = calloc(1, sizeof *e);
   double *b = malloc(2 * m * sizeof *b + 1);
   cl_uint *perm = malloc(2 * m * sizeof *perm + 1);
   vncl_status s = VNCL_OK;
@@ -543,20 +539,7 @@ vncl_status vncl__fft_rader_get(vncl_context *ctx, vncl__fft_state *st,
   }
   free(b);
   free(perm);
-  if (s) {
-    pthread_mutex_unlock(&st->lock);
-    if (e)
-      for (int i = 0; i < 2; i++)
-        vncl__buffer_free(ctx, e->tables[i], e->table_bytes[i]);
-    free(e);
-    return s;
-  }
-  vncl__strlcpy(e->key, key, sizeof e->key);
-  e->next = st->entries;
-  st->entries = e;
-  pthread_mutex_unlock(&st->lock);
-  *out = e;
-  return VNCL_OK;
+  return keep(ctx, st, e, key, s, out);
 }
 
 /* exp(-2 pi i t / n) for t = first, first + step, ... (count values). */
@@ -576,14 +559,8 @@ vncl_status vncl__fft_twiddle_get(vncl_context *ctx, vncl__fft_state *st,
   char key[256];
   snprintf(key, sizeof key, "%s n%zu %s", split ? "split" : "twiddle", n,
            vncl_dtype_name(dtype));
-  pthread_mutex_lock(&st->lock);
-  vncl__fft_entry *e = find(st, key);
-  if (e) {
-    pthread_mutex_unlock(&st->lock);
-    *out = e;
-    return VNCL_OK;
-  }
-  e = calloc(1, sizeof *e);
+  if (lookup(st, key, false, out)) return VNCL_OK;
+  vncl__fft_entry *e = calloc(1, sizeof *e);
   size_t shift = 0;
   while (((size_t)1 << (2 * shift)) < n) shift++; /* ceil(log2(n) / 2) */
   size_t nlo = split ? (size_t)1 << shift : n;
@@ -602,18 +579,7 @@ vncl_status vncl__fft_twiddle_get(vncl_context *ctx, vncl__fft_state *st,
   }
   free(lo);
   free(hi);
-  if (s) {
-    pthread_mutex_unlock(&st->lock);
-    if (e) vncl__buffer_free(ctx, e->tables[0], e->table_bytes[0]);
-    free(e);
-    return s;
-  }
-  vncl__strlcpy(e->key, key, sizeof e->key);
-  e->next = st->entries;
-  st->entries = e;
-  pthread_mutex_unlock(&st->lock);
-  *out = e;
-  return VNCL_OK;
+  return keep(ctx, st, e, key, s, out);
 }
 
 vncl_status vncl__fft_scratch(vncl_context *ctx, vncl__fft_state *st, int slot,
