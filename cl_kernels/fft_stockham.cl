@@ -34,6 +34,9 @@
  * (c2r_pre_at), z = x0 + o*xo + m*xm + i*xi + j*xj in rows of m (row
  * z / m, k = z mod m): the pre-processing pass, its write and the read of
  * Z are gone. rtw[k] = exp(-2 pi i k / 2m). prem = 0: rtw is unused.
+ * No plan sets prem since fft_stockham_c2r2; the path stays because the
+ * kernel without it ran large c2c transforms 1.2-1.4x slower under PoCL
+ * 3.1 (docs/fft.md, "prem").
  *
  * NDRange: 1-D, any number of work-items; work-item g handles the
  * contiguous range of line groups [g per, (g + 1) per), per = groups /

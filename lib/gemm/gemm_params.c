@@ -139,8 +139,19 @@ static const vncl__tunable clblast_tunables[] = {
  * load. f64 keeps 2 x double8 and leaves single products on gemm_direct
  * (4 vectors: 0.93-0.97x its time, within the noise; batches of 17^3
  * slower). The AVX2 rows keep 2 vectors (4 would be 24 of 16 ymm) and
- * single products on gemm_direct (not measured). */
-#define CPU512_SMALL "small_mnk=16777216 small_batch_mnk=1000000 SM_MR=6 SM_NV=4 SM_VW=16 SM_RB=24 SM_WG=8 "
+ * single products on gemm_direct (not measured).
+ * Quiet Xeon, 18:40Z, one process, the two routes alternated (medians of
+ * 9, 40 calls queued or 3 waited per sample): single products stay on
+ * gemm_direct after all (small_mnk 0). gemm_small against it: f32 64^3
+ * 0.97-1.02x, 96^3 1.10x, 128^3 0.89-0.92x, 256^3 0.87-0.97x; f16
+ * storage 0.52x at 128^3, 0.46x at 256^3, 0.64x at 96^3 (its 16-bit
+ * loads), and the row serves f16/bf16 storage too. The loaded runs above
+ * had favoured it; the bench's 128^3 queued ratio (0.74x -> 0.96-1.10x)
+ * moved with OpenBLAS's own time (23.8 -> 35 us), vncl's stayed at 32 us.
+ * SM_NV 4 stays for batches: 1000 x 64^3 2.6-2.8x a loop of OpenBLAS
+ * against 2.4-2.5x with SM_NV 2 (17^3 2.22x / 2.14x, 32^3 2.03x / 1.71x,
+ * 100^3 1.76x / 1.62x, same process, same minutes). */
+#define CPU512_SMALL "small_batch_mnk=1000000 SM_MR=6 SM_NV=4 SM_VW=16 SM_RB=24 SM_WG=8 "
 #define CPU512_SMALL64 "small_batch_mnk=262144 SM_MR=6 SM_NV=2 SM_VW=8 SM_RB=24 SM_WG=8 "
 #define CPU256_SMALL "small_batch_mnk=1000000 SM_MR=6 SM_NV=2 SM_VW=8 SM_RB=24 SM_WG=8 "
 #define CPU256_SMALL64 "small_batch_mnk=262144 SM_MR=6 SM_NV=2 SM_VW=4 SM_RB=24 SM_WG=8 "
