@@ -93,11 +93,21 @@ $(B)/app/tools/%.o: tools/%.c $(TOOL_HDRS) $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_CFLAGS) -c $< -o $@
 
+# The commit the bench's JSON names: $(B)/git-head changes only when HEAD
+# does (or the tree turns dirty or clean), and bench_main.o, which embeds
+# it, is rebuilt then.
+GIT_HEAD = $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+$(B)/git-head: FORCE
+	@mkdir -p $(@D)
+	@echo '$(GIT_HEAD)' | cmp -s - $@ || echo '$(GIT_HEAD)' > $@
+FORCE:
+$(B)/app/bench/bench_main.o: $(B)/git-head
+
 $(B)/app/bench/%.o: bench/%.c bench/bench.h test/common_ref.h $(TOOL_HDRS) \
   $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_CFLAGS) -Ibench -Itest \
-	  -DVNCL_GIT_COMMIT='"$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)"' \
+	  -DVNCL_GIT_COMMIT='"$(shell cat $(B)/git-head 2>/dev/null || echo unknown)"' \
 	  -c $< -o $@
 
 $(B)/app/test/common_ref.o: test/common_ref.c test/common_ref.h
