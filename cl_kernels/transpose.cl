@@ -214,6 +214,14 @@ typedef T16 BT;
 #define VDECL(v)                                                           \
   BT v##0, v##1, v##2, v##3, v##4, v##5, v##6, v##7, v##8, v##9, v##10,    \
       v##11, v##12, v##13, v##14, v##15;
+#define EACH16(M)                                                          \
+  M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) M(10) M(11) M(12) M(13) \
+  M(14) M(15)
+/* One 16 x 16 block: 16 row vectors loaded by LD(J), transposed in four
+ * rounds, stored by ST(J). */
+#define BLOCK16(LD, ST)                                                    \
+  VDECL(v) VDECL(w) EACH16(LD)                                             \
+  ZROUND(v, w) ZROUND(w, v) ZROUND(v, w) ZROUND(w, v) EACH16(ST)
 #if ELEM == 2
 /* Vector J holds rows 2J (low halves) and 2J+1 (high halves) of r. */
 #define VLD(J)                                                             \
@@ -345,24 +353,14 @@ permute_blocks(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
     /* every output row of the block 4-byte aligned */
     const int u32 = ((size_t)dst & 3) == 0 && (out_sa & 1) == 0;
 #endif
-    VDECL(v) VDECL(w)
-    VLD(0) VLD(1) VLD(2) VLD(3) VLD(4) VLD(5) VLD(6) VLD(7)
-    VLD(8) VLD(9) VLD(10) VLD(11) VLD(12) VLD(13) VLD(14) VLD(15)
-    ZROUND(v, w) ZROUND(w, v) ZROUND(v, w) ZROUND(w, v)
-    VST(0) VST(1) VST(2) VST(3) VST(4) VST(5) VST(6) VST(7)
-    VST(8) VST(9) VST(10) VST(11) VST(12) VST(13) VST(14) VST(15)
+    BLOCK16(VLD, VST)
   }
 #if ELEM == 2
   else if (a + VB <= na) {
     /* the last block of r: er < 32 rows, zeros for the others */
     const int er = (int)(nr - r);
     const int u32 = ((size_t)dst & 3) == 0 && (out_sa & 1) == 0;
-    VDECL(v) VDECL(w)
-    VLDP(0) VLDP(1) VLDP(2) VLDP(3) VLDP(4) VLDP(5) VLDP(6) VLDP(7)
-    VLDP(8) VLDP(9) VLDP(10) VLDP(11) VLDP(12) VLDP(13) VLDP(14) VLDP(15)
-    ZROUND(v, w) ZROUND(w, v) ZROUND(v, w) ZROUND(w, v)
-    VSTP(0) VSTP(1) VSTP(2) VSTP(3) VSTP(4) VSTP(5) VSTP(6) VSTP(7)
-    VSTP(8) VSTP(9) VSTP(10) VSTP(11) VSTP(12) VSTP(13) VSTP(14) VSTP(15)
+    BLOCK16(VLDP, VSTP)
   }
 #endif
   else {

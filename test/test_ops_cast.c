@@ -211,6 +211,30 @@ static void test_cast_params(void **st) {
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_CAST, NULL));
 }
 
+/* in (n values) cast from f64 to f32, f16 and bf16 on the device, each
+ * output poisoned first and compared bit for bit with convert() (ref is
+ * scratch of n values). */
+static void check_f64_casts(const char *label, const double *in, double *ref,
+                            int n) {
+  int64_t shape[1] = {n};
+  vncl_tensor *a = t_new(ctx, VNCL_F64, 1, shape);
+  t_write(ctx, a, in);
+  const vncl_dtype to[3] = {VNCL_F32, VNCL_F16, VNCL_BF16};
+  for (int k = 0; k < 3; k++) {
+    vncl_tensor *b = t_new(ctx, to[k], 1, shape);
+    t_poison(ctx, b);
+    T_OK(ctx, vncl_cast(ctx, a, b));
+    double *got = t_read(ctx, b);
+    for (int i = 0; i < n; i++) ref[i] = convert(to[k], in[i]);
+    char what[64];
+    snprintf(what, sizeof what, "%s -> %s", label, vncl_dtype_name(to[k]));
+    t_check(what, (size_t)n, got, ref, 0, 0);
+    free(got);
+    vncl_tensor_destroy(b);
+  }
+  vncl_tensor_destroy(a);
+}
+
 /* f64 with all 53 significand bits set to 16 bits: a conversion through
  * f32 would round twice. */
 static void test_cast_no_double_rounding(void **st) {
@@ -229,24 +253,7 @@ static void test_cast_no_double_rounding(void **st) {
       in[i] = 1 + (double)(k % 4096) * 0x1p-23 + 0x1p-24 + d * 0x1p-52;
     if (i % 2) in[i] = -in[i] * 4;
   }
-  int64_t shape[1] = {N};
-  vncl_tensor *a = t_new(ctx, VNCL_F64, 1, shape);
-  t_write(ctx, a, in);
-  const vncl_dtype to[3] = {VNCL_F32, VNCL_F16, VNCL_BF16};
-  for (int k = 0; k < 3; k++) {
-    vncl_tensor *b = t_new(ctx, to[k], 1, shape);
-    t_poison(ctx, b);
-    T_OK(ctx, vncl_cast(ctx, a, b));
-    double *got = t_read(ctx, b);
-    for (int i = 0; i < N; i++) ref[i] = convert(to[k], in[i]);
-    char what[64];
-    snprintf(what, sizeof what, "cast f64 near-ties -> %s",
-             vncl_dtype_name(to[k]));
-    t_check(what, N, got, ref, 0, 0);
-    free(got);
-    vncl_tensor_destroy(b);
-  }
-  vncl_tensor_destroy(a);
+  check_f64_casts("cast f64 near-ties", in, ref, N);
 }
 
 /* f64 to f32 / f16 / bf16 at the ends of the range, where the f32 step
@@ -272,24 +279,7 @@ static void test_cast_f64_range_ends(void **st) {
     }
     in[i] = i % 2 ? -x : x;
   }
-  int64_t shape[1] = {N};
-  vncl_tensor *a = t_new(ctx, VNCL_F64, 1, shape);
-  t_write(ctx, a, in);
-  const vncl_dtype to[3] = {VNCL_F32, VNCL_F16, VNCL_BF16};
-  for (int k = 0; k < 3; k++) {
-    vncl_tensor *b = t_new(ctx, to[k], 1, shape);
-    t_poison(ctx, b);
-    T_OK(ctx, vncl_cast(ctx, a, b));
-    double *got = t_read(ctx, b);
-    for (int i = 0; i < N; i++) ref[i] = convert(to[k], in[i]);
-    char what[64];
-    snprintf(what, sizeof what, "cast f64 range ends -> %s",
-             vncl_dtype_name(to[k]));
-    t_check(what, N, got, ref, 0, 0);
-    free(got);
-    vncl_tensor_destroy(b);
-  }
-  vncl_tensor_destroy(a);
+  check_f64_casts("cast f64 range ends", in, ref, N);
 }
 
 static void test_fill(void **st) {
