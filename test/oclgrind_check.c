@@ -389,42 +389,62 @@ static void test_gemm_direct(void **st) {
   gemm_all(false);
 }
 
-/* The same set with its switch points at 0 (the small-product ones too):
- * pack + the packed kernel for every shape. */
-static void test_gemm_packed(void **st) {
-  (void)st;
-  if (!strcmp(set_name, "ref")) skip();
-  vncl__gemm_params saved[2][VNCL__GEMM_SHAPES];
+/* The sets in force for every (accumulation, shape class), into saved. */
+typedef vncl__gemm_params gemm_sets[2][VNCL__GEMM_SHAPES];
+static void save_sets(gemm_sets saved) {
+  for (int acc = 0; acc < 2; acc++)
+    for (int sh = 0; sh < VNCL__GEMM_SHAPES; sh++)
+      vncl__gemm_params_get(ctx, (vncl__gemm_acc)acc, (vncl__gemm_shape)sh,
+                            &saved[acc][sh]);
+}
+
+/* Installs each of saved, changed by edit (NULL: as it is). */
+static void install_sets(gemm_sets saved, void (*edit)(vncl__gemm_params *)) {
   for (int acc = 0; acc < 2; acc++)
     for (int sh = 0; sh < VNCL__GEMM_SHAPES; sh++) {
-      vncl__gemm_params p;
-      vncl__gemm_params_get(ctx, (vncl__gemm_acc)acc, (vncl__gemm_shape)sh, &p);
-      saved[acc][sh] = p;
-      p.switch_mnk = p.switch_mnk_bt = 0;
-      p.small_mnk = p.small_batch_mnk = 0; /* no product to gemm_small */
+      vncl__gemm_params p = saved[acc][sh];
+      if (edit) edit(&p);
       T_OK(ctx, vncl__gemm_params_set(ctx, (vncl__gemm_acc)acc,
                                       (vncl__gemm_shape)sh, &p));
     }
+}
+
+/* Switch points at 0 (the small-product ones too): no product to
+ * gemm_direct or gemm_small. */
+static void all_packed(vncl__gemm_params *p) {
+  p->switch_mnk = p->switch_mnk_bt = 0;
+  p->small_mnk = p->small_batch_mnk = 0;
+}
+
+/* The same, with the CPU-shaped pack kernel (gemm_pack, one work-item per
+ * 16 depths of a panel). */
+static void all_packed_cpu_pack(vncl__gemm_params *p) {
+  all_packed(p);
+  p->pack_elem = 0;
+  p->pack_wg0 = p->pack_wg1 = 4;
+}
+
+/* gemm_small for every product (single and batched, B transposed too). */
+static void all_small(vncl__gemm_params *p) {
+  p->small_mnk = p->small_batch_mnk = 1e30;
+  p->switch_mnk_bt = 1e30;
+}
+
+/* The same set with its switch points at 0: pack + the packed kernel for
+ * every shape. */
+static void test_gemm_packed(void **st) {
+  (void)st;
+  if (!strcmp(set_name, "ref")) skip();
+  gemm_sets saved;
+  save_sets(saved);
+  install_sets(saved, all_packed);
   gemm_all(true);
   if (set_def && set_def->last) {
-    /* The CPU-shaped pack kernel (gemm_pack, one work-item per 16 depths of
-     * a panel) with the last-resort set's packed kernel. */
-    for (int acc = 0; acc < 2; acc++)
-      for (int sh = 0; sh < VNCL__GEMM_SHAPES; sh++) {
-        vncl__gemm_params p = saved[acc][sh];
-        p.switch_mnk = p.switch_mnk_bt = 0;
-        p.small_mnk = p.small_batch_mnk = 0;
-        p.pack_elem = 0;
-        p.pack_wg0 = p.pack_wg1 = 4;
-        T_OK(ctx, vncl__gemm_params_set(ctx, (vncl__gemm_acc)acc,
-                                        (vncl__gemm_shape)sh, &p));
-      }
+    /* with the last-resort set's packed kernel */
+    install_sets(saved, all_packed_cpu_pack);
     gemm_all(true);
   }
-  for (int acc = 0; acc < 2; acc++)
-    for (int sh = 0; sh < VNCL__GEMM_SHAPES; sh++)
-      T_OK(ctx, vncl__gemm_params_set(ctx, (vncl__gemm_acc)acc,
-                                      (vncl__gemm_shape)sh, &saved[acc][sh]));
+  install_sets(saved, NULL);
 }
 
 /* The same set with gemm_small taking every product (single and batched;
@@ -432,22 +452,11 @@ static void test_gemm_packed(void **st) {
 static void test_gemm_small(void **st) {
   (void)st;
   if (!strcmp(set_name, "ref")) skip();
-  vncl__gemm_params saved[2][VNCL__GEMM_SHAPES];
-  for (int acc = 0; acc < 2; acc++)
-    for (int sh = 0; sh < VNCL__GEMM_SHAPES; sh++) {
-      vncl__gemm_params p;
-      vncl__gemm_params_get(ctx, (vncl__gemm_acc)acc, (vncl__gemm_shape)sh, &p);
-      saved[acc][sh] = p;
-      p.small_mnk = p.small_batch_mnk = 1e30;
-      p.switch_mnk_bt = 1e30; /* single products with B transposed too */
-      T_OK(ctx, vncl__gemm_params_set(ctx, (vncl__gemm_acc)acc,
-                                      (vncl__gemm_shape)sh, &p));
-    }
+  gemm_sets saved;
+  save_sets(saved);
+  install_sets(saved, all_small);
   gemm_all(false);
-  for (int acc = 0; acc < 2; acc++)
-    for (int sh = 0; sh < VNCL__GEMM_SHAPES; sh++)
-      T_OK(ctx, vncl__gemm_params_set(ctx, (vncl__gemm_acc)acc,
-                                      (vncl__gemm_shape)sh, &saved[acc][sh]));
+  install_sets(saved, NULL);
 }
 
 /* Tensors: 16-bit inputs with C in f32 (the mixed case the raw API lacks). */
