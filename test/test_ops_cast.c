@@ -70,6 +70,22 @@ static double *cast_inputs(vncl_dtype t, size_t n, size_t *count) {
   return v;
 }
 
+/* in (n values of s) cast to d on the device, the output poisoned first,
+ * every element compared exactly with convert(). */
+static void check_cast(vncl_dtype s, vncl_dtype d, const double *in,
+                       size_t n, const char *what) {
+  int64_t shape[1] = {(int64_t)n};
+  vncl_tensor *a = t_new(ctx, s, 1, shape), *b = t_new(ctx, d, 1, shape);
+  t_write(ctx, a, in);
+  t_poison(ctx, b);
+  T_OK(ctx, vncl_cast(ctx, a, b));
+  double *got = t_read(ctx, b), *ref = malloc(n * sizeof *ref);
+  for (size_t i = 0; i < n; i++) ref[i] = convert(d, in[i]);
+  t_check(what, n, got, ref, 0, 0); /* exact */
+  free(got), free(ref);
+  vncl_tensor_destroy(a), vncl_tensor_destroy(b);
+}
+
 static void test_cast_pairs(void **st) {
   (void)st;
   for (int si = 0; si < 5; si++)
@@ -77,19 +93,11 @@ static void test_cast_pairs(void **st) {
       vncl_dtype s = all_types[si], d = all_types[di];
       size_t n;
       double *in = cast_inputs(s, 5000, &n);
-      int64_t shape[1] = {(int64_t)n};
-      vncl_tensor *a = t_new(ctx, s, 1, shape), *b = t_new(ctx, d, 1, shape);
-      t_write(ctx, a, in);
-      t_poison(ctx, b);
-      T_OK(ctx, vncl_cast(ctx, a, b));
-      double *got = t_read(ctx, b), *ref = malloc(n * sizeof *ref);
-      for (size_t i = 0; i < n; i++) ref[i] = convert(d, in[i]);
       char what[64];
       snprintf(what, sizeof what, "cast %s -> %s", vncl_dtype_name(s),
                vncl_dtype_name(d));
-      t_check(what, n, got, ref, 0, 0); /* exact */
-      free(in), free(got), free(ref);
-      vncl_tensor_destroy(a), vncl_tensor_destroy(b);
+      check_cast(s, d, in, n, what);
+      free(in);
     }
 }
 
@@ -193,46 +201,24 @@ static void test_cast_params(void **st) {
         vncl_dtype s = all_types[si], d = all_types[di];
         size_t have;
         double *in = cast_inputs(s, n, &have);
-        int64_t shape[1] = {(int64_t)n};
-        vncl_tensor *a = t_new(ctx, s, 1, shape), *b = t_new(ctx, d, 1, shape);
-        t_write(ctx, a, in);
-        t_poison(ctx, b);
-        T_OK(ctx, vncl_cast(ctx, a, b));
-        double *got = t_read(ctx, b), *ref = malloc(n * sizeof *ref);
-        for (size_t i = 0; i < n; i++) ref[i] = convert(d, in[i]);
         char what[96];
         snprintf(what, sizeof what, "cast %s -> %s, parameter set %zu",
                  vncl_dtype_name(s), vncl_dtype_name(d), k);
-        t_check(what, n, got, ref, 0, 0); /* exact */
-        free(in), free(got), free(ref);
-        vncl_tensor_destroy(a), vncl_tensor_destroy(b);
+        check_cast(s, d, in, n, what);
+        free(in);
       }
   }
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_CAST, NULL));
 }
 
-/* in (n values) cast from f64 to f32, f16 and bf16 on the device, each
- * output poisoned first and compared bit for bit with convert() (ref is
- * scratch of n values). */
-static void check_f64_casts(const char *label, const double *in, double *ref,
-                            int n) {
-  int64_t shape[1] = {n};
-  vncl_tensor *a = t_new(ctx, VNCL_F64, 1, shape);
-  t_write(ctx, a, in);
+/* in (n values) cast from f64 to f32, f16 and bf16, each exact. */
+static void check_f64_casts(const char *label, const double *in, size_t n) {
   const vncl_dtype to[3] = {VNCL_F32, VNCL_F16, VNCL_BF16};
   for (int k = 0; k < 3; k++) {
-    vncl_tensor *b = t_new(ctx, to[k], 1, shape);
-    t_poison(ctx, b);
-    T_OK(ctx, vncl_cast(ctx, a, b));
-    double *got = t_read(ctx, b);
-    for (int i = 0; i < n; i++) ref[i] = convert(to[k], in[i]);
     char what[64];
     snprintf(what, sizeof what, "%s -> %s", label, vncl_dtype_name(to[k]));
-    t_check(what, (size_t)n, got, ref, 0, 0);
-    free(got);
-    vncl_tensor_destroy(b);
+    check_cast(VNCL_F64, to[k], in, n, what);
   }
-  vncl_tensor_destroy(a);
 }
 
 /* f64 with all 53 significand bits set to 16 bits: a conversion through
@@ -240,7 +226,7 @@ static void check_f64_casts(const char *label, const double *in, double *ref,
 static void test_cast_no_double_rounding(void **st) {
   (void)st;
   enum { N = 20000 };
-  double in[N], ref[N];
+  double in[N];
   for (int i = 0; i < N; i++) {
     /* near-ties of bf16 (1 + k/2^7 + 1/2^8), f16 (1 + k/2^10 + 1/2^11)
      * and f32 (1 + k/2^23 + 1/2^24), +- a few f64 ulps */
@@ -253,7 +239,7 @@ static void test_cast_no_double_rounding(void **st) {
       in[i] = 1 + (double)(k % 4096) * 0x1p-23 + 0x1p-24 + d * 0x1p-52;
     if (i % 2) in[i] = -in[i] * 4;
   }
-  check_f64_casts("cast f64 near-ties", in, ref, N);
+  check_f64_casts("cast f64 near-ties", in, N);
 }
 
 /* f64 to f32 / f16 / bf16 at the ends of the range, where the f32 step
@@ -265,7 +251,7 @@ static void test_cast_no_double_rounding(void **st) {
 static void test_cast_f64_range_ends(void **st) {
   (void)st;
   enum { N = 9000 };
-  double in[N], ref[N];
+  double in[N];
   for (int i = 0; i < N; i++) {
     int k = i / 6, d = (i / 5) % 9 - 4;
     double x;
@@ -279,7 +265,7 @@ static void test_cast_f64_range_ends(void **st) {
     }
     in[i] = i % 2 ? -x : x;
   }
-  check_f64_casts("cast f64 range ends", in, ref, N);
+  check_f64_casts("cast f64 range ends", in, N);
 }
 
 static void test_fill(void **st) {
