@@ -265,6 +265,10 @@ check: deps all tests checksymbols checklayers checkldd
 	@# an AVX2 EPYC takes, whatever this host's memcpy does.
 	VNCL_HOST_COPY=bounce sh scripts/run-tests.sh $(B)/test-bounce \
 	  $(B)/test/test_transfer
+	@# Once more with tensors in ordinary buffers (where SVM would take
+	@# them): the rows and paths of devices without fine-grained SVM.
+	VNCL_TENSOR_MEMORY=buffer VNCL_HOST_COPY=bounce sh scripts/run-tests.sh \
+	  $(B)/test-buffer $(B)/test/test_transfer
 	sh scripts/check-example.sh $(B)
 	$(MAKE) check-fault
 

@@ -3,7 +3,9 @@
  *
  * Every kernel and transfer vncl enqueues on a context is timed from its
  * OpenCL profiling events and attributed to an operation ("gemm", "write",
- * "read", "fft", ...). The figures answer the question users ask first when
+ * "read", "fft", ...). A transfer that needs no command (a tensor in
+ * fine-grained SVM, copied by the host once the queue is idle) is timed on
+ * the host's clock and counted as one command of its operation. The figures answer the question users ask first when
  * a GPU is slow: is the device busy, or starved by transfers and the host?
  * Set VNCL_PROFILE=1 to have a summary table printed to stderr when each
  * context is destroyed (the only output the library makes unasked, and only

@@ -19,9 +19,13 @@
  *           blocking transfers as map, async ones direct (counted so in
  *           vncl_staging_stats); VNCL_STAGING_VIA=chunks keeps the chunks;
  *   map     the tensor's buffer is mapped and copied with memcpy (blocking
- *           transfers only; the fastest on devices that share host memory);
+ *           transfers only; the fastest on devices that share host memory).
+ *           Where such a device has fine-grained buffer SVM (OpenCL 2.0),
+ *           vncl's tensors live in SVM and stay mapped: the transfer waits
+ *           for the queue and copies, with no command of its own;
  *   pinned  the caller's pointer lies in memory from vncl_host_alloc: direct,
- *           with no staging copy, whatever the table says.
+ *           with no staging copy, whatever the table says (blocking, with a
+ *           tensor in SVM: the host copy).
  * The pool is created on first use; after warm-up no transfer allocates
  * pinned or device memory. When every chunk is busy a transfer waits up to
  * wait_ms for one, then goes direct (counted as a fallback): it never
@@ -36,6 +40,9 @@
  *   VNCL_STAGING_VIA    chunks | tensor | auto: what the staged path copies
  *                       through (auto: the table; tensor only on devices
  *                       that share host memory, chunks elsewhere)
+ *   VNCL_TENSOR_MEMORY  svm | buffer | auto: whether tensors live in
+ *                       fine-grained SVM (auto: where the device shares
+ *                       host memory and has it), read at context creation
  */
 #ifndef VNCL_TRANSFER_H
 #define VNCL_TRANSFER_H

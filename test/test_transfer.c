@@ -11,6 +11,7 @@
  * host copy that avoids slow memcpy alignments has no public entry, and the
  * bounce copy only runs on hosts whose memcpy is alignment-sensitive, so
  * it is called directly at every relative alignment class here. */
+#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -50,6 +51,8 @@ static void force_path(vncl_context *c, vncl_transfer_path p) {
 
 /* A tensor of exactly `bytes` (f32, or f16 for sizes that are only even:
  * there is no 1-byte dtype, so 2 bytes is the smallest non-empty tensor). */
+static bool svm_expected(vncl_context *c);
+
 static vncl_tensor *bytes_tensor(vncl_context *c, size_t bytes) {
   int64_t shape[1];
   vncl_tensor *t = NULL;
@@ -152,14 +155,18 @@ static void test_host_copy(void **st) {
   free(sraw);
   free(draw);
   /* The transfer table's row follows the host copy when it is forced
-   * (make check runs this suite again with VNCL_HOST_COPY=bounce). */
+   * (make check runs this suite again with VNCL_HOST_COPY=bounce, with and
+   * without tensors in SVM), except where tensors live in SVM: that row
+   * serves every host (its copies avoid the slow alignments). */
   const char *forced = getenv("VNCL_HOST_COPY");
   vncl_device_info di;
   T_OK(ctx, vncl_context_device_info(ctx, &di));
   if (forced && di.unified_memory) {
     vncl_transfer_config cfg;
     T_OK(ctx, vncl_transfer_config_get(ctx, &cfg));
-    if (!strcmp(forced, "bounce"))
+    if (svm_expected(ctx))
+      assert_string_equal(cfg.table, "unified-svm");
+    else if (!strcmp(forced, "bounce"))
       assert_string_equal(cfg.table, "unified-aligned-copy");
     else if (!strcmp(forced, "memcpy"))
       assert_string_equal(cfg.table, "unified");
@@ -405,6 +412,159 @@ static void test_staged_via_tensor(void **st) {
     vncl_context_destroy(c);
   }
   setenv("VNCL_STAGING_VIA", "chunks", 1);
+}
+
+/* ---- tensors in SVM ----------------------------------------------------- */
+
+/* OpenCL 2.0 names (the tests build against the 1.2 API). */
+#define T_DEVICE_SVM_CAPABILITIES 0x1053
+#define T_SVM_FINE_GRAIN_BUFFER (1 << 1)
+#define T_MEM_USES_SVM_POINTER 0x1109
+
+static int cl_major(const char *s) {
+  return strncmp(s, "OpenCL ", 7) ? 0 : atoi(s + 7);
+}
+
+/* What the device found says: tensors in fine-grained SVM exactly where
+ * the device shares host memory, reports OpenCL 2.0 with fine-grained
+ * buffers, and VNCL_TENSOR_MEMORY does not say "buffer". */
+static bool svm_expected(vncl_context *c) {
+  vncl_device_info di;
+  T_OK(c, vncl_context_device_info(c, &di));
+  const char *v = getenv("VNCL_TENSOR_MEMORY");
+  if (v && !strcmp(v, "buffer")) return false;
+  if (!di.unified_memory || cl_major(di.opencl_version) < 2 ||
+      cl_major(di.platform_version) < 2)
+    return false;
+  cl_bitfield caps = 0;
+  cl_device_id dev = NULL;
+  T_OK(c, vncl_context_cl(c, NULL, NULL, &dev));
+  if (clGetDeviceInfo(dev, T_DEVICE_SVM_CAPABILITIES,
+                      sizeof caps, &caps, NULL) != CL_SUCCESS)
+    return false;
+  return (caps & T_SVM_FINE_GRAIN_BUFFER) != 0;
+}
+
+static bool uses_svm(const vncl_tensor *t) {
+  cl_bool b = CL_FALSE;
+  if (clGetMemObjectInfo(vncl_tensor_cl_mem(t), T_MEM_USES_SVM_POINTER,
+                         sizeof b, &b, NULL) != CL_SUCCESS)
+    return false;
+  return b == CL_TRUE;
+}
+
+/* Where the device has it, every tensor lives in fine-grained SVM, the
+ * table's row is "unified-svm" and blocking transfers are host copies with
+ * no command (counted as mapped): odd sizes, every page offset class of a
+ * malloc'd buffer, guard bytes around the destination. A host write right
+ * after a queued GEMM that reads the tensor must wait for it, and a read
+ * must see what the kernels wrote: checked against a double reference.
+ * VNCL_TENSOR_MEMORY=buffer turns it off; elsewhere nothing changes. */
+static void test_svm_tensors(void **st) {
+  (void)st;
+  const char *was = getenv("VNCL_TENSOR_MEMORY");
+  char saved[16] = "";
+  if (was) snprintf(saved, sizeof saved, "%s", was);
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass) setenv("VNCL_TENSOR_MEMORY", "buffer", 1);
+    vncl_context *c = t_context("off");
+    assert_non_null(c);
+    bool want = svm_expected(c);
+    if (pass) assert_false(want);
+    vncl_transfer_config cfg;
+    T_OK(c, vncl_transfer_config_get(c, &cfg));
+    vncl_staging_stats s0, s1;
+    T_OK(c, vncl_staging_stats_get(c, &s0));
+    const size_t sizes[] = {2, 4098, MIB + 6, 5 * MIB + 2 * KIB + 2};
+    const size_t offs[] = {0, 16, 64, 2048, 4080, 4095};
+    size_t trips = 0;
+    for (size_t b = 0; b < sizeof sizes / sizeof *sizes; b++) {
+      vncl_tensor *t = bytes_tensor(c, sizes[b]);
+      assert_non_null(t);
+      assert_int_equal(uses_svm(t), want);
+      for (size_t o = 0; o < sizeof offs / sizeof *offs; o++) {
+        offset_trip(c, t, sizes[b], offs[o], false);
+        trips++;
+      }
+      vncl_tensor_destroy(t);
+    }
+    /* The caller's pinned memory, both ways (on SVM: a host copy). */
+    const size_t pb = MIB + 6;
+    unsigned char *p1 = NULL, *p2 = NULL;
+    T_OK(c, vncl_host_alloc(c, pb, (void **)&p1));
+    T_OK(c, vncl_host_alloc(c, pb, (void **)&p2));
+    fill_random(p1, pb);
+    memset(p2, 0xC5, pb);
+    vncl_tensor *tp = bytes_tensor(c, pb);
+    assert_non_null(tp);
+    T_OK(c, vncl_tensor_write(tp, p1, pb));
+    T_OK(c, vncl_tensor_read(tp, p2, pb));
+    assert_memory_equal(p1, p2, pb);
+    vncl_tensor_destroy(tp);
+    T_OK(c, vncl_host_free(c, p1));
+    T_OK(c, vncl_host_free(c, p2));
+    T_OK(c, vncl_staging_stats_get(c, &s1));
+    assert_int_equal(s1.pinned_transfers - s0.pinned_transfers, 2);
+    if (want) {
+      assert_string_equal(cfg.table, "unified-svm");
+      assert_true(cfg.write_small == VNCL_TRANSFER_MAP &&
+                  cfg.write_large == VNCL_TRANSFER_MAP &&
+                  cfg.read_small == VNCL_TRANSFER_MAP &&
+                  cfg.read_large == VNCL_TRANSFER_MAP);
+      assert_int_equal(s1.mapped_transfers - s0.mapped_transfers, 2 * trips);
+      assert_int_equal(s1.direct_transfers, s0.direct_transfers);
+    } else {
+      assert_true(strcmp(cfg.table, "unified-svm") != 0);
+    }
+
+    /* Ordering against kernels: C = A B queued, A overwritten at once. */
+    const size_t n = 160;
+    int64_t sh[2] = {(int64_t)n, (int64_t)n};
+    vncl_tensor *ta, *tb, *tc;
+    T_OK(c, vncl_tensor_create(c, VNCL_F32, 2, sh, &ta));
+    T_OK(c, vncl_tensor_create(c, VNCL_F32, 2, sh, &tb));
+    T_OK(c, vncl_tensor_create(c, VNCL_F32, 2, sh, &tc));
+    float *a = malloc(n * n * sizeof *a), *a2 = malloc(n * n * sizeof *a2);
+    float *bm = malloc(n * n * sizeof *bm), *out = malloc(n * n * sizeof *out);
+    double *da = malloc(n * n * sizeof *da), *db = malloc(n * n * sizeof *db);
+    double *ref = malloc(n * n * sizeof *ref), *mag = malloc(n * n * sizeof *mag);
+    assert_true(a && a2 && bm && out && da && db && ref && mag);
+    t_fill_random_f32(a, n * n);
+    t_fill_random_f32(a2, n * n);
+    t_fill_random_f32(bm, n * n);
+    for (size_t i = 0; i < n * n; i++) {
+      da[i] = a[i];
+      db[i] = bm[i];
+      out[i] = NAN;
+    }
+    T_OK(c, vncl_tensor_write(tc, out, n * n * sizeof *out)); /* poison */
+    T_OK(c, vncl_tensor_write(ta, a, n * n * sizeof *a));
+    T_OK(c, vncl_tensor_write(tb, bm, n * n * sizeof *bm));
+    T_OK(c, vncl_gemm(c, VNCL_NO_TRANS, VNCL_NO_TRANS, 1.0, ta, tb, 0.0, tc));
+    T_OK(c, vncl_tensor_write(ta, a2, n * n * sizeof *a2)); /* after the GEMM */
+    T_OK(c, vncl_tensor_read(tc, out, n * n * sizeof *out));
+    t_ref_gemm(false, false, n, n, n, 1, 1.0, da, n, db, n, 0.0, NULL, n, ref,
+               mag);
+    for (size_t i = 0; i < n * n; i++) {
+      double err = fabs((double)out[i] - ref[i]);
+      if (!(err <= 1e-5 * mag[i] + 1e-30))
+        fail_msg("C[%zu] = %.9g, reference %.9g (the GEMM saw the later "
+                 "write, or its result was not read)", i, (double)out[i],
+                 ref[i]);
+    }
+    T_OK(c, vncl_tensor_read(ta, out, n * n * sizeof *out));
+    assert_memory_equal(out, a2, n * n * sizeof *a2);
+    free(a), free(a2), free(bm), free(out), free(da), free(db), free(ref);
+    free(mag);
+    vncl_tensor_destroy(ta);
+    vncl_tensor_destroy(tb);
+    vncl_tensor_destroy(tc);
+    vncl_context_destroy(c);
+  }
+  if (was)
+    setenv("VNCL_TENSOR_MEMORY", saved, 1);
+  else
+    unsetenv("VNCL_TENSOR_MEMORY");
 }
 
 /* ---- threads ------------------------------------------------------------ */
@@ -1060,6 +1220,7 @@ int main(void) {
       cmocka_unit_test(test_host_copy),
       cmocka_unit_test(test_auto_and_env),
       cmocka_unit_test(test_staged_via_tensor),
+      cmocka_unit_test(test_svm_tensors),
       cmocka_unit_test(test_threads_distinct),
       cmocka_unit_test(test_threads_same_tensor),
       cmocka_unit_test(test_pool_exhaustion),

@@ -258,7 +258,9 @@ static vncl_status buffer_alloc(vncl_context *ctx, size_t bytes, bool zero,
     pthread_mutex_unlock(&ctx->lock);
 
     size_t make = real ? real : 1;
-    m = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, make, NULL, &err);
+    m = ctx->svm ? vncl__svm_buffer_create(ctx, make, &err) : NULL;
+    if (!m) /* no SVM tensors here, or the SVM allocation failed */
+      m = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, make, NULL, &err);
     if (m) {
       /* Drivers allocate lazily; filling the buffer makes the device commit
        * it now, so an out-of-memory is reported here, by this call. */

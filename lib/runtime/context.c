@@ -127,6 +127,7 @@ static vncl_status context_init(vncl_context **out, cl_platform_id plat,
     for (int i = 0; i < n; i++)
       if (l[i].device == dev) ctx->info = l[i].info;
   vncl__clear_error(NULL);
+  ctx->svm = vncl__svm_choose(ctx);
   vncl__strlcpy(ctx->kernel_dir, st->kernel_dir, sizeof ctx->kernel_dir);
   vncl__strlcpy(ctx->tuning_db, st->tuning_db, sizeof ctx->tuning_db);
   vncl__bincache_init(&ctx->bincache, st->cache_dir);

@@ -132,6 +132,23 @@ void vncl__profile_event(vncl_context *ctx, const char *op, cl_event ev,
   pthread_mutex_unlock(&p->lock);
 }
 
+void vncl__profile_host(vncl_context *ctx, const char *op, double seconds,
+                        double bytes) {
+  vncl__profiler *p = ctx->profiler;
+  if (!p) return;
+  if (label) op = label;
+  pthread_mutex_lock(&p->lock);
+  op_stat *o = &p->ops[op_index(p, op, true)];
+  o->count++;
+  o->bytes += bytes;
+  o->device_s += seconds;
+  p->transfer_s += seconds;
+  /* The queue was idle (the copy waits for it), so nothing overlaps. */
+  p->busy_s += seconds;
+  p->commands++;
+  pthread_mutex_unlock(&p->lock);
+}
+
 static int cmp_op(const void *a, const void *b) {
   const vncl_profile_op *x = a, *y = b;
   return (x->device_seconds < y->device_seconds) -

@@ -353,6 +353,9 @@ struct vncl_context {
   cl_context cl_ctx;
   cl_command_queue queue;
   bool profiling; /* queue has CL_QUEUE_PROFILING_ENABLE */
+  /* Buffers live in fine-grained SVM the host reads and writes in place
+   * (svm.c); chosen at creation, fixed for the context's life. */
+  bool svm;
   vncl_device_info info;
   char kernel_dir[1024]; /* "" : embedded sources */
   char tuning_db[1024];
@@ -467,6 +470,20 @@ vncl_status vncl__buffer_alloc_scratch(vncl_context *ctx, size_t bytes,
 /* Releases a buffer from vncl__buffer_alloc (bytes as requested): it goes
  * to the context's cache for reuse (see docs/transfers.md). */
 void vncl__buffer_free(vncl_context *ctx, cl_mem m, size_t bytes);
+
+/* ---- tensors in shared virtual memory (svm.c) --------------------------
+ * Whether the context's buffers go to fine-grained SVM: the device shares
+ * host memory, reports OpenCL 2.0 or later with
+ * CL_DEVICE_SVM_FINE_GRAIN_BUFFER, and VNCL_TENSOR_MEMORY is not "buffer".
+ * Reads the device only. */
+bool vncl__svm_choose(vncl_context *ctx);
+/* A read-write buffer of `bytes` over a new fine-grained SVM allocation,
+ * freed when OpenCL destroys the buffer; NULL with *err set on failure
+ * (the caller may fall back to an ordinary buffer). */
+cl_mem vncl__svm_buffer_create(vncl_context *ctx, size_t bytes, cl_int *err);
+/* The host address of a buffer from vncl__svm_buffer_create, valid while
+ * the buffer lives; NULL for any other buffer. Enqueues nothing. */
+void *vncl__svm_host_ptr(cl_mem m);
 /* Releases every cached buffer; the last context reference calls it. */
 void vncl__buffer_cache_free(vncl_context *ctx);
 
@@ -498,6 +515,11 @@ void vncl__profile_event(vncl_context *ctx, const char *op, cl_event ev,
  * profiler is counted under `op` (static) instead of its own name: the
  * GEMM probe's runs show as "gemm probe", not as the caller's GEMMs. */
 void vncl__profile_label(const char *op);
+/* A transfer vncl made on the host with no command (a host copy into or out
+ * of a tensor in SVM, after the queue finished): counted under `op`
+ * (static) as a transfer of `seconds`, timed on the host's clock. */
+void vncl__profile_host(vncl_context *ctx, const char *op, double seconds,
+                        double bytes);
 
 /* ---- launching (launch.c) ----------------------------------------------------
  * Every command vncl enqueues, on any of its queues (the context's, the

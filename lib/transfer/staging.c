@@ -27,6 +27,9 @@ static const struct policy {
    * (vncl__host_copy_uniform), 0: it slows down for some, -1: either. A
    * host trait, not a device's: checked after the rule, on the ranking. */
   int uniform_copy;
+  /* 1: for contexts whose tensors live in fine-grained SVM (ctx->svm, see
+   * svm.c), 0: for the others, -1: either. Checked with the host copy. */
+  int svm;
   vncl_transfer_path write_small, write_large;
   uint64_t write_threshold;
   vncl_transfer_path read_small, read_large;
@@ -35,6 +38,17 @@ static const struct policy {
    * device shares host memory, the buffer's own mapping (one copy). */
   vncl__stage_via staged_via;
 } policies[] = {
+    /* Tensors in fine-grained SVM (PoCL 3.1's CPU device has it): the map
+     * path is then a host copy straight into the tensor with no command
+     * (the blocking transfer only waits for the queue), so it wins at every
+     * size and on any host: vncl__host_copy keeps clear of the slow
+     * alignments. Quiet Xeon, 1 MiB: direct 0.18-0.40x memcpy, each PoCL
+     * command a round trip of 25-75 us; the host copy 0.91-0.95x in plain C
+     * (docs/transfers.md, "Tensors in SVM"). Async transfers go direct (a
+     * host copy would have to wait for the queue). */
+    {{NULL, 0, VNCL__RULE_UNIFIED, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
+     "unified-svm", -1, 1, VNCL_TRANSFER_MAP, VNCL_TRANSFER_MAP, 0,
+     VNCL_TRANSFER_MAP, VNCL_TRANSFER_MAP, 0, VNCL__STAGE_TENSOR},
     /* Measured on PoCL 3.1 (pthread CPU device) on an Intel Xeon whose
      * memcpy is uniform: direct copies are already at memcpy speed both
      * ways from pageable memory, and mapping the tensor costs an extra round
@@ -44,7 +58,7 @@ static const struct policy {
      * reach 0.9x memcpy (docs/transfers.md, "Staging on unified memory"),
      * so path=staged copies once, through the tensor's own mapping. */
     {{NULL, 0, VNCL__RULE_UNIFIED, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
-     "unified", 1, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_DIRECT, 0,
+     "unified", 1, 0, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_DIRECT, 0,
      VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_DIRECT, 0, VNCL__STAGE_TENSOR},
     /* The same device on a host whose memcpy slows down 3-4x for some
      * relative alignments (an AMD EPYC, issue 14: direct 0.24-0.30x memcpy
@@ -53,7 +67,7 @@ static const struct policy {
      * vncl__host_copy, which avoids the slow alignments; small ones stay
      * direct (the map's round trip dominates below 1 MiB). */
     {{NULL, 0, VNCL__RULE_UNIFIED, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
-     "unified-aligned-copy", 0, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_MAP,
+     "unified-aligned-copy", 0, 0, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_MAP,
      1 * MIB, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_MAP, 1 * MIB,
      VNCL__STAGE_TENSOR},
     /* Discrete GPUs: pageable copies go through the driver's own bounce
@@ -63,7 +77,7 @@ static const struct policy {
      * Small copies are latency-bound and go direct. Not measured here (no
      * GPU on the build machine): estimates to confirm with the bench. */
     {{NULL, 0, VNCL__RULE_DISCRETE, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
-     "discrete", -1, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_STAGED, 256 * KIB,
+     "discrete", -1, -1, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_STAGED, 256 * KIB,
      VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_STAGED, 1 * MIB, VNCL__STAGE_CHUNKS},
 };
 
@@ -82,12 +96,19 @@ static bool parse_path(const char *s, vncl_transfer_path *out) {
   return false;
 }
 
-/* A row fits when its host-copy column does (uniform: -1 until measured). */
-static bool copy_fits(int i, void *arg) {
-  int *uniform = arg;
+/* A row fits when its SVM and host-copy columns do (the host copy is
+ * measured only when a row asks: uniform -1 until then). */
+struct fit_arg {
+  bool svm;
+  int uniform;
+};
+static bool row_fits(int i, void *arg) {
+  struct fit_arg *a = arg;
+  if (policies[i].svm >= 0 && policies[i].svm != (a->svm ? 1 : 0))
+    return false;
   if (policies[i].uniform_copy < 0) return true;
-  if (*uniform < 0) *uniform = vncl__host_copy_uniform() ? 1 : 0;
-  return policies[i].uniform_copy == *uniform;
+  if (a->uniform < 0) a->uniform = vncl__host_copy_uniform() ? 1 : 0;
+  return policies[i].uniform_copy == a->uniform;
 }
 
 void vncl__transfer_defaults(vncl_context *ctx, vncl_transfer_config *out,
@@ -95,9 +116,9 @@ void vncl__transfer_defaults(vncl_context *ctx, vncl_transfer_config *out,
   memset(out, 0, sizeof *out);
   vncl__device_key k;
   vncl__device_key_of(&ctx->info, 0, VNCL__RULE_ANY, VNCL__RULE_ANY, &k);
-  int uniform = -1; /* measured only when a row asks */
+  struct fit_arg fa = {ctx->svm, -1};
   int i = vncl__rule_pick_fit(policies, sizeof policies / sizeof *policies,
-                              sizeof *policies, &k, copy_fits, &uniform);
+                              sizeof *policies, &k, row_fits, &fa);
   const struct policy *p = &policies[i >= 0 ? i : 0];
   vncl__strlcpy(out->table, p->name, sizeof out->table);
   out->write_small = p->write_small;

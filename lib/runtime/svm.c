@@ -1,0 +1,112 @@
+/* Tensors the host can reach without a command: on a device that shares
+ * host memory and has fine-grained buffer SVM (OpenCL 2.0), vncl allocates
+ * its buffers with clSVMAlloc and wraps each in a cl_mem
+ * (CL_MEM_USE_HOST_PTR on the SVM pointer: the buffer then uses the SVM
+ * allocation as its storage, OpenCL 2.0 section 5.2.1). Kernels, CLBlast
+ * and clFFT see an ordinary cl_mem. The host reads and writes the bytes in
+ * place once the queue has finished the commands before it (fine-grained
+ * buffers are coherent at those points, OpenCL 2.0 section 3.3.6), so a
+ * blocking transfer costs one host copy and no driver command. On PoCL each
+ * command costs a round trip of 25-75 us to its worker threads, which held
+ * 1 MiB transfers under 0.4x memcpy (docs/transfers.md, "Tensors in SVM").
+ *
+ * This file alone is built against the OpenCL 2.0 API (the rest of vncl
+ * stays on 1.2 so that it runs on 1.2 platforms); nothing here is called
+ * unless the device reports version 2.0 or later and the capability. */
+#undef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 200
+#include <CL/cl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "runtime/runtime.h"
+
+/* "OpenCL 2.1 ..." -> 2; 0 when the string is not of that form. */
+static int major_version(const char *s) {
+  if (strncmp(s, "OpenCL ", 7)) return 0;
+  return atoi(s + 7);
+}
+
+bool vncl__svm_choose(vncl_context *ctx) {
+  const char *v = vncl__getenv("VNCL_TENSOR_MEMORY");
+  if (v && !strcasecmp(v, "buffer")) return false;
+  if (v && strcasecmp(v, "svm") && strcasecmp(v, "auto"))
+    vncl__log(VNCL_LOG_WARN, "VNCL_TENSOR_MEMORY='%s' ignored: use svm, "
+              "buffer or auto", v);
+  /* On a discrete device fine-grained SVM lives across the bus: every
+   * kernel access would cross it. Only memory the device shares. */
+  if (!ctx->info.unified_memory) return false;
+  if (major_version(ctx->info.opencl_version) < 2 ||
+      major_version(ctx->info.platform_version) < 2)
+    return false;
+  cl_device_svm_capabilities caps = 0;
+  if (clGetDeviceInfo(ctx->device, CL_DEVICE_SVM_CAPABILITIES, sizeof caps,
+                      &caps, NULL) != CL_SUCCESS)
+    return false;
+  return (caps & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0;
+}
+
+/* Frees the SVM allocation once OpenCL destroys the buffer over it, which
+ * it does only after the last command using the buffer has finished. */
+typedef struct svm_block {
+  cl_context ctx;
+  void *ptr;
+} svm_block;
+
+static void CL_CALLBACK svm_release(cl_mem m, void *arg) {
+  (void)m;
+  svm_block *b = arg;
+  clSVMFree(b->ctx, b->ptr);
+  free(b);
+}
+
+cl_mem vncl__svm_buffer_create(vncl_context *ctx, size_t bytes, cl_int *err) {
+  svm_block *b = malloc(sizeof *b);
+  if (!b) {
+    *err = CL_OUT_OF_HOST_MEMORY;
+    return NULL;
+  }
+  void *p = vncl__fault_point(VNCL_FAULT_BUFFER)
+                ? NULL
+                : clSVMAlloc(ctx->cl_ctx,
+                             CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER,
+                             bytes, 0);
+  if (!p) {
+    free(b);
+    *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    return NULL;
+  }
+  cl_mem m = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                            bytes, p, err);
+  if (!m) {
+    clSVMFree(ctx->cl_ctx, p);
+    free(b);
+    return NULL;
+  }
+  b->ctx = ctx->cl_ctx;
+  b->ptr = p;
+  cl_int e = clSetMemObjectDestructorCallback(m, svm_release, b);
+  if (e != CL_SUCCESS) {
+    /* Without the callback the allocation could not be freed safely. */
+    clReleaseMemObject(m);
+    clFinish(ctx->queue);
+    clSVMFree(ctx->cl_ctx, p);
+    free(b);
+    *err = e;
+    return NULL;
+  }
+  return m;
+}
+
+void *vncl__svm_host_ptr(cl_mem m) {
+  cl_bool svm = CL_FALSE;
+  if (clGetMemObjectInfo(m, CL_MEM_USES_SVM_POINTER, sizeof svm, &svm,
+                         NULL) != CL_SUCCESS ||
+      svm != CL_TRUE)
+    return NULL;
+  void *p = NULL;
+  if (clGetMemObjectInfo(m, CL_MEM_HOST_PTR, sizeof p, &p, NULL) != CL_SUCCESS)
+    return NULL;
+  return p;
+}
