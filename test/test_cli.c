@@ -700,11 +700,30 @@ static void test_doctor(void **st) {
   t_tmpdir(dir, sizeof dir);
   setenv("VNCL_CACHE_DIR", dir, 1);
   assert_int_equal(run("doctor", false, &out), 0);
-  unsetenv("VNCL_CACHE_DIR");
-  t_rmtree(dir);
   assert_non_null(strstr(out, "[ ok ] ICD loader"));
   assert_non_null(strstr(out, "test kernel runs and verifies"));
   assert_non_null(strstr(out, "healthy: 0 required"));
+  /* The transfer row the library picks for the same device, in and out
+   * of SVM. */
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass) {
+      free(out);
+      setenv("VNCL_TENSOR_MEMORY", "buffer", 1);
+      assert_int_equal(run("doctor", false, &out), 0);
+    }
+    vncl_context *c = t_context("off");
+    assert_non_null(c);
+    vncl_transfer_config tc;
+    T_OK(c, vncl_transfer_config_get(c, &tc));
+    vncl_context_destroy(c);
+    char want[96];
+    snprintf(want, sizeof want, "[ ok ] transfers: table row '%s'", tc.table);
+    if (!strstr(out, want)) fail_msg("doctor: no line '%s' in\n%s", want, out);
+    if (pass) assert_true(strcmp(tc.table, "unified-svm") != 0);
+  }
+  unsetenv("VNCL_TENSOR_MEMORY");
+  unsetenv("VNCL_CACHE_DIR");
+  t_rmtree(dir);
   free(out);
   /* A broken ICD setup: the doctor fails with a fix, exit 1. */
   setenv("OCL_ICD_VENDORS", "/nonexistent-vendors-dir", 1);

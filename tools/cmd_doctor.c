@@ -23,6 +23,41 @@ static void check(bool ok, bool required, const char *what, const char *fix) {
   }
 }
 
+/* The transfer table's row for this device (docs/transfers.md): which path
+ * host transfers take, and whether tensors live in fine-grained SVM (row
+ * "unified-svm": blocking transfers are host copies with no command). */
+static void transfer_line(vncl_context *ctx) {
+  static const char *names[] = {"auto", "direct", "staged", "map"};
+  vncl_transfer_config tc;
+  char line[320];
+  if (vncl_transfer_config_get(ctx, &tc) != VNCL_OK) {
+    snprintf(line, sizeof line, "transfers: %s", vncl_errmsg(ctx));
+    check(false, false, line, "see docs/transfers.md");
+    return;
+  }
+  char w[64], r[64];
+  if (tc.write_threshold && tc.write_small != tc.write_large)
+    snprintf(w, sizeof w, "%s below %llu bytes, else %s",
+             names[tc.write_small & 3],
+             (unsigned long long)tc.write_threshold, names[tc.write_large & 3]);
+  else
+    snprintf(w, sizeof w, "%s", names[tc.write_large & 3]);
+  if (tc.read_threshold && tc.read_small != tc.read_large)
+    snprintf(r, sizeof r, "%s below %llu bytes, else %s",
+             names[tc.read_small & 3], (unsigned long long)tc.read_threshold,
+             names[tc.read_large & 3]);
+  else
+    snprintf(r, sizeof r, "%s", names[tc.read_large & 3]);
+  snprintf(line, sizeof line, "transfers: table row '%s'%s; writes %s, reads %s",
+           tc.table,
+           strcmp(tc.table, "unified-svm") ? ""
+                                           : " (tensors in fine-grained SVM: "
+                                             "blocking transfers are host "
+                                             "copies)",
+           w, r);
+  check(true, false, line, "");
+}
+
 static int count_icds(const char *dir, char *names, size_t cap) {
   DIR *d = opendir(dir);
   if (!d) return 0;
@@ -192,6 +227,7 @@ static void doctor_device(vncl_context *ctx) {
           "run `vncl autotune` to write a new one (the built-in defaults are "
           "used meanwhile)");
   }
+  transfer_line(ctx);
   telemetry_line(ctx, &d);
 }
 
