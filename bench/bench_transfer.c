@@ -601,6 +601,12 @@ int bench_suite_transfer(bench_ctx *b) {
   bw_case(&x, name, OP_CL_READ, false, big);
 
   user_buffers(&x, big);
+  /* The issue's range starts at 1 MiB: there each driver command's own
+   * cost shows (docs/transfers.md, "Tensors in SVM"). Full runs only. */
+  if (!b->quick) {
+    user_buffers(&x, 1 << 20);
+    user_buffers(&x, 16 << 20);
+  }
 
   static const size_t full[] = {4 << 10, 64 << 10, 1 << 20, 16 << 20,
                                 256 << 20};
