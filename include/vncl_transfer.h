@@ -20,9 +20,10 @@
  *           vncl_staging_stats); VNCL_STAGING_VIA=chunks keeps the chunks;
  *   map     the tensor's buffer is mapped and copied with memcpy (blocking
  *           transfers only; the fastest on devices that share host memory).
- *           Where such a device has fine-grained buffer SVM (OpenCL 2.0),
- *           vncl's tensors live in SVM and stay mapped: the transfer waits
- *           for the queue and copies, with no command of its own;
+ *           Where such a device is a CPU with fine-grained buffer SVM
+ *           (OpenCL 2.0), vncl's tensors live in SVM and stay mapped: the
+ *           transfer waits for the queue and copies, with no command of
+ *           its own;
  *   pinned  the caller's pointer lies in memory from vncl_host_alloc: direct,
  *           with no staging copy, whatever the table says (blocking, with a
  *           tensor in SVM: the host copy).
@@ -41,8 +42,9 @@
  *                       through (auto: the table; tensor only on devices
  *                       that share host memory, chunks elsewhere)
  *   VNCL_TENSOR_MEMORY  svm | buffer | auto: whether tensors live in
- *                       fine-grained SVM (auto: where the device shares
- *                       host memory and has it), read at context creation
+ *                       fine-grained SVM (auto: CPU devices that have it;
+ *                       svm: any device sharing host memory that has it),
+ *                       read at context creation
  */
 #ifndef VNCL_TRANSFER_H
 #define VNCL_TRANSFER_H

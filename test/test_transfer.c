@@ -426,13 +426,16 @@ static int cl_major(const char *s) {
 }
 
 /* What the device found says: tensors in fine-grained SVM exactly where
- * the device shares host memory, reports OpenCL 2.0 with fine-grained
- * buffers, and VNCL_TENSOR_MEMORY does not say "buffer". */
+ * the device is a CPU (any unified device with VNCL_TENSOR_MEMORY=svm),
+ * reports OpenCL 2.0 with fine-grained buffers, and VNCL_TENSOR_MEMORY
+ * does not say "buffer". */
 static bool svm_expected(vncl_context *c) {
   vncl_device_info di;
   T_OK(c, vncl_context_device_info(c, &di));
   const char *v = getenv("VNCL_TENSOR_MEMORY");
   if (v && !strcmp(v, "buffer")) return false;
+  bool forced = v && !strcmp(v, "svm");
+  if (!forced && di.type != VNCL_DEVICE_CPU) return false;
   if (!di.unified_memory || cl_major(di.opencl_version) < 2 ||
       cl_major(di.platform_version) < 2)
     return false;

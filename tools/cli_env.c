@@ -29,8 +29,7 @@ const cli_env_var cli_env[] = {
     {"VNCL_STAGING_VIA", "chunks, tensor or auto: what path=staged copies "
                          "through (default auto: the table)"},
     {"VNCL_TENSOR_MEMORY", "svm, buffer or auto: tensors in fine-grained SVM "
-                           "where the device shares host memory (default "
-                           "auto)"},
+                           "(default auto: on CPU devices that have it)"},
     {"VNCL_HOST_COPY", "memcpy, bounce or auto: how host copies are made "
                        "(default auto: measured)"},
     {"VNCL_FFT_BACKEND", "vncl, clfft or auto (default auto)"},

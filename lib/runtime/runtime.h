@@ -473,8 +473,9 @@ void vncl__buffer_free(vncl_context *ctx, cl_mem m, size_t bytes);
 
 /* ---- tensors in shared virtual memory (svm.c) --------------------------
  * Whether the context's buffers go to fine-grained SVM: the device shares
- * host memory, reports OpenCL 2.0 or later with
- * CL_DEVICE_SVM_FINE_GRAIN_BUFFER, and VNCL_TENSOR_MEMORY is not "buffer".
+ * host memory, its row of svm.c's table says so (CPU devices) or
+ * VNCL_TENSOR_MEMORY=svm, and it reports OpenCL 2.0 or later with
+ * CL_DEVICE_SVM_FINE_GRAIN_BUFFER; VNCL_TENSOR_MEMORY=buffer says no.
  * Reads the device only. */
 bool vncl__svm_choose(vncl_context *ctx);
 /* A read-write buffer of `bytes` over a new fine-grained SVM allocation,

@@ -28,15 +28,42 @@ static int major_version(const char *s) {
   return atoi(s + 7);
 }
 
+/* Which devices keep tensors in fine-grained SVM (where they have it): the
+ * device-rule matcher picks the row. */
+static const struct svm_policy {
+  vncl__device_rule rule;
+  bool use;
+} svm_rows[] = {
+    /* CPU devices: the host's own memory. Measured on PoCL 3.1 (pthread
+     * device, 2-core Xeon): kernels over an SVM buffer run as over an
+     * ordinary one, and a 1 MiB blocking transfer takes 0.84-0.95x memcpy
+     * instead of 0.18-0.40x (docs/transfers.md, "Tensors in SVM"). */
+    {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_UNIFIED, 0, VNCL__RULE_ANY,
+      VNCL__RULE_ANY},
+     true},
+    /* Everything else, integrated GPUs included: on some (AMD APUs)
+     * fine-grained memory is coherent by bypassing the GPU's caches, so
+     * kernels could slow down; unmeasured here (no GPU), so off. A
+     * discrete device would reach such memory across the bus. */
+    {{NULL, 0, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY}, false},
+};
+
 bool vncl__svm_choose(vncl_context *ctx) {
   const char *v = vncl__getenv("VNCL_TENSOR_MEMORY");
   if (v && !strcasecmp(v, "buffer")) return false;
-  if (v && strcasecmp(v, "svm") && strcasecmp(v, "auto"))
+  bool forced = v && !strcasecmp(v, "svm");
+  if (v && !forced && strcasecmp(v, "auto"))
     vncl__log(VNCL_LOG_WARN, "VNCL_TENSOR_MEMORY='%s' ignored: use svm, "
               "buffer or auto", v);
-  /* On a discrete device fine-grained SVM lives across the bus: every
-   * kernel access would cross it. Only memory the device shares. */
+  /* Never across a bus, even when forced. */
   if (!ctx->info.unified_memory) return false;
+  if (!forced) {
+    vncl__device_key k;
+    vncl__device_key_of(&ctx->info, 0, VNCL__RULE_ANY, VNCL__RULE_ANY, &k);
+    int i = vncl__rule_pick(svm_rows, sizeof svm_rows / sizeof *svm_rows,
+                            sizeof *svm_rows, &k, -1);
+    if (i < 0 || !svm_rows[i].use) return false;
+  }
   if (major_version(ctx->info.opencl_version) < 2 ||
       major_version(ctx->info.platform_version) < 2)
     return false;
