@@ -34,6 +34,19 @@
  * D and N may be macros (DTYPE, VW): they are expanded before pasting.
  */
 
+/* ---- vectors wider than the target's registers ---------------------------
+ * On a CPU without AVX-512 (an AVX2 Xeon or EPYC: PoCL compiles for haswell
+ * or znver), clang warns (-Wpsabi) that a function taking or returning a
+ * 512-bit vector (float16, uint16, double8 ...) has another calling
+ * convention there. The kernels and these helpers are one program, all
+ * inline, so no call crosses that boundary; the warning would only fail the
+ * clean-build check on every such host (found with POCL_KERNELLIB_NAME=avx2
+ * on the Xeon, and under valgrind, whose CPU has no AVX-512). Any clang
+ * front end knows the pragma; others never see it. */
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Wpsabi"
+#endif
+
 /* ---- token pasting (macro arguments expanded first) -------------------- */
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
