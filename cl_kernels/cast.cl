@@ -143,19 +143,23 @@ inline V(float) f64_to_f32_odd_v(V(double) x) {
    * where PoCL's convert_floatN_rtz of doubles ran at 0.65-0.75x of the
    * whole cast: when that went away from zero (|f| > |x|, also an
    * overflow to inf), the bits minus one are the value toward zero
-   * (FLT_MAX from inf). f was exact only when it equals x; NaN is never
-   * away and stays NaN with the last bit set. */
+   * (FLT_MAX from inf). f was exact only when it equals x. f keeps the
+   * sign of x (zeros and infinities included), so |f| > |x| is an
+   * unsigned compare of the raw bits, and f == x one of equal bits: two
+   * integer compares in place of fabs and two floating compares (the
+   * seventh pass, docs/ops.md). A quiet NaN stays NaN (its bits come
+   * back equal or smaller); a signalling one is quieted and may come out
+   * with another payload, NaN all the same. */
   V(float) f = CV(convert_float)(x);
-  V(double) fd = CV(convert_double)(f);
-  V(uint) away = CV(as_uint)(CV(convert_int)(fabs(fd) > fabs(x)));
-  V(uint) inexact = CV(as_uint)(CV(convert_int)(fd != x)) & 1u;
+  V(ulong) fb = CV(as_ulong)(CV(convert_double)(f)), xb = CV(as_ulong)(x);
+  V(uint) away = CV(as_uint)(CV(convert_int)(fb > xb));
+  V(uint) inexact = CV(as_uint)(CV(convert_int)(fb != xb)) & 1u;
   return CV(as_float)((CV(as_uint)(f) + away) | inexact);
 }
-/* f64 to bf16 on CVW lanes: as f64_to_bf16, lane by lane. */
+/* f64 to bf16 on CVW lanes: as f64_to_bf16, lane by lane (a NaN rounded
+ * to odd is a NaN, which f32_to_bf16_v keeps quiet). */
 inline V(ushort) f64_to_bf16_v(V(double) x) {
-  V(ushort) r = f32_to_bf16_v(f64_to_f32_odd_v(x));
-  V(ushort) q = f32_to_bf16_v(CV(convert_float)(x));
-  return select(r, q, CV(convert_ushort)(IS_NAN(x)));
+  return f32_to_bf16_v(f64_to_f32_odd_v(x));
 }
 #endif
 #else
