@@ -253,6 +253,23 @@ inline V(ushort) f64_to_bf16_v(V(double) x) {
 #else
 #define STU(x, p) STT(ushort, x)
 #endif
+/* f16 results written whole and non-temporal when the destination is
+ * vector-aligned: vstore_halfN_rte into a private vector (PoCL compiles
+ * the copy away), whose bits go out as STU stores them. Plain STH
+ * is vcvtps2ph to memory, which has no non-temporal form, so each output
+ * line is first read for ownership. (A first form that chose between
+ * STH and a non-temporal store of the same address let PoCL's compiler
+ * merge the two and store with an aligned vmovdqa at 2-byte offsets.) */
+#if CAST_NT && CVW == 16
+#define STH_NT(x, p)                                               \
+  do {                                                             \
+    ushort hb[16];                                                 \
+    vstore_half16_rte(x, 0, (__private half *)hb);                 \
+    STU(vload16(0, hb), (__global ushort *)(p));                   \
+  } while (0)
+#else
+#define STH_NT(x, p) STH(x, p)
+#endif
 #define FROMBF(x) CV(vncl_bf16_to_float)(x)
 #define TOI(x) CAT3(convert_int, CVW, _sat_rtz)(x)
 #define TOF(x) CAT3(convert_float, CVW, _rte)(x)
@@ -355,7 +372,7 @@ cast_contig(const IDX n, const int stype, __global const uchar *src,
          STT(double, LD(SRC(double))),
          DST(double)[i] = SRC(double)[i])
     PAIR(T_F64 * 8 + T_F16,
-         STH(f64_to_f32_odd_v(LD(SRC(double))), DST(half)),
+         STH_NT(f64_to_f32_odd_v(LD(SRC(double))), DST(half)),
          vstore_half_rte(SRC(double)[i], i, DST(half)))
     PAIR(T_F64 * 8 + T_BF16,
          STU(f64_to_bf16_v(LD(SRC(double))), DST(ushort)),
