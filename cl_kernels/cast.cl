@@ -305,7 +305,7 @@ cast_contig(const IDX n, const int stype, __global const uchar *src,
          STT(float, LD(SRC(float))),
          DST(float)[i] = SRC(float)[i])
     PAIR(T_F32 * 8 + T_F16,
-         STH(LD(SRC(float)), DST(half)),
+         STH_NT(LD(SRC(float)), DST(half)),
          vstore_half_rte(SRC(float)[i], i, DST(half)))
     PAIR(T_F32 * 8 + T_BF16,
          STU(TOBF(LD(SRC(float))), DST(ushort)),
@@ -331,7 +331,7 @@ cast_contig(const IDX n, const int stype, __global const uchar *src,
          STT(float, FROMBF(LD(SRC(ushort)))),
          DST(float)[i] = vncl_bf16_to_float(SRC(ushort)[i]))
     PAIR(T_BF16 * 8 + T_F16,
-         STH(FROMBF(LD(SRC(ushort))), DST(half)),
+         STH_NT(FROMBF(LD(SRC(ushort))), DST(half)),
          vstore_half_rte(vncl_bf16_to_float(SRC(ushort)[i]), i, DST(half)))
     PAIR(T_BF16 * 8 + T_BF16,
          STU(LD(SRC(ushort)), DST(ushort)),
@@ -344,7 +344,7 @@ cast_contig(const IDX n, const int stype, __global const uchar *src,
          STT(float, TOF(LD(SRC(int)))),
          DST(float)[i] = convert_float_rte(SRC(int)[i]))
     PAIR(T_I32 * 8 + T_F16,
-         STH(TOF(LD(SRC(int))), DST(half)),
+         STH_NT(TOF(LD(SRC(int))), DST(half)),
          vstore_half_rte(convert_float_rte(SRC(int)[i]), i, DST(half)))
     PAIR(T_I32 * 8 + T_BF16,
          STU(i32_to_bf16_v(LD(SRC(int))), DST(ushort)),
