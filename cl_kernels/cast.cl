@@ -143,19 +143,23 @@ inline V(float) f64_to_f32_odd_v(V(double) x) {
    * where PoCL's convert_floatN_rtz of doubles ran at 0.65-0.75x of the
    * whole cast: when that went away from zero (|f| > |x|, also an
    * overflow to inf), the bits minus one are the value toward zero
-   * (FLT_MAX from inf). f was exact only when it equals x; NaN is never
-   * away and stays NaN with the last bit set. */
+   * (FLT_MAX from inf). f was exact only when it equals x. f keeps the
+   * sign of x (zeros and infinities included), so |f| > |x| is an
+   * unsigned compare of the raw bits, and f == x one of equal bits: two
+   * integer compares in place of fabs and two floating compares (the
+   * seventh pass, docs/ops.md). A quiet NaN stays NaN (its bits come
+   * back equal or smaller); a signalling one is quieted and may come out
+   * with another payload, NaN all the same. */
   V(float) f = CV(convert_float)(x);
-  V(double) fd = CV(convert_double)(f);
-  V(uint) away = CV(as_uint)(CV(convert_int)(fabs(fd) > fabs(x)));
-  V(uint) inexact = CV(as_uint)(CV(convert_int)(fd != x)) & 1u;
+  V(ulong) fb = CV(as_ulong)(CV(convert_double)(f)), xb = CV(as_ulong)(x);
+  V(uint) away = CV(as_uint)(CV(convert_int)(fb > xb));
+  V(uint) inexact = CV(as_uint)(CV(convert_int)(fb != xb)) & 1u;
   return CV(as_float)((CV(as_uint)(f) + away) | inexact);
 }
-/* f64 to bf16 on CVW lanes: as f64_to_bf16, lane by lane. */
+/* f64 to bf16 on CVW lanes: as f64_to_bf16, lane by lane (a NaN rounded
+ * to odd is a NaN, which f32_to_bf16_v keeps quiet). */
 inline V(ushort) f64_to_bf16_v(V(double) x) {
-  V(ushort) r = f32_to_bf16_v(f64_to_f32_odd_v(x));
-  V(ushort) q = f32_to_bf16_v(CV(convert_float)(x));
-  return select(r, q, CV(convert_ushort)(IS_NAN(x)));
+  return f32_to_bf16_v(f64_to_f32_odd_v(x));
 }
 #endif
 #else
@@ -249,6 +253,23 @@ inline V(ushort) f64_to_bf16_v(V(double) x) {
 #else
 #define STU(x, p) STT(ushort, x)
 #endif
+/* f16 results written whole and non-temporal when the destination is
+ * vector-aligned: vstore_halfN_rte into a private vector (PoCL compiles
+ * the copy away), whose bits go out as STU stores them. Plain STH
+ * is vcvtps2ph to memory, which has no non-temporal form, so each output
+ * line is first read for ownership. (A first form that chose between
+ * STH and a non-temporal store of the same address let PoCL's compiler
+ * merge the two and store with an aligned vmovdqa at 2-byte offsets.) */
+#if CAST_NT && CVW == 16
+#define STH_NT(x, p)                                               \
+  do {                                                             \
+    ushort hb[16];                                                 \
+    vstore_half16_rte(x, 0, (__private half *)hb);                 \
+    STU(vload16(0, hb), (__global ushort *)(p));                   \
+  } while (0)
+#else
+#define STH_NT(x, p) STH(x, p)
+#endif
 #define FROMBF(x) CV(vncl_bf16_to_float)(x)
 #define TOI(x) CAT3(convert_int, CVW, _sat_rtz)(x)
 #define TOF(x) CAT3(convert_float, CVW, _rte)(x)
@@ -284,7 +305,7 @@ cast_contig(const IDX n, const int stype, __global const uchar *src,
          STT(float, LD(SRC(float))),
          DST(float)[i] = SRC(float)[i])
     PAIR(T_F32 * 8 + T_F16,
-         STH(LD(SRC(float)), DST(half)),
+         STH_NT(LD(SRC(float)), DST(half)),
          vstore_half_rte(SRC(float)[i], i, DST(half)))
     PAIR(T_F32 * 8 + T_BF16,
          STU(TOBF(LD(SRC(float))), DST(ushort)),
@@ -310,7 +331,7 @@ cast_contig(const IDX n, const int stype, __global const uchar *src,
          STT(float, FROMBF(LD(SRC(ushort)))),
          DST(float)[i] = vncl_bf16_to_float(SRC(ushort)[i]))
     PAIR(T_BF16 * 8 + T_F16,
-         STH(FROMBF(LD(SRC(ushort))), DST(half)),
+         STH_NT(FROMBF(LD(SRC(ushort))), DST(half)),
          vstore_half_rte(vncl_bf16_to_float(SRC(ushort)[i]), i, DST(half)))
     PAIR(T_BF16 * 8 + T_BF16,
          STU(LD(SRC(ushort)), DST(ushort)),
@@ -323,7 +344,7 @@ cast_contig(const IDX n, const int stype, __global const uchar *src,
          STT(float, TOF(LD(SRC(int)))),
          DST(float)[i] = convert_float_rte(SRC(int)[i]))
     PAIR(T_I32 * 8 + T_F16,
-         STH(TOF(LD(SRC(int))), DST(half)),
+         STH_NT(TOF(LD(SRC(int))), DST(half)),
          vstore_half_rte(convert_float_rte(SRC(int)[i]), i, DST(half)))
     PAIR(T_I32 * 8 + T_BF16,
          STU(i32_to_bf16_v(LD(SRC(int))), DST(ushort)),
@@ -351,7 +372,7 @@ cast_contig(const IDX n, const int stype, __global const uchar *src,
          STT(double, LD(SRC(double))),
          DST(double)[i] = SRC(double)[i])
     PAIR(T_F64 * 8 + T_F16,
-         STH(f64_to_f32_odd_v(LD(SRC(double))), DST(half)),
+         STH_NT(f64_to_f32_odd_v(LD(SRC(double))), DST(half)),
          vstore_half_rte(SRC(double)[i], i, DST(half)))
     PAIR(T_F64 * 8 + T_BF16,
          STU(f64_to_bf16_v(LD(SRC(double))), DST(ushort)),

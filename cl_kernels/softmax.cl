@@ -152,8 +152,11 @@ typedef CAT(ACC, VSUF) accv;
  *   so k * ln2_hi is exact for |k| <= 150), |r| <= ln2 / 2 (+ rounding),
  *   e^r by a degree-6 polynomial (fitted by Chebyshev interpolation on
  *   [-0.35, 0.35], coefficients rounded to f32: 2.2e-8 relative), and the
- *   scale 2^k as two factors 2^(k/2) 2^(k - k/2) built from exponent bits,
- *   each normal, so results below 2^-126 round once to the subnormal.
+ *   scale 2^k as 2^(k+64) built from exponent bits (normal for -150 <= k
+ *   <= 0, so p 2^(k+64) is exact) times 2^-64: results below 2^-126 round
+ *   once to the subnormal. (Before the seventh pass: two factors 2^(k/2)
+ *   2^(k - k/2), the same single rounding of p 2^k, so the same bits, in
+ *   9 vector operations where this takes 4.)
  * Measured on PoCL over every f32 in [-104, 0]: docs/ops.md gives the max
  * ulp error (test_ops_reduce checks <= 2 ulp on samples of the range every
  * run). Lane-wise IEEE operations with explicit fma: vector and scalar
@@ -173,10 +176,8 @@ typedef CAT(ACC, VSUF) accv;
     p = fma(p, r, (fv)0.5f);                                                \
     p = fma(p, r, (fv)1.0f);                                                \
     p = fma(p, r, (fv)1.0f);                                                \
-    const iv k = CAT(as_int, N)(tm) - (iv)0x4b400000;                       \
-    const iv k1 = k >> 1, k2 = k - k1;                                      \
-    return p * CAT(as_float, N)((k1 + 127) << 23) *                         \
-           CAT(as_float, N)((k2 + 127) << 23);                              \
+    const iv k64 = CAT(as_int, N)(tm) - (iv)(0x4b400000 - 64 - 127);        \
+    return p * CAT(as_float, N)(k64 << 23) * 0x1p-64f;                      \
   }
 #if DTYPE == 1
 #define SM_EXPV(d) exp(d)
@@ -188,6 +189,33 @@ SM_EXP_FN(VW)
 #endif
 #define SM_EXPV(d) CAT(sm_expneg, VSUF)(d)
 #define SM_EXP1(d) sm_expneg(d)
+#endif
+
+/* The group's tree over red[0..WG): red[i] = OP for i < w, w = WG/2 .. 1,
+ * the result in red[0] for every work-item after the last barrier. GPU
+ * layout: each level by the first w work-items, a barrier after each.
+ * CPU layout (ITEM_CONTIG): the same levels in the same order by work-item
+ * 0 alone, between two barriers, so the bits are the same; PoCL runs each
+ * stretch between barriers as a loop over the group's work-items, and the
+ * log2(WG) barriers per tree cost more than the few adds (seventh pass,
+ * docs/ops.md). */
+#if ITEM_CONTIG
+#define GROUP_TREE(OP)                                           \
+  barrier(CLK_LOCAL_MEM_FENCE);                                  \
+  if (lid == 0)                                                  \
+    for (int w = WG / 2; w > 0; w >>= 1)                         \
+      for (int i = 0; i < w; i++) red[i] = (OP);                 \
+  barrier(CLK_LOCAL_MEM_FENCE)
+#else
+#define GROUP_TREE(OP)                                           \
+  barrier(CLK_LOCAL_MEM_FENCE);                                  \
+  for (int w = WG / 2; w > 0; w >>= 1) {                         \
+    if (lid < w) {                                               \
+      const int i = lid;                                         \
+      red[i] = (OP);                                             \
+    }                                                            \
+    barrier(CLK_LOCAL_MEM_FENCE);                                \
+  }
 #endif
 
 /* This work-item's vectors: vb, vb+vs, ... below ve. */
@@ -229,11 +257,7 @@ softmax_rows(const IDX N, const int logmode, __global const STORE *x,
     m = NMAX(m, e);
   }
   red[lid] = m;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int w = WG / 2; w > 0; w >>= 1) {
-    if (lid < w) red[lid] = NMAX(red[lid], red[lid + w]);
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
+  GROUP_TREE(NMAX(red[i], red[i + w]));
   m = red[0];
   barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -278,11 +302,7 @@ softmax_rows(const IDX N, const int logmode, __global const STORE *x,
   for (int j = 0; j < VW; j++) s += lanes[j];
   if (has_tail) s += et;
   red[lid] = s;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int w = WG / 2; w > 0; w >>= 1) {
-    if (lid < w) red[lid] += red[lid + w];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
+  GROUP_TREE(red[i] + red[i + w]);
   s = red[0];
 
   /* Pass 3: the output. */

@@ -268,6 +268,79 @@ static void test_cast_f64_range_ends(void **st) {
   check_f64_casts("cast f64 range ends", in, N);
 }
 
+/* f64 NaNs of every kind (quiet and signalling, both signs, random
+ * payloads) among random finite values, cast to f32, f16 and bf16: each
+ * NaN gives a NaN of the same sign (bf16: quiet), each finite value its
+ * exact conversion. The output is poisoned with a finite pattern first,
+ * so an element left unwritten fails; lengths past whole vectors and
+ * work-items take the scalar tail too. */
+static void test_cast_f64_nan_payloads(void **st) {
+  (void)st;
+  enum { N = 4096 + 37 };
+  uint64_t *bits = malloc(N * sizeof *bits);
+  double *ref = malloc(N * sizeof *ref);
+  for (size_t i = 0; i < N; i++) {
+    uint64_t r = t_rand_u64();
+    if (i % 3 == 0) { /* NaN: exponent all ones, payload nonzero */
+      uint64_t pay = r & 0x000fffffffffffffull;
+      if (i % 9 == 0) pay &= 0x0007ffffffffffffull; /* signalling */
+      if (i % 27 == 0) pay = (r >> 40) & 7;          /* tiny payloads */
+      if (pay == 0) pay = 1;
+      bits[i] = (r & 0x8000000000000000ull) | 0x7ff0000000000000ull | pay;
+      ref[i] = NAN;
+    } else {
+      double m = ldexp(t_rand_uniform(1, 2), (int)(r % 61) - 30);
+      ref[i] = r >> 63 ? -m : m;
+      memcpy(&bits[i], &ref[i], sizeof ref[i]);
+    }
+  }
+  const vncl_dtype to[3] = {VNCL_F32, VNCL_F16, VNCL_BF16};
+  int64_t shape[1] = {N};
+  vncl_tensor *a = t_new(ctx, VNCL_F64, 1, shape);
+  T_OK(ctx, vncl_tensor_write(a, bits, N * sizeof *bits));
+  for (int k = 0; k < 3; k++) {
+    vncl_tensor *b = t_new(ctx, to[k], 1, shape);
+    size_t es = vncl_dtype_size(to[k]);
+    unsigned char *out = malloc(N * es);
+    memset(out, 0x3c, N * es); /* finite in every type: poison */
+    T_OK(ctx, vncl_tensor_write(b, out, N * es));
+    T_OK(ctx, vncl_cast(ctx, a, b));
+    T_OK(ctx, vncl_tensor_read(b, out, N * es));
+    double *got = malloc(N * sizeof *got), *want = malloc(N * sizeof *want);
+    t_unpack(to[k], out, N, got);
+    for (size_t i = 0; i < N; i++) {
+      want[i] = isnan(ref[i]) ? NAN : convert(to[k], ref[i]);
+      if (!isnan(ref[i])) continue;
+      int neg = (int)(bits[i] >> 63), ok;
+      uint32_t u = 0;
+      uint16_t h = 0;
+      if (to[k] == VNCL_F32) {
+        memcpy(&u, out + 4 * i, 4);
+        ok = (u & 0x7fffffffu) > 0x7f800000u && (int)(u >> 31) == neg;
+      } else {
+        memcpy(&h, out + 2 * i, 2);
+        u = h;
+        ok = (int)(h >> 15) == neg &&
+             (to[k] == VNCL_F16 ? (h & 0x7fff) > 0x7c00
+                                : (h & 0x7fc0) == 0x7fc0);
+      }
+      if (!ok)
+        fail_msg("cast f64 NaN 0x%016llx -> %s: bits 0x%x, not a NaN of "
+                 "that sign%s", (unsigned long long)bits[i],
+                 vncl_dtype_name(to[k]), (unsigned)u,
+                 to[k] == VNCL_BF16 ? " (quiet)" : "");
+    }
+    char what[64];
+    snprintf(what, sizeof what, "cast f64 with NaNs -> %s",
+             vncl_dtype_name(to[k]));
+    t_check(what, N, got, want, 0, 0); /* finite ones exact */
+    free(got), free(want), free(out);
+    vncl_tensor_destroy(b);
+  }
+  vncl_tensor_destroy(a);
+  free(bits), free(ref);
+}
+
 static void test_fill(void **st) {
   (void)st;
   static const double vals[] = {1.5,   -0.0,  1.0 / 3, 65520, 1e40,
@@ -358,6 +431,7 @@ int main(void) {
       cmocka_unit_test(test_cast_params),
       cmocka_unit_test(test_cast_no_double_rounding),
       cmocka_unit_test(test_cast_f64_range_ends),
+      cmocka_unit_test(test_cast_f64_nan_payloads),
       cmocka_unit_test(test_fill),
       cmocka_unit_test(test_copy),
       cmocka_unit_test(test_bad_inputs),
