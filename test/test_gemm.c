@@ -515,6 +515,9 @@ static void test_param_sets(void **st) {
   q.cpu = (vncl__gemm_cpu_params){3, 8, 4, 6, 16, 8, 4, 1, 0, 4};
   with_params(VNCL__GEMM_ACC32, &q, VNCL_F16);
   with_params(VNCL__GEMM_ACC32, &q, VNCL_F32);
+  /* bf16 in place in depth chunks: the volatile stage of the widened rows
+   * (16-bit storage only) with KU=4 and KC=8. */
+  with_params(VNCL__GEMM_ACC32, &q, VNCL_BF16);
   /* A_PACKED=2: A in place where its rows are contiguous in depth, packed
    * where A is transposed (with_params runs both); NR=32 (a multiple of 16)
    * takes gemm_pack's vector copy of B's rows, f16 and bf16 through the
