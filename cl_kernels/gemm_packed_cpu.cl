@@ -140,15 +140,31 @@
 #define KT CAT(ACC, KU)
 #define VLOAD_A_KU(p) VNCL_VLOAD(DTYPE_AB, KU, 0, p)
 
+/* The widened rows of A are staged on the stack and broadcast from there.
+ * For 16-bit storage the stage is volatile: otherwise the compiler keeps
+ * the MR widened vectors in registers beside the MR*NV accumulators and
+ * spills an accumulator every depth step (seen on PoCL 3.1, AVX-512, bf16:
+ * one accumulator loaded and stored per 24 FMAs); volatile makes every
+ * broadcast a load from the stage, as f32 and f64 broadcast from A itself. */
+#if DTYPE_AB >= 2
+#define A_STAGE_DECL(t) volatile KT t[MR]
+#define A_STAGE_PUT(t, r, v) ((t)[r] = (v))
+#define A_STAGE_GET(t, r, u) (((volatile ACC *)&(t)[r])[u])
+#else
+#define A_STAGE_DECL(t) ACC t[MR][KU]
+#define A_STAGE_PUT(t, r, v) CAT(vstore, KU)((v), 0, (t)[r])
+#define A_STAGE_GET(t, r, u) ((t)[r][u])
+#endif
+
 /* acc += A rows (in place, a_cs == 1) * B sliver over depth [0, kc), KU at
  * a time; returns with p_ at the first depth not done (the caller finishes). */
 #define MICRO_KERNEL_ROWVEC(acc, bp, kc, p_)                                   \
     for (; p_ + KU <= (kc); p_ += KU) {                                        \
         PF_B(bp, p_);                                                          \
-        ACC at_[MR][KU];                                                       \
+        A_STAGE_DECL(at_);                                                     \
         _Pragma("unroll")                                                      \
         for (uint r_ = 0; r_ < MR; ++r_)                                       \
-            CAT(vstore, KU)(VLOAD_A_KU(arow_[r_] + p_), 0, at_[r_]);          \
+            A_STAGE_PUT(at_, r_, VLOAD_A_KU(arow_[r_] + p_));                  \
         _Pragma("unroll")                                                      \
         for (uint u_ = 0; u_ < KU; ++u_) {                                     \
             VT bv_[NV];                                                        \
@@ -157,7 +173,7 @@
                 bv_[v_] = VLOAD((bp) + (p_ + u_) * NR + v_ * VW);              \
             _Pragma("unroll")                                                  \
             for (uint r_ = 0; r_ < MR; ++r_) {                                 \
-                const VT av_ = (VT)(at_[r_][u_]);                              \
+                const VT av_ = (VT)(A_STAGE_GET(at_, r_, u_));                 \
                 _Pragma("unroll")                                              \
                 for (uint v_ = 0; v_ < NV; ++v_)                               \
                     acc[r_][v_] = fma(av_, bv_[v_], acc[r_][v_]);              \

@@ -372,6 +372,62 @@ static void test_default_large(void **st) {
   vncl_context_destroy(small);
 }
 
+/* gemm_pack launches counted by ctx's profile since its last reset. */
+static uint64_t pack_count(void) {
+  vncl_profile pf;
+  T_OK(ctx, vncl_profile_get(ctx, &pf));
+  for (int i = 0; i < pf.num_ops; i++)
+    if (!strcmp(pf.ops[i].name, "gemm_pack")) return pf.ops[i].count;
+  return 0;
+}
+
+/* Single products between the 16-bit switch (switch_mnk16) and switch_mnk
+ * with the built-in sets, each storage type, both layouts and transposes,
+ * odd sizes: every element against the double reference, and the path the
+ * set in force names (packed for f16/bf16 from the lower switch, per the
+ * dispatch rule; whatever the device's row says) taken, counted by the
+ * profile's gemm_pack launches. */
+static void test_switch16(void **st) {
+  (void)st;
+  const vncl_dtype types[] = {VNCL_F16, VNCL_BF16, VNCL_F32};
+  const size_t sh[][3] = {{130, 129, 127}, {61, 300, 131}, {127, 131, 200},
+                          {100, 37, 77}};
+  int idx = 0;
+  for (size_t t = 0; t < 3; t++)
+    for (size_t s = 0; s < sizeof sh / sizeof *sh; s++)
+      for (int v = 0; v < 3; v++, idx++) {
+        vncl_layout lay = v == 2 ? VNCL_COL_MAJOR : VNCL_ROW_MAJOR;
+        vncl_trans ta = (vncl_trans)(v == 1), tb = (vncl_trans)(v == 2);
+        gcase g = {types[t], lay, ta, tb, sh[s][0], sh[s][1], sh[s][2], 1,
+                   alphas[idx % 4], betas[idx % 5], 1, 2, 3, 1, false, false};
+        /* The kernel form's m, n and B contiguity (col-major: C^T). */
+        bool row = lay == VNCL_ROW_MAJOR;
+        size_t km = row ? g.m : g.n, kn = row ? g.n : g.m;
+        bool b_contig = row ? tb == VNCL_NO_TRANS : ta == VNCL_NO_TRANS;
+        vncl__gemm_params p;
+        vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32,
+                              vncl__gemm_shape_of(km, kn, g.k), &p);
+        /* The path is the set's where our kernels run unprobed. */
+        bool check = p.backend == VNCL__GEMM_OWN && !ctx->gemm_probe &&
+                     (ctx->gemm_backend == VNCL__BACKEND_AUTO ||
+                      ctx->gemm_backend == VNCL__BACKEND_OWN);
+        double mnk = (double)g.m * g.n * g.k;
+        double sw = b_contig ? p.switch_mnk : p.switch_mnk_bt;
+        if (types[t] != VNCL_F32 && p.switch_mnk16 < sw) sw = p.switch_mnk16;
+        bool small = mnk <= p.small_mnk && (b_contig || mnk < p.switch_mnk_bt);
+        bool packed = !small && mnk >= sw;
+        T_OK(ctx, vncl_profile_reset(ctx));
+        run_case(&g);
+        uint64_t packs = pack_count();
+        if (check && packed != (packs > 0))
+          fail_msg("%s %zux%zux%zu v%d: %llu packs, the set (switch_mnk "
+                   "%.0f, _bt %.0f, 16-bit %.0f) names the %s path",
+                   dname(g.dt), g.m, g.n, g.k, v, (unsigned long long)packs,
+                   p.switch_mnk, p.switch_mnk_bt, p.switch_mnk16,
+                   packed ? "packed" : "direct");
+      }
+}
+
 /* ---- tensors: 2-D, 3-D, C in f32 for 16-bit inputs ------------------------ */
 
 static void tensor_case(vncl_dtype ab, vncl_dtype cdt, int batch, vncl_trans ta,
@@ -515,6 +571,9 @@ static void test_param_sets(void **st) {
   q.cpu = (vncl__gemm_cpu_params){3, 8, 4, 6, 16, 8, 4, 1, 0, 4};
   with_params(VNCL__GEMM_ACC32, &q, VNCL_F16);
   with_params(VNCL__GEMM_ACC32, &q, VNCL_F32);
+  /* bf16 in place in depth chunks: the volatile stage of the widened rows
+   * (16-bit storage only) with KU=4 and KC=8. */
+  with_params(VNCL__GEMM_ACC32, &q, VNCL_BF16);
   /* A_PACKED=2: A in place where its rows are contiguous in depth, packed
    * where A is transposed (with_params runs both); NR=32 (a multiple of 16)
    * takes gemm_pack's vector copy of B's rows, f16 and bf16 through the
@@ -1000,6 +1059,7 @@ int main(void) {
       cmocka_unit_test(test_f64),
       cmocka_unit_test(test_f16_bf16),
       cmocka_unit_test(test_default_large),
+      cmocka_unit_test(test_switch16),
       cmocka_unit_test(test_tensors),
       cmocka_unit_test(test_param_sets),
       cmocka_unit_test(test_small_kernel),

@@ -73,8 +73,11 @@ void tuning_show(vncl_context *ctx, FILE *f) {
       options(&p, "gemm_direct", f);
       fprintf(f, "\n    fast:   ");
       options(&p, fast_local ? "gemm_packed_local" : "gemm_packed_cpu", f);
-      fprintf(f, "\n    switch_mnk %.0f, switch_mnk_bt %.0f\n",
+      double s16 = value(&p, "switch_mnk16");
+      fprintf(f, "\n    switch_mnk %.0f, switch_mnk_bt %.0f",
               value(&p, "switch_mnk"), value(&p, "switch_mnk_bt"));
+      if (s16 < 1e15) fprintf(f, ", switch_mnk16 %.0f (f16/bf16)", s16);
+      fprintf(f, "\n");
       source(&p, 1, f);
     }
   for (int i = 0; i < vncl_tuning_family_count(); i++) {

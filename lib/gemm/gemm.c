@@ -12,7 +12,8 @@
  *                            product with strided B columns only below
  *                            switch_mnk_bt)
  *   m*n*k below the switch   gemm_direct: one launch on the caller's buffers
- *                            (a lower switch when B's columns are strided)
+ *                            (a lower switch when B's columns are strided,
+ *                            and for 16-bit storage where switch_mnk16 is)
  *   otherwise                gemm_pack of A (unless the set reads A in place)
  *                            and of B into scratch from the device allocator,
  *                            then gemm_packed_cpu or gemm_packed_local
@@ -414,6 +415,18 @@ static vncl_status run_packed(vncl_context *ctx, const vncl__gemm_params *p,
   return s;
 }
 
+/* m*n*k from which a single product takes the packed path: switch_mnk, or
+ * switch_mnk_bt where B's columns are strided; for 16-bit storage the
+ * lower of that and switch_mnk16 (the direct kernel widens each vector of
+ * B once per tile of rows, the pack once in all). */
+static double packed_from(const vncl__gemm_params *p,
+                          const vncl__gemm_problem *pr) {
+  double sw = pr->b_cs == 1 ? p->switch_mnk : p->switch_mnk_bt;
+  if ((pr->ab == VNCL_F16 || pr->ab == VNCL_BF16) && p->switch_mnk16 < sw)
+    sw = p->switch_mnk16;
+  return sw;
+}
+
 /* Our kernels, with the fallback chain for parameter sets or kernels this
  * device cannot take. */
 static vncl_status run_own(vncl_context *ctx, const vncl__gemm_problem *pr,
@@ -442,7 +455,7 @@ static vncl_status run_own(vncl_context *ctx, const vncl__gemm_problem *pr,
     if (s != VNCL_ERR_BUILD && s != VNCL_ERR_UNSUPPORTED) return s;
     vncl__log(VNCL_LOG_WARN, "gemm: small kernel unavailable (%s); using the "
               "direct kernel", vncl_errmsg(ctx));
-  } else if (mnk >= (pr->b_cs == 1 ? p->switch_mnk : p->switch_mnk_bt)) {
+  } else if (mnk >= packed_from(p, pr)) {
     s = run_packed(ctx, p, pr, num_wait, wait, event);
     /* No scratch (out of memory) or no packed kernel on this device: the
      * direct kernel needs neither. */

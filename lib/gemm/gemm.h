@@ -77,6 +77,8 @@ typedef enum vncl__gemm_backend {
   X(switch_mnk_bt, switch_mnk_bt, double, 16777216, 0, 1e30, (16777216),      \
     (16777216),                                                               \
     "the same when B's columns are strided (direct kernel gathers B)")        \
+  X(switch_mnk16, switch_mnk16, double, 1e30, 0, 1e30, (1e30), (1e30),        \
+    "f16/bf16 storage: packed from the lower of this and switch_mnk(_bt)")   \
   X(small_mnk, small_mnk, double, 0, 0, 1e30, (0, 32768, 262144, 16777216), \
     (0, 32768), "m*n*k at and below which a single product runs gemm_small")  \
   X(small_batch_mnk, small_batch_mnk, double, 0, 0, 1e30, (0, 32768, 1000000), \

@@ -90,6 +90,18 @@ static const vncl__tunable clblast_tunables[] = {
  * trust: a quiet host should confirm (docs/tuning.md, "Where the packed
  * path's time goes"). */
 #define CPU512_PACKED "MR=6 NR=64 VW=16 MB=96 NB=64 KC=0 KU=16 ORDER=0 A_PACKED=2 "
+/* f16/bf16 storage, square and flat: the packed path from 128^3 on
+ * (switch_mnk16), not from switch_mnk. gemm_direct widens each 16-wide
+ * vector of B once per 6-row tile (vcvtph2ps / a shift beside 12 FMAs);
+ * packing widens B once and A is read in place. Loaded Xeon (load 4-6),
+ * 2026-12-01, one process, medians of 21 rounds alternating with f32
+ * (which stays on gemm_direct there): 16-bit packed against 16-bit direct
+ * 1.28-1.30x at 128^3, 1.37-1.43x at 192^3-256^3, 1.12-1.34x 255x257x129,
+ * 1.08-1.16x flat 64x512x64; against f32 0.94-1.12x (direct 16-bit
+ * 0.70-0.93x). Below, 96^3 lost (0.75x f32 against 0.86-0.90x direct).
+ * Not on the narrow row: 1024x32x128 packed ran 0.79x the direct kernel
+ * (n below NR wastes half of each micro-tile), 512x64x64 1.3-1.4x. */
+#define CPU512_16 "switch_mnk16=2097152 "
 /* Tall and narrow (n <= 128): A read in place (packing it would cost as
  * much as the product), 16 depths per row load (KU=16: one vector load and
  * widening per 16 elements of A), smaller blocks for more work-items. */
@@ -200,14 +212,15 @@ static const vncl__tunable clblast_tunables[] = {
 /* The AVX2 rows: their direct kernel's KWGD=1 comes from the register
  * check, not from a run. */
 #define UNMEASURED256 "register model; packed sets from instruction counts of pthread-haswell code under valgrind, 2026-12-01; not timed on AVX2"
-/* The square f32 row: the 2026-11-29 sets, A in place (A_PACKED=2) since. */
+/* The square f32 row: the 2026-11-29 sets, A in place (A_PACKED=2) since;
+ * switch_mnk16 2026-12-01 (loaded, noisy). */
 #define MEASURED32SQ "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01"
 
 static const vncl__param_row gemm_rows[] = {
     {R_CPU(16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_NARROW, MEASURED},
     {R_CPU(16, VNCL__GEMM_ACC32, ANY),
-     CPU512 CPU512_DIRECT CPU512_SMALL CPU512_PACKED, MEASURED32SQ},
+     CPU512 CPU512_DIRECT CPU512_SMALL CPU512_PACKED CPU512_16, MEASURED32SQ},
     {R_CPU(16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT64 CPU512_SMALL64 CPU512_NARROW64, NULL},
     {R_CPU(16, VNCL__GEMM_ACC64, ANY),
