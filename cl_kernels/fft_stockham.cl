@@ -65,6 +65,11 @@
 #ifndef RADIX8
 #define RADIX8 1
 #endif
+/* 1: radix-10 passes (a 2-point and two 5-point DFTs) for factors 2 x 5
+ * left after the radix-8 passes; 0: radix 2 and 5 separately. */
+#ifndef RADIX10
+#define RADIX10 1
+#endif
 /* Four-step twiddles: read from the tables every TW_EVERY outputs, by
  * recurrence in between. */
 #ifndef TW_EVERY
@@ -151,6 +156,39 @@ typedef ulong8 mask8; /* shuffle masks have the element's width */
 #else
 typedef uint8 mask8;
 #endif
+#if PRECISION == 32 && !defined(__AVX512F__)
+/* f32 without AVX-512: the shuffles of the usual AVX 8 x 8 transpose
+ * (unpack within 128-bit halves, shufps, then the halves exchanged). For
+ * an AVX2 target PoCL 3.1's LLVM made the generic masks below a loop
+ * through the stack of about 170 instructions a call, these 117 straight
+ * ones; for AVX-512 it makes the generic masks 61 instructions (two-source
+ * permutes) and these 118, so AVX-512 keeps them (counts from the
+ * generated code, docs/fft.md). */
+inline void transpose8(vec *r) {
+  const mask8 ulo = (mask8)(0, 8, 1, 9, 4, 12, 5, 13);
+  const mask8 uhi = (mask8)(2, 10, 3, 11, 6, 14, 7, 15);
+  const mask8 slo = (mask8)(0, 1, 8, 9, 4, 5, 12, 13);
+  const mask8 shi = (mask8)(2, 3, 10, 11, 6, 7, 14, 15);
+  const mask8 plo = (mask8)(0, 1, 2, 3, 8, 9, 10, 11);
+  const mask8 phi = (mask8)(4, 5, 6, 7, 12, 13, 14, 15);
+  const vec t0 = shuffle2(r[0], r[1], ulo), t1 = shuffle2(r[0], r[1], uhi);
+  const vec t2 = shuffle2(r[2], r[3], ulo), t3 = shuffle2(r[2], r[3], uhi);
+  const vec t4 = shuffle2(r[4], r[5], ulo), t5 = shuffle2(r[4], r[5], uhi);
+  const vec t6 = shuffle2(r[6], r[7], ulo), t7 = shuffle2(r[6], r[7], uhi);
+  const vec u0 = shuffle2(t0, t2, slo), u1 = shuffle2(t0, t2, shi);
+  const vec u2 = shuffle2(t1, t3, slo), u3 = shuffle2(t1, t3, shi);
+  const vec u4 = shuffle2(t4, t6, slo), u5 = shuffle2(t4, t6, shi);
+  const vec u6 = shuffle2(t5, t7, slo), u7 = shuffle2(t5, t7, shi);
+  r[0] = shuffle2(u0, u4, plo);
+  r[1] = shuffle2(u1, u5, plo);
+  r[2] = shuffle2(u2, u6, plo);
+  r[3] = shuffle2(u3, u7, plo);
+  r[4] = shuffle2(u0, u4, phi);
+  r[5] = shuffle2(u1, u5, phi);
+  r[6] = shuffle2(u2, u6, phi);
+  r[7] = shuffle2(u3, u7, phi);
+}
+#else
 inline void transpose8(vec *r) {
   const mask8 lo1 = (mask8)(0, 8, 1, 9, 2, 10, 3, 11);
   const mask8 hi1 = (mask8)(4, 12, 5, 13, 6, 14, 7, 15);
@@ -174,6 +212,7 @@ inline void transpose8(vec *r) {
     r[2 * i + 1] = shuffle2(u[i], u[i + 4], hi4);
   }
 }
+#endif /* PRECISION */
 #endif
 
 /* Butterflies of one Stockham pass with sub-transforms of size ns: the
@@ -300,6 +339,90 @@ inline void radix5(__global const real *in, __global real *out, uint j,
   STOREC(o, 2 * st, t2r + u2i, t2i - u2r);
   STOREC(o, 3 * st, t2r - u2i, t2i + u2r);
   STOREC(o, 4 * st, t1r - u1i, t1i + u1r);
+}
+
+/* The 5-point DFT of (r0, i0) .. (r4, i4) in place, the arithmetic of
+ * radix5 (s = +1 forward, -1 inverse): X0 .. X4 into the same names. */
+#define DFT5(r0, i0, r1, i1, r2, i2, r3, i3, r4, i4)                     \
+  do {                                                                   \
+    const real c1_ = (real)0.30901699437494742410,                       \
+               c2_ = (real)-0.80901699437494742410;                      \
+    const real s1_ = s * (real)0.95105651629515357212,                   \
+               s2_ = s * (real)0.58778525229247312917;                   \
+    const vec b1r = r1 + r4, b1i = i1 + i4, d1r = r1 - r4, d1i = i1 - i4; \
+    const vec b2r = r2 + r3, b2i = i2 + i3, d2r = r2 - r3, d2i = i2 - i3; \
+    const vec t1r = r0 + c1_ * b1r + c2_ * b2r;                          \
+    const vec t1i = i0 + c1_ * b1i + c2_ * b2i;                          \
+    const vec t2r = r0 + c2_ * b1r + c1_ * b2r;                          \
+    const vec t2i = i0 + c2_ * b1i + c1_ * b2i;                          \
+    const vec u1r = s1_ * d1r + s2_ * d2r, u1i = s1_ * d1i + s2_ * d2i;  \
+    const vec u2r = s2_ * d1r - s1_ * d2r, u2i = s2_ * d1i - s1_ * d2i;  \
+    r0 = r0 + b1r + b2r;                                                 \
+    i0 = i0 + b1i + b2i;                                                 \
+    r1 = t1r + u1i;                                                      \
+    i1 = t1i - u1r;                                                      \
+    r2 = t2r + u2i;                                                      \
+    i2 = t2i - u2r;                                                      \
+    r3 = t2r - u2i;                                                      \
+    i3 = t2i + u2r;                                                      \
+    r4 = t1r - u1i;                                                      \
+    i4 = t1i + u1r;                                                      \
+  } while (0)
+
+/* Radix 10 as two 5-point DFTs (even and odd inputs) and a radix-2 step
+ * with w10^t = exp(-s 2 pi i t/10): one pass where radix 2 and radix 5
+ * took two (2^a 5^b lengths: 100000 = 250 x 400 in six passes instead of
+ * eight). */
+inline void radix10(__global const real *in, __global real *out, uint j,
+                    uint k, uint d, uint q, uint ns, uint twstep, real s,
+                    __global const real2 *tw) {
+  const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
+  __global const real *p = in + (size_t)j * 2 * VW;
+  vec r0, i0, r1, i1, r2, i2, r3, i3, r4, i4, r5, i5, r6, i6, r7, i7, r8, i8,
+      r9, i9;
+  LOADC(p, 0, r0, i0);
+  LOADC(p, qs, r1, i1);
+  LOADC(p, 2 * qs, r2, i2);
+  LOADC(p, 3 * qs, r3, i3);
+  LOADC(p, 4 * qs, r4, i4);
+  LOADC(p, 5 * qs, r5, i5);
+  LOADC(p, 6 * qs, r6, i6);
+  LOADC(p, 7 * qs, r7, i7);
+  LOADC(p, 8 * qs, r8, i8);
+  LOADC(p, 9 * qs, r9, i9);
+  if (k) {
+    TWIDDLE(r1, i1, k * twstep);
+    TWIDDLE(r2, i2, 2 * k * twstep);
+    TWIDDLE(r3, i3, 3 * k * twstep);
+    TWIDDLE(r4, i4, 4 * k * twstep);
+    TWIDDLE(r5, i5, 5 * k * twstep);
+    TWIDDLE(r6, i6, 6 * k * twstep);
+    TWIDDLE(r7, i7, 7 * k * twstep);
+    TWIDDLE(r8, i8, 8 * k * twstep);
+    TWIDDLE(r9, i9, 9 * k * twstep);
+  }
+  DFT5(r0, i0, r2, i2, r4, i4, r6, i6, r8, i8); /* E_t in (r0,r2,..,r8)[t] */
+  DFT5(r1, i1, r3, i3, r5, i5, r7, i7, r9, i9); /* O_t in (r1,r3,..,r9)[t] */
+  /* O_t times w10^t = cos(2 pi t/10) - i s sin(2 pi t/10), t = 1 .. 4:
+   * (a - i s b)(x + i y) = (a x + s b y) + i (a y - s b x). */
+  const real ca = (real)0.80901699437494742410, cb = (real)0.30901699437494742410;
+  const real sa = s * (real)0.58778525229247312917,
+             sb = s * (real)0.95105651629515357212;
+  const vec o1r = ca * r3 + sa * i3, o1i = ca * i3 - sa * r3;
+  const vec o2r = cb * r5 + sb * i5, o2i = cb * i5 - sb * r5;
+  const vec o3r = sb * i7 - cb * r7, o3i = -cb * i7 - sb * r7;
+  const vec o4r = sa * i9 - ca * r9, o4i = -ca * i9 - sa * r9;
+  __global real *o = out + (size_t)d * 2 * VW;
+  STOREC(o, 0, r0 + r1, i0 + i1);
+  STOREC(o, st, r2 + o1r, i2 + o1i);
+  STOREC(o, 2 * st, r4 + o2r, i4 + o2i);
+  STOREC(o, 3 * st, r6 + o3r, i6 + o3i);
+  STOREC(o, 4 * st, r8 + o4r, i8 + o4i);
+  STOREC(o, 5 * st, r0 - r1, i0 - i1);
+  STOREC(o, 6 * st, r2 - o1r, i2 - o1i);
+  STOREC(o, 7 * st, r4 - o2r, i4 - o2i);
+  STOREC(o, 8 * st, r6 - o3r, i6 - o3i);
+  STOREC(o, 9 * st, r8 - o4r, i8 - o4i);
 }
 
 /* Radix 8 as two 4-point DFTs (even and odd inputs) and a radix-2 step
@@ -533,6 +656,12 @@ inline __global real *passes_dir(uint n, const real s, __global real *in,
   uint ns = 1, rest = n;
 #if RADIX8
   while (rest % 8 == 0) PASS(8, radix8);
+#endif
+#if RADIX10
+  /* 10 = 2 x 5 in one pass where it saves one: not for 4 x 5 (4 then 5
+   * are two passes either way). */
+  while (rest % 10 == 0 && (rest % 4 != 0 || rest % 25 == 0))
+    PASS(10, radix10);
 #endif
   while (rest % 4 == 0) PASS(4, radix4);
   while (rest % 2 == 0) PASS(2, radix2);
