@@ -241,7 +241,7 @@ inline void transpose8(vec *r) {
     re = t_;                                    \
   } while (0)
 
-inline void radix2(__global const real *in, __global real *out, uint j,
+__attribute__((always_inline)) inline void radix2(__global const real *in, __global real *out, uint j,
                    uint k, uint d, uint q, uint ns, uint twstep, real s,
                    __global const real2 *tw) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
@@ -255,7 +255,7 @@ inline void radix2(__global const real *in, __global real *out, uint j,
   STOREC(o, st, r0 - r1, i0 - i1);
 }
 
-inline void radix3(__global const real *in, __global real *out, uint j,
+__attribute__((always_inline)) inline void radix3(__global const real *in, __global real *out, uint j,
                    uint k, uint d, uint q, uint ns, uint twstep, real s,
                    __global const real2 *tw) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
@@ -279,7 +279,7 @@ inline void radix3(__global const real *in, __global real *out, uint j,
   STOREC(o, 2 * st, mr - ur, mi - ui);
 }
 
-inline void radix4(__global const real *in, __global real *out, uint j,
+__attribute__((always_inline)) inline void radix4(__global const real *in, __global real *out, uint j,
                    uint k, uint d, uint q, uint ns, uint twstep, real s,
                    __global const real2 *tw) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
@@ -303,7 +303,7 @@ inline void radix4(__global const real *in, __global real *out, uint j,
   STOREC(o, 3 * st, a1r - s * a3i, a1i + s * a3r);
 }
 
-inline void radix5(__global const real *in, __global real *out, uint j,
+__attribute__((always_inline)) inline void radix5(__global const real *in, __global real *out, uint j,
                    uint k, uint d, uint q, uint ns, uint twstep, real s,
                    __global const real2 *tw) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
@@ -373,7 +373,7 @@ inline void radix5(__global const real *in, __global real *out, uint j,
  * with w10^t = exp(-s 2 pi i t/10): one pass where radix 2 and radix 5
  * took two (2^a 5^b lengths: 100000 = 250 x 400 in six passes instead of
  * eight). */
-inline void radix10(__global const real *in, __global real *out, uint j,
+__attribute__((always_inline)) inline void radix10(__global const real *in, __global real *out, uint j,
                     uint k, uint d, uint q, uint ns, uint twstep, real s,
                     __global const real2 *tw) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
@@ -444,7 +444,7 @@ inline void radix10(__global const real *in, __global real *out, uint j,
     i3 = a1i + s * a3r;                                         \
   } while (0)
 
-inline void radix8(__global const real *in, __global real *out, uint j,
+__attribute__((always_inline)) inline void radix8(__global const real *in, __global real *out, uint j,
                    uint k, uint d, uint q, uint ns, uint twstep, real s,
                    __global const real2 *tw) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
@@ -496,7 +496,7 @@ inline void radix8(__global const real *in, __global real *out, uint j,
  * R is a constant in every copy, so the loops unroll and the array indices
  * are constants: the values stay in registers. */
 #define ODD_RADIX(NAME, R, H, COS, SIN)                                      \
-  inline void NAME(__global const real *in, __global real *out, uint j,      \
+  __attribute__((always_inline)) inline void NAME(__global const real *in, __global real *out, uint j,      \
                    uint k, uint d, uint q, uint ns, uint twstep, real s,     \
                    __global const real2 *tw) {                               \
     const real cs[H] = COS, sn[H] = SIN;                                     \
