@@ -38,10 +38,12 @@
  * kernel without it ran large c2c transforms 1.2-1.4x slower under PoCL
  * 3.1 (docs/fft.md, "prem").
  *
- * NDRange: 1-D, any number of work-items; work-item g handles the
- * contiguous range of line groups [g per, (g + 1) per), per = groups /
- * global size rounded up (so the scratch is bounded by the range, not by
- * the number of lines). Scratch: 4 * n * VW reals per work-item.
+ * NDRange: 1-D, any number of work-items; work-item g of W handles the
+ * contiguous range of line groups [g G / W, (g + 1) G / W) of the G
+ * groups (fft_stockham_r2c1 and fft_stockham_c2r1: [g per, (g + 1) per),
+ * per = G / W rounded up), so the scratch is bounded by the number of
+ * work-items, not by the number of lines. Scratch: 4 * n * VW reals per
+ * work-item.
  *
  * Real transforms of even n = 2m through the half length (at the end of
  * the file): fft_stockham_r2c1 and fft_stockham_c2r1 (m in one pass, the
@@ -164,7 +166,7 @@ typedef uint8 mask8;
  * ones; for AVX-512 it makes the generic masks 61 instructions (two-source
  * permutes) and these 118, so AVX-512 keeps them (counts from the
  * generated code, docs/fft.md). */
-inline void transpose8(vec *r) {
+__attribute__((always_inline)) inline void transpose8(vec *r) {
   const mask8 ulo = (mask8)(0, 8, 1, 9, 4, 12, 5, 13);
   const mask8 uhi = (mask8)(2, 10, 3, 11, 6, 14, 7, 15);
   const mask8 slo = (mask8)(0, 1, 8, 9, 4, 5, 12, 13);
@@ -189,7 +191,7 @@ inline void transpose8(vec *r) {
   r[7] = shuffle2(u3, u7, phi);
 }
 #else
-inline void transpose8(vec *r) {
+__attribute__((always_inline)) inline void transpose8(vec *r) {
   const mask8 lo1 = (mask8)(0, 8, 1, 9, 2, 10, 3, 11);
   const mask8 hi1 = (mask8)(4, 12, 5, 13, 6, 14, 7, 15);
   const mask8 lo2 = (mask8)(0, 1, 8, 9, 2, 3, 10, 11);
@@ -729,14 +731,16 @@ __kernel void fft_stockham(
   const ulong groups = (lines + VW - 1) / VW;
   __global real *a = scr + (size_t)get_global_id(0) * 4 * n * VW;
   __global real *b = a + (size_t)2 * n * VW;
-  /* Work-item g takes the line groups [g per, (g + 1) per): neighbouring
-   * groups are neighbours in memory for most layouts, so each work-item
-   * streams through its own stretch (1.5x for 131072 lines of 8 on PoCL,
-   * against groups g, g + global size, ..., which left every work-item
-   * an eighth of each page). */
-  const ulong per = (groups + get_global_size(0) - 1) / get_global_size(0);
-  const ulong gend = min(groups, (get_global_id(0) + 1) * per);
-  for (ulong g = get_global_id(0) * per; g < gend; g++) {
+  /* Work-item g takes the line groups [g G / W, (g + 1) G / W) (G groups,
+   * W work-items): neighbouring groups are neighbours in memory for most
+   * layouts, so each work-item streams through its own stretch (1.5x for
+   * 131072 lines of 8 on PoCL, against groups g, g + global size, ...,
+   * which left every work-item an eighth of each page), and the ranges
+   * differ by one group at most (ranges of ceil(G / W) gave 50 groups on 8
+   * work-items as seven of 7 and one of 1: 28 against 22 on two threads). */
+  const ulong gsz = get_global_size(0), gid = get_global_id(0);
+  const ulong gend = (gid + 1) * groups / gsz;
+  for (ulong g = gid * groups / gsz; g < gend; g++) {
     ulong xb[VW], yb[VW], mm[VW], xr[VW];
     int lanes = 0;
     /* (o, m, i) of the group's first line by division, of the next ones by
