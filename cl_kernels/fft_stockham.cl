@@ -7,7 +7,7 @@
  * docs/fft.md).
  *
  *   gather    the work-item's VW lines -> its scratch, as [n][re|im][VW]
- *   passes    Stockham autosort passes of radix 8, 4, 2, 3, 5, 7, 11, 13,
+ *   passes    Stockham autosort passes of radix 8, 10, 4, 2, 3, 5, 7, 11, 13,
  *             ping-ponging between the two halves of the scratch
  *   scatter   scratch -> y, times `scale`, times an optional twiddle
  *
@@ -89,6 +89,11 @@ typedef float2 real2;
 #define VT_ float
 #endif
 
+/* The butterflies and the transpose: always inlined (PoCL 3.1 kept them as
+ * calls, about 140 instructions a radix-5 call with its prologue and
+ * argument moves, the transpose's rows through memory; docs/fft.md). */
+#define FFT_INLINE __attribute__((always_inline)) inline
+
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 typedef CAT(VT_, VW) vec;
@@ -166,7 +171,7 @@ typedef uint8 mask8;
  * ones; for AVX-512 it makes the generic masks 61 instructions (two-source
  * permutes) and these 118, so AVX-512 keeps them (counts from the
  * generated code, docs/fft.md). */
-__attribute__((always_inline)) inline void transpose8(vec *r) {
+FFT_INLINE void transpose8(vec *r) {
   const mask8 ulo = (mask8)(0, 8, 1, 9, 4, 12, 5, 13);
   const mask8 uhi = (mask8)(2, 10, 3, 11, 6, 14, 7, 15);
   const mask8 slo = (mask8)(0, 1, 8, 9, 4, 5, 12, 13);
@@ -191,7 +196,7 @@ __attribute__((always_inline)) inline void transpose8(vec *r) {
   r[7] = shuffle2(u3, u7, phi);
 }
 #else
-__attribute__((always_inline)) inline void transpose8(vec *r) {
+FFT_INLINE void transpose8(vec *r) {
   const mask8 lo1 = (mask8)(0, 8, 1, 9, 2, 10, 3, 11);
   const mask8 hi1 = (mask8)(4, 12, 5, 13, 6, 14, 7, 15);
   const mask8 lo2 = (mask8)(0, 1, 8, 9, 2, 3, 10, 11);
@@ -243,9 +248,9 @@ __attribute__((always_inline)) inline void transpose8(vec *r) {
     re = t_;                                    \
   } while (0)
 
-__attribute__((always_inline)) inline void radix2(__global const real *in, __global real *out, uint j,
-                   uint k, uint d, uint q, uint ns, uint twstep, real s,
-                   __global const real2 *tw) {
+FFT_INLINE void radix2(__global const real *in, __global real *out, uint j,
+                       uint k, uint d, uint q, uint ns, uint twstep, real s,
+                       __global const real2 *tw) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
   __global const real *p = in + (size_t)j * 2 * VW;
   vec r0, i0, r1, i1;
@@ -257,9 +262,9 @@ __attribute__((always_inline)) inline void radix2(__global const real *in, __glo
   STOREC(o, st, r0 - r1, i0 - i1);
 }
 
-__attribute__((always_inline)) inline void radix3(__global const real *in, __global real *out, uint j,
-                   uint k, uint d, uint q, uint ns, uint twstep, real s,
-                   __global const real2 *tw) {
+FFT_INLINE void radix3(__global const real *in, __global real *out, uint j,
+                       uint k, uint d, uint q, uint ns, uint twstep, real s,
+                       __global const real2 *tw) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
   __global const real *p = in + (size_t)j * 2 * VW;
   vec r0, i0, r1, i1, r2, i2;
@@ -281,9 +286,9 @@ __attribute__((always_inline)) inline void radix3(__global const real *in, __glo
   STOREC(o, 2 * st, mr - ur, mi - ui);
 }
 
-__attribute__((always_inline)) inline void radix4(__global const real *in, __global real *out, uint j,
-                   uint k, uint d, uint q, uint ns, uint twstep, real s,
-                   __global const real2 *tw) {
+FFT_INLINE void radix4(__global const real *in, __global real *out, uint j,
+                       uint k, uint d, uint q, uint ns, uint twstep, real s,
+                       __global const real2 *tw) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
   __global const real *p = in + (size_t)j * 2 * VW;
   vec r0, i0, r1, i1, r2, i2, r3, i3;
@@ -305,9 +310,9 @@ __attribute__((always_inline)) inline void radix4(__global const real *in, __glo
   STOREC(o, 3 * st, a1r - s * a3i, a1i + s * a3r);
 }
 
-__attribute__((always_inline)) inline void radix5(__global const real *in, __global real *out, uint j,
-                   uint k, uint d, uint q, uint ns, uint twstep, real s,
-                   __global const real2 *tw) {
+FFT_INLINE void radix5(__global const real *in, __global real *out, uint j,
+                       uint k, uint d, uint q, uint ns, uint twstep, real s,
+                       __global const real2 *tw) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
   __global const real *p = in + (size_t)j * 2 * VW;
   vec r0, i0, r1, i1, r2, i2, r3, i3, r4, i4;
@@ -375,9 +380,9 @@ __attribute__((always_inline)) inline void radix5(__global const real *in, __glo
  * with w10^t = exp(-s 2 pi i t/10): one pass where radix 2 and radix 5
  * took two (2^a 5^b lengths: 100000 = 250 x 400 in six passes instead of
  * eight). */
-__attribute__((always_inline)) inline void radix10(__global const real *in, __global real *out, uint j,
-                    uint k, uint d, uint q, uint ns, uint twstep, real s,
-                    __global const real2 *tw) {
+FFT_INLINE void radix10(__global const real *in, __global real *out, uint j,
+                        uint k, uint d, uint q, uint ns, uint twstep, real s,
+                        __global const real2 *tw) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
   __global const real *p = in + (size_t)j * 2 * VW;
   vec r0, i0, r1, i1, r2, i2, r3, i3, r4, i4, r5, i5, r6, i6, r7, i7, r8, i8,
@@ -407,7 +412,8 @@ __attribute__((always_inline)) inline void radix10(__global const real *in, __gl
   DFT5(r1, i1, r3, i3, r5, i5, r7, i7, r9, i9); /* O_t in (r1,r3,..,r9)[t] */
   /* O_t times w10^t = cos(2 pi t/10) - i s sin(2 pi t/10), t = 1 .. 4:
    * (a - i s b)(x + i y) = (a x + s b y) + i (a y - s b x). */
-  const real ca = (real)0.80901699437494742410, cb = (real)0.30901699437494742410;
+  const real ca = (real)0.80901699437494742410,
+             cb = (real)0.30901699437494742410;
   const real sa = s * (real)0.58778525229247312917,
              sb = s * (real)0.95105651629515357212;
   const vec o1r = ca * r3 + sa * i3, o1i = ca * i3 - sa * r3;
@@ -446,9 +452,9 @@ __attribute__((always_inline)) inline void radix10(__global const real *in, __gl
     i3 = a1i + s * a3r;                                         \
   } while (0)
 
-__attribute__((always_inline)) inline void radix8(__global const real *in, __global real *out, uint j,
-                   uint k, uint d, uint q, uint ns, uint twstep, real s,
-                   __global const real2 *tw) {
+FFT_INLINE void radix8(__global const real *in, __global real *out, uint j,
+                       uint k, uint d, uint q, uint ns, uint twstep, real s,
+                       __global const real2 *tw) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
   __global const real *p = in + (size_t)j * 2 * VW;
   vec r0, i0, r1, i1, r2, i2, r3, i3, r4, i4, r5, i5, r6, i6, r7, i7;
@@ -498,9 +504,9 @@ __attribute__((always_inline)) inline void radix8(__global const real *in, __glo
  * R is a constant in every copy, so the loops unroll and the array indices
  * are constants: the values stay in registers. */
 #define ODD_RADIX(NAME, R, H, COS, SIN)                                      \
-  __attribute__((always_inline)) inline void NAME(__global const real *in, __global real *out, uint j,      \
-                   uint k, uint d, uint q, uint ns, uint twstep, real s,     \
-                   __global const real2 *tw) {                               \
+  FFT_INLINE void NAME(__global const real *in, __global real *out, uint j,  \
+                       uint k, uint d, uint q, uint ns, uint twstep, real s, \
+                       __global const real2 *tw) {                           \
     const real cs[H] = COS, sn[H] = SIN;                                     \
     const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;          \
     __global const real *p = in + (size_t)j * 2 * VW;                        \
