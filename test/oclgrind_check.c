@@ -1354,7 +1354,9 @@ static void test_fft(void **st) {
   for (int d = 0; d < 2; d++) {
     vncl_dtype t = d ? VNCL_F64 : VNCL_F32;
     if (t == VNCL_F64 && !fp64) continue;
-    static const size_t lens[] = {2, 3, 5, 8, 12, 60, 250, 7, 11, 13, 98, 1001};
+    /* Radix 10 in 250 (10 5 5), 100 (10 10), 70 x 70 and 6 x 10 below. */
+    static const size_t lens[] = {2,  3,  5,  8,  12, 60,  250,
+                                  100, 7, 11, 13, 98, 1001};
     for (size_t i = 0; i < sizeof lens / sizeof *lens; i++)
       c2c_case(t, 1, &lens[i], 1 + i % 3, i % 2, "stockham");
     /* Batches of lines of 8, 4 and 2 (fft_stockham_short) and 16

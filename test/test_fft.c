@@ -459,6 +459,20 @@ static void test_c2c(void **st) {
       {C2C, VNCL_F64, 2, {27, 25}, 2, 1, VNCL_FFT_NORM_ORTHO, VNCL},
       {C2C, VNCL_F32, 1, {100000}, 1, 0, BACK, VNCL},
       {C2C, VNCL_F64, 1, {19683}, 1, 1, BACK, VNCL},
+      /* Radix 10 (a 2 x 5 pass, where it saves one): alone with a partial
+       * line group, twice (100 = 10 10), after radix 8 (2000 = 8 10 5 5),
+       * with 3 (30), a strided axis, both steps of a split (100000 =
+       * 250 x 400: 10 5 5 and 8 10 5) batched and in place, f32 and f64;
+       * 5^5 and 20 = 4 x 5, which keep radix 5 and 4 alone. */
+      {C2C, VNCL_F32, 1, {10}, 13, 0, BACK, VNCL},
+      {C2C, VNCL_F64, 1, {100}, 9, 1, VNCL_FFT_NORM_ORTHO, VNCL},
+      {C2C, VNCL_F32, 1, {2000}, 3, 1, VNCL_FFT_NORM_FORWARD, VNCL},
+      {C2C, VNCL_F64, 2, {50, 30}, 2, 0, BACK, VNCL},
+      {C2C, VNCL_F32, 3, {10, 4, 250}, 1, 0, VNCL_FFT_NORM_NONE, VNCL},
+      {C2C, VNCL_F64, 1, {100000}, 2, 1, BACK, VNCL},
+      {C2C, VNCL_F32, 1, {100000}, 3, 1, VNCL_FFT_NORM_ORTHO, VNCL},
+      {C2C, VNCL_F32, 1, {3125}, 2, 0, BACK, VNCL},
+      {C2C, VNCL_F64, 1, {20}, 5, 0, BACK, VNCL},
       {C2C, VNCL_F32, 2, {7, 16}, 3, 0, BACK, VNCL},
       /* Radix 7, 11 and 13 (Stockham with the vncl backend): each alone,
        * powers, mixed with 2, 3, 5, partial line groups, every axis, a
@@ -573,6 +587,9 @@ static void test_real_half(void **st) {
       {R2C, VNCL_F64, 2, {17, 8}, 1, 0, BACK, VNCL},
       {R2C, VNCL_F32, 2, {47, 6}, 2, 1, BACK, VNCL},
       {R2C, VNCL_F32, 3, {2, 17, 4}, 1, 1, VNCL_FFT_NORM_FORWARD, VNCL},
+      /* Radix 10 in both steps of a split half (m = 100000 = 250 x 400:
+       * fft_stockham_r2c and fft_stockham_c2r2), f64, in place. */
+      {R2C, VNCL_F64, 1, {200000}, 2, 1, BACK, VNCL},
       /* Odd beside them (the full-length path), and clFFT unchanged. */
       {R2C, VNCL_F32, 1, {15}, 2, 1, BACK, VNCL},
       {R2C, VNCL_F64, 2, {4, 9}, 1, 0, BACK, VNCL},
@@ -718,14 +735,15 @@ static void test_bluestein(void **st) {
  * reduced in integers to |phi| <= pi/4; radix constants correctly
  * rounded): the largest error of every element over the rms of the
  * output, against FFTW in double, for one-pass, split, 7/11/13 and
- * Rader (65537) lengths, within 1.5 eps log2(N) (Rader and Bluestein, two
+ * Rader (65537) lengths, radix 10 (2000 = 8 10 5 5 in one pass, 100000 =
+ * 250 x 400 split), within 1.5 eps log2(N) (Rader and Bluestein, two
  * transforms and a product of filters made in double: 3 eps log2(N)), against the general 4 eps log2(N).
  * Measured: 0.2 to 0.45 of that; with the angle 2 pi t/n rounded directly
  * (the twiddles before) 173056 = 2^10 13^2 reached 1.1 eps log2(N). */
 static void test_f64_accuracy(void **st) {
   (void)st;
   static const int lens[] = {1001, 4096, 2197, 117649, 173056, 1 << 20,
-                             65537, 4099};
+                             2000, 100000, 65537, 4099};
   double worst = 0;
   for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
     int n = lens[li];
