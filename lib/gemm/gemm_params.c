@@ -125,18 +125,19 @@ static const vncl__tunable clblast_tunables[] = {
  * and the broadcast, 21 ymm of 16 (the register check, docs/tuning.md);
  * register model, unmeasured on AVX2 (no such host here). */
 #define CPU256_DIRECT "WGD_M=6 WGD_N=16 LDM=1 LDN=1 KWGD=1 VWD=8 DIRECT_LOCAL=0 "
-/* The packed sets read A in place where its rows are contiguous (A_PACKED=2,
- * KU=16), as the AVX-512 rows do since that took 1.16x off 2048^3 there.
- * No AVX2 host here to time it: under valgrind, whose CPU PoCL compiles
- * for as pthread-haswell (AVX2), one 512^3 product took 38.7 M
- * instructions against 44.6 M for the old set (A_PACKED=1 KU=4) in f32,
- * 79.1 M against 89.5 M in f64; the old set's step spent 7 address
- * computations (lea) beside 2 loads, 6 broadcasts and 12 FMAs. Instruction
- * counts, not time (docs/tuning.md, "AVX2 rows under valgrind"). */
-#define CPU256_PACKED "MR=6 NR=16 VW=8 MB=48 NB=64 KC=0 KU=16 ORDER=0 A_PACKED=2 "
+/* The packed sets pack A (A_PACKED=1, KU=4). Reading A in place
+ * (A_PACKED=2, KU=16, as the AVX-512 rows do) executes fewer instructions
+ * in PoCL's AVX2 code (valgrind, whose CPU PoCL compiles for as
+ * pthread-haswell: one 512^3 product 38.7 M against 44.6 M in f32, 79.1 M
+ * against 89.5 M in f64), but timed it ran slower: the same AVX2 code on
+ * this Xeon (POCL_KERNELLIB_NAME=avx2, the AVX2 sets forced, quiet,
+ * alternating, medians of 7) f32 1024^3 and 2048^3 0.90-0.93x of this set,
+ * f64 0.94-1.01x. Still to time on an AVX2 host (docs/tuning.md, "AVX2
+ * rows under valgrind"). */
+#define CPU256_PACKED "MR=6 NR=16 VW=8 MB=48 NB=64 KC=0 KU=4 ORDER=0 A_PACKED=1 "
 #define CPU256_NARROW "MR=6 NR=16 VW=8 MB=24 NB=64 KC=0 KU=8 ORDER=0 A_PACKED=0 "
 #define CPU256_DIRECT64 "WGD_M=6 WGD_N=8 LDM=1 LDN=1 KWGD=1 VWD=4 DIRECT_LOCAL=0 "
-#define CPU256_PACKED64 "MR=6 NR=8 VW=4 MB=48 NB=64 KC=0 KU=16 ORDER=0 A_PACKED=2 "
+#define CPU256_PACKED64 "MR=6 NR=8 VW=4 MB=48 NB=64 KC=0 KU=4 ORDER=0 A_PACKED=1 "
 /* Strided batches of small products (gemm_small): 6 x 2 vectors per tile,
  * 24 rows per work-item, 8 work-items per group. Measured on the quiet-ish
  * Xeon, 2026-12-01, best of 12 interleaved rounds against gemm_direct in
@@ -211,7 +212,7 @@ static const vncl__tunable clblast_tunables[] = {
 #define MEASURED64 "PoCL 3.1, 2-core AVX-512 guest, 2026-12-01"
 /* The AVX2 rows: their direct kernel's KWGD=1 comes from the register
  * check, not from a run. */
-#define UNMEASURED256 "register model; packed sets from instruction counts of pthread-haswell code under valgrind, 2026-12-01; not timed on AVX2"
+#define UNMEASURED256 "register model; packed sets timed as AVX2 code on the AVX-512 guest (POCL_KERNELLIB_NAME=avx2), 2026-12-01; not on an AVX2 host"
 /* The square f32 row: the 2026-11-29 sets, A in place (A_PACKED=2) since;
  * switch_mnk16 2026-12-01 (loaded, noisy). */
 #define MEASURED32SQ "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01"
