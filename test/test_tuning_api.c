@@ -154,6 +154,79 @@ static void test_get_and_bad_input(void **st) {
   vncl_context_destroy(ctx);
 }
 
+/* VNCL_NATIVE_FLOAT_WIDTH picks the rows of another vector-width class
+ * (CI's AVX2 stage): on a CPU device the GEMM f32 row's vector width
+ * follows it (8: the AVX2 row, 16: the AVX-512 one); elsewhere (GPU rows
+ * have no width class) nothing changes; a bad value is ignored. */
+static double gemm_vw(const char *width) {
+  const char *was = getenv("VNCL_NATIVE_FLOAT_WIDTH");
+  char saved[16] = "";
+  if (was) snprintf(saved, sizeof saved, "%s", was);
+  if (width)
+    setenv("VNCL_NATIVE_FLOAT_WIDTH", width, 1);
+  else
+    unsetenv("VNCL_NATIVE_FLOAT_WIDTH");
+  vncl_context *ctx = ctx_db("/nonexistent/none.json");
+  vncl_tuning_params p;
+  T_OK(ctx, vncl_tuning_get(ctx, "gemm", VNCL_F32, "square", &p));
+  double vw = 0;
+  T_OK(NULL, vncl_tuning_value(&p, "VW", &vw));
+  vncl_context_destroy(ctx);
+  if (was)
+    setenv("VNCL_NATIVE_FLOAT_WIDTH", saved, 1);
+  else
+    unsetenv("VNCL_NATIVE_FLOAT_WIDTH");
+  return vw;
+}
+
+static void test_native_width_override(void **st) {
+  (void)st;
+  vncl_context *ctx = ctx_db("/nonexistent/none.json");
+  vncl_device_info di;
+  T_OK(ctx, vncl_context_device_info(ctx, &di));
+  vncl_context_destroy(ctx);
+  double own = gemm_vw(NULL);
+  if (di.type == VNCL_DEVICE_CPU) {
+    assert_true(gemm_vw("8") == 8);
+    assert_true(gemm_vw("16") == 16);
+  } else {
+    assert_true(gemm_vw("8") == own);
+  }
+  assert_true(gemm_vw("7") == own);
+  assert_true(gemm_vw("eight") == own);
+}
+
+/* A saved set whose size switches say "never" (1e30, switch_mnk16's
+ * default wherever a row does not set it: AVX2 CPUs, GPUs) reads back: the
+ * reader once refused any value past 1e18, so on such devices every
+ * database entry was dropped. */
+static void test_database_never_switch(void **st) {
+  (void)st;
+  char path[700];
+  snprintf(path, sizeof path, "%s/never.json", dir);
+  vncl_context *ctx = ctx_db("/nonexistent/none.json");
+  vncl_tuning_db *db = NULL;
+  T_OK(NULL, vncl_tuning_db_create(&db));
+  vncl_tuning_params p = one("switch_mnk16", 1e30);
+  snprintf(p.names[1], sizeof p.names[1], "small_mnk");
+  p.values[1] = 1e30;
+  p.count = 2;
+  T_OK(ctx, vncl_tuning_db_put(db, ctx, "gemm", VNCL_F32, "square", &p, 1.0));
+  T_OK(NULL, vncl_tuning_db_save(db, path));
+  vncl_tuning_db_free(db);
+  vncl_context_destroy(ctx);
+  vncl_context *c2 = ctx_db(path);
+  vncl_tuning_params got;
+  T_OK(c2, vncl_tuning_get(c2, "gemm", VNCL_F32, "square", &got));
+  assert_int_equal(got.source, VNCL_TUNING_SOURCE_DATABASE);
+  double v = 0;
+  T_OK(NULL, vncl_tuning_value(&got, "switch_mnk16", &v));
+  assert_true(v == 1e30);
+  T_OK(NULL, vncl_tuning_value(&got, "small_mnk", &v));
+  assert_true(v == 1e30);
+  vncl_context_destroy(c2);
+}
+
 /* A set installed on one context is that context's; NULL withdraws it. */
 static void test_set_per_context(void **st) {
   (void)st;
@@ -551,12 +624,14 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tables),
       cmocka_unit_test(test_get_and_bad_input),
+      cmocka_unit_test(test_native_width_override),
       cmocka_unit_test(test_set_per_context),
       cmocka_unit_test(test_check),
       cmocka_unit_test(test_clblast),
       cmocka_unit_test(test_journal),
       cmocka_unit_test(test_measure),
       cmocka_unit_test(test_database),
+      cmocka_unit_test(test_database_never_switch),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -30,6 +30,9 @@ const cli_env_var cli_env[] = {
                          "through (default auto: the table)"},
     {"VNCL_TENSOR_MEMORY", "svm, buffer or auto: tensors in fine-grained SVM "
                            "(default auto: on CPU devices that have it)"},
+    {"VNCL_NATIVE_FLOAT_WIDTH", "1, 2, 4, 8 or 16: the vector width that "
+                                "picks the CPU rows (default: the "
+                                "device's)"},
     {"VNCL_HOST_COPY", "memcpy, bounce or auto: how host copies are made "
                        "(default auto: measured)"},
     {"VNCL_FFT_BACKEND", "vncl, clfft or auto (default auto)"},

@@ -113,8 +113,9 @@ bool vncl__params_from_json(const vncl__param_family *f, const cJSON *obj,
   }
   for (const cJSON *it = obj->child; it; it = it->next) {
     if (!strcmp(it->string, "clblast")) continue; /* CLBlast's own */
-    if (!cJSON_IsNumber(it) || it->valuedouble < -1e18 ||
-        it->valuedouble > 1e18) {
+    /* Finite; each tunable's own range is checked as it is set (the
+     * size switches go up to 1e30, their "never"). */
+    if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble)) {
       snprintf(why, cap, "parameter '%s' is not a number", it->string);
       return false;
     }
@@ -291,6 +292,11 @@ const vncl__tuning_db *vncl__tuning_db_of(vncl_context *ctx) {
   return db; /* never changed after loading */
 }
 
+/* The device's native float vector width, which picks the CPU rows' class
+ * (AVX-512 16, AVX2 8). VNCL_NATIVE_FLOAT_WIDTH=1|2|4|8|16 replaces it:
+ * with PoCL compiling for an AVX2 CPU (POCL_KERNELLIB_NAME=avx2), whose
+ * device still reports the host's width, an AVX-512 machine then runs
+ * what an AVX2 host such as an AMD EPYC runs (CI's AVX2 stage). */
 static int vec_locked(vncl_context *ctx, struct vncl__tuning_store *s) {
   if (s->vec < 0) {
     cl_uint w = 0;
@@ -298,6 +304,17 @@ static int vec_locked(vncl_context *ctx, struct vncl__tuning_store *s) {
                              sizeof w, &w, NULL) == CL_SUCCESS
                  ? (int)w
                  : 0;
+    const char *v = vncl__getenv("VNCL_NATIVE_FLOAT_WIDTH");
+    if (v) {
+      char *end = NULL;
+      long n = strtol(v, &end, 10);
+      if (end && end != v && !*end && (n == 1 || n == 2 || n == 4 || n == 8 ||
+                                       n == 16))
+        s->vec = (int)n;
+      else
+        vncl__log(VNCL_LOG_WARN, "VNCL_NATIVE_FLOAT_WIDTH='%s' ignored: use "
+                  "1, 2, 4, 8 or 16", v);
+    }
   }
   return s->vec;
 }
