@@ -74,6 +74,24 @@ void t_rmtree(const char *path) {
   rmdir(path);
 }
 
+void t_env_set(t_env *e, const char *name, const char *value) {
+  const char *was = getenv(name);
+  e->name = name;
+  e->had = was != NULL;
+  snprintf(e->value, sizeof e->value, "%s", was ? was : "");
+  if (value)
+    setenv(name, value, 1);
+  else
+    unsetenv(name);
+}
+
+void t_env_restore(const t_env *e) {
+  if (e->had)
+    setenv(e->name, e->value, 1);
+  else
+    unsetenv(e->name);
+}
+
 vncl_context *t_context(const char *cache_dir) {
   vncl_options o;
   vncl_options_init(&o);

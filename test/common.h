@@ -24,6 +24,16 @@ void t_fill_random_f32(float *x, size_t n);
 void t_tmpdir(char *out, size_t cap);
 void t_rmtree(const char *path);
 
+/* Sets (value NULL: unsets) an environment variable for a while, keeping
+ * what it was; t_env_restore puts that back (or unsets it again). */
+typedef struct t_env {
+  const char *name;
+  bool had;
+  char value[256];
+} t_env;
+void t_env_set(t_env *e, const char *name, const char *value);
+void t_env_restore(const t_env *e);
+
 /* A context on the default device with the given cache folder (NULL: the
  * caller's environment), failing the test on error. */
 vncl_context *t_context(const char *cache_dir);

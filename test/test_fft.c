@@ -922,15 +922,10 @@ static void test_plan_cache(void **st) {
   for (int i = 0; i < C; i++) x[i] = (float)t_rand_uniform(-1, 1);
   write_d(a, x);
   poison(b);
-  const char *prev = getenv("VNCL_FFT_BACKEND");
-  char saved[64] = "";
-  if (prev) snprintf(saved, sizeof saved, "%s", prev);
-  setenv("VNCL_FFT_BACKEND", "clfft", 1);
+  t_env be;
+  t_env_set(&be, "VNCL_FFT_BACKEND", "clfft");
   T_OK(ctx, vncl_fft(ctx, VNCL_FFT_C2C, VNCL_FFT_FORWARD, 1, BACK, a, b));
-  if (prev)
-    setenv("VNCL_FFT_BACKEND", saved, 1);
-  else
-    unsetenv("VNCL_FFT_BACKEND");
+  t_env_restore(&be);
   T_OK(ctx, vncl_fft_stats_get(ctx, &s1));
   assert_int_equal(s1.bakes, s2.bakes);
   assert_int_equal(s1.hits, s2.hits + 1);
@@ -1212,16 +1207,11 @@ static void test_bad_desc(void **st) {
   bad.backend = (vncl_fft_backend)7;
   T_FAILS(ctx, vncl_fft_plan_create(ctx, &bad, &p), VNCL_ERR_INVALID_ARG,
           "backend 7");
-  const char *prev = getenv("VNCL_FFT_BACKEND");
-  char saved[64] = "";
-  if (prev) snprintf(saved, sizeof saved, "%s", prev);
-  setenv("VNCL_FFT_BACKEND", "cuda", 1);
+  t_env be;
+  t_env_set(&be, "VNCL_FFT_BACKEND", "cuda");
   T_FAILS(ctx, vncl_fft_plan_create(ctx, &d, &p), VNCL_ERR_INVALID_ARG,
           "VNCL_FFT_BACKEND='cuda'");
-  if (prev)
-    setenv("VNCL_FFT_BACKEND", saved, 1);
-  else
-    unsetenv("VNCL_FFT_BACKEND");
+  t_env_restore(&be);
   bad = d;
   bad.in_place = 2;
   T_FAILS(ctx, vncl_fft_plan_create(ctx, &bad, &p), VNCL_ERR_INVALID_ARG,

@@ -465,11 +465,9 @@ static bool uses_svm(const vncl_tensor *t) {
  * VNCL_TENSOR_MEMORY=buffer turns it off; elsewhere nothing changes. */
 static void test_svm_tensors(void **st) {
   (void)st;
-  const char *was = getenv("VNCL_TENSOR_MEMORY");
-  char saved[16] = "";
-  if (was) snprintf(saved, sizeof saved, "%s", was);
+  t_env tm; /* set in the second pass, restored after it */
   for (int pass = 0; pass < 2; pass++) {
-    if (pass) setenv("VNCL_TENSOR_MEMORY", "buffer", 1);
+    if (pass) t_env_set(&tm, "VNCL_TENSOR_MEMORY", "buffer");
     vncl_context *c = t_context("off");
     assert_non_null(c);
     bool want = svm_expected(c);
@@ -567,10 +565,7 @@ static void test_svm_tensors(void **st) {
     vncl_tensor_destroy(tc);
     vncl_context_destroy(c);
   }
-  if (was)
-    setenv("VNCL_TENSOR_MEMORY", saved, 1);
-  else
-    unsetenv("VNCL_TENSOR_MEMORY");
+  t_env_restore(&tm);
 }
 
 /* ---- threads ------------------------------------------------------------ */

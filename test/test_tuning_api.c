@@ -159,23 +159,15 @@ static void test_get_and_bad_input(void **st) {
  * follows it (8: the AVX2 row, 16: the AVX-512 one); elsewhere (GPU rows
  * have no width class) nothing changes; a bad value is ignored. */
 static double gemm_vw(const char *width) {
-  const char *was = getenv("VNCL_NATIVE_FLOAT_WIDTH");
-  char saved[16] = "";
-  if (was) snprintf(saved, sizeof saved, "%s", was);
-  if (width)
-    setenv("VNCL_NATIVE_FLOAT_WIDTH", width, 1);
-  else
-    unsetenv("VNCL_NATIVE_FLOAT_WIDTH");
+  t_env w;
+  t_env_set(&w, "VNCL_NATIVE_FLOAT_WIDTH", width);
   vncl_context *ctx = ctx_db("/nonexistent/none.json");
   vncl_tuning_params p;
   T_OK(ctx, vncl_tuning_get(ctx, "gemm", VNCL_F32, "square", &p));
   double vw = 0;
   T_OK(NULL, vncl_tuning_value(&p, "VW", &vw));
   vncl_context_destroy(ctx);
-  if (was)
-    setenv("VNCL_NATIVE_FLOAT_WIDTH", saved, 1);
-  else
-    unsetenv("VNCL_NATIVE_FLOAT_WIDTH");
+  t_env_restore(&w);
   return vw;
 }
 
