@@ -23,11 +23,22 @@ static void check(bool ok, bool required, const char *what, const char *fix) {
   }
 }
 
+/* One direction of a transfer row: "map", or "direct below N bytes, else
+ * staged". */
+static void paths_text(char *out, size_t cap, vncl_transfer_path small,
+                       vncl_transfer_path large, uint64_t threshold) {
+  static const char *names[] = {"auto", "direct", "staged", "map"};
+  if (threshold && small != large)
+    snprintf(out, cap, "%s below %llu bytes, else %s", names[small & 3],
+             (unsigned long long)threshold, names[large & 3]);
+  else
+    snprintf(out, cap, "%s", names[large & 3]);
+}
+
 /* The transfer table's row for this device (docs/transfers.md): which path
  * host transfers take, and whether tensors live in fine-grained SVM (row
  * "unified-svm": blocking transfers are host copies with no command). */
 static void transfer_line(vncl_context *ctx) {
-  static const char *names[] = {"auto", "direct", "staged", "map"};
   vncl_transfer_config tc;
   char line[320];
   if (vncl_transfer_config_get(ctx, &tc) != VNCL_OK) {
@@ -36,18 +47,8 @@ static void transfer_line(vncl_context *ctx) {
     return;
   }
   char w[64], r[64];
-  if (tc.write_threshold && tc.write_small != tc.write_large)
-    snprintf(w, sizeof w, "%s below %llu bytes, else %s",
-             names[tc.write_small & 3],
-             (unsigned long long)tc.write_threshold, names[tc.write_large & 3]);
-  else
-    snprintf(w, sizeof w, "%s", names[tc.write_large & 3]);
-  if (tc.read_threshold && tc.read_small != tc.read_large)
-    snprintf(r, sizeof r, "%s below %llu bytes, else %s",
-             names[tc.read_small & 3], (unsigned long long)tc.read_threshold,
-             names[tc.read_large & 3]);
-  else
-    snprintf(r, sizeof r, "%s", names[tc.read_large & 3]);
+  paths_text(w, sizeof w, tc.write_small, tc.write_large, tc.write_threshold);
+  paths_text(r, sizeof r, tc.read_small, tc.read_large, tc.read_threshold);
   snprintf(line, sizeof line, "transfers: table row '%s'%s; writes %s, reads %s",
            tc.table,
            strcmp(tc.table, "unified-svm") ? ""
