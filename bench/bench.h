@@ -51,6 +51,14 @@ double bench_median(double *v, int n, double *spread);
 /* Seconds between an event's START and END (0 when profiling is off). */
 double bench_event_seconds(cl_event ev);
 double bench_now(void);
+/* Waits until the process's other threads are idle: a threaded peer
+ * (OpenBLAS) keeps a worker spinning on a core for about 0.1 s after each
+ * call (measured: 100% of one core for 100-110 ms after a cblas_sgemm on
+ * the 2-core Xeon), which took half the machine from whatever the bench
+ * timed next. Polls the process's CPU time every 5 ms until it grows by
+ * less than 10% of the wall time, at most 0.5 s; returns the seconds
+ * waited. Call it after a peer's calls and before timing vncl. */
+double bench_peer_quiet(void);
 
 /* Suites. Each returns 0, or -1 when it could not run at all. */
 int bench_suite_gemm(bench_ctx *b);

@@ -148,7 +148,17 @@ static double vncl_device_seconds(bench_ctx *bc) {
 
 /* Medians of one shape: vncl in f32, f16 and bf16 storage, CLBlast and
  * OpenBLAS in f32, all timed in the same rounds (one run of each per
- * round), so that load from elsewhere hits them alike. */
+ * round), so that load from elsewhere hits them alike. Each is timed in
+ * its steady state, right after an untimed call of the same product
+ * (as in a loop of them), and never while OpenBLAS's worker still spins
+ * after its call (bench_peer_quiet): a round waits for that, then times
+ * vncl's three (each after one untimed call), CLBlast, and OpenBLAS (after
+ * one untimed call). Before, vncl f16 ran right after OpenBLAS and the f32
+ * of the next round right after bf16, so the 16-bit ratios to f32 met the
+ * spinning worker in some rounds and not in others; and a product timed
+ * right after another kernel's (f16's pack and packed kernels after f32's
+ * direct one) ran at 0.44-0.49x at 128^3-256^3 in two quiet runs, where
+ * the same calls in a loop run at 0.85-1.1x. */
 typedef struct timings {
   double vncl[3], vncl_dev[3], vncl_spread[3]; /* f32, f16, bf16 */
   double clblast, clblast_spread, openblas, openblas_spread;
@@ -186,7 +196,12 @@ static timings measure(bench_ctx *bc, gemm_bufs *g /* [3] */) {
                  vncl_finish(bc->ctx) == VNCL_OK;
   openblas_run(&g[0]);
   for (int r = 0; r < reps; r++) {
-    tv[0][r] = time_vncl(bc, &g[0], &t.ok[0], &td[0][r]);
+    bench_peer_quiet();
+    for (int d = 0; d < 3; d++) {
+      t.ok[d] = t.ok[d] && run_vncl(bc, &g[d]) == 0 &&
+                vncl_finish(bc->ctx) == VNCL_OK;
+      tv[d][r] = time_vncl(bc, &g[d], &t.ok[d], &td[d][r]);
+    }
     if (t.clblast_ok) {
       double t0 = bench_now();
       t.clblast_ok = run_clblast(bc, &g[0]) == 0 &&
@@ -194,12 +209,11 @@ static timings measure(bench_ctx *bc, gemm_bufs *g /* [3] */) {
       tc[r] = bench_now() - t0;
     }
     if (to) {
+      openblas_run(&g[0]);
       double t0 = bench_now();
       openblas_run(&g[0]);
       to[r] = bench_now() - t0;
     }
-    for (int d = 1; d < 3; d++)
-      tv[d][r] = time_vncl(bc, &g[d], &t.ok[d], &td[d][r]);
   }
   double unused;
   for (int d = 0; d < 3; d++) {

@@ -157,7 +157,14 @@ static void record(bench_ctx *bc, const char *name, const prod *p,
 
 /* Times `calls` vncl products (waited: a finish after each; else one at
  * the end) and `calls` host products, interleaved over the rounds; returns
- * the medians per call in seconds. */
+ * the medians per call in seconds. vncl's calls start only once
+ * OpenBLAS's worker has stopped spinning after the host products
+ * (bench_peer_quiet: it held one of the two cores for 0.1 s after each
+ * call, which made these figures bimodal); warm: one untimed vncl call
+ * then, so the timed ones find vncl's threads running (as a program that
+ * calls it in a loop), else the first call comes after that idle spell
+ * (one that calls it now and then). The host products likewise follow one
+ * untimed host product. */
 static bool time_calls(bench_ctx *bc, prod *p, int calls, bool waited,
                        bool warm, double *tv, double *sv, double *tp,
                        double *sp) {
@@ -166,8 +173,7 @@ static bool time_calls(bench_ctx *bc, prod *p, int calls, bool waited,
   bool ok = v && h && vncl_products(bc, p) == 0 && vncl_finish(bc->ctx) == 0;
   host_products(p);
   for (int r = 0; r < reps && ok; r++) {
-    /* warm: one untimed call first, so that the timed ones do not start
-     * right after the peer's loop (see the batches below). */
+    bench_peer_quiet();
     if (warm) ok = vncl_products(bc, p) == 0 && vncl_finish(bc->ctx) == 0;
     double t0 = bench_now();
     for (int i = 0; i < calls && ok; i++) {
@@ -176,6 +182,7 @@ static bool time_calls(bench_ctx *bc, prod *p, int calls, bool waited,
     }
     if (!waited && ok) ok = vncl_finish(bc->ctx) == VNCL_OK;
     v[r] = (bench_now() - t0) / calls;
+    host_products(p);
     t0 = bench_now();
     for (int i = 0; i < calls; i++) host_products(p);
     h[r] = (bench_now() - t0) / calls;
@@ -205,7 +212,7 @@ static void f64_cases(bench_ctx *bc) {
     }
     double tv, sv, tp, sp;
     int calls = sz[s] >= 1024 ? 1 : 4;
-    bool ok = time_calls(bc, &p, calls, true, false, &tv, &sv, &tp, &sp);
+    bool ok = time_calls(bc, &p, calls, true, true, &tv, &sv, &tp, &sp);
     bool correct = ok && prod_check(&p);
     char name[64];
     snprintf(name, sizeof name, "dgemm %zux%zux%zu", sz[s], sz[s], sz[s]);
@@ -282,7 +289,7 @@ static void small_calls(bench_ctx *bc) {
     }
     for (int waited = 1; waited >= 0; waited--) {
       double tv, sv, tp, sp;
-      bool ok = time_calls(bc, &p, calls, waited, false, &tv, &sv, &tp, &sp);
+      bool ok = time_calls(bc, &p, calls, waited, true, &tv, &sv, &tp, &sp);
       bool correct = ok && prod_check(&p);
       char name[80];
       snprintf(name, sizeof name, "sgemm %zu^3 one call, %s", sz[s],
@@ -315,13 +322,12 @@ static void batches(bench_ctx *bc) {
         prod_free(&p);
         continue;
       }
-      /* Two figures: the call right after the peer's loop (as a program
+      /* Two figures: the first call after an idle spell (as a program
        * that calls vncl now and then), and after one untimed call (as one
-       * that calls it in a loop). On the quiet 2-core Xeon the first ran
-       * at 0.4-0.75x the second whatever the kernel (1000 x 64^3: 1.8x
-       * against 2.5x a loop of OpenBLAS calls, one process). Not
-       * OpenBLAS's spinning threads: a 150 ms sleep after the loop made
-       * the first call slower still; the cause was not found. */
+       * that calls it in a loop). Both wait for OpenBLAS's worker to stop
+       * spinning first (time_calls); before that wait, the first call
+       * met the spinning worker and ran at 0.4-0.75x the second on the
+       * quiet 2-core Xeon. */
       for (int warm = 0; warm < 2; warm++) {
         double tv, sv, tp, sp;
         bool ok = time_calls(bc, &p, 1, true, warm, &tv, &sv, &tp, &sp);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -122,6 +123,28 @@ double bench_event_seconds(cl_event ev) {
 }
 
 double bench_now(void) { return cli_now(); }
+
+static double process_cpu_seconds(void) {
+  struct rusage u;
+  if (getrusage(RUSAGE_SELF, &u)) return 0;
+  return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+double bench_peer_quiet(void) {
+  double t0 = bench_now();
+  double c = process_cpu_seconds(), w = t0;
+  for (;;) {
+    struct timespec ts = {0, 5000000};
+    nanosleep(&ts, NULL);
+    double c1 = process_cpu_seconds(), w1 = bench_now();
+    bool idle = c1 - c < 0.1 * (w1 - w);
+    c = c1;
+    w = w1;
+    if (idle || w1 - t0 > 0.5) break;
+  }
+  return bench_now() - t0;
+}
 
 /* ---- plot: GEMM rate against size, one line per implementation --------- */
 
