@@ -961,7 +961,8 @@ static void reduce_cases(void) {
 static void softmax_cases(void) {
   /* 2 x 5000: rows too long for local memory here (exp kept in the
    * output, or computed again for 16-bit storage) */
-  static const int64_t shapes[][2] = {{7, 300}, {3, 1000}, {4, 5}, {2, 5000}};
+  static const int64_t shapes[][2] = {{7, 300}, {3, 1000}, {4, 5}, {2, 5000},
+                                      {70, 48}};
   FOR_DTYPES(t) {
     for (size_t c = 0; c < sizeof shapes / sizeof *shapes; c++)
       for (int lg = 0; lg < 2; lg++) {
@@ -1469,8 +1470,11 @@ static void test_reduce(void **st) {
 static void test_softmax(void **st) {
   (void)st;
   /* PREFETCH 0: Oclgrind cannot run llvm.prefetch (a hint, no effect on
-   * the results); the rest is the CPU row. */
-  static const int cpu[VNCL__OPS_MAX_PARAMS] = {64, 16, 1, 0};
+   * the results); the rest is the CPU row (WG, VW, ITEM_CONTIG), with
+   * ROW_ITEM 256 (4 x 5 and 70 x 48 run one row per work-item, f32's e in
+   * 16 KiB of local memory, which the 32 KiB of the generic-gpu run
+   * allow). */
+  static const int cpu[VNCL__OPS_MAX_PARAMS] = {16, 16, 1, 256, 0};
   with_cpu_rows(softmax_cases, VNCL__OPS_SOFTMAX, cpu);
 }
 static void test_random(void **st) {

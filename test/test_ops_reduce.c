@@ -432,6 +432,55 @@ static void test_softmax_wide(void **st) {
   }
 }
 
+/* Short rows one per work-item (softmax_rows_item: ITEM_CONTIG with
+ * ROW_ITEM): enough rows that every compute unit of this device gets its
+ * groups (the host's condition, from the device's own count), rows of
+ * whole vectors (non-temporal stores) and with a tail, rows of 16 and
+ * fewer (taken whatever their count), e kept in local memory or computed
+ * again (ROW_ITEM 4096 leaves no room for f64's), special values. */
+static void test_softmax_rows_item(void **st) {
+  (void)st;
+  const size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1;
+  const int64_t R = (int64_t)(4 * cu * 16 + 5);
+  const int64_t shapes[][2] = {{R, 77}, {R, 1024}, {R, 1000}, {3, 16},
+                               {5, 13}, {R, 1}};
+  /* WG, VW, ITEM_CONTIG, ROW_ITEM, PREFETCH */
+  static const int sets[][VNCL__OPS_MAX_PARAMS] = {{16, 16, 1, 1024, 2},
+                                                   {16, 4, 1, 4096, 0}};
+  for (size_t k = 0; k < 2; k++) {
+    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, sets[k]));
+    for (int ti = 0; ti < 4; ti++) {
+      vncl_dtype t = t_float_types[ti];
+      for (size_t c = 0; c < sizeof shapes / sizeof *shapes; c++) {
+        size_t n = (size_t)(shapes[c][0] * shapes[c][1]);
+        double *xv = t_rand_vals(t, n, -6, 6);
+        for (int lg = 0; lg < 2; lg++) run_softmax(t, lg, 2, shapes[c], xv);
+        free(xv);
+      }
+      /* -inf entries, a row all -inf, +inf, NaN, values whose exp would
+       * overflow, every 8th row of R x 40 */
+      int64_t sp[2] = {R, 40};
+      size_t n = (size_t)R * 40;
+      double *xv = t_rand_vals(t, n, -3, 3);
+      for (int64_t r = 0; r < R; r += 8) {
+        double *row = xv + r * 40;
+        switch ((r / 8) % 5) {
+          case 0: row[3] = -INFINITY, row[20] = -INFINITY; break;
+          case 1: for (int i = 0; i < 40; i++) row[i] = -INFINITY; break;
+          case 2: row[7] = INFINITY; break;
+          case 3: row[9] = NAN; break;
+          default:
+            for (int i = 0; i < 40; i++)
+              row[i] = t_round(t, t == VNCL_F16 ? 60000 - i * 32 : 1e4 + i);
+        }
+      }
+      for (int lg = 0; lg < 2; lg++) run_softmax(t, lg, 2, sp, xv);
+      free(xv);
+    }
+  }
+  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, NULL));
+}
+
 /* ---- parameters ---------------------------------------------------------- */
 
 /* Other work-group sizes and vector widths give the same results (within
@@ -441,9 +490,9 @@ static void test_params_independent(void **st) {
   /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS */
   static const int red_sets[][VNCL__OPS_MAX_PARAMS] = {
       {32, 1, 0, 0, 1, 1}, {256, 4, 0, 16, 2, 2}, {1024, 16, 1, 65536, 8, 8}};
-  /* WG, VW, ITEM_CONTIG, PREFETCH */
+  /* WG, VW, ITEM_CONTIG, ROW_ITEM, PREFETCH */
   static const int sm_sets[][VNCL__OPS_MAX_PARAMS] = {
-      {32, 1, 0, 0}, {256, 16, 1, 1}, {128, 2, 1, 0}};
+      {32, 1, 0, 0, 0}, {256, 16, 1, 0, 1}, {128, 2, 1, 0, 2}};
   int64_t s2[2] = {5, 20001}, s3[2] = {1001, 7}, sm[2] = {9, 333};
   for (size_t k = 0; k < 3; k++) {
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, red_sets[k]));
@@ -576,6 +625,7 @@ int main(void) {
       cmocka_unit_test(test_softmax_special),
       cmocka_unit_test(test_softmax_exp),
       cmocka_unit_test(test_softmax_wide),
+      cmocka_unit_test(test_softmax_rows_item),
       cmocka_unit_test(test_params_independent),
       cmocka_unit_test(test_reduce_streams),
       cmocka_unit_test(test_bad_inputs),

@@ -88,9 +88,13 @@
   P(ITEM_CONTIG, 0, (0, 1), (0, 1),                                            \
     "1: a work-item's part of the row is contiguous (CPUs); 0: interleaved "   \
     "(GPUs)")                                                                  \
-  P(PREFETCH, 0, (0, 1), (0, 1),                                               \
-    "1: with ITEM_CONTIG, pass 3 prefetches the next row (__builtin_prefetch "\
-    "where the compiler has it)")
+  P(ROW_ITEM, 0, (0, 256, 1024, 2048, 4096), (0, 1024, 4096),                  \
+    "rows of up to this many elements run one per work-item (CPUs; 0: one "    \
+    "work-group per row always)")                                             \
+  P(PREFETCH, 0, (0, 1, 2), (0, 1, 2),                                         \
+    "with ITEM_CONTIG, the pass that prefetches the next row "                 \
+    "(__builtin_prefetch where the compiler has it): 0 none, 1 pass 3 (the "   \
+    "stores), 2 pass 2 (the exponentials)")
 
 #define VNCL__OPS_RANDOM_TABLE(P)                                              \
   P(WG, 256, VNCL__OPS_WG_VALUES, VNCL__OPS_WG_QUICK,                          \

@@ -66,8 +66,10 @@ static const vncl__param_row r_reduce[] = {
     CPU_ROW("WG=16 VW=16 ITEM_CONTIG=1 ROWS_ITEM=65536 CB=4 STREAMS=8",
             "2026-11-29; STREAMS 2026-12-01 (docs/ops.md, sixth pass)")};
 static const vncl__param_row r_softmax[] = {
-    CPU_ROW("WG=64 VW=16 ITEM_CONTIG=1 PREFETCH=1",
-            "2026-11-29; PREFETCH 2026-12-01 (docs/ops.md, third pass)")};
+    CPU_ROW("WG=16 VW=16 ITEM_CONTIG=1 ROW_ITEM=1024 PREFETCH=2",
+            "2026-11-29; PREFETCH 2026-12-01 (docs/ops.md, third pass); WG, "
+            "ROW_ITEM and PREFETCH 2 2026-12-01, quiet, also as AVX2 code "
+            "(docs/ops.md, eighth pass)")};
 static const vncl__param_row r_random[] = {CPU_ROW("WG=16 BPI=16", "2026-11-29")};
 
 static bool ops_valid(const vncl__param_family *f,

@@ -2,10 +2,46 @@
  * work-group per row. A row whose exp values fit in half the device's local
  * memory keeps them there (ROW_LOCAL, rounded up to a power of two so that
  * few programs serve every length); rows aligned to whole vectors get
- * non-temporal final stores (NT_OUT). */
+ * non-temporal final stores (NT_OUT). Short rows (up to ROW_ITEM elements,
+ * the CPU layout), enough of them to give every compute unit a few groups,
+ * run one per work-item instead (softmax_rows_item). */
 #include <stdio.h>
 
 #include "ops/ops.h"
+
+static vncl_status rows_item_run(vncl_context *ctx, int logmode,
+                                 const vncl_tensor *x, vncl_tensor *out,
+                                 size_t N, size_t rows, int *p, int bits,
+                                 size_t xo, size_t oo) {
+  /* Each work-item's e in local memory when the group's rows fit half of
+   * it (ROW_ITEM elements each, so that one program serves every length
+   * up to it); non-temporal stores when every row starts on a vector. */
+  size_t accsz = x->dtype == VNCL_F64 ? 8 : 4, wg = (size_t)p[SM_WG];
+  size_t item_local = (size_t)p[SM_ROW_ITEM];
+  if (wg * item_local * accsz > ctx->info.local_mem_bytes / 2) item_local = 0;
+  size_t vw = (size_t)p[SM_VW];
+  int nt = N % vw == 0 && oo % vw == 0;
+  char extra[128];
+  snprintf(extra, sizeof extra, "-DDTYPE=%d -DIDX_BITS=%d -DITEM_LOCAL=%zu "
+           "-DNT_OUT=%d", (int)x->dtype, bits, item_local, nt);
+  vncl__ops_kernel k;
+  vncl_status s = vncl__ops_kernel_get(ctx, VNCL__OPS_SOFTMAX, p, extra,
+                                       "softmax_rows_item", &k);
+  if (s) return s;
+  vncl__ops_arg an = vncl__ops_idx(bits, N), ar = vncl__ops_idx(bits, rows);
+  vncl__ops_arg axo = vncl__ops_idx(bits, xo), aoo = vncl__ops_idx(bits, oo);
+  cl_int lm = logmode;
+  s = vncl__set_args(ctx, k.k, 7, VNCL_OPS_ARG(an), VNCL_OPS_ARG(ar),
+                     VNCL_ARG(lm), VNCL_ARG(x->mem), VNCL_OPS_ARG(axo),
+                     VNCL_ARG(out->mem), VNCL_OPS_ARG(aoo));
+  size_t global = vncl__round_up(rows, wg);
+  if (!s)
+    s = vncl__launch_work(ctx, logmode ? "log_softmax" : "softmax", k.k, 1,
+                          &global, &wg, 0, NULL, NULL, 4.0 * (double)x->numel,
+                          (double)x->bytes + (double)out->bytes);
+  vncl__ops_kernel_put(ctx, &k);
+  return s;
+}
 
 static vncl_status softmax_run(vncl_context *ctx, const char *fn, int logmode,
                                const vncl_tensor *x, vncl_tensor *out) {
@@ -22,6 +58,10 @@ static vncl_status softmax_run(vncl_context *ctx, const char *fn, int logmode,
   size_t xo = vncl__ops_elem_offset(x), oo = vncl__ops_elem_offset(out);
   size_t maxel = x->numel + (xo > oo ? xo : oo);
   int bits = vncl__ops_idx_bits(maxel);
+  size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1;
+  if (p[SM_ITEM_CONTIG] && N <= (size_t)p[SM_ROW_ITEM] &&
+      (rows >= 4 * cu * (size_t)p[SM_WG] || N <= 16))
+    return rows_item_run(ctx, logmode, x, out, N, rows, p, bits, xo, oo);
   size_t accsz = x->dtype == VNCL_F64 ? 8 : 4, row_local = 64;
   while (row_local < N) row_local *= 2;
   if ((row_local + (size_t)p[SM_WG]) * accsz > ctx->info.local_mem_bytes / 2)
