@@ -161,50 +161,85 @@ __kernel void fft_bs_post(const ulong n, const ulong m, const ulong inner,
  * reads all of x before fft_rd_post writes any of y. Lines are addressed as
  * in the Bluestein kernels above.
  *
- * NDRange: (m, lines) for pre and mul, (m + 1 = p rounded up, lines) for
- * post (its work-items from p on do nothing; a range of the prime p itself
- * gave work-groups of one work-item on PoCL).
+ * NDRange: (ceil(m / EB) rounded up to a multiple of 8, lines) for all
+ * three, EB = 8 elements q0 .. q0 + EB of a line per work-item (as for
+ * Bluestein above; post's first work-item also writes X[0]).
  */
 
 __kernel void fft_rd_pre(const ulong n, const ulong m, const ulong inner,
                          const int conj_in, __global const real2 *x,
                          __global const uint *perm, __global real2 *s,
                          const ulong dco) {
-  const ulong q = get_global_id(0), l = get_global_id(1);
-  real2 a = x[line_at(l, perm[q], n, inner)];
-  if (conj_in) a.y = -a.y;
-  s[l * m + q] = a;
-  if (q == 0) {
+  const ulong q0 = get_global_id(0) * EB, l = get_global_id(1);
+  if (q0 >= m) return;
+  const real sa = conj_in ? (real)-1 : (real)1;
+  if (q0 == 0) {
     real2 a0 = x[line_at(l, 0, n, inner)];
-    if (conj_in) a0.y = -a0.y;
+    a0.y *= sa;
     s[dco + 2 * l] = a0;
+  }
+  __global real2 *sl = s + l * m;
+  if (inner == 1 && q0 + EB <= m) {
+    /* The gather by g^q element by element, the store as one vector. */
+    __global const real2 *xl = x + l * n;
+    real v[2 * EB];
+    for (int e = 0; e < EB; e++) {
+      const real2 a = xl[perm[q0 + e]];
+      v[2 * e] = a.x;
+      v[2 * e + 1] = sa * a.y;
+    }
+    vstore16(vload16(0, v), 0, (__global real *)(sl + q0));
+    return;
+  }
+  for (ulong q = q0; q < q0 + EB && q < m; q++) {
+    real2 a = x[line_at(l, perm[q], n, inner)];
+    a.y *= sa;
+    sl[q] = a;
   }
 }
 
 __kernel void fft_rd_mul(const ulong m, __global real2 *s,
                          __global const real2 *filter_ft, const ulong dco) {
-  const ulong q = get_global_id(0), l = get_global_id(1);
-  const real2 v = s[l * m + q];
-  if (q == 0) s[dco + 2 * l + 1] = v;
-  s[l * m + q] = cmul(v, filter_ft[q]);
+  const ulong q0 = get_global_id(0) * EB, l = get_global_id(1);
+  if (q0 >= m) return;
+  __global real2 *sl = s + l * m;
+  if (q0 == 0) s[dco + 2 * l + 1] = sl[0];
+  if (q0 + EB <= m) {
+    const pvec a = vload16(0, (__global const real *)(sl + q0));
+    const pvec f = vload16(0, (__global const real *)(filter_ft + q0));
+    vstore16(cmul_eb(a, f, (real)1), 0, (__global real *)(sl + q0));
+    return;
+  }
+  for (ulong q = q0; q < m; q++) sl[q] = cmul(sl[q], filter_ft[q]);
 }
 
 __kernel void fft_rd_post(const ulong n, const ulong m, const ulong inner,
                           const int conj_out, const real scale,
                           __global const real2 *s, __global const uint *perm,
                           const ulong dco, __global real2 *y) {
-  const ulong q = get_global_id(0), l = get_global_id(1);
-  if (q > m) return;
+  const ulong q0 = get_global_id(0) * EB, l = get_global_id(1);
+  if (q0 >= m) return;
   const real2 x0 = s[dco + 2 * l];
-  real2 v;
-  ulong k;
-  if (q < m) {
-    v = x0 + s[l * m + q];
-    k = perm[m + q];
-  } else {
-    v = x0 + s[dco + 2 * l + 1];
-    k = 0;
+  const real so = conj_out ? -scale : scale;
+  if (q0 == 0) {
+    const real2 v = x0 + s[dco + 2 * l + 1];
+    y[line_at(l, 0, n, inner)] = (real2)(v.x * scale, v.y * so);
   }
-  if (conj_out) v.y = -v.y;
-  y[line_at(l, k, n, inner)] = v * scale;
+  __global const real2 *sl = s + l * m;
+  if (inner == 1 && q0 + EB <= m) {
+    /* The values as one vector, the scatter by g^-q element by element. */
+    __global real2 *yl = y + l * n;
+    pvec v = vload16(0, (__global const real *)(sl + q0));
+    v.even = (v.even + x0.x) * scale;
+    v.odd = (v.odd + x0.y) * so;
+    real w[2 * EB];
+    vstore16(v, 0, w);
+    for (int e = 0; e < EB; e++)
+      yl[perm[m + q0 + e]] = (real2)(w[2 * e], w[2 * e + 1]);
+    return;
+  }
+  for (ulong q = q0; q < q0 + EB && q < m; q++) {
+    const real2 v = x0 + sl[q];
+    y[line_at(l, perm[m + q], n, inner)] = (real2)(v.x * scale, v.y * so);
+  }
 }

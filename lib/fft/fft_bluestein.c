@@ -8,14 +8,10 @@
  * caller (the lines scratch is shared). */
 #include "fft/fft.h"
 
-/* fft_rd_post's first range dimension: p rounded up to a multiple of 64
- * (it skips the work-items beyond p). A range of the prime p left PoCL
- * only work-groups of one work-item. */
-static size_t post_range(size_t n) { return (n + 63) / 64 * 64; }
-
-/* The Bluestein kernels' first range dimension for n elements of a line:
- * EB = 8 elements a work-item (fft_bluestein.cl), rounded up to a multiple
- * of 8 work-items (a prime count left PoCL work-groups of one). */
+/* The Bluestein and Rader kernels' first range dimension for n elements
+ * of a line: EB = 8 elements a work-item (fft_bluestein.cl), rounded up to
+ * a multiple of 8 work-items (a range of a prime n, as Bluestein's post
+ * and Rader's post had, left PoCL work-groups of one work-item). */
 static size_t bs_range(size_t n) { return ((n + 7) / 8 + 7) / 8 * 8; }
 
 vncl_status vncl__fft_bluestein_run(vncl_context *ctx, vncl__fft_state *st,
@@ -102,7 +98,7 @@ vncl_status vncl__fft_rader_run(vncl_context *ctx, vncl__fft_state *st,
       vncl__set_args(ctx, k.k, 8, VNCL_ARG(n_), VNCL_ARG(m_), VNCL_ARG(inner_),
                      VNCL_ARG(conj_), VNCL_ARG(src), VNCL_ARG(rader->tables[1]),
                      VNCL_ARG(s_buf), VNCL_ARG(dco)),
-      m, lines, 2.0 * lines * m * esize);
+      bs_range(m), lines, 2.0 * lines * m * esize);
   if (s) return s;
   vncl__fft_axis conv = {m, lines, 1};
   s = vncl__fft_stockham_run(ctx, st, dtype, tn, mst, conv, -1, 1.0, s_buf,
@@ -115,7 +111,7 @@ vncl_status vncl__fft_rader_run(vncl_context *ctx, vncl__fft_state *st,
       ctx, &k,
       vncl__set_args(ctx, k.k, 4, VNCL_ARG(m_), VNCL_ARG(s_buf),
                      VNCL_ARG(rader->tables[0]), VNCL_ARG(dco)),
-      m, lines, 3.0 * lines * m * esize);
+      bs_range(m), lines, 3.0 * lines * m * esize);
   if (s) return s;
   s = vncl__fft_stockham_run(ctx, st, dtype, tn, mst, conv, 1,
                              1.0 / (double)m, s_buf, s_buf);
@@ -129,5 +125,5 @@ vncl_status vncl__fft_rader_run(vncl_context *ctx, vncl__fft_state *st,
       vncl__set_args(ctx, k.k, 9, VNCL_ARG(n_), VNCL_ARG(m_), VNCL_ARG(inner_),
                      VNCL_ARG(conj_), VNCL_TARG(sc), VNCL_ARG(s_buf),
                      VNCL_ARG(rader->tables[1]), VNCL_ARG(dco), VNCL_ARG(dst)),
-      post_range(m + 1), lines, 2.0 * lines * n_ * esize);
+      bs_range(m), lines, 2.0 * lines * n_ * esize);
 }
