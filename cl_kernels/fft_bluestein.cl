@@ -57,7 +57,7 @@ inline ulong line_at(ulong l, ulong j, ulong n, ulong inner) {
  * element by element otherwise. One element per work-item ran 12 to 31
  * instructions an element on PoCL, scalar, with the line address by
  * 64-bit division each time (docs/fft.md, seventh round). */
-#define EB 8
+#define EB 8 /* fixed: the vectors below hold 8 complex values */
 #if PRECISION == 64
 typedef double8 rvec;
 typedef double16 pvec;
