@@ -715,6 +715,13 @@ static void test_bluestein(void **st) {
        * 4098 = 2 3 683 and 46 = 2 23 leave Bluestein to vncl's kernels. */
       {C2C, VNCL_F32, 1, {4099}, 1, 0, BACK, VNCL},
       {C2C, VNCL_F64, 1, {47}, 5, 1, VNCL_FFT_NORM_ORTHO, VNCL},
+      /* The Bluestein steps take 8 elements a work-item as vectors, the
+       * rest of a line element by element: 136 = 8 x 17 has no rest (in
+       * place, batched; f64 under an outer Stockham axis), 100003 (the
+       * bench's length) a rest of 3 and m = 202500 = 450 x 450. */
+      {C2C, VNCL_F32, 1, {136}, 3, 1, BACK, VNCL},
+      {C2C, VNCL_F64, 2, {3, 136}, 2, 0, VNCL_FFT_NORM_ORTHO, VNCL},
+      {C2C, VNCL_F32, 1, {100003}, 2, 0, VNCL_FFT_NORM_FORWARD, VNCL},
       /* Rader on vncl's kernels (17, 97, 1009 above too): p - 1 in one
        * pass, split (65537: 2^16 = 256 x 256; 8191: 8190 = 2 3^2 5 7 13
        * = 90 x 91), strided axes and real transforms. */

@@ -8,6 +8,12 @@
  * caller (the lines scratch is shared). */
 #include "fft/fft.h"
 
+/* The Bluestein and Rader kernels' first range dimension for n elements
+ * of a line: EB = 8 elements a work-item (fft_bluestein.cl), rounded up to
+ * a multiple of 8 work-items (a range of a prime n, as Bluestein's post
+ * and Rader's post had, left PoCL work-groups of one work-item). */
+static size_t bs_range(size_t n) { return ((n + 7) / 8 + 7) / 8 * 8; }
+
 vncl_status vncl__fft_bluestein_run(vncl_context *ctx, vncl__fft_state *st,
                                     vncl_dtype dtype, vncl__fft_axis ax,
                                     const vncl__fft_entry *chirp,
@@ -32,7 +38,7 @@ vncl_status vncl__fft_bluestein_run(vncl_context *ctx, vncl__fft_state *st,
       vncl__set_args(ctx, k.k, 7, VNCL_ARG(n_), VNCL_ARG(m_), VNCL_ARG(inner_),
                      VNCL_ARG(conj_), VNCL_ARG(src), VNCL_ARG(chirp->tables[0]),
                      VNCL_ARG(s_buf)),
-      m, lines, (double)lines * (ax.n + m) * esize);
+      bs_range(m), lines, (double)lines * (ax.n + m) * esize);
   if (s) return s;
   /* The convolution's lines: contiguous, length m. */
   vncl__fft_axis conv = {m, lines, 1};
@@ -49,7 +55,7 @@ vncl_status vncl__fft_bluestein_run(vncl_context *ctx, vncl__fft_state *st,
       ctx, &k,
       vncl__set_args(ctx, k.k, 3, VNCL_ARG(m_), VNCL_ARG(s_buf),
                      VNCL_ARG(chirp->tables[1])),
-      m, lines, 2.0 * lines * m * esize);
+      bs_range(m), lines, 2.0 * lines * m * esize);
   if (s) return s;
   if (mst)
     s = vncl__fft_stockham_run(ctx, st, dtype, tn, mst, conv, 1,
@@ -66,7 +72,7 @@ vncl_status vncl__fft_bluestein_run(vncl_context *ctx, vncl__fft_state *st,
       vncl__set_args(ctx, k.k, 8, VNCL_ARG(n_), VNCL_ARG(m_), VNCL_ARG(inner_),
                      VNCL_ARG(conj_), VNCL_TARG(sc), VNCL_ARG(s_buf),
                      VNCL_ARG(chirp->tables[0]), VNCL_ARG(dst)),
-      ax.n, lines, 2.0 * lines * ax.n * esize);
+      bs_range(ax.n), lines, 2.0 * lines * ax.n * esize);
 }
 
 vncl_status vncl__fft_rader_run(vncl_context *ctx, vncl__fft_state *st,
@@ -92,7 +98,7 @@ vncl_status vncl__fft_rader_run(vncl_context *ctx, vncl__fft_state *st,
       vncl__set_args(ctx, k.k, 8, VNCL_ARG(n_), VNCL_ARG(m_), VNCL_ARG(inner_),
                      VNCL_ARG(conj_), VNCL_ARG(src), VNCL_ARG(rader->tables[1]),
                      VNCL_ARG(s_buf), VNCL_ARG(dco)),
-      m, lines, 2.0 * lines * m * esize);
+      bs_range(m), lines, 2.0 * lines * m * esize);
   if (s) return s;
   vncl__fft_axis conv = {m, lines, 1};
   s = vncl__fft_stockham_run(ctx, st, dtype, tn, mst, conv, -1, 1.0, s_buf,
@@ -105,7 +111,7 @@ vncl_status vncl__fft_rader_run(vncl_context *ctx, vncl__fft_state *st,
       ctx, &k,
       vncl__set_args(ctx, k.k, 4, VNCL_ARG(m_), VNCL_ARG(s_buf),
                      VNCL_ARG(rader->tables[0]), VNCL_ARG(dco)),
-      m, lines, 3.0 * lines * m * esize);
+      bs_range(m), lines, 3.0 * lines * m * esize);
   if (s) return s;
   s = vncl__fft_stockham_run(ctx, st, dtype, tn, mst, conv, 1,
                              1.0 / (double)m, s_buf, s_buf);
@@ -119,5 +125,5 @@ vncl_status vncl__fft_rader_run(vncl_context *ctx, vncl__fft_state *st,
       vncl__set_args(ctx, k.k, 9, VNCL_ARG(n_), VNCL_ARG(m_), VNCL_ARG(inner_),
                      VNCL_ARG(conj_), VNCL_TARG(sc), VNCL_ARG(s_buf),
                      VNCL_ARG(rader->tables[1]), VNCL_ARG(dco), VNCL_ARG(dst)),
-      m + 1, lines, 2.0 * lines * n_ * esize);
+      bs_range(m), lines, 2.0 * lines * n_ * esize);
 }
