@@ -590,6 +590,12 @@ static void test_real_half(void **st) {
       /* Radix 10 in both steps of a split half (m = 100000 = 250 x 400:
        * fft_stockham_r2c and fft_stockham_c2r2), f64, in place. */
       {R2C, VNCL_F64, 1, {200000}, 2, 1, BACK, VNCL},
+      /* The strided factor of the split twiddle W^k from its own short
+       * table (length 2 n2 for R2C, 2 n1 for C2R: 150 and 120 for m =
+       * 4500 = 60 x 75, 1024 and 512 for 2^19): odd batches under an
+       * outer axis, in place in f64, out of place in f32. */
+      {R2C, VNCL_F64, 2, {3, 9000}, 3, 1, VNCL_FFT_NORM_ORTHO, VNCL},
+      {R2C, VNCL_F32, 2, {3, 1 << 20}, 1, 0, BACK, VNCL},
       /* Odd beside them (the full-length path), and clFFT unchanged. */
       {R2C, VNCL_F32, 1, {15}, 2, 1, BACK, VNCL},
       {R2C, VNCL_F64, 2, {4, 9}, 1, 0, BACK, VNCL},
