@@ -933,16 +933,28 @@ __kernel void fft_stockham(
  * with X[0] and X[m] = Re Z[0] +- Im Z[0]. Outputs go to rows of
  * h = m + 1 at y[row h + k], times scale.
  *
- * Pairs (row, p), p < P = ceil((n1/2 + 1)/VW); work-item g handles pairs
- * g, g + global size, ... Scratch: 8 n2 VW reals per work-item. Forward
- * only (R2C). */
+ * W^k of lane l at k = p0 + l + n1 k2 is W^(p0 + l) (one vector, once per
+ * pair) times W^(n1 k2) = rtw2[k2] (rtw2: the n2 first twiddles of length
+ * 2 n2, contiguous and shared by every pair, so they stay in L1): one
+ * rounding more than the table's value, no stream of W^k (k < m, half of
+ * rtw) beside the data, and no rtw[n1 k2], which are n1 values apart (4
+ * KiB for 2^20 f32: one L1 set for all of them).
+ *
+ * Pairs (row, p), p < P = ceil((n1/2 + 1)/VW); work-item g handles the
+ * contiguous range [g T/W, (g + 1) T/W) of the T = P rows pairs (W
+ * work-items). The B stores of neighbouring pairs share a cache line
+ * (lanes reversed, n1 - p0 - VW + 1 is not a multiple of VW), so they
+ * follow each other in one work-item rather than run at once on two
+ * (pairs g, g + global size, ... put pairs p and p + 1 side by side on two
+ * threads). Scratch: 8 n2 VW reals per work-item. Forward only (R2C). */
 
 #ifdef VW2
 __kernel void fft_stockham_r2c(const uint n1, const uint n2, const real scale,
                                const ulong rows, __global const real2 *z,
                                __global real2 *y, const ulong y0,
                                __global real *scr, __global const real2 *tw,
-                               __global const real2 *rtw) {
+                               __global const real2 *rtw,
+                               __global const real2 *rtw2) {
   y += y0;
   const ulong m = (ulong)n1 * n2, h = m + 1;
   const uint hn1 = n1 / 2;
@@ -951,7 +963,9 @@ __kernel void fft_stockham_r2c(const uint n1, const uint n2, const real scale,
   __global real *b = a + (size_t)2 * n2 * VW;
   __global real *c = b + (size_t)2 * n2 * VW;
   __global real *d = c + (size_t)2 * n2 * VW;
-  for (ulong q = get_global_id(0); q < pairs * rows; q += get_global_size(0)) {
+  const ulong total = pairs * rows, gsz = get_global_size(0);
+  const ulong qend = (get_global_id(0) + 1) * total / gsz;
+  for (ulong q = get_global_id(0) * total / gsz; q < qend; q++) {
     const ulong row = q / pairs;
     const uint p0 = (uint)(q % pairs) * VW;
     const int lanes = n1 - p0 < VW ? (int)(n1 - p0) : VW;
@@ -970,14 +984,16 @@ __kernel void fft_stockham_r2c(const uint n1, const uint n2, const real scale,
     const bool all_a = p0 > 0 && p0 + VW - 1 <= hn1 && lanes == VW;
     const bool all_b = p0 > 0 && p0 + VW - 1 < n1 - hn1 && lanes == VW;
     __global real2 *yr = y + row * h;
+    vec w0r, w0i; /* W^(p0 + l) */
+    PAIR_LOAD((__global const real *)(rtw + p0), w0r, w0i);
     for (uint k2 = 0; k2 < n2; k2++) {
       __global const real *pa = ra + (size_t)k2 * 2 * VW;
       __global const real *pb = rb + (size_t)(n2 - 1 - k2) * 2 * VW;
       const vec ar = VLOAD(0, pa), ai = VLOAD(0, pa + VW);
       const vec br = VLOAD(0, pb), bi = VLOAD(0, pb + VW);
       const ulong k0 = p0 + (ulong)n1 * k2; /* k of lane 0 */
-      vec wr, wi;
-      PAIR_LOAD((__global const real *)(rtw + k0), wr, wi);
+      const real2 wk = rtw2[k2];
+      const vec wr = w0r * wk.x - w0i * wk.y, wi = w0r * wk.y + w0i * wk.x;
       /* e = (a + conj b)/2, o = (a - conj b)/2, t = W o */
       const vec er = (ar + br) * (real)0.5, ei = (ai - bi) * (real)0.5;
       const vec or_ = (ar - br) * (real)0.5, oi = (ai + bi) * (real)0.5;
@@ -1029,7 +1045,7 @@ __kernel void fft_stockham_r2c(const uint n1, const uint n2, const real scale,
         const real2 bc = (real2)(ra[jb], -ra[jb + VW]);
         const real2 e = (av + bc) * (real)0.5, o = (av - bc) * (real)0.5;
         yr[(ulong)n1 * k2] =
-            (e + cmul(rtw[(ulong)n1 * k2], (real2)(o.y, -o.x))) * scale;
+            (e + cmul(rtw2[k2], (real2)(o.y, -o.x))) * scale;
       }
     }
   }
@@ -1055,7 +1071,9 @@ __kernel void fft_stockham_r2c(const uint n1, const uint n2, const real scale,
  * once; line 0 is its own mirror and A has it whole). Then the inverse
  * DFT over j1 of both groups and the scatter as fft_stockham's: output
  * k1 of line j2 times conj(exp(-2 pi i j2 k1/m)) (split tables twlo,
- * twhi) to y[r m + k1 n2 + j2].
+ * twhi) to y[r m + k1 n2 + j2]. W^q of lane l is W^(j0 + l) (one vector
+ * per pair) times W^(n2 j1) = rtw2[j1] (rtw2: the n1 first twiddles of
+ * length 2 n1, contiguous; rtw[n2 j1] would be n2 values apart).
  *
  * Pairs (r, p), p < P = ceil((n2/2 + 1)/VW); work-item g handles the
  * contiguous range [g per, (g + 1) per) of them. Scratch: 8 n1 VW reals
@@ -1127,7 +1145,8 @@ __kernel void fft_stockham_c2r2(const uint n1, const uint n2,
                                 const uint twshift,
                                 __global const real2 *twlo,
                                 __global const real2 *twhi,
-                                __global const real2 *rtw) {
+                                __global const real2 *rtw,
+                                __global const real2 *rtw2) {
   const ulong m = (ulong)n1 * n2, h = m + 1;
   const uint hn2 = n2 / 2;
   const ulong pairs = (hn2 + VW) / VW; /* ceil((hn2 + 1) / VW) */
@@ -1169,7 +1188,7 @@ __kernel void fft_stockham_c2r2(const uint n1, const uint n2,
       PAIR_LOAD(xrow + 2 * (m - q - (VW - 1)), br, bi);
       br = REV(br);
       bi = REV(bi);
-      const real2 wj = rtw[(ulong)n2 * j1];
+      const real2 wj = rtw2[j1]; /* W^(n2 j1) */
       const vec wr = w0r * wj.x - w0i * wj.y, wi = w0r * wj.y + w0i * wj.x;
       const vec er = ar + br, ei = ai - bi, dr = ar - br, di = ai + bi;
       const vec or_ = wr * dr + wi * di, oi = wr * di - wi * dr;

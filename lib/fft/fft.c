@@ -60,10 +60,12 @@ struct vncl_fft_plan {
    * (vncl__fft_real_half): m = len[nd-1] / 2, else 0. steps[0] is then the
    * length-m transform over the rows (hsteps = 1; 0 when m = 1) and the
    * other steps are the outer axes of the half spectrum [batch, len...,
-   * h]; rtw the twiddles of length 2m. */
+   * h]; rtw the twiddles of length 2m; rtw2, for the fused kernels of a
+   * split m = n1 n2, those of length 2 n2 (R2C) or 2 n1 (C2R): the
+   * factor W^(n1 k2) or W^(n2 j1) of rtw's W^k, contiguous. */
   size_t half_m;
   int hsteps;
-  vncl__fft_entry *rtw;
+  vncl__fft_entry *rtw, *rtw2;
   double fwd_scale, inv_scale;
   vncl__fft_entry *native; /* the "clfft" way */
   bool clfft_scales[2];    /* clFFT applies the [forward, inverse] scale */
@@ -370,6 +372,12 @@ static vncl_status make_steps(vncl_fft_plan *p) {
     vncl_status r = vncl__fft_twiddle_get(p->ctx, p->st, 2 * p->half_m, t,
                                           false, &p->rtw);
     if (r) return r;
+    const vncl__fft_stockham *hk = p->hsteps ? &p->steps[0].sk : NULL;
+    if (hk && hk->n2 > 1 && vncl__fft_stockham_r2c_fused(&p->tn, t, hk)) {
+      size_t f = p->d.type == VNCL_FFT_C2R ? hk->n1 : hk->n2;
+      r = vncl__fft_twiddle_get(p->ctx, p->st, 2 * f, t, false, &p->rtw2);
+      if (r) return r;
+    }
   } else if (p->d.type != VNCL_FFT_C2C) {
     need[VNCL__FFT_SCRATCH_FULL] = p->batch * p->total * esize;
   }
@@ -700,7 +708,7 @@ static vncl_status run_half(vncl_fft_plan *p, vncl_fft_direction dir,
       /* The split runs inside the (last) Stockham step, which reads the
        * rows (padded ones in place) straight from `in`. */
       s = vncl__fft_stockham_r2c_run(ctx, p->st, t, &p->tn, &hs->sk, p->rows,
-                                     outer ? 1.0 : scale, p->rtw, in,
+                                     outer ? 1.0 : scale, p->rtw, p->rtw2, in,
                                      rstride / 2, out);
       if (!s && outer)
         s = run_steps(p, dir, scale, out, out, p->hsteps, hcount);
@@ -731,7 +739,8 @@ static vncl_status run_half(vncl_fft_plan *p, vncl_fft_direction dir,
     /* The pre-processing inside the (first) Stockham pass, the result
      * straight to the rows. */
     return vncl__fft_stockham_c2r_run(ctx, p->st, t, &p->tn, &hs->sk, p->rows,
-                                      scale, p->rtw, x, out, rstride / 2);
+                                      scale, p->rtw, p->rtw2, x, out,
+                                      rstride / 2);
   if (!s) s = vncl__fft_c2r_pre_run(ctx, t, p->rows, m, x, p->rtw, z);
   if (!s && hs && rstride == n)
     return vncl__fft_stockham_run(ctx, p->st, t, &p->tn, &hs->sk, hs->ax,

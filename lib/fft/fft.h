@@ -235,7 +235,9 @@ vncl_status vncl__fft_stockham_run(vncl_context *ctx, vncl__fft_state *st,
  * of m complex values (the n reals of each row) `xstride` complex values
  * apart in src (m out of place, h for the padded rows in place, src ==
  * dst then) to the rows of h = m + 1 outputs in dst, times scale; rtw the
- * twiddles of length n. */
+ * twiddles of length n, rtw2 (a split m only, else unused) those of
+ * length 2 n2 (W^(n1 k2) = rtw2[k2], contiguous where rtw's are n1
+ * apart). */
 bool vncl__fft_stockham_r2c_fused(const vncl__fft_tuning *tn,
                                   vncl_dtype dtype,
                                   const vncl__fft_stockham *p);
@@ -249,7 +251,8 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
                                        const vncl__fft_tuning *tn,
                                        const vncl__fft_stockham *p,
                                        size_t rows, double scale,
-                                       const vncl__fft_entry *rtw, cl_mem src,
+                                       const vncl__fft_entry *rtw,
+                                       const vncl__fft_entry *rtw2, cl_mem src,
                                        size_t xstride, cl_mem dst);
 
 /* C2R of even n = 2m through the inverse FFT_m with fft_c2r_pre's
@@ -262,13 +265,15 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
  * set), the second step as vncl__fft_stockham_run's. From rows
  * of h = m + 1 values (src) to rows of m complex values `ystride` complex
  * values apart (dst; m out of place, h for the padded rows in place, dst
- * == src then). */
+ * == src then). rtw2 (a split m only): the twiddles of length 2 n1
+ * (W^(n2 j1) = rtw2[j1]). */
 vncl_status vncl__fft_stockham_c2r_run(vncl_context *ctx, vncl__fft_state *st,
                                        vncl_dtype dtype,
                                        const vncl__fft_tuning *tn,
                                        const vncl__fft_stockham *p,
                                        size_t rows, double scale,
-                                       const vncl__fft_entry *rtw, cl_mem src,
+                                       const vncl__fft_entry *rtw,
+                                       const vncl__fft_entry *rtw2, cl_mem src,
                                        cl_mem dst, size_t ystride);
 
 /* One forward (or, with conj set, inverse through conj(F(conj x))) DFT

@@ -366,7 +366,8 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
                                        const vncl__fft_tuning *tn,
                                        const vncl__fft_stockham *p,
                                        size_t rows, double scale,
-                                       const vncl__fft_entry *rtw, cl_mem src,
+                                       const vncl__fft_entry *rtw,
+                                       const vncl__fft_entry *rtw2, cl_mem src,
                                        size_t xstride, cl_mem dst) {
   size_t m = p->n, n1 = p->n1, n2 = p->n2, esize = vncl_dtype_size(dtype);
   size_t vw = (size_t)vw_of(tn, dtype);
@@ -427,11 +428,11 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
     cl_ulong rows_ = no, y0 = o0 * (m + 1);
     vncl__targ sc = vncl__real_arg(dtype, scale);
     size_t w = r2c_work_items(tn, &ctx->info, no * pairs);
-    s = vncl__set_args(ctx, k.k, 10, VNCL_ARG(n1_), VNCL_ARG(n2_),
+    s = vncl__set_args(ctx, k.k, 11, VNCL_ARG(n1_), VNCL_ARG(n2_),
                        VNCL_TARG(sc), VNCL_ARG(rows_), VNCL_ARG(mid),
                        VNCL_ARG(dst), VNCL_ARG(y0), VNCL_ARG(scr),
                        VNCL_ARG(p->tw2->tables[0]),
-                       VNCL_ARG(rtw->tables[0]));
+                       VNCL_ARG(rtw->tables[0]), VNCL_ARG(rtw2->tables[0]));
     /* The declared work: the n1 lines of step 2 (the B lines repeat the
      * A ones) and the split's reads and writes. */
     double flops = 5.0 * (double)n2 * (double)lg * (double)(n1 * no);
@@ -446,7 +447,8 @@ vncl_status vncl__fft_stockham_c2r_run(vncl_context *ctx, vncl__fft_state *st,
                                        const vncl__fft_tuning *tn,
                                        const vncl__fft_stockham *p,
                                        size_t rows, double scale,
-                                       const vncl__fft_entry *rtw, cl_mem src,
+                                       const vncl__fft_entry *rtw,
+                                       const vncl__fft_entry *rtw2, cl_mem src,
                                        cl_mem dst, size_t ystride) {
   size_t m = p->n, esize = vncl_dtype_size(dtype);
   size_t vw = (size_t)vw_of(tn, dtype);
@@ -482,13 +484,13 @@ vncl_status vncl__fft_stockham_c2r_run(vncl_context *ctx, vncl__fft_state *st,
       cl_uint n1_ = (cl_uint)n1, n2_ = (cl_uint)n2;
       cl_uint shift = (cl_uint)p->split->m;
       cl_ulong rows_ = no, x0 = o0;
-      s = vncl__set_args(ctx, k.k, 12, VNCL_ARG(n1_), VNCL_ARG(n2_),
+      s = vncl__set_args(ctx, k.k, 13, VNCL_ARG(n1_), VNCL_ARG(n2_),
                          VNCL_ARG(rows_), VNCL_ARG(src), VNCL_ARG(x0),
                          VNCL_ARG(mid), VNCL_ARG(scr),
                          VNCL_ARG(p->tw1->tables[0]), VNCL_ARG(shift),
                          VNCL_ARG(p->split->tables[0]),
                          VNCL_ARG(p->split->tables[1]),
-                         VNCL_ARG(rtw->tables[0]));
+                         VNCL_ARG(rtw->tables[0]), VNCL_ARG(rtw2->tables[0]));
       size_t w = c2r_work_items(tn, &ctx->info, no * pairs);
       s = vncl__fft_klaunch1(ctx, &k, s, w, 1,
                              5.0 * (double)n1 * (double)lg * (double)(n2 * no),
