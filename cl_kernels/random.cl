@@ -192,12 +192,7 @@ inline void philox4x32_10(uintB *c0, uintB *c1, uintB *c2, uintB *c3,
  * Only the arguments Box-Muller produces: u1 = j * 2^-24, j in [1, 2^24]
  * (log), and u2 = j * 2^-24, j in [0, 2^24) (sin and cos of 2 pi u2).
  *
- * rnd_log(u): u = m 2^e with m in [sqrt(1/2), sqrt(2)) taken from the bits
- * (subtracting the bits of sqrt(1/2) first puts e in the exponent field),
- * log(m) = 2 atanh(s) = 2s + s z R(z), s = (m - 1) / (m + 1), z = s^2 <=
- * 0.0295, R of degree 3 (fitted by Chebyshev interpolation in z,
- * coefficients rounded to f32: 3e-10 relative), plus e ln2 as ln2_hi +
- * ln2_lo.
+ * log: vncl_logf (vncl_math_common.cl, shared with softmax.cl).
  * rnd_sincos2pi(u, &c): 4u is exact, q = round(4u) (0..4), r = u - q/4 in
  * [-1/8, 1/8] exactly (no rounded argument reduction: the angle is exact),
  * sin(2 pi r) = r S(r^2), cos(2 pi r) = 1 + r^2 C(r^2), S and C of degree 3
@@ -209,20 +204,7 @@ inline void philox4x32_10(uintB *c0, uintB *c1, uintB *c2, uintB *c3,
  * agree bit for bit where the division is correctly rounded (OpenCL allows
  * f32 division 2.5 ulp). */
 #define RND_MATH_FNS(N)                                                     \
-  inline CAT(float, N) CAT(rnd_log, N)(CAT(float, N) u) {                   \
-    typedef CAT(float, N) fv;                                               \
-    typedef CAT(int, N) iv;                                                 \
-    const iv ix = CAT(as_int, N)(u) - (iv)0x3f3504f3;                       \
-    const fv e = CAT(convert_float, N)(ix >> 23);                           \
-    const fv f = CAT(as_float, N)((ix & (iv)0x007fffff) + (iv)0x3f3504f3) - \
-                 (fv)1.0f;                                                  \
-    const fv s = f / ((fv)2.0f + f), z = s * s;                             \
-    fv R = fma((fv)0x1.dddadap-3f, z, (fv)0x1.245c0cp-2f);                  \
-    R = fma(R, z, (fv)0x1.9999ecp-2f);                                      \
-    R = fma(R, z, (fv)0x1.555556p-1f);                                      \
-    const fv lm = fma(s * z, R, s + s);                                     \
-    return fma(e, (fv)0x1.62e4p-1f, fma(e, (fv)0x1.7f7d1cp-20f, lm));       \
-  }                                                                         \
+  VNCL_LOGF_FN(N)                                                           \
   inline CAT(float, N) CAT(rnd_sincos2pi, N)(CAT(float, N) u,              \
                                              CAT(float, N) * cosp) {       \
     typedef CAT(float, N) fv;                                               \
@@ -248,7 +230,7 @@ RND_MATH_FNS()
 #if BPI > 1
 RND_MATH_FNS(BSUF)
 #endif
-#define RND_LOG(u) CAT(rnd_log, BSUF)(u)
+#define RND_LOG(u) CAT(vncl_logf, BSUF)(u)
 #define RND_SINCOS2PI(u, c) CAT(rnd_sincos2pi, BSUF)(u, c)
 #endif
 
@@ -383,7 +365,7 @@ __kernel void philox_math_probe(const IDX n, __global const float *u,
   } else {
     for (IDX j = i; j < n; j++) {
       float c;
-      out[3 * j] = rnd_log(u[j]);
+      out[3 * j] = vncl_logf(u[j]);
       out[3 * j + 2] = rnd_sincos2pi(u[j], &c);
       out[3 * j + 1] = c;
     }

@@ -194,6 +194,17 @@ typedef CAT(ACC, VSUF) accv;
     const iv k64 = CAT(as_int, N)(tm) - (iv)(0x4b400000 - 64 - 127);        \
     return p * CAT(as_float, N)(k64 << 23) * 0x1p-64f;                      \
   }
+/* log of a row's sum s, in [1, N] or NaN (a row holding NaN or +inf,
+ * or all -inf; NaN must come out: with m = +inf the finite elements' x - m
+ * is -inf, and only a NaN log makes their result NaN): vncl_logf
+ * (vncl_math_common.cl) in f32, one library call per row before; f64
+ * keeps the library log. */
+#if DTYPE == 1
+#define SM_LOG(s) log(s)
+#else
+VNCL_LOGF_FN()
+#define SM_LOG(s) (IS_NAN(s) ? (s) : vncl_logf(s))
+#endif
 #if DTYPE == 1
 #define SM_EXPV(d) exp(d)
 #define SM_EXP1(d) exp(d)
@@ -329,7 +340,7 @@ softmax_rows(const IDX N, const int logmode, __global const STORE *x,
 
   /* Pass 3: the output. */
   if (logmode) {
-    const acc ls = log(s);
+    const acc ls = SM_LOG(s);
     for (IDX v = vb; v < ve; v += vs) {
       PF_NEXT3(v);
       STV_OUT(q, v, (LDV(p, v) - m) - ls);
@@ -364,6 +375,37 @@ softmax_rows(const IDX N, const int logmode, __global const STORE *x,
 #ifndef ITEM_LOCAL
 #define ITEM_LOCAL 0
 #endif
+/* r = OP over the VW lanes of v, by halves (log2(VW) vector operations,
+ * where the lanes' array and a scalar loop took VW of them; a short row's
+ * two reductions cost as much as its elements). */
+#define NMAXV(x, y) NMAX(x, y)
+#define ADDV(x, y) ((x) + (y))
+#if VW == 16
+#define HRED(OP, v, r)                                                   \
+  do {                                                                   \
+    const CAT(ACC, 8) h8 = OP((v).lo, (v).hi);                           \
+    const CAT(ACC, 4) h4 = OP(h8.lo, h8.hi);                             \
+    const CAT(ACC, 2) h2 = OP(h4.lo, h4.hi);                             \
+    r = OP(h2.x, h2.y);                                                  \
+  } while (0)
+#elif VW == 8
+#define HRED(OP, v, r)                                                   \
+  do {                                                                   \
+    const CAT(ACC, 4) h4 = OP((v).lo, (v).hi);                           \
+    const CAT(ACC, 2) h2 = OP(h4.lo, h4.hi);                             \
+    r = OP(h2.x, h2.y);                                                  \
+  } while (0)
+#elif VW == 4
+#define HRED(OP, v, r)                                                   \
+  do {                                                                   \
+    const CAT(ACC, 2) h2 = OP((v).lo, (v).hi);                           \
+    r = OP(h2.x, h2.y);                                                  \
+  } while (0)
+#elif VW == 2
+#define HRED(OP, v, r) r = OP((v).x, (v).y)
+#else
+#define HRED(OP, v, r) r = (v)
+#endif
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 softmax_rows_item(const IDX N, const IDX rows, const int logmode,
                   __global const STORE *x, const IDX xoff,
@@ -377,13 +419,10 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
   __global const STORE *p = x + xoff + row * N;
   __global STORE *q = out + ooff + row * N;
   const IDX nv = N / VW, tail = nv * VW;
-  acc lanes[VW];
-
   accv mv = (accv)(-INFINITY);
   for (IDX v = 0; v < nv; v++) mv = NMAX(mv, LDV(p, v));
-  LANES(mv, lanes);
-  acc m = lanes[0];
-  for (int j = 1; j < VW; j++) m = NMAX(m, lanes[j]);
+  acc m;
+  HRED(NMAXV, mv, m);
   for (IDX i = tail; i < N; i++) m = NMAX(m, LD(p, i));
 
   accv sv = 0;
@@ -406,13 +445,12 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
     for (IDX v = 0; v < nv; v++) sv += SM_EXPV(LDV(p, v) - m);
     for (IDX i = tail; i < N; i++) st += SM_EXP1(LD(p, i) - m);
   }
-  LANES(sv, lanes);
-  acc s = 0;
-  for (int j = 0; j < VW; j++) s += lanes[j];
+  acc s;
+  HRED(ADDV, sv, s);
   s += st;
 
   if (logmode) {
-    const acc ls = log(s);
+    const acc ls = SM_LOG(s);
     for (IDX v = 0; v < nv; v++) STV_OUT(q, v, (LDV(p, v) - m) - ls);
     for (IDX i = tail; i < N; i++) ST(q, i, (LD(p, i) - m) - ls);
   } else {

@@ -445,9 +445,10 @@ static void test_softmax_rows_item(void **st) {
   const int64_t shapes[][2] = {{R, 77}, {R, 1024}, {R, 1000}, {3, 16},
                                {5, 13}, {R, 1}};
   /* WG, VW, ITEM_CONTIG, ROW_ITEM, PREFETCH */
-  static const int sets[][VNCL__OPS_MAX_PARAMS] = {{16, 16, 1, 1024, 2},
-                                                   {16, 4, 1, 4096, 0}};
-  for (size_t k = 0; k < 2; k++) {
+  static const int sets[][VNCL__OPS_MAX_PARAMS] = {
+      {16, 16, 1, 1024, 2}, {16, 4, 1, 4096, 0}, {32, 2, 1, 256, 1},
+      {16, 8, 1, 256, 0}, {16, 1, 1, 256, 0}};
+  for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, sets[k]));
     for (int ti = 0; ti < 4; ti++) {
       vncl_dtype t = t_float_types[ti];

@@ -92,12 +92,17 @@ static vncl_status load_source(vncl_context *ctx, const char *name,
  * names (ACC, LOAD_C, STORE_C ...) the ops kernels define their own way, so
  * that it cannot live in the prelude. */
 #define GEMM_COMMON "vncl_gemm_common.cl"
+/* And vncl's own f32 math (the log of random numbers and of softmax's row
+ * sums), only where used, so that the other programs keep their cache
+ * keys. */
+#define MATH_COMMON "vncl_math_common.cl"
 static const struct {
   const char *file, *shared;
 } shared_sources[] = {
     {"gemm_direct.cl", GEMM_COMMON},  {"gemm_packed_cpu.cl", GEMM_COMMON},
     {"gemm_packed_local.cl", GEMM_COMMON}, {"gemm_ref.cl", GEMM_COMMON},
-    {"gemm_small.cl", GEMM_COMMON},
+    {"gemm_small.cl", GEMM_COMMON},   {"random.cl", MATH_COMMON},
+    {"softmax.cl", MATH_COMMON},
 };
 
 /* The shared source that `file` takes after the prelude, or NULL. */
