@@ -12,6 +12,7 @@
  *   - to bf16: round to nearest even on the f32 bits; from f64 and i32 the
  *     f32 step is rounded to odd first (round toward zero, then set the last
  *     bit when inexact), which makes the two steps one correct rounding
+ *     (the CPU vectors round f64 to odd on its bits, F64_JAM_V)
  *   - to i32: toward zero, saturating at the i32 range, NaN gives 0
  *     (convert_int_sat_rtz)
  *   - i32 to f16: through f32, exact for every value below 2^24, and every
@@ -27,7 +28,8 @@
  * (_cl_vstore_half_rte on a double), and f32 -> f16, i32 -> f16 and
  * bf16 -> f16 at a quarter to a third of memcpy. Every vector conversion
  * gives the bits its scalar form gives (NaN payloads aside); f64 -> f16
- * goes through f32 rounded to odd, the same single rounding.
+ * and f64 -> bf16 go through f64 rounded to odd at 24 / 10 bits
+ * (F64_JAM_V), the same single rounding.
  */
 
 /* Work-items per work-group. */
@@ -136,9 +138,11 @@ inline V(ushort) i32_to_bf16_v(V(int) x) {
 
 #if HAS_FP64
 /* f64 to f32 for one more rounding to a 16-bit type, on CVW lanes: x
- * rounded to odd at LOW bits below its significand's last (toward zero
- * by clearing the low LOW bits of the f64 significand, the last bit kept
- * set when any of them was set: "jamming"), then converted. The jammed
+ * rounded to odd at 53 - LOW significant bits (toward zero by clearing
+ * the low LOW bits of its significand, the bit above them set when any
+ * of them was set: "jamming", (b | ((b & L) + L)) & ~L with L = 2^LOW - 1,
+ * since (b & L) + L reaches 2^LOW exactly when b & L != 0), then
+ * converted. The jammed
  * value has 53 - LOW significant bits, whose conversion to f32 is exact
  * wherever that matters, and rounding it once more to nearest (even) at
  * two or more bits less is one correct rounding of x (the eighth pass,
@@ -152,8 +156,8 @@ inline V(ushort) i32_to_bf16_v(V(int) x) {
  * Overflow: a jammed value at or past 2^128 converts to inf, which is
  * what both 16-bit types give there. inf stays inf; a NaN keeps a set
  * bit in its significand, so stays NaN (quieted by the conversion).
- * Integer operations only (an add, two ands and an or per lane, which
- * AVX-512 fuses further) before the conversion: no compares, so no
+ * Integer operations only (an and, an add, an or and an and-not per
+ * lane, one constant; AVX-512 fuses the last two) before the conversion: no compares, so no
  * narrowing of 64-bit masks, which AVX2 has no instruction for. */
 #define JAM_LOW(LOW) ((1ul << (LOW)) - 1ul)
 #define F64_JAM_V(x, LOW)                                                  \
