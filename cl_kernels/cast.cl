@@ -12,6 +12,7 @@
  *   - to bf16: round to nearest even on the f32 bits; from f64 and i32 the
  *     f32 step is rounded to odd first (round toward zero, then set the last
  *     bit when inexact), which makes the two steps one correct rounding
+ *     (the CPU vectors round f64 to odd on its bits, F64_JAM_V)
  *   - to i32: toward zero, saturating at the i32 range, NaN gives 0
  *     (convert_int_sat_rtz)
  *   - i32 to f16: through f32, exact for every value below 2^24, and every
@@ -27,7 +28,8 @@
  * (_cl_vstore_half_rte on a double), and f32 -> f16, i32 -> f16 and
  * bf16 -> f16 at a quarter to a third of memcpy. Every vector conversion
  * gives the bits its scalar form gives (NaN payloads aside); f64 -> f16
- * goes through f32 rounded to odd, the same single rounding.
+ * and f64 -> bf16 go through f64 rounded to odd at 24 / 10 bits
+ * (F64_JAM_V), the same single rounding.
  */
 
 /* Work-items per work-group. */
@@ -135,31 +137,37 @@ inline V(ushort) i32_to_bf16_v(V(int) x) {
 }
 
 #if HAS_FP64
-/* f64 to f32 rounded to odd (toward zero, then the last bit set when
- * inexact), on CVW lanes: rounding that once more to bf16 or f16 (at least
- * two bits shorter) is one correct rounding of x. NaN stays NaN. */
-inline V(float) f64_to_f32_odd_v(V(double) x) {
-  /* Toward zero from the plain (to nearest) conversion, one instruction
-   * where PoCL's convert_floatN_rtz of doubles ran at 0.65-0.75x of the
-   * whole cast: when that went away from zero (|f| > |x|, also an
-   * overflow to inf), the bits minus one are the value toward zero
-   * (FLT_MAX from inf). f was exact only when it equals x. f keeps the
-   * sign of x (zeros and infinities included), so |f| > |x| is an
-   * unsigned compare of the raw bits, and f == x one of equal bits: two
-   * integer compares in place of fabs and two floating compares (the
-   * seventh pass, docs/ops.md). A quiet NaN stays NaN (its bits come
-   * back equal or smaller); a signalling one is quieted and may come out
-   * with another payload, NaN all the same. */
-  V(float) f = CV(convert_float)(x);
-  V(ulong) fb = CV(as_ulong)(CV(convert_double)(f)), xb = CV(as_ulong)(x);
-  V(uint) away = CV(as_uint)(CV(convert_int)(fb > xb));
-  V(uint) inexact = CV(as_uint)(CV(convert_int)(fb != xb)) & 1u;
-  return CV(as_float)((CV(as_uint)(f) + away) | inexact);
-}
-/* f64 to bf16 on CVW lanes: as f64_to_bf16, lane by lane (a NaN rounded
- * to odd is a NaN, which f32_to_bf16_v keeps quiet). */
+/* f64 to f32 for one more rounding to a 16-bit type, on CVW lanes: x
+ * rounded to odd at 53 - LOW significant bits (toward zero by clearing
+ * the low LOW bits of its significand, the bit above them set when any
+ * of them was set: "jamming", (b | ((b & L) + L)) & ~L with L = 2^LOW - 1,
+ * since (b & L) + L reaches 2^LOW exactly when b & L != 0), then
+ * converted. The jammed
+ * value has 53 - LOW significant bits, whose conversion to f32 is exact
+ * wherever that matters, and rounding it once more to nearest (even) at
+ * two or more bits less is one correct rounding of x (the eighth pass,
+ * docs/ops.md):
+ *   - LOW 29 (f16): 24 bits, f32 rounded to odd wherever f32 is normal;
+ *     below 2^-126 the f32 step rounds once more, but all of that range
+ *     is far below half f16's least subnormal (2^-25): +-0 either way.
+ *   - LOW 43 (bf16): 10 bits, 2 more than bf16 has; exact in f32 down to
+ *     2^-140 (its last bit at 2^-149), so also where bf16 is subnormal
+ *     (grid 2^-133); below 2^-140 bf16 gives +-0 either way.
+ * Overflow: a jammed value at or past 2^128 converts to inf, which is
+ * what both 16-bit types give there. inf stays inf; a NaN keeps a set
+ * bit in its significand, so stays NaN (quieted by the conversion).
+ * Integer operations only (an and, an add, an or and an and-not per
+ * lane, one constant; AVX-512 fuses the last two) before the conversion: no compares, so no
+ * narrowing of 64-bit masks, which AVX2 has no instruction for. */
+#define JAM_LOW(LOW) ((1ul << (LOW)) - 1ul)
+#define F64_JAM_V(x, LOW)                                                  \
+  CV(convert_float)(CV(as_double)(                                          \
+      (CV(as_ulong)(x) |                                                    \
+       ((CV(as_ulong)(x) & JAM_LOW(LOW)) + JAM_LOW(LOW))) & ~JAM_LOW(LOW)))
+/* f64 to f16 and bf16 on CVW lanes (the f16 step: vstore_halfN_rte). */
+#define F64_FOR_F16_V(x) F64_JAM_V(x, 29)
 inline V(ushort) f64_to_bf16_v(V(double) x) {
-  return f32_to_bf16_v(f64_to_f32_odd_v(x));
+  return f32_to_bf16_v(F64_JAM_V(x, 43));
 }
 #endif
 #else
@@ -372,7 +380,7 @@ cast_contig(const IDX n, const int stype, __global const uchar *src,
          STT(double, LD(SRC(double))),
          DST(double)[i] = SRC(double)[i])
     PAIR(T_F64 * 8 + T_F16,
-         STH_NT(f64_to_f32_odd_v(LD(SRC(double))), DST(half)),
+         STH_NT(F64_FOR_F16_V(LD(SRC(double))), DST(half)),
          vstore_half_rte(SRC(double)[i], i, DST(half)))
     PAIR(T_F64 * 8 + T_BF16,
          STU(f64_to_bf16_v(LD(SRC(double))), DST(ushort)),

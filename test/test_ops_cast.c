@@ -341,6 +341,80 @@ static void test_cast_f64_nan_payloads(void **st) {
   free(bits), free(ref);
 }
 
+/* f64 -> f16 / bf16 where one correct rounding is hard to get: ties
+ * between neighbouring 16-bit values over their whole range (subnormals,
+ * f32's subnormal range for bf16, the largest finite values and the
+ * overflow point), one f64 ulp either side of each and random offsets
+ * below half a 16-bit ulp, and random f64 bits with exponents 2^-160 to
+ * 2^130; every output's bits against the correctly rounded value (signed
+ * zeros included). The length is a multiple of the CPU kernel's vectors,
+ * so all of it takes the vector path there. */
+static void test_cast_f64_boundaries(void **st) {
+  (void)st;
+  enum { N = 64 * 1024 };
+  const vncl_dtype to[2] = {VNCL_F16, VNCL_BF16};
+  double *in = malloc(N * sizeof *in);
+  uint16_t *out = malloc(N * sizeof *out);
+  int64_t shape[1] = {N};
+  vncl_tensor *a = t_new(ctx, VNCL_F64, 1, shape);
+  for (int k = 0; k < 2; k++) {
+    const int f16 = to[k] == VNCL_F16;
+    const unsigned top = f16 ? 0x7c00 : 0x7f80; /* bits of inf */
+    for (size_t i = 0; i < N; i++) {
+      uint64_t r = t_rand_u64();
+      double v;
+      if (i % 8 == 7) { /* random f64 bits, exponents -160 .. 130 */
+        uint64_t e = (uint64_t)(1023 - 160 + (int)(r % 291));
+        uint64_t b = (r & 0x8000000000000000ull) | e << 52 |
+                     (t_rand_u64() & 0x000fffffffffffffull);
+        memcpy(&v, &b, sizeof v);
+      } else { /* near the tie above a random finite value */
+        unsigned h = (unsigned)(r >> 8) % top; /* 0 .. largest finite */
+        if (i % 8 == 6) h = top - 1 - (unsigned)(r >> 8) % 4; /* the top */
+        if (i % 8 == 5) h = (unsigned)(r >> 8) % (f16 ? 0x400 : 0x100);
+        double lo = f16 ? t_f16_value((uint16_t)h) : t_bf16_value((uint16_t)h);
+        double hi = h + 1 == top ? 2 * lo - (f16 ? t_f16_value((uint16_t)(h - 1))
+                                                 : t_bf16_value((uint16_t)(h - 1)))
+                                 : (f16 ? t_f16_value((uint16_t)(h + 1))
+                                        : t_bf16_value((uint16_t)(h + 1)));
+        double mid = lo + (hi - lo) / 2; /* exact: a power of 2 apart */
+        switch ((r >> 40) % 6) {
+          case 0: v = mid; break;
+          case 1: v = nextafter(mid, 0); break;
+          case 2: v = nextafter(mid, INFINITY); break;
+          case 3: v = mid + ldexp(t_rand_uniform(-1, 1), -(int)(r % 60)) *
+                                (hi - lo) / 2; break;
+          case 4: v = lo; break;
+          default: v = mid + ldexp(1, -1 - (int)(r % 52)) * (hi - lo) *
+                                (r >> 63 ? 1 : -1); break;
+        }
+        if ((r >> 50) & 1) v = -v;
+      }
+      in[i] = v;
+    }
+    T_OK(ctx, vncl_tensor_write(a, in, N * sizeof *in));
+    vncl_tensor *b = t_new(ctx, to[k], 1, shape);
+    memset(out, 0x3c, N * sizeof *out); /* finite in both types: poison */
+    T_OK(ctx, vncl_tensor_write(b, out, N * sizeof *out));
+    T_OK(ctx, vncl_cast(ctx, a, b));
+    T_OK(ctx, vncl_tensor_read(b, out, N * sizeof *out));
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < N; i++) {
+      uint16_t want = f16 ? t_to_f16(in[i]) : t_to_bf16(in[i]);
+      if (out[i] != want && !bad++) first = i;
+    }
+    if (bad) {
+      uint16_t want = f16 ? t_to_f16(in[first]) : t_to_bf16(in[first]);
+      fail_msg("cast f64 -> %s: %zu of %d wrong, first [%zu] %a gave 0x%04x, "
+               "want 0x%04x", vncl_dtype_name(to[k]), bad, (int)N, first,
+               in[first], (unsigned)out[first], (unsigned)want);
+    }
+    vncl_tensor_destroy(b);
+  }
+  vncl_tensor_destroy(a);
+  free(in), free(out);
+}
+
 static void test_fill(void **st) {
   (void)st;
   static const double vals[] = {1.5,   -0.0,  1.0 / 3, 65520, 1e40,
@@ -432,6 +506,7 @@ int main(void) {
       cmocka_unit_test(test_cast_no_double_rounding),
       cmocka_unit_test(test_cast_f64_range_ends),
       cmocka_unit_test(test_cast_f64_nan_payloads),
+      cmocka_unit_test(test_cast_f64_boundaries),
       cmocka_unit_test(test_fill),
       cmocka_unit_test(test_copy),
       cmocka_unit_test(test_bad_inputs),
