@@ -254,8 +254,10 @@ SM_EXP_FN(VW)
 #endif
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-softmax_rows(const IDX N, const int logmode, __global const STORE *x,
-             const IDX xoff, __global STORE *out, const IDX ooff) {
+softmax_rows(const IDX N, const IDX rows, const int logmode,
+             __global const STORE *x, const IDX xoff, __global STORE *out,
+             const IDX ooff) {
+  (void)rows; /* one group per row; the argument list is the item kernel's */
   __local acc red[WG];
 #if ROW_LOCAL
   __local acc ebuf[ROW_LOCAL];

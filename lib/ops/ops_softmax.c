@@ -9,24 +9,34 @@
 
 #include "ops/ops.h"
 
-static vncl_status rows_item_run(vncl_context *ctx, int logmode,
-                                 const vncl_tensor *x, vncl_tensor *out,
-                                 size_t N, size_t rows, int *p, int bits,
-                                 size_t xo, size_t oo) {
-  /* Each work-item's e in local memory when the group's rows fit half of
-   * it (ROW_ITEM elements each, so that one program serves every length
-   * up to it); non-temporal stores when every row starts on a vector. */
+/* One launch of softmax_rows (a group per row) or, item, of
+ * softmax_rows_item (a work-item per row); both take the same arguments.
+ * The exp values stay in local memory when they fit half of it: a row's
+ * (ROW_LOCAL, the row length rounded up to a power of two, beside the
+ * group's tree) or each work-item's ROW_ITEM (ITEM_LOCAL), so that few
+ * programs serve every length; non-temporal final stores when every row
+ * starts on a vector. */
+static vncl_status launch(vncl_context *ctx, int logmode, const vncl_tensor *x,
+                          vncl_tensor *out, size_t N, size_t rows, int *p,
+                          int bits, size_t xo, size_t oo, bool item) {
   size_t accsz = x->dtype == VNCL_F64 ? 8 : 4, wg = (size_t)p[SM_WG];
-  size_t item_local = (size_t)p[SM_ROW_ITEM];
-  if (wg * item_local * accsz > ctx->info.local_mem_bytes / 2) item_local = 0;
+  size_t half = ctx->info.local_mem_bytes / 2, local;
+  if (item) {
+    local = (size_t)p[SM_ROW_ITEM];
+    if (wg * local * accsz > half) local = 0;
+  } else {
+    for (local = 64; local < N;) local *= 2;
+    if ((local + wg) * accsz > half) local = 0;
+  }
   size_t vw = (size_t)p[SM_VW];
   int nt = N % vw == 0 && oo % vw == 0;
   char extra[128];
-  snprintf(extra, sizeof extra, "-DDTYPE=%d -DIDX_BITS=%d -DITEM_LOCAL=%zu "
-           "-DNT_OUT=%d", (int)x->dtype, bits, item_local, nt);
+  snprintf(extra, sizeof extra, "-DDTYPE=%d -DIDX_BITS=%d -D%s=%zu -DNT_OUT=%d",
+           (int)x->dtype, bits, item ? "ITEM_LOCAL" : "ROW_LOCAL", local, nt);
   vncl__ops_kernel k;
-  vncl_status s = vncl__ops_kernel_get(ctx, VNCL__OPS_SOFTMAX, p, extra,
-                                       "softmax_rows_item", &k);
+  vncl_status s = vncl__ops_kernel_get(
+      ctx, VNCL__OPS_SOFTMAX, p, extra,
+      item ? "softmax_rows_item" : "softmax_rows", &k);
   if (s) return s;
   vncl__ops_arg an = vncl__ops_idx(bits, N), ar = vncl__ops_idx(bits, rows);
   vncl__ops_arg axo = vncl__ops_idx(bits, xo), aoo = vncl__ops_idx(bits, oo);
@@ -34,7 +44,7 @@ static vncl_status rows_item_run(vncl_context *ctx, int logmode,
   s = vncl__set_args(ctx, k.k, 7, VNCL_OPS_ARG(an), VNCL_OPS_ARG(ar),
                      VNCL_ARG(lm), VNCL_ARG(x->mem), VNCL_OPS_ARG(axo),
                      VNCL_ARG(out->mem), VNCL_OPS_ARG(aoo));
-  size_t global = vncl__round_up(rows, wg);
+  size_t global = item ? vncl__round_up(rows, wg) : rows * wg;
   if (!s)
     s = vncl__launch_work(ctx, logmode ? "log_softmax" : "softmax", k.k, 1,
                           &global, &wg, 0, NULL, NULL, 4.0 * (double)x->numel,
@@ -59,35 +69,9 @@ static vncl_status softmax_run(vncl_context *ctx, const char *fn, int logmode,
   size_t maxel = x->numel + (xo > oo ? xo : oo);
   int bits = vncl__ops_idx_bits(maxel);
   size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1;
-  if (p[SM_ITEM_CONTIG] && N <= (size_t)p[SM_ROW_ITEM] &&
-      (rows >= 4 * cu * (size_t)p[SM_WG] || N <= 16))
-    return rows_item_run(ctx, logmode, x, out, N, rows, p, bits, xo, oo);
-  size_t accsz = x->dtype == VNCL_F64 ? 8 : 4, row_local = 64;
-  while (row_local < N) row_local *= 2;
-  if ((row_local + (size_t)p[SM_WG]) * accsz > ctx->info.local_mem_bytes / 2)
-    row_local = 0;
-  size_t vw = (size_t)p[SM_VW];
-  int nt = N % vw == 0 && oo % vw == 0;
-  char extra[96];
-  snprintf(extra, sizeof extra, "-DDTYPE=%d -DIDX_BITS=%d -DROW_LOCAL=%zu "
-           "-DNT_OUT=%d", (int)x->dtype, bits, row_local, nt);
-  vncl__ops_kernel k;
-  s = vncl__ops_kernel_get(ctx, VNCL__OPS_SOFTMAX, p, extra, "softmax_rows",
-                           &k);
-  if (s) return s;
-  vncl__ops_arg an = vncl__ops_idx(bits, N);
-  vncl__ops_arg axo = vncl__ops_idx(bits, xo), aoo = vncl__ops_idx(bits, oo);
-  cl_int lm = logmode;
-  s = vncl__set_args(ctx, k.k, 6, VNCL_OPS_ARG(an), VNCL_ARG(lm),
-                     VNCL_ARG(x->mem), VNCL_OPS_ARG(axo), VNCL_ARG(out->mem),
-                     VNCL_OPS_ARG(aoo));
-  size_t wg = (size_t)p[SM_WG], global = rows * wg;
-  if (!s)
-    s = vncl__launch_work(ctx, logmode ? "log_softmax" : "softmax", k.k, 1,
-                          &global, &wg, 0, NULL, NULL, 4.0 * (double)x->numel,
-                          (double)x->bytes + (double)out->bytes);
-  vncl__ops_kernel_put(ctx, &k);
-  return s;
+  bool item = p[SM_ITEM_CONTIG] && N <= (size_t)p[SM_ROW_ITEM] &&
+              (rows >= 4 * cu * (size_t)p[SM_WG] || N <= 16);
+  return launch(ctx, logmode, x, out, N, rows, p, bits, xo, oo, item);
 }
 
 vncl_status vncl_softmax(vncl_context *ctx, const vncl_tensor *x,
