@@ -104,11 +104,11 @@ __kernel void fft_bs_pre(const ulong n, const ulong m, const ulong inner,
   }
 }
 
-__kernel void fft_bs_mul(const ulong m, __global real2 *s,
-                         __global const real2 *filter_ft) {
-  const ulong j0 = get_global_id(0) * EB, l = get_global_id(1);
-  if (j0 >= m) return;
-  __global real2 *sl = s + l * m;
+/* sl[j0 .. j0 + EB) *= filter_ft[...] (the convolution's pointwise
+ * product of Bluestein and Rader): one vector of EB pairs, or element by
+ * element at the end of the line. */
+inline void mul_block(__global real2 *sl, __global const real2 *filter_ft,
+                      const ulong j0, const ulong m) {
   if (j0 + EB <= m) {
     const pvec a = vload16(0, (__global const real *)(sl + j0));
     const pvec f = vload16(0, (__global const real *)(filter_ft + j0));
@@ -116,6 +116,13 @@ __kernel void fft_bs_mul(const ulong m, __global real2 *s,
     return;
   }
   for (ulong j = j0; j < m; j++) sl[j] = cmul(sl[j], filter_ft[j]);
+}
+
+__kernel void fft_bs_mul(const ulong m, __global real2 *s,
+                         __global const real2 *filter_ft) {
+  const ulong j0 = get_global_id(0) * EB, l = get_global_id(1);
+  if (j0 >= m) return;
+  mul_block(s + l * m, filter_ft, j0, m);
 }
 
 __kernel void fft_bs_post(const ulong n, const ulong m, const ulong inner,
@@ -204,13 +211,7 @@ __kernel void fft_rd_mul(const ulong m, __global real2 *s,
   if (q0 >= m) return;
   __global real2 *sl = s + l * m;
   if (q0 == 0) s[dco + 2 * l + 1] = sl[0];
-  if (q0 + EB <= m) {
-    const pvec a = vload16(0, (__global const real *)(sl + q0));
-    const pvec f = vload16(0, (__global const real *)(filter_ft + q0));
-    vstore16(cmul_eb(a, f, (real)1), 0, (__global real *)(sl + q0));
-    return;
-  }
-  for (ulong q = q0; q < m; q++) sl[q] = cmul(sl[q], filter_ft[q]);
+  mul_block(sl, filter_ft, q0, m);
 }
 
 __kernel void fft_rd_post(const ulong n, const ulong m, const ulong inner,
