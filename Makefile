@@ -34,7 +34,7 @@ INTERNAL_CFLAGS = $(CFLAGS_BASE) -Ilib
 LIB_CFLAGS = $(INTERNAL_CFLAGS) -fPIC -fvisibility=hidden
 LIBS = -lOpenCL -lclblast -lclFFT -lcjson -lpthread -lm
 # The peers vncl-bench measures against (the vncl command links none).
-PEER_LIBS = -lopenblas -lfftw3f -lfftw3
+PEER_LIBS = -lopenblas -lfftw3f_threads -lfftw3_threads -lfftw3f -lfftw3
 TEST_LIBS = -lcmocka -lcjson -lopenblas -lfftw3 -lfftw3f $(LIBS)
 
 LIB_SRC := $(sort $(wildcard lib/*/*.c))

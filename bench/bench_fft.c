@@ -5,6 +5,11 @@
  * clFFT called directly with the same configuration (plan reused; gated
  * at 1.0x where vncl runs its own kernels). The implementations are timed
  * in turn within each repeat so that load on the machine hits them alike.
+ * FFTW also runs a second time with as many threads as the host has
+ * online CPUs (peer "fftw-Nt", FFTW's threads library, the same flags): a
+ * program on this host would give FFTW every core, as the CPU device
+ * gives vncl every core. Not gated; the issue's goal is set against the
+ * one-thread plan, and the table shows both.
  * Cases cover every length class of issue 15: powers of two, 2^a 3^b 5^c
  * 7^d (one pass, split, small lengths in large batches), factors 11 and
  * 13, primes (Rader where p - 1 is 13-smooth, else Bluestein), 1-D
@@ -25,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 
@@ -54,7 +60,15 @@ typedef struct fft_run {
   fftwf_plan fplan;
   fftw_plan dplan;
   void *fin, *fout;
+  /* FFTW with fftw_threads threads: same input, its own output */
+  fftwf_plan fplan_t;
+  fftw_plan dplan_t;
+  void *fout_t;
 } fft_run;
+
+/* Threads of the "fftw-Nt" peer: the host's online CPUs (0: not run). */
+static int fftw_threads;
+static char fftw_threads_name[32];
 
 static void run_free(fft_run *r) {
   if (r->has_cplan) clfftDestroyPlan(&r->cplan);
@@ -62,8 +76,11 @@ static void run_free(fft_run *r) {
   if (r->cout) clReleaseMemObject(r->cout);
   if (r->fplan) fftwf_destroy_plan(r->fplan);
   if (r->dplan) fftw_destroy_plan(r->dplan);
+  if (r->fplan_t) fftwf_destroy_plan(r->fplan_t);
+  if (r->dplan_t) fftw_destroy_plan(r->dplan_t);
   fftw_free(r->fin);
   fftw_free(r->fout);
+  fftw_free(r->fout_t);
   vncl_tensor_destroy(r->in);
   vncl_tensor_destroy(r->out);
   vncl_fft_plan_destroy(r->plan);
@@ -134,43 +151,62 @@ static int setup_clfft(fft_run *r, const void *x) {
   return 0;
 }
 
-static int setup_fftw(fft_run *r, const void *x) {
+/* FFTW plans for r's case into *fp / *dp (the case's precision), from
+ * r->fin to out, with `threads` threads (FFTW_MEASURE overwrites both
+ * arrays: the caller fills r->fin afterwards). */
+static void plan_fftw(fft_run *r, void *out, int threads, fftwf_plan *fp,
+                      fftw_plan *dp) {
   const fft_shape *sh = &r->sh;
-  r->fin = fftw_malloc(r->in_count * r->esize);
-  r->fout = fftw_malloc(r->out_count * r->esize);
-  if (!r->fin || !r->fout) return -1;
   int n[3], b = (int)sh->batch;
   for (int i = 0; i < sh->nd; i++) n[i] = (int)sh->n[i];
   int t = (int)r->total;
   int h = (int)(r->total / sh->n[sh->nd - 1] * (sh->n[sh->nd - 1] / 2 + 1));
-  bool c2c = sh->type == VNCL_FFT_C2C;
-  if (sh->dtype == VNCL_F64)
-    r->dplan = c2c ? fftw_plan_many_dft(sh->nd, n, b, r->fin, NULL, 1, t,
-                                        r->fout, NULL, 1, t, FFTW_FORWARD,
-                                        FFTW_MEASURE)
-                   : fftw_plan_many_dft_r2c(sh->nd, n, b, r->fin, NULL, 1, t,
-                                            r->fout, NULL, 1, h, FFTW_MEASURE);
-  else
-    r->fplan = c2c ? fftwf_plan_many_dft(sh->nd, n, b, r->fin, NULL, 1, t,
-                                         r->fout, NULL, 1, t, FFTW_FORWARD,
-                                         FFTW_MEASURE)
-                   : fftwf_plan_many_dft_r2c(sh->nd, n, b, r->fin, NULL, 1, t,
-                                             r->fout, NULL, 1, h,
-                                             FFTW_MEASURE);
-  if (sh->type == VNCL_FFT_C2R) {
-    if (r->dplan) fftw_destroy_plan(r->dplan);
-    if (r->fplan) fftwf_destroy_plan(r->fplan);
-    r->dplan = NULL;
-    r->fplan = NULL;
-    unsigned fl = FFTW_MEASURE | FFTW_PRESERVE_INPUT;
-    if (sh->dtype == VNCL_F64)
-      r->dplan = fftw_plan_many_dft_c2r(sh->nd, n, b, r->fin, NULL, 1, h,
-                                        r->fout, NULL, 1, t, fl);
+  bool f64 = sh->dtype == VNCL_F64;
+  if (fftw_threads > 0) { /* the threads library is set up */
+    if (f64)
+      fftw_plan_with_nthreads(threads);
     else
-      r->fplan = fftwf_plan_many_dft_c2r(sh->nd, n, b, r->fin, NULL, 1, h,
-                                         r->fout, NULL, 1, t, fl);
+      fftwf_plan_with_nthreads(threads);
   }
+  *fp = NULL;
+  *dp = NULL;
+  if (sh->type == VNCL_FFT_C2C) {
+    if (f64)
+      *dp = fftw_plan_many_dft(sh->nd, n, b, r->fin, NULL, 1, t, out, NULL,
+                               1, t, FFTW_FORWARD, FFTW_MEASURE);
+    else
+      *fp = fftwf_plan_many_dft(sh->nd, n, b, r->fin, NULL, 1, t, out, NULL,
+                                1, t, FFTW_FORWARD, FFTW_MEASURE);
+  } else if (sh->type == VNCL_FFT_R2C) {
+    if (f64)
+      *dp = fftw_plan_many_dft_r2c(sh->nd, n, b, r->fin, NULL, 1, t, out,
+                                   NULL, 1, h, FFTW_MEASURE);
+    else
+      *fp = fftwf_plan_many_dft_r2c(sh->nd, n, b, r->fin, NULL, 1, t, out,
+                                    NULL, 1, h, FFTW_MEASURE);
+  } else {
+    unsigned fl = FFTW_MEASURE | FFTW_PRESERVE_INPUT;
+    if (f64)
+      *dp = fftw_plan_many_dft_c2r(sh->nd, n, b, r->fin, NULL, 1, h, out,
+                                   NULL, 1, t, fl);
+    else
+      *fp = fftwf_plan_many_dft_c2r(sh->nd, n, b, r->fin, NULL, 1, h, out,
+                                    NULL, 1, t, fl);
+  }
+}
+
+static int setup_fftw(fft_run *r, const void *x) {
+  r->fin = fftw_malloc(r->in_count * r->esize);
+  r->fout = fftw_malloc(r->out_count * r->esize);
+  if (!r->fin || !r->fout) return -1;
+  plan_fftw(r, r->fout, 1, &r->fplan, &r->dplan);
   if (!r->fplan && !r->dplan) return -1;
+  if (fftw_threads > 0) {
+    r->fout_t = fftw_malloc(r->out_count * r->esize);
+    if (!r->fout_t) return -1;
+    plan_fftw(r, r->fout_t, fftw_threads, &r->fplan_t, &r->dplan_t);
+    if (!r->fplan_t && !r->dplan_t) return -1;
+  }
   memcpy(r->fin, x, r->in_count * r->esize); /* planning overwrote it */
   return 0;
 }
@@ -201,6 +237,14 @@ static void run_fftw(fft_run *r, int times) {
       fftw_execute(r->dplan);
     else
       fftwf_execute(r->fplan);
+}
+
+static void run_fftw_threads(fft_run *r, int times) {
+  for (int i = 0; i < times; i++)
+    if (r->dplan_t)
+      fftw_execute(r->dplan_t);
+    else if (r->fplan_t)
+      fftwf_execute(r->fplan_t);
 }
 
 static double value_at(const fft_run *r, const void *p, size_t i) {
@@ -301,6 +345,7 @@ static int fft_case(bench_ctx *b, const fft_shape *sh) {
   rc = run_vncl(&r, 1);
   if (!rc && with_clfft) rc = run_clfft(&r, 1);
   run_fftw(&r, 1);
+  run_fftw_threads(&r, 1);
   double t0 = bench_now();
   if (!rc) rc = run_vncl(&r, 1);
   double one = bench_now() - t0;
@@ -310,6 +355,7 @@ static int fft_case(bench_ctx *b, const fft_shape *sh) {
   double *tv = calloc((size_t)reps, sizeof *tv);
   double *tc = calloc((size_t)reps, sizeof *tc);
   double *tf = calloc((size_t)reps, sizeof *tf);
+  double *tt = calloc((size_t)reps, sizeof *tt);
   for (int k = 0; k < reps && !rc; k++) {
     t0 = bench_now();
     rc = run_vncl(&r, inner);
@@ -322,6 +368,11 @@ static int fft_case(bench_ctx *b, const fft_shape *sh) {
     t0 = bench_now();
     run_fftw(&r, inner);
     tf[k] = (bench_now() - t0) / inner;
+    if (fftw_threads > 0) {
+      t0 = bench_now();
+      run_fftw_threads(&r, inner);
+      tt[k] = (bench_now() - t0) / inner;
+    }
   }
   bool correct = !rc && close_to_fftw(&r);
   double nn = (double)r.total;
@@ -360,9 +411,17 @@ static int fft_case(bench_ctx *b, const fft_shape *sh) {
   c.peer_spread = sf;
   c.gate = false;
   bench_record(b, &c);
+  if (fftw_threads > 0) {
+    double st, mt = bench_median(tt, reps, &st);
+    c.peer = fftw_threads_name;
+    c.peer_value = mt > 0 ? flops / mt * 1e-9 : 0;
+    c.peer_spread = st;
+    bench_record(b, &c);
+  }
   free(tv);
   free(tc);
   free(tf);
+  free(tt);
   run_free(&r);
   return rc;
 }
@@ -416,6 +475,12 @@ int bench_suite_fft(bench_ctx *b) {
       {C2R, F32, 1, {1000}, 16, false},
   };
   const fft_shape *cases = b->quick ? quick : full;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cpus > 1 && fftw_init_threads() && fftwf_init_threads()) {
+    fftw_threads = (int)cpus;
+    snprintf(fftw_threads_name, sizeof fftw_threads_name, "fftw-%dt",
+             fftw_threads);
+  }
   size_t count = b->quick ? sizeof quick / sizeof *quick
                           : sizeof full / sizeof *full;
   vncl_fft_stats s0, s1;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -336,7 +337,80 @@ static int compare(const char *path, cJSON *cases) {
   return flagged;
 }
 
+/* ---- an honest OpenBLAS peer -------------------------------------------
+ *
+ * OpenBLAS (built with DYNAMIC_ARCH, as Debian's is) picks its kernels from
+ * a table of CPU models. A model newer than its table falls back to the
+ * oldest kernels: Debian 12's 0.3.21 on the Xeon of 2026-12-02 (family 6,
+ * model 207) chose "Prescott" (SSE3) and ran sgemm 1024^3 at 36 GFLOP/s,
+ * where its SkylakeX kernels give 200; a peer measured so would flatter
+ * vncl five- to eightfold. So before anything is measured the bench checks
+ * the core OpenBLAS chose against the vector units this CPU has, and when
+ * the library chose below them it runs itself again with
+ * OPENBLAS_CORETYPE naming the best core the CPU can run (OpenBLAS reads it
+ * once, when it loads). A value the user set is kept as it is. */
+char *openblas_get_corename(void);
+
+/* 1 SSE, 2 AVX, 3 AVX2 + FMA, 4 AVX-512 (F, BW, DQ, VL). */
+static int cpu_vector_level(void) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    return 4;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 3;
+  if (__builtin_cpu_supports("avx")) return 2;
+  return 1;
+#else
+  return 0; /* not x86: nothing to compare */
+#endif
+}
+
+/* The vector level of an OpenBLAS core name (case as OpenBLAS prints it). */
+static int core_vector_level(const char *core) {
+  static const struct {
+    const char *name;
+    int level;
+  } cores[] = {{"SkylakeX", 4},    {"Cooperlake", 4}, {"SapphireRapids", 4},
+               {"Haswell", 3},     {"Zen", 3},        {"Excavator", 3},
+               {"Sandybridge", 2}, {"Bulldozer", 2},  {"Piledriver", 2},
+               {"Steamroller", 2}};
+  for (size_t i = 0; i < sizeof cores / sizeof *cores; i++)
+    if (!strcasecmp(core, cores[i].name)) return cores[i].level;
+  return 1;
+}
+
+/* Called first in main: returns only when OpenBLAS runs kernels that
+ * match this CPU, or when it cannot be helped (then it says so). */
+static void bench_blas_peer_check(char **argv) {
+  const char *core = openblas_get_corename();
+  int host = cpu_vector_level();
+  if (!core || host == 0 || core_vector_level(core) >= host) return;
+  if (getenv("OPENBLAS_CORETYPE")) {
+    fprintf(stderr,
+            "vncl bench: warning: OpenBLAS runs its %s kernels on a CPU with "
+            "wider vector units (OPENBLAS_CORETYPE=%s was set by the caller): "
+            "ratios to OpenBLAS flatter vncl\n",
+            core, getenv("OPENBLAS_CORETYPE"));
+    return;
+  }
+  static const char *const best[] = {NULL, NULL, "Sandybridge", "Haswell",
+                                     "SkylakeX"};
+  setenv("OPENBLAS_CORETYPE", best[host], 1);
+  setenv("VNCL_BENCH_BLAS_CORE", core, 1); /* what it chose by itself */
+  execv("/proc/self/exe", argv);
+  /* Only on failure: go on, and say what the figures mean. */
+  unsetenv("OPENBLAS_CORETYPE");
+  unsetenv("VNCL_BENCH_BLAS_CORE");
+  fprintf(stderr,
+          "vncl bench: warning: OpenBLAS chose its %s kernels on this CPU and "
+          "the bench could not restart with OPENBLAS_CORETYPE=%s: ratios to "
+          "OpenBLAS flatter vncl\n",
+          core, best[host]);
+}
+
 int main(int argc, char **argv) {
+  bench_blas_peer_check(argv);
   /* Internal: a fresh process measured by the startup suite. */
   if (argc > 1 && !strcmp(argv[1], "__startup-child"))
     return bench_startup_child(argc - 1, argv + 1);
@@ -422,6 +496,13 @@ int main(int argc, char **argv) {
   printf("vncl %s bench on %s (%s, driver %s)%s\n", vncl_version_string(),
          b.dev.name, b.dev.platform, b.dev.driver_version,
          quick ? ", quick" : "");
+  const char *own_core = getenv("VNCL_BENCH_BLAS_CORE");
+  if (own_core)
+    printf("peer OpenBLAS: %s kernels (OPENBLAS_CORETYPE set by the bench: "
+           "the library chose %s on this CPU)\n",
+           openblas_get_corename(), own_core);
+  else
+    printf("peer OpenBLAS: %s kernels\n", openblas_get_corename());
   int missing = 0;
   double t0 = bench_now();
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
@@ -457,6 +538,7 @@ int main(int argc, char **argv) {
     cJSON_AddStringToObject(root, "date", date);
     cJSON_AddBoolToObject(root, "quick", quick);
     cJSON_AddItemToObject(root, "device", cli_device_json(&b.dev));
+    cJSON_AddStringToObject(root, "openblas_core", openblas_get_corename());
     cJSON_AddItemToObject(root, "cases", b.cases);
     char *s = cJSON_Print(root);
     FILE *f = jf ? jf : cli_json_open(&cmd, json);

@@ -131,29 +131,39 @@
 #endif
 #endif
 
-/* In place with a_cs == 1 (rows of A contiguous in depth), each row's next
- * KU values come in one vector load, widened as a vector (16-bit types), and
+/* In place with a_cs == 1 (rows of A contiguous in depth), the depth loop
+ * knows A's stride: KU must then be 2, 4, 8 or 16. For 16-bit storage each
+ * row's next KU values come in one vector load, widened as a vector, and
  * are then broadcast one by one: one conversion per KU elements instead of
- * one per element. KU must then be 2, 4, 8 or 16. */
+ * one per element. */
 #if !A_PACKED && (KU == 2 || KU == 4 || KU == 8 || KU == 16)
 #define A_ROWVEC 1
 #define KT CAT(ACC, KU)
 #define VLOAD_A_KU(p) VNCL_VLOAD(DTYPE_AB, KU, 0, p)
 
-/* The widened rows of A are staged on the stack and broadcast from there.
- * For 16-bit storage the stage is volatile: otherwise the compiler keeps
+/* 16-bit storage: the widened rows of A are staged on the stack and
+ * broadcast from there. The stage is volatile: otherwise the compiler keeps
  * the MR widened vectors in registers beside the MR*NV accumulators and
  * spills an accumulator every depth step (seen on PoCL 3.1, AVX-512, bf16:
  * one accumulator loaded and stored per 24 FMAs); volatile makes every
- * broadcast a load from the stage, as f32 and f64 broadcast from A itself. */
+ * broadcast a load from the stage.
+ * f32 and f64 need no widening: each element is broadcast straight from
+ * its row (one `vbroadcastss/sd` from memory per row and depth, the row
+ * pointers in registers). Staging those rows too (a vector store of KU
+ * values per row, then broadcasts from the stack) made PoCL 3.1 split each
+ * row's load into 128- and 256-bit pieces stored to the stack in several
+ * places and move an accumulator between registers every step: about 80
+ * instructions more per KU = 16 depths of a 6 x 64 tile, and 0.9x the
+ * speed of the direct broadcasts at 512^3-2048^3 (docs/tuning.md, "Direct
+ * broadcasts of A in place"). */
 #if DTYPE_AB >= 2
 #define A_STAGE_DECL(t) volatile KT t[MR]
 #define A_STAGE_PUT(t, r, v) ((t)[r] = (v))
 #define A_STAGE_GET(t, r, u) (((volatile ACC *)&(t)[r])[u])
 #else
-#define A_STAGE_DECL(t) ACC t[MR][KU]
-#define A_STAGE_PUT(t, r, v) CAT(vstore, KU)((v), 0, (t)[r])
-#define A_STAGE_GET(t, r, u) ((t)[r][u])
+#define A_STAGE_DECL(t)
+#define A_STAGE_PUT(t, r, v) ((void)0)
+#define A_STAGE_GET(t, r, u) (arow_[r][p_ + (u)])
 #endif
 
 /* acc += A rows (in place, a_cs == 1) * B sliver over depth [0, kc), KU at

@@ -58,11 +58,16 @@ const cli_env_var cli_env[] = {
                                 "stderr (else /dev/null)"},
     {"VNCL_BENCH_MULTI_CHILD", "internal: set by vncl bench in the child run "
                                "of the multi suite"},
+    {"VNCL_BENCH_BLAS_CORE", "internal: set by vncl bench when it restarts "
+                             "itself with OPENBLAS_CORETYPE"},
     {"XDG_CACHE_HOME", "where the default cache folder lives"},
     {"XDG_DATA_HOME", "where the default tuning database lives"},
     {"HOME", "the defaults' fallback (~/.cache/vncl, ~/.local/share/vncl)"},
     {"OCL_ICD_VENDORS", "the ICD loader's driver folder (vncl doctor checks "
                         "it; default /etc/OpenCL/vendors)"},
+    {"OPENBLAS_CORETYPE", "the OpenBLAS kernels vncl bench's peer runs; "
+                          "unset, the bench sets the best this CPU runs "
+                          "when OpenBLAS chose older ones"},
     {"POCL_DEVICES", "PoCL's device list; vncl bench --suite multi sets "
                      "\"pthread pthread\" when unset"},
     {NULL, NULL}};

@@ -125,19 +125,24 @@ static const vncl__tunable clblast_tunables[] = {
  * and the broadcast, 21 ymm of 16 (the register check, docs/tuning.md);
  * register model, unmeasured on AVX2 (no such host here). */
 #define CPU256_DIRECT "WGD_M=6 WGD_N=16 LDM=1 LDN=1 KWGD=1 VWD=8 DIRECT_LOCAL=0 "
-/* The packed sets pack A (A_PACKED=1, KU=4). Reading A in place
- * (A_PACKED=2, KU=16, as the AVX-512 rows do) executes fewer instructions
- * in PoCL's AVX2 code (valgrind, whose CPU PoCL compiles for as
- * pthread-haswell: one 512^3 product 38.7 M against 44.6 M in f32, 79.1 M
- * against 89.5 M in f64), but timed it ran slower: the same AVX2 code on
- * this Xeon (POCL_KERNELLIB_NAME=avx2, the AVX2 sets forced, quiet,
- * alternating, medians of 7) f32 1024^3 and 2048^3 0.90-0.93x of this set,
- * f64 0.94-1.01x. Still to time on an AVX2 host (docs/tuning.md, "AVX2
- * rows under valgrind"). */
-#define CPU256_PACKED "MR=6 NR=16 VW=8 MB=48 NB=64 KC=0 KU=4 ORDER=0 A_PACKED=1 "
+/* The packed sets read A in place where its rows are contiguous in depth
+ * (A_PACKED=2, KU=16, as the AVX-512 rows do), packed otherwise. Under
+ * valgrind (whose CPU PoCL compiles for as pthread-haswell) that executes
+ * fewer instructions than packing A (KU=4): one 512^3 product 38.7 M
+ * against 44.6 M in f32, 79.1 M against 89.5 M in f64. Timed as AVX2 code
+ * on the AVX-512 guest (POCL_KERNELLIB_NAME=avx2, the AVX2 sets forced,
+ * OpenBLAS's Haswell kernels as the peer, every other process stopped,
+ * 2026-12-02, medians of 9-11 alternating rounds, since the f32/f64 rows
+ * of A are broadcast straight from memory): over the packed-A set f32
+ * 1.33x (512^3), 1.18x (1024^3), 1.19x (2048^3), f64 1.14x (1024^3 and
+ * 2048^3); against OpenBLAS 0.90x, 0.93x, 0.96x and 0.93x, 0.88x. (On
+ * 2026-12-01, with the staged rows, the same comparison had read 0.90-
+ * 0.93x.) MB=96 was no better (0.77-0.93x OpenBLAS). Still to time on an
+ * AVX2 host (docs/tuning.md, "AVX2 rows under valgrind"). */
+#define CPU256_PACKED "MR=6 NR=16 VW=8 MB=48 NB=64 KC=0 KU=16 ORDER=0 A_PACKED=2 "
 #define CPU256_NARROW "MR=6 NR=16 VW=8 MB=24 NB=64 KC=0 KU=8 ORDER=0 A_PACKED=0 "
 #define CPU256_DIRECT64 "WGD_M=6 WGD_N=8 LDM=1 LDN=1 KWGD=1 VWD=4 DIRECT_LOCAL=0 "
-#define CPU256_PACKED64 "MR=6 NR=8 VW=4 MB=48 NB=64 KC=0 KU=4 ORDER=0 A_PACKED=1 "
+#define CPU256_PACKED64 "MR=6 NR=8 VW=4 MB=48 NB=64 KC=0 KU=16 ORDER=0 A_PACKED=2 "
 /* Strided batches of small products (gemm_small): 6 x 2 vectors per tile,
  * 24 rows per work-item, 8 work-items per group. Measured on the quiet-ish
  * Xeon, 2026-12-01, best of 12 interleaved rounds against gemm_direct in
@@ -212,7 +217,7 @@ static const vncl__tunable clblast_tunables[] = {
 #define MEASURED64 "PoCL 3.1, 2-core AVX-512 guest, 2026-12-01"
 /* The AVX2 rows: their direct kernel's KWGD=1 comes from the register
  * check, not from a run. */
-#define UNMEASURED256 "register model; packed sets timed as AVX2 code on the AVX-512 guest (POCL_KERNELLIB_NAME=avx2), 2026-12-01; not on an AVX2 host"
+#define UNMEASURED256 "register model; packed sets timed as AVX2 code on the AVX-512 guest (POCL_KERNELLIB_NAME=avx2), 2026-12-01 and 2026-12-02; not on an AVX2 host"
 /* The square f32 row: the 2026-11-29 sets, A in place (A_PACKED=2) since;
  * switch_mnk16 2026-12-01 (loaded, noisy). */
 #define MEASURED32SQ "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01"
