@@ -447,6 +447,10 @@ int bench_suite_fft(bench_ctx *b) {
       {C2C, F32, 1, {3528}, 256, true},           /* 2^3 3^2 7^2 */
       {C2C, F32, 1, {1u << 22}, 1, true},
       {C2C, F32, 1, {200704}, 1, true},           /* 2^12 7^2 */
+      /* medium lengths, where a launch and a few passes cost as much as
+       * FFTW's whole transform: one line of 16384 (split), 64 of 1024 */
+      {C2C, F32, 1, {16384}, 1, true},
+      {C2C, F32, 1, {1024}, 64, true},
       /* a prime through Bluestein (100002 = 2 3 7 2381) */
       {C2C, F32, 1, {100003}, 1, false},
       /* factors 11 and 13 */
