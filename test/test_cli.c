@@ -107,6 +107,35 @@ static int run_split(const char *env, const char *args, char **out,
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* The vector level of this CPU and of an OpenBLAS core name, as the
+ * bench ranks them: 1 SSE, 2 AVX, 3 AVX2 + FMA, 4 AVX-512 (F, BW, DQ, VL);
+ * 0 where the CPU is not x86 (nothing to compare). */
+static int cpu_level(void) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    return 4;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 3;
+  return __builtin_cpu_supports("avx") ? 2 : 1;
+#else
+  return 0;
+#endif
+}
+
+static int blas_core_level(const char *core) {
+  const char *l4[] = {"SkylakeX", "Cooperlake", "SapphireRapids"};
+  const char *l3[] = {"Haswell", "Zen", "Excavator"};
+  const char *l2[] = {"Sandybridge", "Bulldozer", "Piledriver", "Steamroller"};
+  for (int i = 0; i < 3; i++)
+    if (!strcasecmp(core, l4[i])) return 4;
+  for (int i = 0; i < 3; i++)
+    if (!strcasecmp(core, l3[i])) return 3;
+  for (int i = 0; i < 4; i++)
+    if (!strcasecmp(core, l2[i])) return 2;
+  return 1;
+}
+
 static const char *const commands[] = {"devices", "info",     "doctor",
                                        "monitor", "autotune", "bench"};
 #define NCOMMANDS (sizeof commands / sizeof *commands)
@@ -322,6 +351,31 @@ static void test_json_file(void **st) {
   int rows = 0;
   for (const char *p = err; (p = strstr(p, "\nops ")); p++) rows++;
   assert_int_equal(rows, cases);
+  /* The OpenBLAS peer runs kernels as wide as this CPU's vector units
+   * (unless the caller chose the core: then the bench keeps it). */
+  const cJSON *core = cJSON_GetObjectItem(j, "openblas_core");
+  assert_true(cJSON_IsString(core));
+  if (!getenv("OPENBLAS_CORETYPE") &&
+      blas_core_level(core->valuestring) < cpu_level())
+    fail_msg("bench: OpenBLAS runs %s kernels on a CPU of vector level %d",
+             core->valuestring, cpu_level());
+  cJSON_Delete(j);
+  free(out);
+  free(err);
+  /* A core the caller set is kept, with a warning where it is narrower
+   * than the CPU. */
+  assert_int_equal(run_split("OPENBLAS_CORETYPE=Prescott",
+                             "bench --suite ops --quick --repeats 1 --json",
+                             &out, &err),
+                   0);
+  j = cJSON_Parse(out);
+  if (!j) fail_msg("bench --json: stdout is not JSON: %s", out);
+  core = cJSON_GetObjectItem(j, "openblas_core");
+  assert_true(cJSON_IsString(core));
+  assert_string_equal(core->valuestring, "Prescott");
+  if (cpu_level() > 1 && !strstr(err, "ratios to OpenBLAS flatter vncl"))
+    fail_msg("bench: no warning for a caller's narrower OpenBLAS core: %s",
+             err);
   cJSON_Delete(j);
   free(out);
   free(err);
