@@ -19,7 +19,8 @@
  * buffer when every line is written where it was read.
  *
  * Direction: sign = -1 computes sum_j x[j] exp(-2 pi i jk/n), +1 the same
- * with +i. tw[t] = exp(-2 pi i t/n) for t < n (conjugated here for +1).
+ * with +i. tw: the twiddles of the passes in the order they read them,
+ * forward then (at tw + n) conjugated for +1 (PASS, passes_dir).
  *
  * Post-twiddle (four-step): when twn != 0, output k of a line with middle
  * index m is also multiplied by exp(sign 2 pi i m k / twn), m k < twn, from
@@ -238,33 +239,35 @@ FFT_INLINE void transpose8(vec *r) {
     VSTORE(re, 0, (p) + (off));         \
     VSTORE(im, 0, (p) + (off) + VW);    \
   } while (0)
-/* (re, im) *= tw[idx], conjugated for the inverse. */
-#define TWIDDLE(re, im, idx)                    \
-  do {                                          \
-    real2 w_ = tw[idx];                         \
-    w_.y *= s;                                  \
-    const vec t_ = re * w_.x - im * w_.y;       \
-    im = re * w_.y + im * w_.x;                 \
-    re = t_;                                    \
+/* (re, im) *= w^(r k), the pass table's value for input r of this k (w
+ * points at the R - 1 values of k, already conjugated for the inverse). */
+#define TWIDDLE(re, im, r)                                        \
+  do {                                                            \
+    /* two scalars: broadcasts from memory, not a pair and a permute */ \
+    const real wx_ = ((__global const real *)w)[2 * (r) - 2];     \
+    const real wy_ = ((__global const real *)w)[2 * (r) - 1];     \
+    const vec t_ = re * wx_ - im * wy_;                           \
+    im = re * wy_ + im * wx_;                                     \
+    re = t_;                                                      \
   } while (0)
 
 FFT_INLINE void radix2(__global const real *in, __global real *out, uint j,
-                       uint k, uint d, uint q, uint ns, uint twstep, real s,
-                       __global const real2 *tw) {
+                       uint k, uint d, uint q, uint ns, real s,
+                       __global const real2 *w) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
   __global const real *p = in + (size_t)j * 2 * VW;
   vec r0, i0, r1, i1;
   LOADC(p, 0, r0, i0);
   LOADC(p, qs, r1, i1);
-  if (k) TWIDDLE(r1, i1, k * twstep);
+  if (k) TWIDDLE(r1, i1, 1);
   __global real *o = out + (size_t)d * 2 * VW;
   STOREC(o, 0, r0 + r1, i0 + i1);
   STOREC(o, st, r0 - r1, i0 - i1);
 }
 
 FFT_INLINE void radix3(__global const real *in, __global real *out, uint j,
-                       uint k, uint d, uint q, uint ns, uint twstep, real s,
-                       __global const real2 *tw) {
+                       uint k, uint d, uint q, uint ns, real s,
+                       __global const real2 *w) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
   __global const real *p = in + (size_t)j * 2 * VW;
   vec r0, i0, r1, i1, r2, i2;
@@ -272,8 +275,8 @@ FFT_INLINE void radix3(__global const real *in, __global real *out, uint j,
   LOADC(p, qs, r1, i1);
   LOADC(p, 2 * qs, r2, i2);
   if (k) {
-    TWIDDLE(r1, i1, k * twstep);
-    TWIDDLE(r2, i2, 2 * k * twstep);
+    TWIDDLE(r1, i1, 1);
+    TWIDDLE(r2, i2, 2);
   }
   /* X1,2 = a - (b + c)/2 -+ i s sin(2 pi/3) (b - c) */
   const real s1 = s * (real)0.86602540378443864676;
@@ -287,8 +290,8 @@ FFT_INLINE void radix3(__global const real *in, __global real *out, uint j,
 }
 
 FFT_INLINE void radix4(__global const real *in, __global real *out, uint j,
-                       uint k, uint d, uint q, uint ns, uint twstep, real s,
-                       __global const real2 *tw) {
+                       uint k, uint d, uint q, uint ns, real s,
+                       __global const real2 *w) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
   __global const real *p = in + (size_t)j * 2 * VW;
   vec r0, i0, r1, i1, r2, i2, r3, i3;
@@ -297,9 +300,9 @@ FFT_INLINE void radix4(__global const real *in, __global real *out, uint j,
   LOADC(p, 2 * qs, r2, i2);
   LOADC(p, 3 * qs, r3, i3);
   if (k) {
-    TWIDDLE(r1, i1, k * twstep);
-    TWIDDLE(r2, i2, 2 * k * twstep);
-    TWIDDLE(r3, i3, 3 * k * twstep);
+    TWIDDLE(r1, i1, 1);
+    TWIDDLE(r2, i2, 2);
+    TWIDDLE(r3, i3, 3);
   }
   const vec a0r = r0 + r2, a0i = i0 + i2, a1r = r0 - r2, a1i = i0 - i2;
   const vec a2r = r1 + r3, a2i = i1 + i3, a3r = r1 - r3, a3i = i1 - i3;
@@ -311,8 +314,8 @@ FFT_INLINE void radix4(__global const real *in, __global real *out, uint j,
 }
 
 FFT_INLINE void radix5(__global const real *in, __global real *out, uint j,
-                       uint k, uint d, uint q, uint ns, uint twstep, real s,
-                       __global const real2 *tw) {
+                       uint k, uint d, uint q, uint ns, real s,
+                       __global const real2 *w) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
   __global const real *p = in + (size_t)j * 2 * VW;
   vec r0, i0, r1, i1, r2, i2, r3, i3, r4, i4;
@@ -322,10 +325,10 @@ FFT_INLINE void radix5(__global const real *in, __global real *out, uint j,
   LOADC(p, 3 * qs, r3, i3);
   LOADC(p, 4 * qs, r4, i4);
   if (k) {
-    TWIDDLE(r1, i1, k * twstep);
-    TWIDDLE(r2, i2, 2 * k * twstep);
-    TWIDDLE(r3, i3, 3 * k * twstep);
-    TWIDDLE(r4, i4, 4 * k * twstep);
+    TWIDDLE(r1, i1, 1);
+    TWIDDLE(r2, i2, 2);
+    TWIDDLE(r3, i3, 3);
+    TWIDDLE(r4, i4, 4);
   }
   /* cos and sin of 2 pi/5 and 4 pi/5 */
   const real c1 = (real)0.30901699437494742410,
@@ -381,8 +384,8 @@ FFT_INLINE void radix5(__global const real *in, __global real *out, uint j,
  * took two (2^a 5^b lengths: 100000 = 250 x 400 in six passes instead of
  * eight). */
 FFT_INLINE void radix10(__global const real *in, __global real *out, uint j,
-                        uint k, uint d, uint q, uint ns, uint twstep, real s,
-                        __global const real2 *tw) {
+                        uint k, uint d, uint q, uint ns, real s,
+                        __global const real2 *w) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
   __global const real *p = in + (size_t)j * 2 * VW;
   vec r0, i0, r1, i1, r2, i2, r3, i3, r4, i4, r5, i5, r6, i6, r7, i7, r8, i8,
@@ -398,15 +401,15 @@ FFT_INLINE void radix10(__global const real *in, __global real *out, uint j,
   LOADC(p, 8 * qs, r8, i8);
   LOADC(p, 9 * qs, r9, i9);
   if (k) {
-    TWIDDLE(r1, i1, k * twstep);
-    TWIDDLE(r2, i2, 2 * k * twstep);
-    TWIDDLE(r3, i3, 3 * k * twstep);
-    TWIDDLE(r4, i4, 4 * k * twstep);
-    TWIDDLE(r5, i5, 5 * k * twstep);
-    TWIDDLE(r6, i6, 6 * k * twstep);
-    TWIDDLE(r7, i7, 7 * k * twstep);
-    TWIDDLE(r8, i8, 8 * k * twstep);
-    TWIDDLE(r9, i9, 9 * k * twstep);
+    TWIDDLE(r1, i1, 1);
+    TWIDDLE(r2, i2, 2);
+    TWIDDLE(r3, i3, 3);
+    TWIDDLE(r4, i4, 4);
+    TWIDDLE(r5, i5, 5);
+    TWIDDLE(r6, i6, 6);
+    TWIDDLE(r7, i7, 7);
+    TWIDDLE(r8, i8, 8);
+    TWIDDLE(r9, i9, 9);
   }
   DFT5(r0, i0, r2, i2, r4, i4, r6, i6, r8, i8); /* E_t in (r0,r2,..,r8)[t] */
   DFT5(r1, i1, r3, i3, r5, i5, r7, i7, r9, i9); /* O_t in (r1,r3,..,r9)[t] */
@@ -453,8 +456,8 @@ FFT_INLINE void radix10(__global const real *in, __global real *out, uint j,
   } while (0)
 
 FFT_INLINE void radix8(__global const real *in, __global real *out, uint j,
-                       uint k, uint d, uint q, uint ns, uint twstep, real s,
-                       __global const real2 *tw) {
+                       uint k, uint d, uint q, uint ns, real s,
+                       __global const real2 *w) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
   __global const real *p = in + (size_t)j * 2 * VW;
   vec r0, i0, r1, i1, r2, i2, r3, i3, r4, i4, r5, i5, r6, i6, r7, i7;
@@ -467,13 +470,13 @@ FFT_INLINE void radix8(__global const real *in, __global real *out, uint j,
   LOADC(p, 6 * qs, r6, i6);
   LOADC(p, 7 * qs, r7, i7);
   if (k) {
-    TWIDDLE(r1, i1, k * twstep);
-    TWIDDLE(r2, i2, 2 * k * twstep);
-    TWIDDLE(r3, i3, 3 * k * twstep);
-    TWIDDLE(r4, i4, 4 * k * twstep);
-    TWIDDLE(r5, i5, 5 * k * twstep);
-    TWIDDLE(r6, i6, 6 * k * twstep);
-    TWIDDLE(r7, i7, 7 * k * twstep);
+    TWIDDLE(r1, i1, 1);
+    TWIDDLE(r2, i2, 2);
+    TWIDDLE(r3, i3, 3);
+    TWIDDLE(r4, i4, 4);
+    TWIDDLE(r5, i5, 5);
+    TWIDDLE(r6, i6, 6);
+    TWIDDLE(r7, i7, 7);
   }
   DFT4(r0, i0, r2, i2, r4, i4, r6, i6); /* E_t in (r0,r2,r4,r6)[t] */
   DFT4(r1, i1, r3, i3, r5, i5, r7, i7); /* O_t in (r1,r3,r5,r7)[t] */
@@ -505,8 +508,8 @@ FFT_INLINE void radix8(__global const real *in, __global real *out, uint j,
  * are constants: the values stay in registers. */
 #define ODD_RADIX(NAME, R, H, COS, SIN)                                      \
   FFT_INLINE void NAME(__global const real *in, __global real *out, uint j,  \
-                       uint k, uint d, uint q, uint ns, uint twstep, real s, \
-                       __global const real2 *tw) {                           \
+                       uint k, uint d, uint q, uint ns, real s,              \
+                       __global const real2 *w) {                            \
     const real cs[H] = COS, sn[H] = SIN;                                     \
     const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;          \
     __global const real *p = in + (size_t)j * 2 * VW;                        \
@@ -515,7 +518,7 @@ FFT_INLINE void radix8(__global const real *in, __global real *out, uint j,
         LOADC(p, r * qs, xr[r], xi[r]);                                      \
     if (k) {                                                                 \
       _Pragma("unroll") for (int r = 1; r < R; r++)                          \
-          TWIDDLE(xr[r], xi[r], r * k * twstep);                             \
+          TWIDDLE(xr[r], xi[r], r);                             \
     }                                                                        \
     vec br[H], bi[H], dr[H], di[H];                                          \
     vec sr = xr[0], si = xi[0];                                              \
@@ -568,13 +571,18 @@ ODD_RADIX(radix7, 7, 3, COS7, SIN7)
 ODD_RADIX(radix11, 11, 5, COS11, SIN11)
 ODD_RADIX(radix13, 13, 6, COS13, SIN13)
 
-/* One pass of radix R over the work-item's lines. */
+/* One pass of radix R over the work-item's lines. Its twiddles w^(r k)
+ * (w = exp(-2 pi i/(ns R)), k < ns, r = 1 .. R-1) are tw[ns - 1 + k (R-1)
+ * + r - 1]: the passes before it hold ns - 1 values (the sum of their
+ * ns' (R' - 1) telescopes), made on the host in the order passes_dir takes
+ * the radices (fft_stockham.c, pass_radices). */
 #define PASS(R, fn)                                                   \
   do {                                                                \
-    const uint q = n / R, twstep = n / (ns * R);                      \
+    const uint q = n / R;                                             \
+    __global const real2 *wp = tw + ns - 1;                           \
     for (uint b = 0, j = 0; b < q / ns; b++)                          \
       for (uint k = 0; k < ns; k++, j++)                              \
-        fn(in, out, j, k, b * ns * R + k, q, ns, twstep, s, tw);      \
+        fn(in, out, j, k, b * ns * R + k, q, ns, s, wp + k * (R - 1)); \
     __global real *t_ = in;                                           \
     in = out;                                                         \
     out = t_;                                                         \
@@ -657,11 +665,14 @@ inline void gather_rows(__global const real2 *x, const ulong *xb, int lanes,
 
 /* The passes over a scratch of [n][re|im][VW] (in, with out the other
  * half), s = 1 forward, -1 inverse; returns the half that holds the
- * result. */
+ * result. tw: the pass twiddles of n (n - 1 values, see PASS) for the
+ * forward transform, then at tw + n the same conjugated. The order of the
+ * radices here is the host's pass_radices (fft_stockham.c): change both. */
 inline __global real *passes_dir(uint n, const real s, __global real *in,
                                  __global real *out,
                                  __global const real2 *tw) {
   uint ns = 1, rest = n;
+  if (s < 0) tw += n;
 #if RADIX8
   while (rest % 8 == 0) PASS(8, radix8);
 #endif

@@ -582,6 +582,47 @@ vncl_status vncl__fft_twiddle_get(vncl_context *ctx, vncl__fft_state *st,
   return keep(ctx, st, e, key, s, out);
 }
 
+vncl_status vncl__fft_pass_twiddles_get(vncl_context *ctx, vncl__fft_state *st,
+                                        size_t n, vncl_dtype dtype,
+                                        vncl__fft_entry **out) {
+  char key[256];
+  snprintf(key, sizeof key, "passes n%zu %s", n, vncl_dtype_name(dtype));
+  if (lookup(st, key, false, out)) return VNCL_OK;
+  vncl__fft_entry *e = calloc(1, sizeof *e);
+  /* The forward twiddles of each pass in the order the kernel reads them
+   * (PASS in fft_stockham.cl): the pass of radix R after sub-transforms of
+   * ns holds w^(r k), w = exp(-2 pi i/(ns R)), k < ns, r = 1 .. R-1, at
+   * ns - 1 + k (R - 1) + r - 1; n - 1 values in all, then n - 1 more,
+   * conjugated, from index n. */
+  double *w = malloc(4 * n * sizeof *w);
+  int radix[64];
+  int passes = vncl__fft_pass_radices(n, radix);
+  vncl_status s = VNCL_OK;
+  if (!e || !w) {
+    s = vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "out of host memory");
+  } else {
+    size_t ns = 1, i = 0;
+    for (int p = 0; p < passes; p++) {
+      size_t R = (size_t)radix[p];
+      for (size_t k = 0; k < ns; k++)
+        for (size_t r = 1; r < R; r++, i++)
+          unit_root(r * k, ns * R, &w[2 * i], &w[2 * i + 1]);
+      ns *= R;
+    }
+    /* i == n - 1 here (ns == n). */
+    w[2 * i] = 1;
+    w[2 * i + 1] = 0;
+    for (size_t t = 0; t < n; t++) {
+      w[2 * (n + t)] = w[2 * t];
+      w[2 * (n + t) + 1] = -w[2 * t + 1];
+    }
+    e->n = n;
+    s = upload(ctx, w, 4 * n, dtype, &e->tables[0], &e->table_bytes[0]);
+  }
+  free(w);
+  return keep(ctx, st, e, key, s, out);
+}
+
 vncl_status vncl__fft_scratch(vncl_context *ctx, vncl__fft_state *st, int slot,
                               size_t bytes, cl_mem *out) {
   if (st->scratch_bytes[slot] >= bytes && (st->scratch[slot] || !bytes)) {

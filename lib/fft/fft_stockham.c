@@ -58,6 +58,22 @@ static size_t split_of(const vncl__fft_tuning *tn, size_t n) {
   return n1 > 1 && n / n1 <= tn->nmax ? n1 : 0;
 }
 
+int vncl__fft_pass_radices(size_t n, int *r) {
+  /* passes_dir's order (RADIX8 and RADIX10 on): 8s, 10s (not for 4 x 5
+   * without a second 5), 4s, 2s, then 3, 5, 7, 11, 13. */
+  static const int odd[] = {3, 5, 7, 11, 13};
+  int c = 0;
+  size_t rest = n;
+  while (rest % 8 == 0) rest /= (size_t)(r[c++] = 8);
+  while (rest % 10 == 0 && (rest % 4 != 0 || rest % 25 == 0))
+    rest /= (size_t)(r[c++] = 10);
+  while (rest % 4 == 0) rest /= (size_t)(r[c++] = 4);
+  while (rest % 2 == 0) rest /= (size_t)(r[c++] = 2);
+  for (int i = 0; i < 5; i++)
+    while (rest % (size_t)odd[i] == 0) rest /= (size_t)(r[c++] = odd[i]);
+  return c;
+}
+
 bool vncl__fft_stockham_length(const vncl__fft_tuning *tn, size_t n) {
   return n >= 2 && smooth(n) && split_of(tn, n) != 0;
 }
@@ -105,9 +121,9 @@ vncl_status vncl__fft_stockham_prepare(vncl_context *ctx, vncl__fft_state *st,
     out->n2 = n / n1;
   }
   vncl__fft_entry *tw1 = NULL, *tw2 = NULL, *split = NULL;
-  vncl_status s = vncl__fft_twiddle_get(ctx, st, out->n1, dtype, false, &tw1);
+  vncl_status s = vncl__fft_pass_twiddles_get(ctx, st, out->n1, dtype, &tw1);
   if (!s && out->n2 > 1)
-    s = vncl__fft_twiddle_get(ctx, st, out->n2, dtype, false, &tw2);
+    s = vncl__fft_pass_twiddles_get(ctx, st, out->n2, dtype, &tw2);
   if (!s && out->n2 > 1)
     s = vncl__fft_twiddle_get(ctx, st, n, dtype, true, &split);
   out->tw1 = tw1;
