@@ -24,7 +24,10 @@
  *
  * Post-twiddle (four-step): when twn != 0, output k of a line with middle
  * index m is also multiplied by exp(sign 2 pi i m k / twn), m k < twn, from
- * two tables: twlo[t & (2^twshift - 1)] * twhi[t >> twshift].
+ * two tables: twlo[t & (2^twshift - 1)] * twhi[t >> twshift]. When the
+ * lanes' middle indices are consecutive, m0 + l, as vectors: w^(m0 k)
+ * from the two tables times twv's row of w^(l k) (k = TW_EVERY r: 16 real
+ * parts, then 16 imaginary ones).
  *
  * Offsets: x0 and y0 complex elements are skipped in x and y before the
  * addressing above (one block of a batch at a time).
@@ -74,10 +77,9 @@
 #define RADIX10 1
 #endif
 /* Four-step twiddles: read from the tables every TW_EVERY outputs, by
- * recurrence in between. */
-#ifndef TW_EVERY
+ * recurrence in between (the split entry's row table, fft_cache.c, has
+ * rows every 8 outputs). */
 #define TW_EVERY 8
-#endif
 
 #if PRECISION == 64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -739,7 +741,7 @@ __kernel void fft_stockham(
     const ulong yj, __global real *scr, __global const real2 *tw,
     const ulong twn, const uint twshift, __global const real2 *twlo,
     __global const real2 *twhi, const ulong x0, const ulong y0,
-    const ulong prem, __global const real2 *rtw) {
+    const ulong prem, __global const real2 *rtw, __global const real *twv) {
   /* prem != 0: the C2R pre-processing in the gather (x is a real
    * spectrum, its lines addressed in Z coordinates; see the header). */
   if (!prem) x += x0;
@@ -883,21 +885,33 @@ __kernel void fft_stockham(
       sr = VLOAD(0, wr);
       si = VLOAD(0, wi);
     }
+    /* The lanes' middle indices are m0 + l: the table reads as vectors
+     * (mm rises by 0 or 1 a lane, or wraps to 0, so the last lane says). */
+    const bool tadj = twn && lanes == VW && mm[VW - 1] == mm[0] + VW - 1;
     /* Contiguous lines: 8 outputs at a time (the reverse of the gather). */
     const uint k0 = lanes == VW && yj == 1 && !yadj && !twn
                         ? scatter_block8(in, scale, yb, n, y)
                         : 0;
     for (uint k = k0; k < n; k++) {
-      vec re = VLOAD(0, in + (size_t)k * 2 * VW) * scale;
-      vec im = VLOAD(0, in + (size_t)k * 2 * VW + VW) * scale;
+      vec re = VLOAD(0, in + (size_t)k * 2 * VW);
+      vec im = VLOAD(0, in + (size_t)k * 2 * VW + VW);
       if (twn) {
-        if (k % TW_EVERY == 0) {
+        /* The scale rides in the twiddle (the recurrence keeps it). */
+        if (k % TW_EVERY == 0 && tadj) {
+          const ulong t = mm[0] * k;
+          const real2 c = cmul(twlo[t & lomask], twhi[t >> twshift]);
+          const real cx = c.x * scale, cy = s * c.y * scale;
+          __global const real *v = twv + (size_t)(k / TW_EVERY) * 32;
+          const vec vr = VLOAD(0, v), vi = s * VLOAD(0, v + 16);
+          cr = vr * cx - vi * cy;
+          ci = vr * cy + vi * cx;
+        } else if (k % TW_EVERY == 0) {
           real wr[VW], wi[VW];
           for (int l = 0; l < VW; l++) {
             const ulong t = mm[l] * k;
             const real2 w = cmul(twlo[t & lomask], twhi[t >> twshift]);
-            wr[l] = w.x;
-            wi[l] = s * w.y;
+            wr[l] = w.x * scale;
+            wi[l] = s * w.y * scale;
           }
           cr = VLOAD(0, wr);
           ci = VLOAD(0, wi);
@@ -909,6 +923,9 @@ __kernel void fft_stockham(
         const vec tr = re * cr - im * ci;
         im = re * ci + im * cr;
         re = tr;
+      } else {
+        re *= scale;
+        im *= scale;
       }
 #ifdef VW2
       if (yadj) {

@@ -46,10 +46,14 @@ typedef struct vncl__fft_entry {
    *  passes n:     [0] the twiddles of the Stockham passes of n, forward
    *                (n - 1 values and a 1), then the same conjugated.
    *  split n:      [0] lo[t] = exp(-2 pi i t / n), t < 2^shift;
-   *                [1] hi[t] = exp(-2 pi i (t << shift) / n); m = shift. */
+   *                [1] hi[t] = exp(-2 pi i (t << shift) / n); m = shift;
+   *                [2] rows of exp(-2 pi i l k / n), k = 0, 8, 16, ...
+   *                up to sqrt(n), l < 16, as 16 real parts then 16
+   *                imaginary ones (fft_stockham's four-step twiddle of
+   *                consecutive lines every TW_EVERY outputs). */
   size_t n, m;
-  cl_mem tables[2];
-  size_t table_bytes[2];
+  cl_mem tables[3];
+  size_t table_bytes[3];
 } vncl__fft_entry;
 
 /* Per-context FFT state, made on first use (ctx->fft). */

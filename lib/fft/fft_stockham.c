@@ -213,14 +213,15 @@ static vncl_status pass(vncl_context *ctx, vncl__fft_state *st,
    * x (pre is the twiddle table of 2 prem). */
   cl_ulong prem = pre ? pre->n / 2 : 0;
   cl_mem rtw = pre ? pre->tables[0] : tw->tables[0];
+  cl_mem twv = split ? split->tables[2] : tw->tables[0];
   s = vncl__set_args(
-      ctx, k.k, 26, VNCL_ARG(n_), VNCL_ARG(sign_), VNCL_TARG(sc),
+      ctx, k.k, 27, VNCL_ARG(n_), VNCL_ARG(sign_), VNCL_TARG(sc),
       VNCL_ARG(a[0]), VNCL_ARG(a[1]), VNCL_ARG(a[2]), VNCL_ARG(x),
       VNCL_ARG(a[3]), VNCL_ARG(a[4]), VNCL_ARG(a[5]), VNCL_ARG(a[6]),
       VNCL_ARG(y), VNCL_ARG(a[7]), VNCL_ARG(a[8]), VNCL_ARG(a[9]),
       VNCL_ARG(a[10]), VNCL_ARG(scr), VNCL_ARG(tw->tables[0]), VNCL_ARG(twn_),
       VNCL_ARG(shift), VNCL_ARG(lo), VNCL_ARG(hi), VNCL_ARG(x0),
-      VNCL_ARG(y0), VNCL_ARG(prem), VNCL_ARG(rtw));
+      VNCL_ARG(y0), VNCL_ARG(prem), VNCL_ARG(rtw), VNCL_ARG(twv));
   size_t lg = 0;
   while (((size_t)1 << lg) < n) lg++;
   double flops = 5.0 * (double)n * (double)lg * (double)g->lines;
