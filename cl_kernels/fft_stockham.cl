@@ -632,14 +632,18 @@ inline uint gather_block8(__global const real2 *x, const ulong *xb, uint n,
 #if VW == 8
   for (; j0 + 8 <= n; j0 += 8) {
     vec re[8], im[8];
-    for (int l = 0; l < 8; l++) {
+    /* Unrolled, so that the rows stay in registers through the transposes
+     * (rolled, PoCL 3.1 kept them on the stack and took the transposes
+     * apart: about 410 instructions a block of 64 values, 230 now;
+     * docs/fft.md). */
+    _Pragma("unroll") for (int l = 0; l < 8; l++) {
       const pvec v = vload16(0, (__global const real *)(x + xb[l] + j0));
       re[l] = v.even;
       im[l] = v.odd;
     }
     transpose8(re);
     transpose8(im);
-    for (int jj = 0; jj < 8; jj++) {
+    _Pragma("unroll") for (int jj = 0; jj < 8; jj++) {
       __global real *d = a + (size_t)(j0 + jj) * 2 * VW;
       VSTORE(re[jj], 0, d);
       VSTORE(im[jj], 0, d + VW);
@@ -705,13 +709,14 @@ inline uint scatter_block8(__global const real *r, real scale,
 #if VW == 8
   for (; k0 + 8 <= n; k0 += 8) {
     vec re[8], im[8];
-    for (int kk = 0; kk < 8; kk++) {
+    /* Unrolled, as in gather_block8. */
+    _Pragma("unroll") for (int kk = 0; kk < 8; kk++) {
       re[kk] = VLOAD(0, r + (size_t)(k0 + kk) * 2 * VW) * scale;
       im[kk] = VLOAD(0, r + (size_t)(k0 + kk) * 2 * VW + VW) * scale;
     }
     transpose8(re);
     transpose8(im);
-    for (int l = 0; l < 8; l++) {
+    _Pragma("unroll") for (int l = 0; l < 8; l++) {
       pvec v;
       v.even = re[l];
       v.odd = im[l];
