@@ -897,19 +897,56 @@ __kernel void fft_stockham(
     const uint k0 = lanes == VW && yj == 1 && !yadj && !twn
                         ? scatter_block8(in, scale, yb, n, y)
                         : 0;
+    /* The four-step twiddle of output k of consecutive lanes (tadj), the
+     * scale in it: w^(m0 k) from the two tables times twv's row. */
+#define TW_ROW(k)                                                       \
+  do {                                                                  \
+    const ulong t_ = mm[0] * (k);                                       \
+    const real2 c_ = cmul(twlo[t_ & lomask], twhi[t_ >> twshift]);      \
+    const real cx_ = c_.x * scale, cy_ = s * c_.y * scale;              \
+    __global const real *v_ = twv + (size_t)((k) / TW_EVERY) * 32;      \
+    const vec vr_ = VLOAD(0, v_), vi_ = s * VLOAD(0, v_ + 16);          \
+    cr = vr_ * cx_ - vi_ * cy_;                                         \
+    ci = vr_ * cy_ + vi_ * cx_;                                         \
+  } while (0)
+#ifdef VW2
+    if (yadj && (!twn || tadj)) {
+      /* Both steps of a split of contiguous rows (the lines side by side
+       * in y; in the first step, consecutive middle indices): loops
+       * without the general loop's tests on every output (twn, yadj,
+       * k % TW_EVERY), the output address by increments. */
+      __global real *yp = (__global real *)(y + yb[0]);
+      const size_t ys = 2 * yj;
+      if (twn) {
+        for (uint kb = 0; kb < n; kb += TW_EVERY) {
+          TW_ROW(kb);
+          const uint ke = min(n, kb + TW_EVERY);
+          for (uint k = kb; k < ke; k++, yp += ys) {
+            const vec re = VLOAD(0, in + (size_t)k * 2 * VW);
+            const vec im = VLOAD(0, in + (size_t)k * 2 * VW + VW);
+            PAIR_STORE(yp, re * cr - im * ci, re * ci + im * cr);
+            const vec t = cr * sr - ci * si;
+            ci = cr * si + ci * sr;
+            cr = t;
+          }
+        }
+      } else {
+        for (uint k = 0; k < n; k++, yp += ys) {
+          const vec re = VLOAD(0, in + (size_t)k * 2 * VW) * scale;
+          const vec im = VLOAD(0, in + (size_t)k * 2 * VW + VW) * scale;
+          PAIR_STORE(yp, re, im);
+        }
+      }
+      continue;
+    }
+#endif
     for (uint k = k0; k < n; k++) {
       vec re = VLOAD(0, in + (size_t)k * 2 * VW);
       vec im = VLOAD(0, in + (size_t)k * 2 * VW + VW);
       if (twn) {
         /* The scale rides in the twiddle (the recurrence keeps it). */
         if (k % TW_EVERY == 0 && tadj) {
-          const ulong t = mm[0] * k;
-          const real2 c = cmul(twlo[t & lomask], twhi[t >> twshift]);
-          const real cx = c.x * scale, cy = s * c.y * scale;
-          __global const real *v = twv + (size_t)(k / TW_EVERY) * 32;
-          const vec vr = VLOAD(0, v), vi = s * VLOAD(0, v + 16);
-          cr = vr * cx - vi * cy;
-          ci = vr * cy + vi * cx;
+          TW_ROW(k);
         } else if (k % TW_EVERY == 0) {
           real wr[VW], wi[VW];
           for (int l = 0; l < VW; l++) {
