@@ -67,7 +67,9 @@
 #define VW 8
 #endif
 /* 1: radix-8 passes for the factors 8 of n (then 4, 2, ...); 0: radix 4
- * and 2 only. */
+ * and 2 only. RADIX8 and RADIX10 change the passes, so the host's pass
+ * twiddle tables (vncl__fft_pass_radices, fft_stockham.c) must change with
+ * them. */
 #ifndef RADIX8
 #define RADIX8 1
 #endif
@@ -1154,12 +1156,15 @@ __kernel void fft_stockham_r2c(const uint n1, const uint n2, const real scale,
 /* The four-step twiddles of lanes mm[l] times the scratch r ([n][re|im]
  * [VW]) to y[mm[l] + k n2] for the lanes with ok[l]: as a vector when
  * dir is 1 (lanes ascending from mm[0]) or -1 (descending), else lane by
- * lane. */
+ * lane. For dir 1 or -1 the table reads every TW_EVERY outputs are
+ * w^(mm[0] k) times twv's row of w^(l k) (conjugated for dir 1: the
+ * inverse's twiddle of mm[0] + l is conj(w^(mm[0] k) w^(l k)), of
+ * mm[0] - l conj(w^(mm[0] k)) w^(l k)), as in fft_stockham. */
 inline void c2r2_scatter(__global const real *r, const ulong *mm,
                          const bool *ok, int dir, uint n, uint n2,
                          __global const real2 *twlo,
                          __global const real2 *twhi, uint twshift,
-                         __global real2 *y) {
+                         __global const real *twv, __global real2 *y) {
   const ulong lomask = ((ulong)1 << twshift) - 1;
   vec cr = 0, ci = 0, sr, si;
   {
@@ -1175,7 +1180,14 @@ inline void c2r2_scatter(__global const real *r, const ulong *mm,
   for (uint k = 0; k < n; k++) {
     vec re = VLOAD(0, r + (size_t)k * 2 * VW);
     vec im = VLOAD(0, r + (size_t)k * 2 * VW + VW);
-    if (k % TW_EVERY == 0) {
+    if (k % TW_EVERY == 0 && dir) {
+      const ulong t = mm[0] * k;
+      const real2 c = cmul(twlo[t & lomask], twhi[t >> twshift]);
+      __global const real *v = twv + (size_t)(k / TW_EVERY) * 32;
+      const vec vr = VLOAD(0, v), vi = (real)-dir * VLOAD(0, v + 16);
+      cr = vr * c.x + vi * c.y; /* (c.x - i c.y)(vr + i vi) */
+      ci = vi * c.x - vr * c.y;
+    } else if (k % TW_EVERY == 0) {
       real wr[VW], wi[VW];
       for (int l = 0; l < VW; l++) {
         const ulong t = mm[l] * k;
@@ -1216,7 +1228,8 @@ __kernel void fft_stockham_c2r2(const uint n1, const uint n2,
                                 __global const real2 *twlo,
                                 __global const real2 *twhi,
                                 __global const real2 *rtw,
-                                __global const real2 *rtw2) {
+                                __global const real2 *rtw2,
+                                __global const real *twv) {
   const ulong m = (ulong)n1 * n2, h = m + 1;
   const uint hn2 = n2 / 2;
   const ulong pairs = (hn2 + VW) / VW; /* ceil((hn2 + 1) / VW) */
@@ -1274,10 +1287,11 @@ __kernel void fft_stockham_c2r2(const uint n1, const uint n2,
     __global const real *ra = passes_dir(n1, (real)-1, a, b, tw);
     __global const real *rb = passes_dir(n1, (real)-1, c, d, tw);
     __global real2 *yr = y + row * m;
-    c2r2_scatter(ra, ma, oka, alla ? 1 : 0, n1, n2, twlo, twhi, twshift, yr);
+    c2r2_scatter(ra, ma, oka, alla ? 1 : 0, n1, n2, twlo, twhi, twshift, twv,
+                 yr);
     if ((j0 > 0 ? j0 : 1) < n2 - hn2) /* some lane of B writes */
       c2r2_scatter(rb, mb, okb, allb ? -1 : 0, n1, n2, twlo, twhi, twshift,
-                   yr);
+                   twv, yr);
   }
 }
 #endif

@@ -501,13 +501,14 @@ vncl_status vncl__fft_stockham_c2r_run(vncl_context *ctx, vncl__fft_state *st,
       cl_uint n1_ = (cl_uint)n1, n2_ = (cl_uint)n2;
       cl_uint shift = (cl_uint)p->split->m;
       cl_ulong rows_ = no, x0 = o0;
-      s = vncl__set_args(ctx, k.k, 13, VNCL_ARG(n1_), VNCL_ARG(n2_),
+      s = vncl__set_args(ctx, k.k, 14, VNCL_ARG(n1_), VNCL_ARG(n2_),
                          VNCL_ARG(rows_), VNCL_ARG(src), VNCL_ARG(x0),
                          VNCL_ARG(mid), VNCL_ARG(scr),
                          VNCL_ARG(p->tw1->tables[0]), VNCL_ARG(shift),
                          VNCL_ARG(p->split->tables[0]),
                          VNCL_ARG(p->split->tables[1]),
-                         VNCL_ARG(rtw->tables[0]), VNCL_ARG(rtw2->tables[0]));
+                         VNCL_ARG(rtw->tables[0]), VNCL_ARG(rtw2->tables[0]),
+                         VNCL_ARG(p->split->tables[2]));
       size_t w = c2r_work_items(tn, &ctx->info, no * pairs);
       s = vncl__fft_klaunch1(ctx, &k, s, w, 1,
                              5.0 * (double)n1 * (double)lg * (double)(n2 * no),
