@@ -822,9 +822,24 @@ __kernel void fft_stockham(
 #endif
     /* Gather; missing lanes of the last group are zeros. */
     /* Contiguous lines: 8 elements at a time. */
-    const uint j0 = lanes == VW && xj == 1 && !xadj && !prem
-                        ? gather_block8(x, xb, n, a)
-                        : 0;
+    uint j0 = lanes == VW && xj == 1 && !xadj && !prem
+                  ? gather_block8(x, xb, n, a)
+                  : 0;
+#ifdef VW2
+    if (xadj) {
+      /* Lines side by side in x (a split's first step): a loop of its own,
+       * without the tests on every element, the address by increments. */
+      __global const real *xp = (__global const real *)(x + xb[0]);
+      const size_t xs = 2 * xj;
+      for (uint j = 0; j < n; j++, xp += xs) {
+        vec re, im;
+        PAIR_LOAD(xp, re, im);
+        VSTORE(re, 0, a + (size_t)j * 2 * VW);
+        VSTORE(im, 0, a + (size_t)j * 2 * VW + VW);
+      }
+      j0 = n;
+    }
+#endif
     for (uint j = j0; j < n; j++) {
       __global real *d = a + (size_t)j * 2 * VW;
 #ifdef VW2
@@ -848,13 +863,6 @@ __kernel void fft_stockham(
           d[0] = xrow[0] + xrow[2 * prem];
           d[VW] = xrow[0] - xrow[2 * prem];
         }
-        continue;
-      }
-      if (xadj) {
-        vec re, im;
-        PAIR_LOAD((__global const real *)(x + xb[0] + j * xj), re, im);
-        VSTORE(re, 0, d);
-        VSTORE(im, 0, d + VW);
         continue;
       }
 #endif
