@@ -19,11 +19,15 @@
  * buffer when every line is written where it was read.
  *
  * Direction: sign = -1 computes sum_j x[j] exp(-2 pi i jk/n), +1 the same
- * with +i. tw[t] = exp(-2 pi i t/n) for t < n (conjugated here for +1).
+ * with +i. tw: the twiddles of the passes in the order they read them,
+ * forward then (at tw + n) conjugated for +1 (PASS, passes_dir).
  *
  * Post-twiddle (four-step): when twn != 0, output k of a line with middle
  * index m is also multiplied by exp(sign 2 pi i m k / twn), m k < twn, from
- * two tables: twlo[t & (2^twshift - 1)] * twhi[t >> twshift].
+ * two tables: twlo[t & (2^twshift - 1)] * twhi[t >> twshift]. When the
+ * lanes' middle indices are consecutive, m0 + l, as vectors: w^(m0 k)
+ * from the two tables times twv's row of w^(l k) (k = TW_EVERY r: 16 real
+ * parts, then 16 imaginary ones).
  *
  * Offsets: x0 and y0 complex elements are skipped in x and y before the
  * addressing above (one block of a batch at a time).
@@ -63,7 +67,9 @@
 #define VW 8
 #endif
 /* 1: radix-8 passes for the factors 8 of n (then 4, 2, ...); 0: radix 4
- * and 2 only. */
+ * and 2 only. RADIX8 and RADIX10 change the passes, so the host's pass
+ * twiddle tables (vncl__fft_pass_radices, fft_stockham.c) must change with
+ * them. */
 #ifndef RADIX8
 #define RADIX8 1
 #endif
@@ -73,10 +79,9 @@
 #define RADIX10 1
 #endif
 /* Four-step twiddles: read from the tables every TW_EVERY outputs, by
- * recurrence in between. */
-#ifndef TW_EVERY
+ * recurrence in between (the split entry's row table, fft_cache.c, has
+ * rows every 8 outputs). */
 #define TW_EVERY 8
-#endif
 
 #if PRECISION == 64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -238,33 +243,35 @@ FFT_INLINE void transpose8(vec *r) {
     VSTORE(re, 0, (p) + (off));         \
     VSTORE(im, 0, (p) + (off) + VW);    \
   } while (0)
-/* (re, im) *= tw[idx], conjugated for the inverse. */
-#define TWIDDLE(re, im, idx)                    \
-  do {                                          \
-    real2 w_ = tw[idx];                         \
-    w_.y *= s;                                  \
-    const vec t_ = re * w_.x - im * w_.y;       \
-    im = re * w_.y + im * w_.x;                 \
-    re = t_;                                    \
+/* (re, im) *= w^(r k), the pass table's value for input r of this k (w
+ * points at the R - 1 values of k, already conjugated for the inverse). */
+#define TWIDDLE(re, im, r)                                        \
+  do {                                                            \
+    /* two scalars: broadcasts from memory, not a pair and a permute */ \
+    const real wx_ = ((__global const real *)w)[2 * (r) - 2];     \
+    const real wy_ = ((__global const real *)w)[2 * (r) - 1];     \
+    const vec t_ = re * wx_ - im * wy_;                           \
+    im = re * wy_ + im * wx_;                                     \
+    re = t_;                                                      \
   } while (0)
 
 FFT_INLINE void radix2(__global const real *in, __global real *out, uint j,
-                       uint k, uint d, uint q, uint ns, uint twstep, real s,
-                       __global const real2 *tw) {
+                       uint k, uint d, uint q, uint ns, real s,
+                       __global const real2 *w) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
   __global const real *p = in + (size_t)j * 2 * VW;
   vec r0, i0, r1, i1;
   LOADC(p, 0, r0, i0);
   LOADC(p, qs, r1, i1);
-  if (k) TWIDDLE(r1, i1, k * twstep);
+  if (k) TWIDDLE(r1, i1, 1);
   __global real *o = out + (size_t)d * 2 * VW;
   STOREC(o, 0, r0 + r1, i0 + i1);
   STOREC(o, st, r0 - r1, i0 - i1);
 }
 
 FFT_INLINE void radix3(__global const real *in, __global real *out, uint j,
-                       uint k, uint d, uint q, uint ns, uint twstep, real s,
-                       __global const real2 *tw) {
+                       uint k, uint d, uint q, uint ns, real s,
+                       __global const real2 *w) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
   __global const real *p = in + (size_t)j * 2 * VW;
   vec r0, i0, r1, i1, r2, i2;
@@ -272,8 +279,8 @@ FFT_INLINE void radix3(__global const real *in, __global real *out, uint j,
   LOADC(p, qs, r1, i1);
   LOADC(p, 2 * qs, r2, i2);
   if (k) {
-    TWIDDLE(r1, i1, k * twstep);
-    TWIDDLE(r2, i2, 2 * k * twstep);
+    TWIDDLE(r1, i1, 1);
+    TWIDDLE(r2, i2, 2);
   }
   /* X1,2 = a - (b + c)/2 -+ i s sin(2 pi/3) (b - c) */
   const real s1 = s * (real)0.86602540378443864676;
@@ -287,8 +294,8 @@ FFT_INLINE void radix3(__global const real *in, __global real *out, uint j,
 }
 
 FFT_INLINE void radix4(__global const real *in, __global real *out, uint j,
-                       uint k, uint d, uint q, uint ns, uint twstep, real s,
-                       __global const real2 *tw) {
+                       uint k, uint d, uint q, uint ns, real s,
+                       __global const real2 *w) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
   __global const real *p = in + (size_t)j * 2 * VW;
   vec r0, i0, r1, i1, r2, i2, r3, i3;
@@ -297,9 +304,9 @@ FFT_INLINE void radix4(__global const real *in, __global real *out, uint j,
   LOADC(p, 2 * qs, r2, i2);
   LOADC(p, 3 * qs, r3, i3);
   if (k) {
-    TWIDDLE(r1, i1, k * twstep);
-    TWIDDLE(r2, i2, 2 * k * twstep);
-    TWIDDLE(r3, i3, 3 * k * twstep);
+    TWIDDLE(r1, i1, 1);
+    TWIDDLE(r2, i2, 2);
+    TWIDDLE(r3, i3, 3);
   }
   const vec a0r = r0 + r2, a0i = i0 + i2, a1r = r0 - r2, a1i = i0 - i2;
   const vec a2r = r1 + r3, a2i = i1 + i3, a3r = r1 - r3, a3i = i1 - i3;
@@ -311,8 +318,8 @@ FFT_INLINE void radix4(__global const real *in, __global real *out, uint j,
 }
 
 FFT_INLINE void radix5(__global const real *in, __global real *out, uint j,
-                       uint k, uint d, uint q, uint ns, uint twstep, real s,
-                       __global const real2 *tw) {
+                       uint k, uint d, uint q, uint ns, real s,
+                       __global const real2 *w) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
   __global const real *p = in + (size_t)j * 2 * VW;
   vec r0, i0, r1, i1, r2, i2, r3, i3, r4, i4;
@@ -322,10 +329,10 @@ FFT_INLINE void radix5(__global const real *in, __global real *out, uint j,
   LOADC(p, 3 * qs, r3, i3);
   LOADC(p, 4 * qs, r4, i4);
   if (k) {
-    TWIDDLE(r1, i1, k * twstep);
-    TWIDDLE(r2, i2, 2 * k * twstep);
-    TWIDDLE(r3, i3, 3 * k * twstep);
-    TWIDDLE(r4, i4, 4 * k * twstep);
+    TWIDDLE(r1, i1, 1);
+    TWIDDLE(r2, i2, 2);
+    TWIDDLE(r3, i3, 3);
+    TWIDDLE(r4, i4, 4);
   }
   /* cos and sin of 2 pi/5 and 4 pi/5 */
   const real c1 = (real)0.30901699437494742410,
@@ -381,8 +388,8 @@ FFT_INLINE void radix5(__global const real *in, __global real *out, uint j,
  * took two (2^a 5^b lengths: 100000 = 250 x 400 in six passes instead of
  * eight). */
 FFT_INLINE void radix10(__global const real *in, __global real *out, uint j,
-                        uint k, uint d, uint q, uint ns, uint twstep, real s,
-                        __global const real2 *tw) {
+                        uint k, uint d, uint q, uint ns, real s,
+                        __global const real2 *w) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
   __global const real *p = in + (size_t)j * 2 * VW;
   vec r0, i0, r1, i1, r2, i2, r3, i3, r4, i4, r5, i5, r6, i6, r7, i7, r8, i8,
@@ -398,15 +405,15 @@ FFT_INLINE void radix10(__global const real *in, __global real *out, uint j,
   LOADC(p, 8 * qs, r8, i8);
   LOADC(p, 9 * qs, r9, i9);
   if (k) {
-    TWIDDLE(r1, i1, k * twstep);
-    TWIDDLE(r2, i2, 2 * k * twstep);
-    TWIDDLE(r3, i3, 3 * k * twstep);
-    TWIDDLE(r4, i4, 4 * k * twstep);
-    TWIDDLE(r5, i5, 5 * k * twstep);
-    TWIDDLE(r6, i6, 6 * k * twstep);
-    TWIDDLE(r7, i7, 7 * k * twstep);
-    TWIDDLE(r8, i8, 8 * k * twstep);
-    TWIDDLE(r9, i9, 9 * k * twstep);
+    TWIDDLE(r1, i1, 1);
+    TWIDDLE(r2, i2, 2);
+    TWIDDLE(r3, i3, 3);
+    TWIDDLE(r4, i4, 4);
+    TWIDDLE(r5, i5, 5);
+    TWIDDLE(r6, i6, 6);
+    TWIDDLE(r7, i7, 7);
+    TWIDDLE(r8, i8, 8);
+    TWIDDLE(r9, i9, 9);
   }
   DFT5(r0, i0, r2, i2, r4, i4, r6, i6, r8, i8); /* E_t in (r0,r2,..,r8)[t] */
   DFT5(r1, i1, r3, i3, r5, i5, r7, i7, r9, i9); /* O_t in (r1,r3,..,r9)[t] */
@@ -453,8 +460,8 @@ FFT_INLINE void radix10(__global const real *in, __global real *out, uint j,
   } while (0)
 
 FFT_INLINE void radix8(__global const real *in, __global real *out, uint j,
-                       uint k, uint d, uint q, uint ns, uint twstep, real s,
-                       __global const real2 *tw) {
+                       uint k, uint d, uint q, uint ns, real s,
+                       __global const real2 *w) {
   const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;
   __global const real *p = in + (size_t)j * 2 * VW;
   vec r0, i0, r1, i1, r2, i2, r3, i3, r4, i4, r5, i5, r6, i6, r7, i7;
@@ -467,13 +474,13 @@ FFT_INLINE void radix8(__global const real *in, __global real *out, uint j,
   LOADC(p, 6 * qs, r6, i6);
   LOADC(p, 7 * qs, r7, i7);
   if (k) {
-    TWIDDLE(r1, i1, k * twstep);
-    TWIDDLE(r2, i2, 2 * k * twstep);
-    TWIDDLE(r3, i3, 3 * k * twstep);
-    TWIDDLE(r4, i4, 4 * k * twstep);
-    TWIDDLE(r5, i5, 5 * k * twstep);
-    TWIDDLE(r6, i6, 6 * k * twstep);
-    TWIDDLE(r7, i7, 7 * k * twstep);
+    TWIDDLE(r1, i1, 1);
+    TWIDDLE(r2, i2, 2);
+    TWIDDLE(r3, i3, 3);
+    TWIDDLE(r4, i4, 4);
+    TWIDDLE(r5, i5, 5);
+    TWIDDLE(r6, i6, 6);
+    TWIDDLE(r7, i7, 7);
   }
   DFT4(r0, i0, r2, i2, r4, i4, r6, i6); /* E_t in (r0,r2,r4,r6)[t] */
   DFT4(r1, i1, r3, i3, r5, i5, r7, i7); /* O_t in (r1,r3,r5,r7)[t] */
@@ -505,8 +512,8 @@ FFT_INLINE void radix8(__global const real *in, __global real *out, uint j,
  * are constants: the values stay in registers. */
 #define ODD_RADIX(NAME, R, H, COS, SIN)                                      \
   FFT_INLINE void NAME(__global const real *in, __global real *out, uint j,  \
-                       uint k, uint d, uint q, uint ns, uint twstep, real s, \
-                       __global const real2 *tw) {                           \
+                       uint k, uint d, uint q, uint ns, real s,              \
+                       __global const real2 *w) {                            \
     const real cs[H] = COS, sn[H] = SIN;                                     \
     const size_t qs = (size_t)q * 2 * VW, st = (size_t)ns * 2 * VW;          \
     __global const real *p = in + (size_t)j * 2 * VW;                        \
@@ -515,7 +522,7 @@ FFT_INLINE void radix8(__global const real *in, __global real *out, uint j,
         LOADC(p, r * qs, xr[r], xi[r]);                                      \
     if (k) {                                                                 \
       _Pragma("unroll") for (int r = 1; r < R; r++)                          \
-          TWIDDLE(xr[r], xi[r], r * k * twstep);                             \
+          TWIDDLE(xr[r], xi[r], r);                             \
     }                                                                        \
     vec br[H], bi[H], dr[H], di[H];                                          \
     vec sr = xr[0], si = xi[0];                                              \
@@ -568,13 +575,18 @@ ODD_RADIX(radix7, 7, 3, COS7, SIN7)
 ODD_RADIX(radix11, 11, 5, COS11, SIN11)
 ODD_RADIX(radix13, 13, 6, COS13, SIN13)
 
-/* One pass of radix R over the work-item's lines. */
+/* One pass of radix R over the work-item's lines. Its twiddles w^(r k)
+ * (w = exp(-2 pi i/(ns R)), k < ns, r = 1 .. R-1) are tw[ns - 1 + k (R-1)
+ * + r - 1]: the passes before it hold ns - 1 values (the sum of their
+ * ns' (R' - 1) telescopes), made on the host in the order passes_dir takes
+ * the radices (fft_stockham.c, pass_radices). */
 #define PASS(R, fn)                                                   \
   do {                                                                \
-    const uint q = n / R, twstep = n / (ns * R);                      \
+    const uint q = n / R;                                             \
+    __global const real2 *wp = tw + ns - 1;                           \
     for (uint b = 0, j = 0; b < q / ns; b++)                          \
       for (uint k = 0; k < ns; k++, j++)                              \
-        fn(in, out, j, k, b * ns * R + k, q, ns, twstep, s, tw);      \
+        fn(in, out, j, k, b * ns * R + k, q, ns, s, wp + k * (R - 1)); \
     __global real *t_ = in;                                           \
     in = out;                                                         \
     out = t_;                                                         \
@@ -622,14 +634,18 @@ inline uint gather_block8(__global const real2 *x, const ulong *xb, uint n,
 #if VW == 8
   for (; j0 + 8 <= n; j0 += 8) {
     vec re[8], im[8];
-    for (int l = 0; l < 8; l++) {
+    /* Unrolled, so that the rows stay in registers through the transposes
+     * (rolled, PoCL 3.1 kept them on the stack and took the transposes
+     * apart: about 410 instructions a block of 64 values, 230 now;
+     * docs/fft.md). */
+    _Pragma("unroll") for (int l = 0; l < 8; l++) {
       const pvec v = vload16(0, (__global const real *)(x + xb[l] + j0));
       re[l] = v.even;
       im[l] = v.odd;
     }
     transpose8(re);
     transpose8(im);
-    for (int jj = 0; jj < 8; jj++) {
+    _Pragma("unroll") for (int jj = 0; jj < 8; jj++) {
       __global real *d = a + (size_t)(j0 + jj) * 2 * VW;
       VSTORE(re[jj], 0, d);
       VSTORE(im[jj], 0, d + VW);
@@ -657,11 +673,14 @@ inline void gather_rows(__global const real2 *x, const ulong *xb, int lanes,
 
 /* The passes over a scratch of [n][re|im][VW] (in, with out the other
  * half), s = 1 forward, -1 inverse; returns the half that holds the
- * result. */
+ * result. tw: the pass twiddles of n (n - 1 values, see PASS) for the
+ * forward transform, then at tw + n the same conjugated. The order of the
+ * radices here is the host's pass_radices (fft_stockham.c): change both. */
 inline __global real *passes_dir(uint n, const real s, __global real *in,
                                  __global real *out,
                                  __global const real2 *tw) {
   uint ns = 1, rest = n;
+  if (s < 0) tw += n;
 #if RADIX8
   while (rest % 8 == 0) PASS(8, radix8);
 #endif
@@ -692,13 +711,14 @@ inline uint scatter_block8(__global const real *r, real scale,
 #if VW == 8
   for (; k0 + 8 <= n; k0 += 8) {
     vec re[8], im[8];
-    for (int kk = 0; kk < 8; kk++) {
+    /* Unrolled, as in gather_block8. */
+    _Pragma("unroll") for (int kk = 0; kk < 8; kk++) {
       re[kk] = VLOAD(0, r + (size_t)(k0 + kk) * 2 * VW) * scale;
       im[kk] = VLOAD(0, r + (size_t)(k0 + kk) * 2 * VW + VW) * scale;
     }
     transpose8(re);
     transpose8(im);
-    for (int l = 0; l < 8; l++) {
+    _Pragma("unroll") for (int l = 0; l < 8; l++) {
       pvec v;
       v.even = re[l];
       v.odd = im[l];
@@ -728,7 +748,7 @@ __kernel void fft_stockham(
     const ulong yj, __global real *scr, __global const real2 *tw,
     const ulong twn, const uint twshift, __global const real2 *twlo,
     __global const real2 *twhi, const ulong x0, const ulong y0,
-    const ulong prem, __global const real2 *rtw) {
+    const ulong prem, __global const real2 *rtw, __global const real *twv) {
   /* prem != 0: the C2R pre-processing in the gather (x is a real
    * spectrum, its lines addressed in Z coordinates; see the header). */
   if (!prem) x += x0;
@@ -802,9 +822,24 @@ __kernel void fft_stockham(
 #endif
     /* Gather; missing lanes of the last group are zeros. */
     /* Contiguous lines: 8 elements at a time. */
-    const uint j0 = lanes == VW && xj == 1 && !xadj && !prem
-                        ? gather_block8(x, xb, n, a)
-                        : 0;
+    uint j0 = lanes == VW && xj == 1 && !xadj && !prem
+                  ? gather_block8(x, xb, n, a)
+                  : 0;
+#ifdef VW2
+    if (xadj) {
+      /* Lines side by side in x (a split's first step): a loop of its own,
+       * without the tests on every element, the address by increments. */
+      __global const real *xp = (__global const real *)(x + xb[0]);
+      const size_t xs = 2 * xj;
+      for (uint j = 0; j < n; j++, xp += xs) {
+        vec re, im;
+        PAIR_LOAD(xp, re, im);
+        VSTORE(re, 0, a + (size_t)j * 2 * VW);
+        VSTORE(im, 0, a + (size_t)j * 2 * VW + VW);
+      }
+      j0 = n;
+    }
+#endif
     for (uint j = j0; j < n; j++) {
       __global real *d = a + (size_t)j * 2 * VW;
 #ifdef VW2
@@ -828,13 +863,6 @@ __kernel void fft_stockham(
           d[0] = xrow[0] + xrow[2 * prem];
           d[VW] = xrow[0] - xrow[2 * prem];
         }
-        continue;
-      }
-      if (xadj) {
-        vec re, im;
-        PAIR_LOAD((__global const real *)(x + xb[0] + j * xj), re, im);
-        VSTORE(re, 0, d);
-        VSTORE(im, 0, d + VW);
         continue;
       }
 #endif
@@ -872,21 +900,70 @@ __kernel void fft_stockham(
       sr = VLOAD(0, wr);
       si = VLOAD(0, wi);
     }
+    /* The lanes' middle indices are m0 + l: the table reads as vectors
+     * (mm rises by 0 or 1 a lane, or wraps to 0, so the last lane says). */
+    const bool tadj = twn && lanes == VW && mm[VW - 1] == mm[0] + VW - 1;
     /* Contiguous lines: 8 outputs at a time (the reverse of the gather). */
     const uint k0 = lanes == VW && yj == 1 && !yadj && !twn
                         ? scatter_block8(in, scale, yb, n, y)
                         : 0;
-    for (uint k = k0; k < n; k++) {
-      vec re = VLOAD(0, in + (size_t)k * 2 * VW) * scale;
-      vec im = VLOAD(0, in + (size_t)k * 2 * VW + VW) * scale;
+    /* The four-step twiddle of output k of consecutive lanes (tadj), the
+     * scale in it: w^(m0 k) from the two tables times twv's row. */
+#define TW_ROW(k)                                                       \
+  do {                                                                  \
+    const ulong t_ = mm[0] * (k);                                       \
+    const real2 c_ = cmul(twlo[t_ & lomask], twhi[t_ >> twshift]);      \
+    const real cx_ = c_.x * scale, cy_ = s * c_.y * scale;              \
+    __global const real *v_ = twv + (size_t)((k) / TW_EVERY) * 32;      \
+    const vec vr_ = VLOAD(0, v_), vi_ = s * VLOAD(0, v_ + 16);          \
+    cr = vr_ * cx_ - vi_ * cy_;                                         \
+    ci = vr_ * cy_ + vi_ * cx_;                                         \
+  } while (0)
+#ifdef VW2
+    if (yadj && (!twn || tadj)) {
+      /* Both steps of a split of contiguous rows (the lines side by side
+       * in y; in the first step, consecutive middle indices): loops
+       * without the general loop's tests on every output (twn, yadj,
+       * k % TW_EVERY), the output address by increments. */
+      __global real *yp = (__global real *)(y + yb[0]);
+      const size_t ys = 2 * yj;
       if (twn) {
-        if (k % TW_EVERY == 0) {
+        for (uint kb = 0; kb < n; kb += TW_EVERY) {
+          TW_ROW(kb);
+          const uint ke = min(n, kb + TW_EVERY);
+          for (uint k = kb; k < ke; k++, yp += ys) {
+            const vec re = VLOAD(0, in + (size_t)k * 2 * VW);
+            const vec im = VLOAD(0, in + (size_t)k * 2 * VW + VW);
+            PAIR_STORE(yp, re * cr - im * ci, re * ci + im * cr);
+            const vec t = cr * sr - ci * si;
+            ci = cr * si + ci * sr;
+            cr = t;
+          }
+        }
+      } else {
+        for (uint k = 0; k < n; k++, yp += ys) {
+          const vec re = VLOAD(0, in + (size_t)k * 2 * VW) * scale;
+          const vec im = VLOAD(0, in + (size_t)k * 2 * VW + VW) * scale;
+          PAIR_STORE(yp, re, im);
+        }
+      }
+      continue;
+    }
+#endif
+    for (uint k = k0; k < n; k++) {
+      vec re = VLOAD(0, in + (size_t)k * 2 * VW);
+      vec im = VLOAD(0, in + (size_t)k * 2 * VW + VW);
+      if (twn) {
+        /* The scale rides in the twiddle (the recurrence keeps it). */
+        if (k % TW_EVERY == 0 && tadj) {
+          TW_ROW(k);
+        } else if (k % TW_EVERY == 0) {
           real wr[VW], wi[VW];
           for (int l = 0; l < VW; l++) {
             const ulong t = mm[l] * k;
             const real2 w = cmul(twlo[t & lomask], twhi[t >> twshift]);
-            wr[l] = w.x;
-            wi[l] = s * w.y;
+            wr[l] = w.x * scale;
+            wi[l] = s * w.y * scale;
           }
           cr = VLOAD(0, wr);
           ci = VLOAD(0, wi);
@@ -898,6 +975,9 @@ __kernel void fft_stockham(
         const vec tr = re * cr - im * ci;
         im = re * ci + im * cr;
         re = tr;
+      } else {
+        re *= scale;
+        im *= scale;
       }
 #ifdef VW2
       if (yadj) {
@@ -1084,12 +1164,15 @@ __kernel void fft_stockham_r2c(const uint n1, const uint n2, const real scale,
 /* The four-step twiddles of lanes mm[l] times the scratch r ([n][re|im]
  * [VW]) to y[mm[l] + k n2] for the lanes with ok[l]: as a vector when
  * dir is 1 (lanes ascending from mm[0]) or -1 (descending), else lane by
- * lane. */
+ * lane. For dir 1 or -1 the table reads every TW_EVERY outputs are
+ * w^(mm[0] k) times twv's row of w^(l k) (conjugated for dir 1: the
+ * inverse's twiddle of mm[0] + l is conj(w^(mm[0] k) w^(l k)), of
+ * mm[0] - l conj(w^(mm[0] k)) w^(l k)), as in fft_stockham. */
 inline void c2r2_scatter(__global const real *r, const ulong *mm,
                          const bool *ok, int dir, uint n, uint n2,
                          __global const real2 *twlo,
                          __global const real2 *twhi, uint twshift,
-                         __global real2 *y) {
+                         __global const real *twv, __global real2 *y) {
   const ulong lomask = ((ulong)1 << twshift) - 1;
   vec cr = 0, ci = 0, sr, si;
   {
@@ -1105,7 +1188,14 @@ inline void c2r2_scatter(__global const real *r, const ulong *mm,
   for (uint k = 0; k < n; k++) {
     vec re = VLOAD(0, r + (size_t)k * 2 * VW);
     vec im = VLOAD(0, r + (size_t)k * 2 * VW + VW);
-    if (k % TW_EVERY == 0) {
+    if (k % TW_EVERY == 0 && dir) {
+      const ulong t = mm[0] * k;
+      const real2 c = cmul(twlo[t & lomask], twhi[t >> twshift]);
+      __global const real *v = twv + (size_t)(k / TW_EVERY) * 32;
+      const vec vr = VLOAD(0, v), vi = (real)-dir * VLOAD(0, v + 16);
+      cr = vr * c.x + vi * c.y; /* (c.x - i c.y)(vr + i vi) */
+      ci = vi * c.x - vr * c.y;
+    } else if (k % TW_EVERY == 0) {
       real wr[VW], wi[VW];
       for (int l = 0; l < VW; l++) {
         const ulong t = mm[l] * k;
@@ -1146,7 +1236,8 @@ __kernel void fft_stockham_c2r2(const uint n1, const uint n2,
                                 __global const real2 *twlo,
                                 __global const real2 *twhi,
                                 __global const real2 *rtw,
-                                __global const real2 *rtw2) {
+                                __global const real2 *rtw2,
+                                __global const real *twv) {
   const ulong m = (ulong)n1 * n2, h = m + 1;
   const uint hn2 = n2 / 2;
   const ulong pairs = (hn2 + VW) / VW; /* ceil((hn2 + 1) / VW) */
@@ -1204,10 +1295,11 @@ __kernel void fft_stockham_c2r2(const uint n1, const uint n2,
     __global const real *ra = passes_dir(n1, (real)-1, a, b, tw);
     __global const real *rb = passes_dir(n1, (real)-1, c, d, tw);
     __global real2 *yr = y + row * m;
-    c2r2_scatter(ra, ma, oka, alla ? 1 : 0, n1, n2, twlo, twhi, twshift, yr);
+    c2r2_scatter(ra, ma, oka, alla ? 1 : 0, n1, n2, twlo, twhi, twshift, twv,
+                 yr);
     if ((j0 > 0 ? j0 : 1) < n2 - hn2) /* some lane of B writes */
       c2r2_scatter(rb, mb, okb, allb ? -1 : 0, n1, n2, twlo, twhi, twshift,
-                   yr);
+                   twv, yr);
   }
 }
 #endif

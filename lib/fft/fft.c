@@ -933,7 +933,8 @@ vncl_status vncl_fft_stats_get(vncl_context *ctx, vncl_fft_stats *out) {
   pthread_mutex_lock(&st->lock);
   for (vncl__fft_entry *e = st->entries; e; e = e->next) {
     if (e->has_plan) out->cached_plans++;
-    out->device_bytes += e->table_bytes[0] + e->table_bytes[1];
+    out->device_bytes +=
+        e->table_bytes[0] + e->table_bytes[1] + e->table_bytes[2];
   }
   out->bakes = st->bakes;
   out->bake_seconds = st->bake_seconds;

@@ -43,11 +43,17 @@ typedef struct vncl__fft_entry {
    *                the chirp filter b (b[j] = conj(chirp[|j|]) for |j| < n,
    *                wrapped modulo m); m = the convolution length.
    *  twiddle n:    [0] tw[t] = exp(-2 pi i t / n), t < n.
+   *  passes n:     [0] the twiddles of the Stockham passes of n, forward
+   *                (n - 1 values and a 1), then the same conjugated.
    *  split n:      [0] lo[t] = exp(-2 pi i t / n), t < 2^shift;
-   *                [1] hi[t] = exp(-2 pi i (t << shift) / n); m = shift. */
+   *                [1] hi[t] = exp(-2 pi i (t << shift) / n); m = shift;
+   *                [2] rows of exp(-2 pi i l k / n), k = 0, 8, 16, ...
+   *                up to sqrt(n), l < 16, as 16 real parts then 16
+   *                imaginary ones (fft_stockham's four-step twiddle of
+   *                consecutive lines every TW_EVERY outputs). */
   size_t n, m;
-  cl_mem tables[2];
-  size_t table_bytes[2];
+  cl_mem tables[3];
+  size_t table_bytes[3];
 } vncl__fft_entry;
 
 /* Per-context FFT state, made on first use (ctx->fft). */
@@ -116,6 +122,12 @@ vncl_status vncl__fft_rader_get(vncl_context *ctx, vncl__fft_state *st,
 vncl_status vncl__fft_twiddle_get(vncl_context *ctx, vncl__fft_state *st,
                                   size_t n, vncl_dtype dtype, bool split,
                                   vncl__fft_entry **out);
+
+/* The twiddles of the Stockham passes of length n, in the order the
+ * kernel's passes read them, forward then conjugated (cached). */
+vncl_status vncl__fft_pass_twiddles_get(vncl_context *ctx, vncl__fft_state *st,
+                                        size_t n, vncl_dtype dtype,
+                                        vncl__fft_entry **out);
 
 /* Makes scratch slot `slot` at least `bytes` large; exec_lock held (or the
  * plan being made). *out may be NULL when bytes is 0. */
@@ -203,6 +215,9 @@ bool vncl__fft_stockham_length(const vncl__fft_tuning *tn, size_t n);
  * the split of fft_layout.cl around it; 0 when they run as a complex
  * transform of the full length n (odd n, clFFT, other lengths). */
 size_t vncl__fft_real_half(const vncl__fft_tuning *tn, bool own, size_t n);
+/* The radices of the Stockham passes of length n (smooth) in the order
+ * passes_dir (fft_stockham.cl) takes them, into r; returns how many. */
+int vncl__fft_pass_radices(size_t n, int *r);
 /* Fetches the twiddle tables for n (cached in the context). */
 vncl_status vncl__fft_stockham_prepare(vncl_context *ctx, vncl__fft_state *st,
                                        vncl_dtype dtype,

@@ -122,7 +122,7 @@ static void entry_free(vncl_context *ctx, vncl__fft_entry *e) {
       vncl__log(VNCL_LOG_WARN, "clfftDestroyPlan(%s): %s (%d)", e->key,
                 vncl__clfft_status_name(cs), (int)cs);
   }
-  for (int i = 0; i < 2; i++)
+  for (int i = 0; i < 3; i++)
     vncl__buffer_free(ctx, e->tables[i], e->table_bytes[i]);
   free(e);
 }
@@ -189,7 +189,7 @@ static vncl_status keep(vncl_context *ctx, vncl__fft_state *st,
   if (s) {
     pthread_mutex_unlock(&st->lock);
     if (e)
-      for (int i = 0; i < 2; i++)
+      for (int i = 0; i < 3; i++)
         vncl__buffer_free(ctx, e->tables[i], e->table_bytes[i]);
     free(e);
     return s;
@@ -567,8 +567,14 @@ vncl_status vncl__fft_twiddle_get(vncl_context *ctx, vncl__fft_state *st,
   size_t nhi = split ? (n + nlo - 1) / nlo : 0;
   double *lo = roots(n, 0, 1, nlo);
   double *hi = split ? roots(n, 0, nlo, nhi) : NULL;
+  /* split: the rows of lane twiddles exp(-2 pi i l k / n), k = 8 r, for
+   * the first step's outputs k < n1 <= sqrt(n) (fft_stockham: w^(m k) of
+   * lane l = w^(m0 k) w^(l k) for consecutive m = m0 + l). */
+  size_t vrows = 0;
+  while ((8 * vrows) * (8 * vrows) <= n) vrows++;
+  double *v = split ? malloc(32 * vrows * sizeof *v) : NULL;
   vncl_status s = VNCL_OK;
-  if (!e || !lo || (split && !hi)) {
+  if (!e || !lo || (split && (!hi || !v))) {
     s = vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "out of host memory");
   } else {
     e->n = n;
@@ -576,9 +582,57 @@ vncl_status vncl__fft_twiddle_get(vncl_context *ctx, vncl__fft_state *st,
     s = upload(ctx, lo, 2 * nlo, dtype, &e->tables[0], &e->table_bytes[0]);
     if (!s && split)
       s = upload(ctx, hi, 2 * nhi, dtype, &e->tables[1], &e->table_bytes[1]);
+    if (!s && split) {
+      for (size_t r = 0; r < vrows; r++)
+        for (size_t l = 0; l < 16; l++)
+          unit_root(l * 8 * r, n, &v[32 * r + l], &v[32 * r + 16 + l]);
+      s = upload(ctx, v, 32 * vrows, dtype, &e->tables[2], &e->table_bytes[2]);
+    }
   }
   free(lo);
   free(hi);
+  free(v);
+  return keep(ctx, st, e, key, s, out);
+}
+
+vncl_status vncl__fft_pass_twiddles_get(vncl_context *ctx, vncl__fft_state *st,
+                                        size_t n, vncl_dtype dtype,
+                                        vncl__fft_entry **out) {
+  char key[256];
+  snprintf(key, sizeof key, "passes n%zu %s", n, vncl_dtype_name(dtype));
+  if (lookup(st, key, false, out)) return VNCL_OK;
+  vncl__fft_entry *e = calloc(1, sizeof *e);
+  /* The forward twiddles of each pass in the order the kernel reads them
+   * (PASS in fft_stockham.cl): the pass of radix R after sub-transforms of
+   * ns holds w^(r k), w = exp(-2 pi i/(ns R)), k < ns, r = 1 .. R-1, at
+   * ns - 1 + k (R - 1) + r - 1; n - 1 values in all, then n - 1 more,
+   * conjugated, from index n. */
+  double *w = malloc(4 * n * sizeof *w);
+  int radix[64];
+  int passes = vncl__fft_pass_radices(n, radix);
+  vncl_status s = VNCL_OK;
+  if (!e || !w) {
+    s = vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "out of host memory");
+  } else {
+    size_t ns = 1, i = 0;
+    for (int p = 0; p < passes; p++) {
+      size_t R = (size_t)radix[p];
+      for (size_t k = 0; k < ns; k++)
+        for (size_t r = 1; r < R; r++, i++)
+          unit_root(r * k, ns * R, &w[2 * i], &w[2 * i + 1]);
+      ns *= R;
+    }
+    /* i == n - 1 here (ns == n). */
+    w[2 * i] = 1;
+    w[2 * i + 1] = 0;
+    for (size_t t = 0; t < n; t++) {
+      w[2 * (n + t)] = w[2 * t];
+      w[2 * (n + t) + 1] = -w[2 * t + 1];
+    }
+    e->n = n;
+    s = upload(ctx, w, 4 * n, dtype, &e->tables[0], &e->table_bytes[0]);
+  }
+  free(w);
   return keep(ctx, st, e, key, s, out);
 }
 

@@ -58,6 +58,22 @@ static size_t split_of(const vncl__fft_tuning *tn, size_t n) {
   return n1 > 1 && n / n1 <= tn->nmax ? n1 : 0;
 }
 
+int vncl__fft_pass_radices(size_t n, int *r) {
+  /* passes_dir's order (RADIX8 and RADIX10 on): 8s, 10s (not for 4 x 5
+   * without a second 5), 4s, 2s, then 3, 5, 7, 11, 13. */
+  static const int odd[] = {3, 5, 7, 11, 13};
+  int c = 0;
+  size_t rest = n;
+  while (rest % 8 == 0) rest /= (size_t)(r[c++] = 8);
+  while (rest % 10 == 0 && (rest % 4 != 0 || rest % 25 == 0))
+    rest /= (size_t)(r[c++] = 10);
+  while (rest % 4 == 0) rest /= (size_t)(r[c++] = 4);
+  while (rest % 2 == 0) rest /= (size_t)(r[c++] = 2);
+  for (int i = 0; i < 5; i++)
+    while (rest % (size_t)odd[i] == 0) rest /= (size_t)(r[c++] = odd[i]);
+  return c;
+}
+
 bool vncl__fft_stockham_length(const vncl__fft_tuning *tn, size_t n) {
   return n >= 2 && smooth(n) && split_of(tn, n) != 0;
 }
@@ -105,9 +121,9 @@ vncl_status vncl__fft_stockham_prepare(vncl_context *ctx, vncl__fft_state *st,
     out->n2 = n / n1;
   }
   vncl__fft_entry *tw1 = NULL, *tw2 = NULL, *split = NULL;
-  vncl_status s = vncl__fft_twiddle_get(ctx, st, out->n1, dtype, false, &tw1);
+  vncl_status s = vncl__fft_pass_twiddles_get(ctx, st, out->n1, dtype, &tw1);
   if (!s && out->n2 > 1)
-    s = vncl__fft_twiddle_get(ctx, st, out->n2, dtype, false, &tw2);
+    s = vncl__fft_pass_twiddles_get(ctx, st, out->n2, dtype, &tw2);
   if (!s && out->n2 > 1)
     s = vncl__fft_twiddle_get(ctx, st, n, dtype, true, &split);
   out->tw1 = tw1;
@@ -197,14 +213,15 @@ static vncl_status pass(vncl_context *ctx, vncl__fft_state *st,
    * x (pre is the twiddle table of 2 prem). */
   cl_ulong prem = pre ? pre->n / 2 : 0;
   cl_mem rtw = pre ? pre->tables[0] : tw->tables[0];
+  cl_mem twv = split ? split->tables[2] : tw->tables[0];
   s = vncl__set_args(
-      ctx, k.k, 26, VNCL_ARG(n_), VNCL_ARG(sign_), VNCL_TARG(sc),
+      ctx, k.k, 27, VNCL_ARG(n_), VNCL_ARG(sign_), VNCL_TARG(sc),
       VNCL_ARG(a[0]), VNCL_ARG(a[1]), VNCL_ARG(a[2]), VNCL_ARG(x),
       VNCL_ARG(a[3]), VNCL_ARG(a[4]), VNCL_ARG(a[5]), VNCL_ARG(a[6]),
       VNCL_ARG(y), VNCL_ARG(a[7]), VNCL_ARG(a[8]), VNCL_ARG(a[9]),
       VNCL_ARG(a[10]), VNCL_ARG(scr), VNCL_ARG(tw->tables[0]), VNCL_ARG(twn_),
       VNCL_ARG(shift), VNCL_ARG(lo), VNCL_ARG(hi), VNCL_ARG(x0),
-      VNCL_ARG(y0), VNCL_ARG(prem), VNCL_ARG(rtw));
+      VNCL_ARG(y0), VNCL_ARG(prem), VNCL_ARG(rtw), VNCL_ARG(twv));
   size_t lg = 0;
   while (((size_t)1 << lg) < n) lg++;
   double flops = 5.0 * (double)n * (double)lg * (double)g->lines;
@@ -484,13 +501,14 @@ vncl_status vncl__fft_stockham_c2r_run(vncl_context *ctx, vncl__fft_state *st,
       cl_uint n1_ = (cl_uint)n1, n2_ = (cl_uint)n2;
       cl_uint shift = (cl_uint)p->split->m;
       cl_ulong rows_ = no, x0 = o0;
-      s = vncl__set_args(ctx, k.k, 13, VNCL_ARG(n1_), VNCL_ARG(n2_),
+      s = vncl__set_args(ctx, k.k, 14, VNCL_ARG(n1_), VNCL_ARG(n2_),
                          VNCL_ARG(rows_), VNCL_ARG(src), VNCL_ARG(x0),
                          VNCL_ARG(mid), VNCL_ARG(scr),
                          VNCL_ARG(p->tw1->tables[0]), VNCL_ARG(shift),
                          VNCL_ARG(p->split->tables[0]),
                          VNCL_ARG(p->split->tables[1]),
-                         VNCL_ARG(rtw->tables[0]), VNCL_ARG(rtw2->tables[0]));
+                         VNCL_ARG(rtw->tables[0]), VNCL_ARG(rtw2->tables[0]),
+                         VNCL_ARG(p->split->tables[2]));
       size_t w = c2r_work_items(tn, &ctx->info, no * pairs);
       s = vncl__fft_klaunch1(ctx, &k, s, w, 1,
                              5.0 * (double)n1 * (double)lg * (double)(n2 * no),
