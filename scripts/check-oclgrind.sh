@@ -11,27 +11,37 @@
 # Each run writes BUILD_DIR/oclgrind/NAME.out (the program's output) and
 # NAME.log (Oclgrind's reports); a run passes when the program exits
 # 0, the log is empty and the output holds no Oclgrind error.
+#
+# Runs go OCLGRIND_CHECK_JOBS at a time (default: the online CPUs), each in
+# a shell of its own: this script again as `--one NAME LMEM WG ARGS...`,
+# with OUT, BIN, TIMEOUT and VNCL_CACHE_DIR in the environment.
 set -u
-B=${1:-build}
-[ $# -gt 0 ] && shift
-ONLY=" $* "
-BIN=$B/test/oclgrind_check
-OUT=$B/oclgrind
-TIMEOUT=${OCLGRIND_CHECK_TIMEOUT:-400}
-if ! command -v oclgrind >/dev/null 2>&1; then
+MODE=all
+if [ "${1:-}" = --one ]; then
+  MODE=one
+  shift
+else
+  B=${1:-build}
+  [ $# -gt 0 ] && shift
+  ONLY=" $* "
+  BIN=$B/test/oclgrind_check
+  OUT=$B/oclgrind
+  TIMEOUT=${OCLGRIND_CHECK_TIMEOUT:-400}
+fi
+if [ $MODE = all ] && ! command -v oclgrind >/dev/null 2>&1; then
   echo "check-oclgrind: oclgrind not found (Debian package oclgrind; scripts/install-deps.sh installs it)"
   exit 1
 fi
-if [ ! -x "$BIN" ]; then
+if [ $MODE = all ] && [ ! -x "$BIN" ]; then
   echo "check-oclgrind: $BIN not built (make $BIN)"
   exit 1
 fi
-mkdir -p "$OUT"
+[ $MODE = all ] && mkdir -p "$OUT"
 # Programs built for Oclgrind are kept between runs (vncl's binary cache
 # keys on the platform and options; the simulator checks every run).
 # Reports then say "(source not available)" for the kernel lines;
 # OCLGRIND_CHECK_CACHE=off builds from source and shows them.
-export VNCL_CACHE_DIR="${OCLGRIND_CHECK_CACHE:-$OUT/cache}"
+[ $MODE = all ] && export VNCL_CACHE_DIR="${OCLGRIND_CHECK_CACHE:-$OUT/cache}"
 unset VNCL_DEVICE VNCL_GEMM_BACKEND VNCL_FFT_BACKEND VNCL_TUNING_DB
 
 # name  local-memory-bytes  max-work-group  oclgrind_check arguments
@@ -54,30 +64,30 @@ reference 32768 1024 --set ref --parts gemm"
 
 start=$(date +%s)
 # Every run appends the kernels its contexts created (oclgrind_check
-# --kernels); after a full run the list must hold every kernel of
-# cl_kernels/ but the build machinery's self-test.
+# --kernels) to a list of its own; after a full run the lists must hold
+# every kernel of cl_kernels/ but the build machinery's self-test.
 KLIST=$OUT/kernels.txt
-rm -f "$KLIST"
-passed=0
-failed=0
-tests=0
-failed_names=""
 tab=$(printf '\t')
-# shellcheck disable=SC2086
-while read -r name lmem wg args; do
-  [ -n "$name" ] || continue
-  [ "$ONLY" = "  " ] || case "$ONLY" in *" $name "*) ;; *) continue ;; esac
+
+# One run: NAME LMEM WG ARGS... Writes $OUT/NAME.report: "ok N" or "fail N"
+# (N tests) on its first line, then what to print.
+run_one() {
+  name=$1 lmem=$2 wg=$3
+  shift 3
+  args="$*"
   log=$OUT/$name.log
   out=$OUT/$name.out
-  rm -f "$log" "$out.rc"
+  rep=$OUT/$name.report
+  rm -f "$log" "$out.rc" "$rep"
   t0=$(date +%s)
   # Oclgrind opens its log anew, truncating it, for every OpenCL context
   # the program creates, so a plain file would keep only the last
   # context's reports. Its log is therefore a pipe (fd 3), which opening
   # does not truncate, read into the file by cat.
+  # shellcheck disable=SC2086
   ( OCLGRIND_LOCAL_MEM_SIZE=$lmem OCLGRIND_MAX_WGSIZE=$wg \
       timeout -k 10 "$TIMEOUT" oclgrind --data-races --check-api \
-      --log /dev/fd/3 "$BIN" $args --kernels "$KLIST" >"$out" 2>&1
+      --log /dev/fd/3 "$BIN" $args --kernels "$OUT/$name.kernels" >"$out" 2>&1
     echo $? >"$out.rc" ) 3>&1 | cat >"$log"
   rc=$(cat "$out.rc" 2>/dev/null || echo 1)
   secs=$(( $(date +%s) - t0 ))
@@ -87,29 +97,68 @@ while read -r name lmem wg args; do
   [ -s "$log" ] && [ "$reports" -eq 0 ] && reports=1
   fatal=$(grep -cE 'OCLGRIND FATAL|Oclgrind - |Undefined external function' "$out")
   what="$lmem bytes local, $wg work-items, $args"
-  if [ $rc -eq 0 ] && [ "$reports" -eq 0 ] && [ "$fatal" -eq 0 ]; then
-    echo "ok      $name ($what): $n tests, no Oclgrind report (${secs}s)"
+  {
+    if [ "$rc" -eq 0 ] && [ "$reports" -eq 0 ] && [ "$fatal" -eq 0 ]; then
+      echo "ok $n"
+      echo "ok      $name ($what): $n tests, no Oclgrind report (${secs}s)"
+    else
+      echo "fail $n"
+      if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        echo "TIMEOUT $name ($what) after ${TIMEOUT}s"
+      else
+        echo "FAIL    $name ($what): exit $rc, $reports Oclgrind report(s), $fatal fatal (${secs}s)"
+      fi
+      grep -E 'ERROR|FAIL|table bug|FATAL|Undefined|When creating' "$out" | head -n 20
+      if [ -s "$log" ]; then
+        echo "  first reports ($log):"
+        grep -E '^(Read|Write|Invalid|Uninitialized|Work-group)|Kernel:|At line|^'"$tab"'  ' "$log" | head -n 24 | sed 's/^/    /'
+        echo "  by kernel:"
+        grep -E 'Kernel:' "$log" | sort | uniq -c | sed 's/^/    /'
+      fi
+    fi
+  } >"$rep"
+}
+
+if [ $MODE = one ]; then
+  run_one "$@"
+  exit 0
+fi
+rm -f "$KLIST" "$OUT"/*.kernels "$OUT"/*.report
+
+# The runs, JOBS at a time (the simulator runs on one thread; default: the
+# online CPUs, OCLGRIND_CHECK_JOBS sets it), each from a shell of its own
+# (this script with --one); their reports are printed in the table's order.
+JOBS=${OCLGRIND_CHECK_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+SELECTED=$(printf '%s\n' "$RUNS" | while read -r name rest; do
+  [ -n "$name" ] || continue
+  [ "$ONLY" = "  " ] || case "$ONLY" in *" $name "*) ;; *) continue ;; esac
+  echo "$name $rest"
+done)
+export OUT BIN TIMEOUT VNCL_CACHE_DIR
+printf '%s\n' "$SELECTED" | grep . |
+  xargs -P "$JOBS" -L 1 sh "$0" --one
+passed=0
+failed=0
+tests=0
+failed_names=""
+for name in $(printf '%s\n' "$SELECTED" | awk '{print $1}'); do
+  rep=$OUT/$name.report
+  if [ -s "$rep" ]; then
+    read -r status n <"$rep"
+    tail -n +2 "$rep"
+  else
+    status=fail n=0
+    echo "FAIL    $name: no report (the run did not finish)"
+  fi
+  if [ "$status" = ok ]; then
     passed=$((passed + 1))
   else
-    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-      echo "TIMEOUT $name ($what) after ${TIMEOUT}s"
-    else
-      echo "FAIL    $name ($what): exit $rc, $reports Oclgrind report(s), $fatal fatal (${secs}s)"
-    fi
-    grep -E 'ERROR|FAIL|table bug|FATAL|Undefined|When creating' "$out" | head -n 20
-    if [ -s "$log" ]; then
-      echo "  first reports ($log):"
-      grep -E '^(Read|Write|Invalid|Uninitialized|Work-group)|Kernel:|At line|^'"$tab"'  ' "$log" | head -n 24 | sed 's/^/    /'
-      echo "  by kernel:"
-      grep -E 'Kernel:' "$log" | sort | uniq -c | sed 's/^/    /'
-    fi
     failed=$((failed + 1))
     failed_names="$failed_names $name"
   fi
   tests=$((tests + n))
-done <<EOF
-$RUNS
-EOF
+  cat "$OUT/$name.kernels" >>"$KLIST" 2>/dev/null
+done
 total=$(( $(date +%s) - start ))
 echo "check-oclgrind: $passed passed, $failed failed ($tests tests in all, ${total}s)"
 if [ "$ONLY" = "  " ]; then
