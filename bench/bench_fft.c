@@ -451,6 +451,10 @@ int bench_suite_fft(bench_ctx *b) {
        * FFTW's whole transform: one line of 16384 (split), 64 of 1024 */
       {C2C, F32, 1, {16384}, 1, true},
       {C2C, F32, 1, {1024}, 64, true},
+      /* fewer lines than a work-item's lanes: one line of 4096, 3 of 1000
+       * (split in two on the CPU table, few_lines) */
+      {C2C, F32, 1, {4096}, 1, true},
+      {C2C, F32, 1, {1000}, 3, false},
       /* a prime through Bluestein (100002 = 2 3 7 2381) */
       {C2C, F32, 1, {100003}, 1, false},
       /* factors 11 and 13 */
@@ -471,6 +475,7 @@ int bench_suite_fft(bench_ctx *b) {
       {C2C, F32, 1, {1u << 14}, 1, true},
       {C2C, F32, 1, {1024}, 64, true},
       {C2C, F32, 1, {1000}, 16, true},
+      {C2C, F32, 1, {4096}, 1, false}, /* few lines: split */
       {C2C, F32, 1, {4099}, 1, false}, /* Bluestein */
       {C2C, F32, 1, {1009}, 8, false}, /* Rader */
       {C2C, F32, 1, {1001}, 16, true},

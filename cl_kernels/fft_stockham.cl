@@ -145,10 +145,10 @@ typedef CAT(VT_, 16) pvec;
 #define PAIR_STORE(p, re, im)                         \
   do {                                                \
     pvec v0_, v1_;                                    \
-    v0_.even = re.lo;                                 \
-    v0_.odd = im.lo;                                  \
-    v1_.even = re.hi;                                 \
-    v1_.odd = im.hi;                                  \
+    v0_.even = (re).lo;                               \
+    v0_.odd = (im).lo;                                \
+    v1_.even = (re).hi;                               \
+    v1_.odd = (im).hi;                                \
     vstore16(v0_, 0, p);                              \
     vstore16(v1_, 1, p);                              \
   } while (0)
@@ -740,15 +740,27 @@ inline void scatter_rows(__global const real *r, real scale, const ulong *yb,
   }
 }
 
-__kernel void fft_stockham(
-    const uint n, const int sign, const real scale, const ulong lines,
-    const ulong mid, const ulong inner, __global const real2 *x,
-    const ulong xo, const ulong xm, const ulong xi, const ulong xj,
-    __global real2 *y, const ulong yo, const ulong ym, const ulong yi,
-    const ulong yj, __global real *scr, __global const real2 *tw,
-    const ulong twn, const uint twshift, __global const real2 *twlo,
-    __global const real2 *twhi, const ulong x0, const ulong y0,
-    const ulong prem, __global const real2 *rtw, __global const real *twv) {
+/* The integers of a run come packed in one ulong16, gm (the host's
+ * `geom`): PoCL copies every argument of every launch on the host (an
+ * allocation per argument in clSetKernelArg and again in the enqueue), so
+ * 27 arguments cost a single short transform more host time than its
+ * arithmetic; packed, the kernel takes 10. gm.s0 holds n (bits 0-31),
+ * twshift (32-39) and whether sign < 0 (bit 40); s1-sf are lines, mid,
+ * inner, xo, xm, xi, xj, yo, ym, yi, yj, twn, x0, y0, prem. */
+__kernel void fft_stockham(const real scale, const ulong16 gm,
+                           __global const real2 *x, __global real2 *y,
+                           __global real *scr, __global const real2 *tw,
+                           __global const real2 *twlo,
+                           __global const real2 *twhi,
+                           __global const real2 *rtw,
+                           __global const real *twv) {
+  const uint n = (uint)(gm.s0 & 0xffffffffu);
+  const uint twshift = (uint)(gm.s0 >> 32) & 0xffu;
+  const int sign = (gm.s0 >> 40) & 1 ? -1 : 1;
+  const ulong lines = gm.s1, mid = gm.s2, inner = gm.s3;
+  const ulong xo = gm.s4, xm = gm.s5, xi = gm.s6, xj = gm.s7;
+  const ulong yo = gm.s8, ym = gm.s9, yi = gm.sa, yj = gm.sb;
+  const ulong twn = gm.sc, x0 = gm.sd, y0 = gm.se, prem = gm.sf;
   /* prem != 0: the C2R pre-processing in the gather (x is a real
    * spectrum, its lines addressed in Z coordinates; see the header). */
   if (!prem) x += x0;

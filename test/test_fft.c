@@ -437,6 +437,12 @@ static void test_c2c(void **st) {
       {C2C, VNCL_F64, 1, {32768}, 1, 1, VNCL_FFT_NORM_FORWARD, VNCL},
       {C2C, VNCL_F32, 1, {1 << 20}, 1, 0, BACK, VNCL},
       {C2C, VNCL_F32, 2, {8192, 4}, 1, 0, BACK, VNCL},
+      /* Fewer lines than a work-item's lanes of a one-pass length (CPU
+       * table: 1 to 7 lines of 1024 and up) run split in two as well: one
+       * line, a strided axis of 3 lines in place, 7 lines in place. */
+      {C2C, VNCL_F32, 1, {4096}, 1, 0, VNCL_FFT_NORM_ORTHO, VNCL},
+      {C2C, VNCL_F64, 2, {2048, 3}, 1, 1, BACK, VNCL},
+      {C2C, VNCL_F32, 1, {1536}, 7, 1, VNCL_FFT_NORM_FORWARD, VNCL},
       /* Batches of lines of 2, 4, 8 (fft_stockham_short, blocks of 64
        * values) and 16 (fft_stockham_short16, groups of 8 lines) in
        * registers: odd batches ending in a partial block, in
@@ -653,7 +659,9 @@ static void test_real_scratch(void **st) {
       {VNCL_FFT_C2R, VNCL_F32, 2000, 11, 0, 0}, /* m = 1000, one pass */
       {VNCL_FFT_C2R, VNCL_F64, 2002, 9, 1, 0},  /* in place */
       {VNCL_FFT_R2C, VNCL_F32, 2000, 11, 1, 0},
-      {VNCL_FFT_R2C, VNCL_F64, 4096, 7, 0, 0},
+      /* batch 9: the C2C of m it is held to runs in one pass too (the CPU
+       * table splits C2C steps of fewer than 8 lines, few_lines) */
+      {VNCL_FFT_R2C, VNCL_F64, 4096, 9, 0, 0},
       /* m = 75 x 75 and 128 x 128; batch: compute units + 2 */
       {VNCL_FFT_C2R, VNCL_F32, 11250, 0, 1, 1},
       {VNCL_FFT_C2R, VNCL_F64, 1 << 15, 0, 0, 1},

@@ -249,7 +249,7 @@ static vncl_status make_bluestein_step(vncl_fft_plan *p, fft_step *s) {
         vncl__fft_rader_get(p->ctx, p->st, s->ax.n, p->d.dtype, &s->chirp);
     if (r) return r;
     return vncl__fft_stockham_prepare(p->ctx, p->st, p->d.dtype, &p->tn,
-                                      s->chirp->m, &s->sk);
+                                      s->chirp->m, 0, &s->sk);
   }
   size_t mlen = vncl__fft_bluestein_length(&p->tn, s->ax.n, p->own);
   vncl_status r = vncl__fft_chirp_get(p->ctx, p->st, s->ax.n, mlen,
@@ -259,7 +259,7 @@ static vncl_status make_bluestein_step(vncl_fft_plan *p, fft_step *s) {
   if (p->own && vncl__fft_stockham_length(&p->tn, m)) {
     s->use_stockham = true;
     return vncl__fft_stockham_prepare(p->ctx, p->st, p->d.dtype, &p->tn, m,
-                                      &s->sk);
+                                      0, &s->sk);
   }
   /* Unscaled: the 1/m goes into the post-multiply, in the plan's precision
    * (1/m is not a float for most m). */
@@ -321,7 +321,8 @@ static vncl_status make_steps(vncl_fft_plan *p) {
     if (p->own && vncl__fft_stockham_length(&p->tn, n)) {
       s->kind = STEP_STOCKHAM;
       s->use_stockham = true;
-      r = vncl__fft_stockham_prepare(p->ctx, p->st, t, &p->tn, n, &s->sk);
+      r = vncl__fft_stockham_prepare(p->ctx, p->st, t, &p->tn, n,
+                                     half_axis ? 0 : lines, &s->sk);
     } else if (vncl__fft_clfft_length(n)) {
       s->kind = s->ax.inner == 1 ? STEP_CLFFT_INPLACE : STEP_LINES;
       r = line_plan(p, n, lines, 1.0f, &s->plan);

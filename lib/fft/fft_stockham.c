@@ -5,6 +5,7 @@
  * decides when these kernels run instead of clFFT. Enqueues only, with
  * st->exec_lock held by the caller (the scratch is shared). */
 #include <stdio.h>
+#include <string.h>
 
 #include "fft/fft.h"
 
@@ -16,17 +17,24 @@
  * work-items separated only by local-memory barriers, a data race under
  * the OpenCL memory model (docs/fft.md has the evidence). They are
  * CPU-shaped and not measured on a GPU yet: slow there is expected;
- * VNCL_FFT_BACKEND=clfft chooses clFFT. Other devices: clFFT. */
+ * VNCL_FFT_BACKEND=clfft chooses clFFT. Other devices: clFFT.
+ * few_lines 8, few_min 1024 on CPUs: one pass gives each group of 8 lines a
+ * work-item, so 1 to 7 lines cost what 8 do, on one core; split in two
+ * they spread over lanes and cores. Model-207 Xeon, 2026-12-02, queued
+ * calls, medians of 15: one line of 4096 117 -> 26 us, of 2048 63 -> 26,
+ * of 1024 31 -> 27; 2 x 4096 123 -> 45, 4 x 4096 170 -> 74, 2 x 1024 40 ->
+ * 20, 4 x 1024 48 -> 36; but 8 x 4096 112 -> 124, 8 x 1024 31 -> 56, and
+ * one line of 256 or 512 16-18 -> 27-30 (docs/fft.md, ninth round). */
 static const struct {
   vncl__device_rule rule; /* the device-rule matcher (runtime.h) */
   vncl__fft_tuning t;
 } fft_table[] = {
     {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
-     {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4, (size_t)1 << 20}},
+     {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4, (size_t)1 << 20, 8, 1024}},
     {{NULL, VNCL_DEVICE_GPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
-     {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4, 0}},
+     {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4, 0, 0, 0}},
     {{NULL, 0, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
-     {VNCL_FFT_BACKEND_CLFFT, 8, 8, 4096, 4, 0}},
+     {VNCL_FFT_BACKEND_CLFFT, 8, 8, 4096, 4, 0, 0, 0}},
 };
 
 void vncl__fft_tuning_for(const vncl_device_info *dev, vncl__fft_tuning *out) {
@@ -49,13 +57,15 @@ static bool smooth(size_t n) {
 
 /* The first factor of the split of n: the largest divisor n1 <= sqrt(n)
  * (so n1 <= n2), or 1 when n fits one pass. 0 when no split fits. */
-static size_t split_of(const vncl__fft_tuning *tn, size_t n) {
-  if (n <= tn->nmax) return 1;
+static size_t split_of(const vncl__fft_tuning *tn, size_t n, size_t lines) {
+  bool few = lines && lines < tn->few_lines && n >= tn->few_min;
+  if (n <= tn->nmax && !few) return 1;
   size_t n1 = 1;
   while ((n1 + 1) * (n1 + 1) <= n) n1++;
   for (; n1 > 1; n1--)
     if (n % n1 == 0) break;
-  return n1 > 1 && n / n1 <= tn->nmax ? n1 : 0;
+  if (n1 > 1 && n / n1 <= tn->nmax) return n1;
+  return n <= tn->nmax ? 1 : 0;
 }
 
 int vncl__fft_pass_radices(size_t n, int *r) {
@@ -75,7 +85,7 @@ int vncl__fft_pass_radices(size_t n, int *r) {
 }
 
 bool vncl__fft_stockham_length(const vncl__fft_tuning *tn, size_t n) {
-  return n >= 2 && smooth(n) && split_of(tn, n) != 0;
+  return n >= 2 && smooth(n) && split_of(tn, n, 0) != 0;
 }
 
 size_t vncl__fft_real_half(const vncl__fft_tuning *tn, bool own, size_t n) {
@@ -110,12 +120,12 @@ bool vncl__fft_rader_length(const vncl__fft_tuning *tn, size_t n) {
 vncl_status vncl__fft_stockham_prepare(vncl_context *ctx, vncl__fft_state *st,
                                        vncl_dtype dtype,
                                        const vncl__fft_tuning *tn, size_t n,
-                                       vncl__fft_stockham *out) {
+                                       size_t lines, vncl__fft_stockham *out) {
   out->n = n;
   out->n1 = n;
   out->n2 = 1;
   out->tw1 = out->tw2 = out->split = NULL;
-  size_t n1 = split_of(tn, n);
+  size_t n1 = split_of(tn, n, lines);
   if (n1 > 1) {
     out->n1 = n1;
     out->n2 = n / n1;
@@ -134,6 +144,19 @@ vncl_status vncl__fft_stockham_prepare(vncl_context *ctx, vncl__fft_state *st,
 
 static int vw_of(const vncl__fft_tuning *tn, vncl_dtype dtype) {
   return dtype == VNCL_F64 ? tn->vw64 : tn->vw32;
+}
+
+/* "-DVW=<vw>" into buf (at least 24 bytes), without snprintf: formatting
+ * cost a short transform 2k instructions a launch (callgrind). */
+static const char *vw_define(size_t vw, char *buf) {
+  char digits[20];
+  int d = 0;
+  do digits[d++] = (char)('0' + vw % 10);
+  while ((vw /= 10) && d < 20);
+  memcpy(buf, "-DVW=", 5);
+  for (int i = 0; i < d; i++) buf[5 + i] = digits[d - 1 - i];
+  buf[5 + d] = '\0';
+  return buf;
 }
 
 /* Work-items for `lines` lines of length n. */
@@ -193,35 +216,32 @@ static vncl_status pass(vncl_context *ctx, vncl__fft_state *st,
                                     wi * 4 * n * vw * esize, &scr);
   if (s) return s;
   char more[32];
-  snprintf(more, sizeof more, "-DVW=%zu", vw);
+  vw_define(vw, more);
   vncl__kernel k;
   if ((s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", more, "fft_stockham",
                           &k)))
     return s;
-  cl_uint n_ = (cl_uint)n;
-  cl_int sign_ = sign;
   vncl__targ sc = vncl__real_arg(dtype, scale);
-  cl_ulong a[11] = {g->lines, g->mid, g->inner, g->xo, g->xm, g->xi,
-                    g->xj,    g->yo,  g->ym,    g->yi, g->yj};
-  cl_ulong twn_ = twn;
   cl_uint shift = split ? (cl_uint)split->m : 0;
   /* Unused tables still need a valid buffer argument. */
   cl_mem lo = split ? split->tables[0] : tw->tables[0];
   cl_mem hi = split ? split->tables[1] : tw->tables[0];
-  cl_ulong x0 = g->x0, y0 = g->y0;
   /* pre: the C2R pre-processing in the gather, rows of prem + 1 values in
    * x (pre is the twiddle table of 2 prem). */
-  cl_ulong prem = pre ? pre->n / 2 : 0;
   cl_mem rtw = pre ? pre->tables[0] : tw->tables[0];
   cl_mem twv = split ? split->tables[2] : tw->tables[0];
-  s = vncl__set_args(
-      ctx, k.k, 27, VNCL_ARG(n_), VNCL_ARG(sign_), VNCL_TARG(sc),
-      VNCL_ARG(a[0]), VNCL_ARG(a[1]), VNCL_ARG(a[2]), VNCL_ARG(x),
-      VNCL_ARG(a[3]), VNCL_ARG(a[4]), VNCL_ARG(a[5]), VNCL_ARG(a[6]),
-      VNCL_ARG(y), VNCL_ARG(a[7]), VNCL_ARG(a[8]), VNCL_ARG(a[9]),
-      VNCL_ARG(a[10]), VNCL_ARG(scr), VNCL_ARG(tw->tables[0]), VNCL_ARG(twn_),
-      VNCL_ARG(shift), VNCL_ARG(lo), VNCL_ARG(hi), VNCL_ARG(x0),
-      VNCL_ARG(y0), VNCL_ARG(prem), VNCL_ARG(rtw), VNCL_ARG(twv));
+  /* The kernel's gm (its comment): n, twshift and the sign's bit, then the
+   * geometry, the split's length, x0, y0 and prem. */
+  cl_ulong16 gm;
+  gm.s[0] = (cl_ulong)n | (cl_ulong)shift << 32 |
+            (cl_ulong)(sign < 0 ? 1 : 0) << 40;
+  const size_t rest[15] = {g->lines, g->mid, g->inner, g->xo, g->xm,
+                           g->xi,    g->xj,  g->yo,    g->ym, g->yi,
+                           g->yj,    twn,    g->x0,    g->y0, pre ? pre->n / 2 : 0};
+  for (int i = 0; i < 15; i++) gm.s[i + 1] = rest[i];
+  s = vncl__set_args(ctx, k.k, 10, VNCL_TARG(sc), VNCL_ARG(gm), VNCL_ARG(x),
+                     VNCL_ARG(y), VNCL_ARG(scr), VNCL_ARG(tw->tables[0]),
+                     VNCL_ARG(lo), VNCL_ARG(hi), VNCL_ARG(rtw), VNCL_ARG(twv));
   size_t lg = 0;
   while (((size_t)1 << lg) < n) lg++;
   double flops = 5.0 * (double)n * (double)lg * (double)g->lines;
@@ -389,7 +409,7 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
   size_t m = p->n, n1 = p->n1, n2 = p->n2, esize = vncl_dtype_size(dtype);
   size_t vw = (size_t)vw_of(tn, dtype);
   char more[32];
-  snprintf(more, sizeof more, "-DVW=%zu", vw);
+  vw_define(vw, more);
   if (n2 == 1) {
     /* One pass: the rows in the lanes, the split in the scratch. */
     size_t wi = work_items(tn, &ctx->info, dtype, rows);
@@ -487,7 +507,7 @@ vncl_status vncl__fft_stockham_c2r_run(vncl_context *ctx, vncl__fft_state *st,
       s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_STOCKHAM,
                             wi * 8 * n1 * vw * esize, &scr);
     char more[32];
-    snprintf(more, sizeof more, "-DVW=%zu", vw);
+    vw_define(vw, more);
     size_t lg = 0;
     while (((size_t)1 << lg) < n1) lg++;
     for (size_t o0 = 0; !s && o0 < rows; o0 += blk) {
@@ -527,7 +547,7 @@ vncl_status vncl__fft_stockham_c2r_run(vncl_context *ctx, vncl__fft_state *st,
   vncl_status s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_STOCKHAM,
                                     wi * 4 * m * vw * esize, &scr);
   char more[32];
-  snprintf(more, sizeof more, "-DVW=%zu", vw);
+  vw_define(vw, more);
   vncl__kernel k;
   if (!s)
     s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", more,
