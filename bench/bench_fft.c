@@ -467,6 +467,7 @@ int bench_suite_fft(bench_ctx *b) {
       {R2C, F32, 1, {1u << 20}, 1, false},
       {R2C, F64, 2, {1050, 1024}, 1, false},      /* 2 3 5^2 7 */
       {R2C, F32, 1, {4096}, 256, false},
+      {R2C, F32, 1, {8192}, 1, false}, /* one row: the half split */
       {C2R, F32, 1, {1u << 20}, 1, false},
       {C2R, F32, 1, {4096}, 256, false},
       {C2R, F64, 1, {100000}, 4, false},

@@ -551,6 +551,11 @@ static void test_real_half(void **st) {
       {R2C, VNCL_F64, 1, {6}, 2, 1, VNCL_FFT_NORM_NONE, VNCL},
       {R2C, VNCL_F32, 1, {1024}, 3, 1, BACK, VNCL},
       {R2C, VNCL_F64, 1, {4096}, 2, 0, BACK, VNCL},
+      /* halves of 1024 and up in fewer rows than a work-item's lanes: split
+       * in two (few_lines) on the CPU table; in place, and under an outer
+       * axis */
+      {R2C, VNCL_F32, 1, {8192}, 1, 1, VNCL_FFT_NORM_ORTHO, VNCL},
+      {R2C, VNCL_F32, 2, {5, 2048}, 1, 0, BACK, VNCL},
       {R2C, VNCL_F64, 1, {1260}, 2, 1, VNCL_FFT_NORM_ORTHO, VNCL},
       {R2C, VNCL_F32, 1, {840}, 6, 0, VNCL_FFT_NORM_NONE, VNCL},
       {R2C, VNCL_F32, 1, {286}, 2, 1, BACK, VNCL}, /* 2 11 13 */

@@ -321,8 +321,15 @@ static vncl_status make_steps(vncl_fft_plan *p) {
     if (p->own && vncl__fft_stockham_length(&p->tn, n)) {
       s->kind = STEP_STOCKHAM;
       s->use_stockham = true;
-      r = vncl__fft_stockham_prepare(p->ctx, p->st, t, &p->tn, n,
-                                     half_axis ? 0 : lines, &s->sk);
+      r = vncl__fft_stockham_prepare(p->ctx, p->st, t, &p->tn, n, lines,
+                                     &s->sk);
+      /* A real half split for few rows (few_lines) must still suit the
+       * fused kernels; else the plain choice (always true for the CPU
+       * table, whose few_min gives n2 >= 32). */
+      if (!r && half_axis && s->sk.n2 > 1 && n <= p->tn.nmax &&
+          !vncl__fft_stockham_r2c_fused(&p->tn, t, &s->sk))
+        r = vncl__fft_stockham_prepare(p->ctx, p->st, t, &p->tn, n, 0,
+                                       &s->sk);
     } else if (vncl__fft_clfft_length(n)) {
       s->kind = s->ax.inner == 1 ? STEP_CLFFT_INPLACE : STEP_LINES;
       r = line_plan(p, n, lines, 1.0f, &s->plan);

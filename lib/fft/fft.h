@@ -155,7 +155,7 @@ typedef struct vncl__fft_tuning {
                                groups of whole transforms of at most this
                                many bytes, so the middle array stays in
                                cache (0: the whole batch at once) */
-  size_t few_lines, few_min; /* a C2C step of fewer than few_lines lines
+  size_t few_lines, few_min; /* a step of fewer than few_lines lines
                                of a one-pass length of at least few_min is
                                split in two all the same: one pass gives a
                                line a work-item of its own, whatever its
@@ -223,10 +223,9 @@ size_t vncl__fft_real_half(const vncl__fft_tuning *tn, bool own, size_t n);
 /* The radices of the Stockham passes of length n (smooth) in the order
  * passes_dir (fft_stockham.cl) takes them, into r; returns how many. */
 int vncl__fft_pass_radices(size_t n, int *r);
-/* Chooses one pass or the split for n (lines: the C2C step's lines, for
- * tn->few_lines; 0 where the caller runs the result on other kernels too:
- * real halves, Bluestein, Rader) and fetches the twiddle tables (cached in
- * the context). */
+/* Chooses one pass or the split for n (lines: the step's lines, for
+ * tn->few_lines; 0 where the result also serves other kernels: Bluestein
+ * and Rader) and fetches the twiddle tables (cached in the context). */
 vncl_status vncl__fft_stockham_prepare(vncl_context *ctx, vncl__fft_state *st,
                                        vncl_dtype dtype,
                                        const vncl__fft_tuning *tn, size_t n,
