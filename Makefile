@@ -330,7 +330,8 @@ check-tsan:
 	  sh scripts/run-tests.sh build-tsan/test build-tsan/test/test_threads
 
 # libFuzzer targets (clang): test/fuzz/fuzz_*.c, seeds in test/fuzz/corpus/.
-# Each runs FUZZ_SECONDS on a working copy of its corpus.
+# Each runs FUZZ_SECONDS on a working copy of its corpus, as many at a time
+# as there are CPUs (scripts/fuzz-run.sh).
 FUZZ_SECONDS ?= 30
 FUZZ_B = build-fuzz
 FUZZ_SAN = -fsanitize=address,undefined
@@ -341,15 +342,10 @@ fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  clang $(INTERNAL_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $(FUZZ_B)/$$t \
 	    test/fuzz/$$t.c $(FUZZ_B)/libvncl.a $(LIBS); \
-	  c=$(FUZZ_B)/corpus/$${t#fuzz_}; mkdir -p $$c; \
-	  cp test/fuzz/corpus/$${t#fuzz_}/* $$c/ 2>/dev/null || true; \
-	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
-	  ASAN_OPTIONS=$(SAN_ASAN_OPTIONS) \
-	  LSAN_OPTIONS=suppressions=$(CURDIR)/test/lsan.supp \
-	  $(FUZZ_B)/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	    $$c > $(FUZZ_B)/$$t.log 2>&1 || { tail -n 40 $(FUZZ_B)/$$t.log; exit 1; }; \
-	  grep -E "^(Done|stat::number_of_executed_units)" $(FUZZ_B)/$$t.log; \
 	done
+	ASAN_OPTIONS=$(SAN_ASAN_OPTIONS) \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/test/lsan.supp \
+	  sh scripts/fuzz-run.sh $(FUZZ_B) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # ---- MPI component (optional): mpi/ -> libvncl_mpi, its tests under mpirun
 # (test/mpi/), and examples/mpi_gemm.c. Built with `all` when mpicc and
