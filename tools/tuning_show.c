@@ -77,6 +77,12 @@ void tuning_show(vncl_context *ctx, FILE *f) {
       fprintf(f, "\n    switch_mnk %.0f, switch_mnk_bt %.0f",
               value(&p, "switch_mnk"), value(&p, "switch_mnk_bt"));
       if (s16 < 1e15) fprintf(f, ", switch_mnk16 %.0f (f16/bf16)", s16);
+      /* gemm_small's reach: single products, batches, batches with B's
+       * columns strided (1e30: no limit of its own). */
+      double sbt = value(&p, "small_batch_mnk_bt");
+      fprintf(f, "\n    small_mnk %.0f, small_batch_mnk %.0f",
+              value(&p, "small_mnk"), value(&p, "small_batch_mnk"));
+      if (sbt < 1e15) fprintf(f, ", small_batch_mnk_bt %.0f", sbt);
       fprintf(f, "\n");
       source(&p, 1, f);
     }

@@ -444,10 +444,12 @@ static vncl_status run_own(vncl_context *ctx, const vncl__gemm_problem *pr,
   }
   double mnk = (double)pr->m * (double)pr->n * (double)pr->k;
   /* A single product with strided B columns takes gemm_small only below
-   * switch_mnk_bt: gemm_small gathers B element by element, as
-   * gemm_direct does, and from there on packing B wins. */
+   * switch_mnk_bt, a batch's products only up to small_batch_mnk_bt:
+   * gemm_small gathers B element by element, as gemm_direct does, and
+   * from there on packing B wins. */
   bool small = pr->batch > 1
-                   ? mnk <= p->small_batch_mnk
+                   ? mnk <= p->small_batch_mnk &&
+                         (pr->b_cs == 1 || mnk <= p->small_batch_mnk_bt)
                    : mnk <= p->small_mnk &&
                          (pr->b_cs == 1 || mnk < p->switch_mnk_bt);
   if (small) {

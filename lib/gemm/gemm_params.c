@@ -176,9 +176,22 @@ static const vncl__tunable clblast_tunables[] = {
  * moved with OpenBLAS's own time (23.8 -> 35 us), vncl's stayed at 32 us.
  * SM_NV 4 stays for batches: 1000 x 64^3 2.6-2.8x a loop of OpenBLAS
  * against 2.4-2.5x with SM_NV 2 (17^3 2.22x / 2.14x, 32^3 2.03x / 1.71x,
- * 100^3 1.76x / 1.62x, same process, same minutes). */
-#define CPU512_SMALL "small_batch_mnk=1000000 SM_MR=6 SM_NV=4 SM_VW=16 SM_RB=24 SM_WG=8 "
-#define CPU512_SMALL64 "small_batch_mnk=262144 SM_MR=6 SM_NV=2 SM_VW=8 SM_RB=24 SM_WG=8 "
+ * 100^3 1.76x / 1.62x, same process, same minutes).
+ * Model-207 Xeon, 2026-12-02, quiet, one process, nine to fifteen
+ * alternated rounds, gemm_small against the route it replaces
+ * (packed/direct), a warm call before each: f64 batches of 80^3 1.30x,
+ * 100^3 1.22x (two runs), 128^3 1.12x, so the f64 row takes batches up to
+ * 128^3 (small_batch_mnk 2097152; its switch at 64^3 came from a loaded
+ * machine). f32 128^3 gained too (1.29x), but the f32 row also serves
+ * f16/bf16 storage, whose 128^3 batches ran at 0.49x on gemm_small: the
+ * f32 row stays at 1000000. With B transposed (its columns strided,
+ * gathered element by element) f32 loses from 100^3 on (0.70x at 100^3,
+ * 0.48x at 128^3; 1.34x at 64^3) and f64 still wins at 100^3 (1.16x):
+ * small_batch_mnk_bt 262144 (f32) and 1000000 (f64). Not acted on yet:
+ * f16 batches of 64^3 ran 1.74x faster off gemm_small in one run, 100^3
+ * 0.86x (docs/tuning.md). */
+#define CPU512_SMALL "small_batch_mnk=1000000 small_batch_mnk_bt=262144 SM_MR=6 SM_NV=4 SM_VW=16 SM_RB=24 SM_WG=8 "
+#define CPU512_SMALL64 "small_batch_mnk=2097152 small_batch_mnk_bt=1000000 SM_MR=6 SM_NV=2 SM_VW=8 SM_RB=24 SM_WG=8 "
 #define CPU256_SMALL "small_batch_mnk=1000000 SM_MR=6 SM_NV=2 SM_VW=8 SM_RB=24 SM_WG=8 "
 #define CPU256_SMALL64 "small_batch_mnk=262144 SM_MR=6 SM_NV=2 SM_VW=4 SM_RB=24 SM_WG=8 "
 /* m*n*k switch points: below, the direct kernel (one launch, no scratch).
@@ -211,16 +224,16 @@ static const vncl__tunable clblast_tunables[] = {
 #define ANY VNCL__RULE_ANY
 #define R_CPU(vec, acc, shape) {NULL, VNCL_DEVICE_CPU, ANY, vec, acc, shape}
 #define R_GPU(vendor) {vendor, VNCL_DEVICE_GPU, ANY, 0, ANY, ANY}
-#define MEASURED "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29"
+#define MEASURED "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, batches 2026-12-02"
 /* f64: the direct kernel's KWGD, and packed variants that did not beat the
  * row (docs/tuning.md, "What bounds f64"). */
-#define MEASURED64 "PoCL 3.1, 2-core AVX-512 guest, 2026-12-01"
+#define MEASURED64 "PoCL 3.1, 2-core AVX-512 guest, 2026-12-01, batches 2026-12-02"
 /* The AVX2 rows: their direct kernel's KWGD=1 comes from the register
  * check, not from a run. */
 #define UNMEASURED256 "register model; packed sets timed as AVX2 code on the AVX-512 guest (POCL_KERNELLIB_NAME=avx2), 2026-12-01 and 2026-12-02; not on an AVX2 host"
 /* The square f32 row: the 2026-11-29 sets, A in place (A_PACKED=2) since;
  * switch_mnk16 2026-12-01 (loaded, noisy). */
-#define MEASURED32SQ "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01"
+#define MEASURED32SQ "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02"
 
 static const vncl__param_row gemm_rows[] = {
     {R_CPU(16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
