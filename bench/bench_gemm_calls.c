@@ -40,6 +40,7 @@ static void store_as(vncl_dtype dt, void *dst, const double *v, size_t n) {
 typedef struct prod {
   vncl_dtype dt;
   size_t m, n, k, batch;
+  bool bt; /* B stored transposed (n x k), as C = A B^T */
   void *a, *b, *c, *ref; /* host, in dt; ref: OpenBLAS's C */
   vncl_tensor *ta, *tb, *tc;
 } prod;
@@ -56,9 +57,10 @@ static void prod_free(prod *p) {
 }
 
 static int prod_make(bench_ctx *bc, prod *p, vncl_dtype dt, size_t m,
-                     size_t n, size_t k, size_t batch) {
+                     size_t n, size_t k, size_t batch, bool bt) {
   memset(p, 0, sizeof *p);
   p->dt = dt;
+  p->bt = bt;
   p->m = m;
   p->n = n;
   p->k = k;
@@ -79,7 +81,7 @@ static int prod_make(bench_ctx *bc, prod *p, vncl_dtype dt, size_t m,
   store_as(dt, p->b, tmp, nb);
   free(tmp);
   int64_t sa[3] = {(int64_t)batch, (int64_t)m, (int64_t)k},
-          sb[3] = {(int64_t)batch, (int64_t)k, (int64_t)n},
+          sb[3] = {(int64_t)batch, (int64_t)(bt ? n : k), (int64_t)(bt ? k : n)},
           sc[3] = {(int64_t)batch, (int64_t)m, (int64_t)n};
   int nd = batch > 1 ? 3 : 2, o = batch > 1 ? 0 : 1;
   if (vncl_tensor_create(bc->ctx, dt, nd, sa + o, &p->ta) ||
@@ -95,23 +97,25 @@ static int prod_make(bench_ctx *bc, prod *p, vncl_dtype dt, size_t m,
 static void host_products(prod *p) {
   size_t sa = p->m * p->k, sb = p->k * p->n, sc = p->m * p->n;
   for (size_t i = 0; i < p->batch; i++) {
+    enum CBLAS_TRANSPOSE tb = p->bt ? CblasTrans : CblasNoTrans;
+    int ldb = (int)(p->bt ? p->k : p->n);
     if (p->dt == VNCL_F64)
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)p->m,
-                  (int)p->n, (int)p->k, 1.0, (double *)p->a + i * sa,
-                  (int)p->k, (double *)p->b + i * sb, (int)p->n, 0.0,
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, tb, (int)p->m, (int)p->n,
+                  (int)p->k, 1.0, (double *)p->a + i * sa, (int)p->k,
+                  (double *)p->b + i * sb, ldb, 0.0,
                   (double *)p->ref + i * sc, (int)p->n);
     else
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)p->m,
-                  (int)p->n, (int)p->k, 1.0f, (float *)p->a + i * sa,
-                  (int)p->k, (float *)p->b + i * sb, (int)p->n, 0.0f,
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, tb, (int)p->m, (int)p->n,
+                  (int)p->k, 1.0f, (float *)p->a + i * sa, (int)p->k,
+                  (float *)p->b + i * sb, ldb, 0.0f,
                   (float *)p->ref + i * sc, (int)p->n);
   }
 }
 
 /* The batch as one vncl call on the (3-D when batched) tensors. */
 static int vncl_products(bench_ctx *bc, prod *p) {
-  return vncl_gemm(bc->ctx, VNCL_NO_TRANS, VNCL_NO_TRANS, 1.0, p->ta, p->tb,
-                   0.0, p->tc) ? -1 : 0;
+  return vncl_gemm(bc->ctx, VNCL_NO_TRANS, p->bt ? VNCL_TRANS : VNCL_NO_TRANS,
+                   1.0, p->ta, p->tb, 0.0, p->tc) ? -1 : 0;
 }
 
 /* vncl's C (read back, poisoned first) against ref: k ulps of the dtype at
@@ -206,7 +210,7 @@ static void f64_cases(bench_ctx *bc) {
   for (size_t s = 0; s < ns; s++) {
     if (bc->max_dim > 0 && sz[s] > (size_t)bc->max_dim) continue;
     prod p;
-    if (prod_make(bc, &p, VNCL_F64, sz[s], sz[s], sz[s], 1)) {
+    if (prod_make(bc, &p, VNCL_F64, sz[s], sz[s], sz[s], 1, false)) {
       prod_free(&p);
       continue; /* no f64 on this device, or no memory */
     }
@@ -283,7 +287,7 @@ static void small_calls(bench_ctx *bc) {
            fw * 1e6, fq * 1e6);
   for (size_t s = 0; s < ns; s++) {
     prod p;
-    if (prod_make(bc, &p, VNCL_F32, sz[s], sz[s], sz[s], 1)) {
+    if (prod_make(bc, &p, VNCL_F32, sz[s], sz[s], sz[s], 1, false)) {
       prod_free(&p);
       continue;
     }
@@ -308,17 +312,23 @@ static void small_calls(bench_ctx *bc) {
 /* ---- strided batches ------------------------------------------------- */
 
 static void batches(bench_ctx *bc) {
-  static const size_t full[][2] = {{17, 10000}, {32, 10000}, {64, 1000},
-                                   {100, 1000}};
-  static const size_t quick[][2] = {{17, 1000}, {32, 1000}};
-  const size_t(*sz)[2] = bc->quick ? quick : full;
-  size_t ns = bc->quick ? 2 : sizeof full / sizeof *full;
+  /* {n, count, B transposed}: B as stored by a program that keeps it
+   * transposed (n x k, C = A B^T) at 64^3 and 100^3, either side of the
+   * rows' small_batch_mnk_bt. */
+  static const size_t full[][3] = {{17, 10000, 0}, {32, 10000, 0},
+                                   {64, 1000, 0},  {100, 1000, 0},
+                                   {64, 1000, 1},  {100, 1000, 1}};
+  static const size_t quick[][3] = {{17, 1000, 0}, {32, 1000, 0}};
+  const size_t(*sz)[3] = bc->quick ? quick : full;
+  size_t ns = bc->quick ? sizeof quick / sizeof *quick
+                        : sizeof full / sizeof *full;
   static const vncl_dtype types[2] = {VNCL_F32, VNCL_F64};
   for (int d = 0; d < 2; d++)
     for (size_t s = 0; s < ns; s++) {
       prod p;
       size_t n = sz[s][0], count = sz[s][1];
-      if (prod_make(bc, &p, types[d], n, n, n, count)) {
+      bool bt = sz[s][2] != 0;
+      if (prod_make(bc, &p, types[d], n, n, n, count, bt)) {
         prod_free(&p);
         continue;
       }
@@ -336,9 +346,9 @@ static void batches(bench_ctx *bc) {
             time_calls(bc, &p, warm ? 3 : 1, true, warm, &tv, &sv, &tp, &sp);
         bool correct = ok && prod_check(&p);
         char name[80];
-        snprintf(name, sizeof name, "%cgemm batch %zu x %zu^3%s",
+        snprintf(name, sizeof name, "%cgemm batch %zu x %zu^3%s%s",
                  types[d] == VNCL_F64 ? 'd' : 's', count, n,
-                 warm ? ", repeated" : "");
+                 bt ? ", B transposed" : "", warm ? ", repeated" : "");
         double f = 2.0 * n * n * n * (double)count * 1e-9;
         /* Reported, not gated: the goal is 2x the loop
          * (docs/benchmarks.md, which gives both figures per host). */
