@@ -25,6 +25,10 @@
  *      |                     |    |   vectors, then the last columns one
  *      +---------------------+----+   by one (no work on columns not C's)
  *
+ * B transposed in memory (b_cs != 1, b_rs == 1) with A not (a_cs == 1):
+ * dot products along the depth instead, SM_MR rows against SM_NV columns
+ * (the same accumulator count), since the tiles would gather B.
+ *
  * Rows past the block are clamped for loading and skipped at the store;
  * beta == 0 means C is not read. Accumulation in float, double for f64.
  * k > 0 (the host runs k == 0 and alpha == 0 through gemm_direct).
@@ -71,6 +75,21 @@
 #define VLOAD_C(p) CAT(convert_, VT)(VNCL_VLOAD(DTYPE_C, SM_VW, 0, p))
 #define VSTORE_C(v, p) VNCL_VSTORE(DTYPE_C, SM_VW, p, 0, v)
 #endif
+/* The sum of a VT's lanes (the dot-product tiles below). */
+#if SM_VW == 1
+#define HSUM(v) (v)
+#elif SM_VW == 2
+#define HSUM(v) ((v).s0 + (v).s1)
+#elif SM_VW == 4
+#define HSUM(v) (((v).s01 + (v).s23).s0 + ((v).s01 + (v).s23).s1)
+#elif SM_VW == 8
+#define HSUM(v) HSUM4_((v).lo + (v).hi)
+#define HSUM4_(w) (((w).s01 + (w).s23).s0 + ((w).s01 + (w).s23).s1)
+#elif SM_VW == 16
+#define HSUM(v) HSUM8_((v).lo + (v).hi)
+#define HSUM8_(w) HSUM4_((w).lo + (w).hi)
+#define HSUM4_(w) (((w).s01 + (w).s23).s0 + ((w).s01 + (w).s23).s1)
+#endif
 /* ------------------------------------------------------------------------- */
 
 /* GEMM_DIMS (the sizes, offsets and strides of the ulong16 argument) and
@@ -100,6 +119,64 @@ __kernel void gemm_small(const ACC alpha, const ACC beta,
         #pragma unroll
         for (uint r = 0; r < SM_MR; ++r)
             arow[r] = a + (ulong)min(i0 + r, r_end - 1) * a_rs;
+
+#if SM_VW > 1
+        /* B stored transposed (its columns strided, each contiguous along
+         * the depth, as A's rows): the tile's row of B would be gathered
+         * element by element, SM_NV * SM_VW loads for SM_MR * SM_NV FMAs.
+         * Instead dot products along the depth: SM_MR rows of A against
+         * SM_NV columns of B, one vector of depths at a time (as many
+         * accumulators as the tile below), the lanes summed at the end. */
+        if (b_cs != 1 && b_rs == 1 && a_cs == 1 && k >= SM_VW) {
+            for (uint j0 = 0; j0 < n; j0 += SM_NV) {
+                __global const AB_T *bcol[SM_NV];
+                #pragma unroll
+                for (uint v = 0; v < SM_NV; ++v)
+                    bcol[v] = b + (ulong)min(j0 + v, n - 1) * b_cs;
+                VT dacc[SM_MR][SM_NV];
+                #pragma unroll
+                for (uint r = 0; r < SM_MR; ++r)
+                    #pragma unroll
+                    for (uint v = 0; v < SM_NV; ++v)
+                        dacc[r][v] = (VT)0;
+                uint p = 0;
+                for (; p + SM_VW <= k; p += SM_VW) {
+                    VT bv[SM_NV];
+                    #pragma unroll
+                    for (uint v = 0; v < SM_NV; ++v)
+                        bv[v] = VLOAD_AB(bcol[v] + p);
+                    #pragma unroll
+                    for (uint r = 0; r < SM_MR; ++r) {
+                        const VT av = VLOAD_AB(arow[r] + p);
+                        #pragma unroll
+                        for (uint v = 0; v < SM_NV; ++v)
+                            dacc[r][v] = fma(av, bv[v], dacc[r][v]);
+                    }
+                }
+                ACC dsum[SM_MR][SM_NV];
+                #pragma unroll
+                for (uint r = 0; r < SM_MR; ++r)
+                    #pragma unroll
+                    for (uint v = 0; v < SM_NV; ++v)
+                        dsum[r][v] = HSUM(dacc[r][v]);
+                for (; p < k; ++p)
+                    #pragma unroll
+                    for (uint r = 0; r < SM_MR; ++r)
+                        #pragma unroll
+                        for (uint v = 0; v < SM_NV; ++v)
+                            dsum[r][v] = fma(LOAD_AB(arow[r], p),
+                                             LOAD_AB(bcol[v], p), dsum[r][v]);
+                #pragma unroll
+                for (uint r = 0; r < SM_MR; ++r)
+                    #pragma unroll
+                    for (uint v = 0; v < SM_NV; ++v)
+                        if (i0 + r < r_end && j0 + v < n)
+                            UPDATE_C(c + (ulong)(i0 + r) * ldc + j0 + v,
+                                     dsum[r][v]);
+            }
+            continue;
+        }
+#endif
 
         /* One depth step p of NV_ vectors with the tile's row of B in bv[]
          * (A's element at depth p of row r_ at arow[r_][p * ACS_]). */

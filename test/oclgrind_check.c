@@ -426,7 +426,7 @@ static void all_packed_cpu_pack(vncl__gemm_params *p) {
 
 /* gemm_small for every product (single and batched, B transposed too). */
 static void all_small(vncl__gemm_params *p) {
-  p->small_mnk = p->small_batch_mnk = 1e30;
+  p->small_mnk = p->small_batch_mnk = p->small_batch_mnk_bt = 1e30;
   p->switch_mnk_bt = 1e30;
 }
 

@@ -666,7 +666,7 @@ static bool small_built(const char *opt) {
  * columns one by one) and whose rows spread over several work-items. */
 static void small_sweep_to(vncl__gemm_acc acc, vncl__gemm_params q,
                            vncl_dtype dt, int cases, size_t maxs) {
-  q.small_mnk = q.small_batch_mnk = 1e30;
+  q.small_mnk = q.small_batch_mnk = q.small_batch_mnk_bt = 1e30;
   q.switch_mnk_bt = 1e30; /* B transposed too */
   for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
     T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, &q));

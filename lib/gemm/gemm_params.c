@@ -187,7 +187,10 @@ static const vncl__tunable clblast_tunables[] = {
  * f32 row stays at 1000000. With B transposed (its columns strided,
  * gathered element by element) f32 loses from 100^3 on (0.70x at 100^3,
  * 0.48x at 128^3; 1.34x at 64^3) and f64 still wins at 100^3 (1.16x):
- * small_batch_mnk_bt 262144 (f32) and 1000000 (f64). Not acted on yet:
+ * small_batch_mnk_bt 262144 (f32) and 1000000 (f64). gemm_small then took
+ * dot products for B transposed (f32 1000 x 64^3 1.2-1.4x the gathering
+ * kernel; 100^3-128^3 still 0.87-0.89x the other route): the same limits.
+ * Not acted on yet:
  * f16 batches of 64^3 ran 1.74x faster off gemm_small in one run, 100^3
  * 0.86x (docs/tuning.md). */
 #define CPU512_SMALL "small_batch_mnk=1000000 small_batch_mnk_bt=262144 SM_MR=6 SM_NV=4 SM_VW=16 SM_RB=24 SM_WG=8 "
