@@ -395,9 +395,9 @@ static vncl_status make_steps(vncl_fft_plan *p) {
                                       "fft_stockham.cl"};
   vncl_status r = VNCL_OK;
   for (int i = 0; !r && i < 3; i++) {
-    char opts[128], vw[32];
-    snprintf(vw, sizeof vw, "-DVW=%d", t == VNCL_F64 ? p->tn.vw64 : p->tn.vw32);
-    vncl__fft_options(t, i == 2 ? vw : NULL, opts, sizeof opts);
+    char opts[48];
+    vncl__fft_options(t, i < 2 ? 0 : t == VNCL_F64 ? p->tn.vw64 : p->tn.vw32,
+                      opts);
     vncl__program *prog;
     if (i < 2 || p->own) r = vncl__program_get(p->ctx, files[i], opts, &prog);
   }

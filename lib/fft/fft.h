@@ -167,13 +167,14 @@ void vncl__fft_tuning_for(const vncl_device_info *dev, vncl__fft_tuning *out);
  *      fft_layout.c) ------------------------------------------------------ */
 
 /* Gets kernel `name` (runtime.h's handle) from `file` built for dtype
- * (-DPRECISION=32 or 64) and the extra options `more` (may be NULL). */
+ * (-DPRECISION=32 or 64) and, for vw > 0, -DVW=vw (the Stockham kernels'
+ * lines per work-item). */
 vncl_status vncl__fft_kget(vncl_context *ctx, vncl_dtype dtype,
-                           const char *file, const char *more,
-                           const char *name, vncl__kernel *out);
-/* The build options of the FFT kernels for dtype and `more`. */
-void vncl__fft_options(vncl_dtype dtype, const char *more, char *out,
-                       size_t cap);
+                           const char *file, int vw, const char *name,
+                           vncl__kernel *out);
+/* The build options of the FFT kernels for dtype and vw (0: none), as
+ * vncl__fft_kget builds them; at most 40 characters. */
+void vncl__fft_options(vncl_dtype dtype, int vw, char out[static 48]);
 /* Launches k on a (d0, d1) range unless `args` (the status of setting its
  * arguments) is an error, and gives the kernel back either way. */
 vncl_status vncl__fft_klaunch(vncl_context *ctx, vncl__kernel *k,

@@ -30,7 +30,7 @@ vncl_status vncl__fft_bluestein_run(vncl_context *ctx, vncl__fft_state *st,
   cl_ulong n_ = ax.n, m_ = m, inner_ = ax.inner;
   cl_int conj_ = conj;
   vncl__kernel k;
-  if ((s = vncl__fft_kget(ctx, dtype, "fft_bluestein.cl", NULL, "fft_bs_pre",
+  if ((s = vncl__fft_kget(ctx, dtype, "fft_bluestein.cl", 0, "fft_bs_pre",
                           &k)))
     return s;
   s = vncl__fft_klaunch(
@@ -48,7 +48,7 @@ vncl_status vncl__fft_bluestein_run(vncl_context *ctx, vncl__fft_state *st,
   else
     s = vncl__fft_clfft_run(ctx, st, mplan, CLFFT_FORWARD, s_buf, NULL);
   if (s) return s;
-  if ((s = vncl__fft_kget(ctx, dtype, "fft_bluestein.cl", NULL, "fft_bs_mul",
+  if ((s = vncl__fft_kget(ctx, dtype, "fft_bluestein.cl", 0, "fft_bs_mul",
                           &k)))
     return s;
   s = vncl__fft_klaunch(
@@ -63,7 +63,7 @@ vncl_status vncl__fft_bluestein_run(vncl_context *ctx, vncl__fft_state *st,
   else /* unscaled (clFFT takes a float scale): 1/m in the post-multiply */
     s = vncl__fft_clfft_run(ctx, st, mplan, CLFFT_BACKWARD, s_buf, NULL);
   if (s) return s;
-  if ((s = vncl__fft_kget(ctx, dtype, "fft_bluestein.cl", NULL, "fft_bs_post",
+  if ((s = vncl__fft_kget(ctx, dtype, "fft_bluestein.cl", 0, "fft_bs_post",
                           &k)))
     return s;
   vncl__targ sc = vncl__real_arg(dtype, mst ? scale : scale / (double)m);
@@ -90,7 +90,7 @@ vncl_status vncl__fft_rader_run(vncl_context *ctx, vncl__fft_state *st,
   cl_ulong n_ = ax.n, m_ = m, inner_ = ax.inner, dco = lines * m;
   cl_int conj_ = conj;
   vncl__kernel k;
-  if ((s = vncl__fft_kget(ctx, dtype, "fft_bluestein.cl", NULL, "fft_rd_pre",
+  if ((s = vncl__fft_kget(ctx, dtype, "fft_bluestein.cl", 0, "fft_rd_pre",
                           &k)))
     return s;
   s = vncl__fft_klaunch(
@@ -104,7 +104,7 @@ vncl_status vncl__fft_rader_run(vncl_context *ctx, vncl__fft_state *st,
   s = vncl__fft_stockham_run(ctx, st, dtype, tn, mst, conv, -1, 1.0, s_buf,
                              s_buf);
   if (s) return s;
-  if ((s = vncl__fft_kget(ctx, dtype, "fft_bluestein.cl", NULL, "fft_rd_mul",
+  if ((s = vncl__fft_kget(ctx, dtype, "fft_bluestein.cl", 0, "fft_rd_mul",
                           &k)))
     return s;
   s = vncl__fft_klaunch(
@@ -116,7 +116,7 @@ vncl_status vncl__fft_rader_run(vncl_context *ctx, vncl__fft_state *st,
   s = vncl__fft_stockham_run(ctx, st, dtype, tn, mst, conv, 1,
                              1.0 / (double)m, s_buf, s_buf);
   if (s) return s;
-  if ((s = vncl__fft_kget(ctx, dtype, "fft_bluestein.cl", NULL, "fft_rd_post",
+  if ((s = vncl__fft_kget(ctx, dtype, "fft_bluestein.cl", 0, "fft_rd_post",
                           &k)))
     return s;
   vncl__targ sc = vncl__real_arg(dtype, scale);

@@ -4,9 +4,6 @@
  * lengths longer than one pass should take. Also the per-device table that
  * decides when these kernels run instead of clFFT. Enqueues only, with
  * st->exec_lock held by the caller (the scratch is shared). */
-#include <stdio.h>
-#include <string.h>
-
 #include "fft/fft.h"
 
 /* Per-device defaults, rows picked by the device-rule matcher: a device
@@ -146,19 +143,6 @@ static int vw_of(const vncl__fft_tuning *tn, vncl_dtype dtype) {
   return dtype == VNCL_F64 ? tn->vw64 : tn->vw32;
 }
 
-/* "-DVW=<vw>" into buf (at least 24 bytes), without snprintf: formatting
- * cost a short transform 2k instructions a launch (callgrind). */
-static const char *vw_define(size_t vw, char *buf) {
-  char digits[20];
-  int d = 0;
-  do digits[d++] = (char)('0' + vw % 10);
-  while ((vw /= 10) && d < 20);
-  memcpy(buf, "-DVW=", 5);
-  for (int i = 0; i < d; i++) buf[5 + i] = digits[d - 1 - i];
-  buf[5 + d] = '\0';
-  return buf;
-}
-
 /* Work-items for `lines` lines of length n. */
 static size_t work_items(const vncl__fft_tuning *tn,
                          const vncl_device_info *dev, vncl_dtype dtype,
@@ -215,11 +199,9 @@ static vncl_status pass(vncl_context *ctx, vncl__fft_state *st,
   vncl_status s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_STOCKHAM,
                                     wi * 4 * n * vw * esize, &scr);
   if (s) return s;
-  char more[32];
-  vw_define(vw, more);
   vncl__kernel k;
-  if ((s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", more, "fft_stockham",
-                          &k)))
+  if ((s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", (int)vw,
+                          "fft_stockham", &k)))
     return s;
   vncl__targ sc = vncl__real_arg(dtype, scale);
   cl_uint shift = split ? (cl_uint)split->m : 0;
@@ -272,7 +254,7 @@ static vncl_status short_run(vncl_context *ctx, vncl_dtype dtype,
   vncl__kernel k;
   bool n16 = n == 16;
   vncl_status s = vncl__fft_kget(
-      ctx, dtype, "fft_stockham.cl", "-DVW=8",
+      ctx, dtype, "fft_stockham.cl", 8,
       n16 ? "fft_stockham_short16" : "fft_stockham_short", &k);
   if (s) return s;
   cl_uint n_ = (cl_uint)n;
@@ -408,8 +390,6 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
                                        size_t xstride, cl_mem dst) {
   size_t m = p->n, n1 = p->n1, n2 = p->n2, esize = vncl_dtype_size(dtype);
   size_t vw = (size_t)vw_of(tn, dtype);
-  char more[32];
-  vw_define(vw, more);
   if (n2 == 1) {
     /* One pass: the rows in the lanes, the split in the scratch. */
     size_t wi = work_items(tn, &ctx->info, dtype, rows);
@@ -418,7 +398,7 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
                                       wi * 4 * m * vw * esize, &scr);
     vncl__kernel k;
     if (!s)
-      s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", more,
+      s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", (int)vw,
                          "fft_stockham_r2c1", &k);
     if (s) return s;
     cl_uint m_ = (cl_uint)m;
@@ -458,7 +438,7 @@ vncl_status vncl__fft_stockham_r2c_run(vncl_context *ctx, vncl__fft_state *st,
              src, mid);
     vncl__kernel k;
     if (!s)
-      s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", more,
+      s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", (int)vw,
                          "fft_stockham_r2c", &k);
     if (s) break;
     cl_uint n1_ = (cl_uint)n1, n2_ = (cl_uint)n2;
@@ -506,8 +486,6 @@ vncl_status vncl__fft_stockham_c2r_run(vncl_context *ctx, vncl__fft_state *st,
     if (!s)
       s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_STOCKHAM,
                             wi * 8 * n1 * vw * esize, &scr);
-    char more[32];
-    vw_define(vw, more);
     size_t lg = 0;
     while (((size_t)1 << lg) < n1) lg++;
     for (size_t o0 = 0; !s && o0 < rows; o0 += blk) {
@@ -515,7 +493,7 @@ vncl_status vncl__fft_stockham_c2r_run(vncl_context *ctx, vncl__fft_state *st,
       /* Step 1: lines j2 and n2 - j2 together, the pre-processing in the
        * gather (fft_stockham_c2r2), into the middle array. */
       vncl__kernel k;
-      s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", more,
+      s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", (int)vw,
                          "fft_stockham_c2r2", &k);
       if (s) break;
       cl_uint n1_ = (cl_uint)n1, n2_ = (cl_uint)n2;
@@ -546,11 +524,9 @@ vncl_status vncl__fft_stockham_c2r_run(vncl_context *ctx, vncl__fft_state *st,
   cl_mem scr = NULL;
   vncl_status s = vncl__fft_scratch(ctx, st, VNCL__FFT_SCRATCH_STOCKHAM,
                                     wi * 4 * m * vw * esize, &scr);
-  char more[32];
-  vw_define(vw, more);
   vncl__kernel k;
   if (!s)
-    s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", more,
+    s = vncl__fft_kget(ctx, dtype, "fft_stockham.cl", (int)vw,
                        "fft_stockham_c2r1", &k);
   if (s) return s;
   cl_uint m_ = (cl_uint)m;
