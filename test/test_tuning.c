@@ -224,6 +224,66 @@ static bool fits_with(const vncl__tune_device *d, int acc,
 /* The register check (docs/tuning.md, "The register check"): every
  * built-in CPU row fits its own VREGS with every kernel it runs, and sets
  * that overflow are refused with the count in the message. */
+/* A built-in row outside the table's candidates (the AVX2 f64 row: VW 4,
+ * NR 8, where the table lists VW 8 and 16, NR from 16) left the search no
+ * point that fits 16 registers: `vncl autotune` measured the defaults
+ * alone. tspace_with_base adds the row's values in order, so the row is a
+ * point of the space, it fits, and the climb has neighbours that fit. */
+static void test_space_with_base(void **state) {
+  (void)state;
+  vncl__tune_device c;
+  memset(&c, 0, sizeof c);
+  c.info.type = VNCL_DEVICE_CPU;
+  c.info.max_work_group_size = 4096;
+  c.info.local_mem_bytes = 512 * 1024;
+  c.info.fp64 = true;
+  c.native_float_width = 8;
+  vncl__gemm_params cb;
+  assert_true(vncl__gemm_params_builtin(&c.info, c.native_float_width,
+                                        VNCL__GEMM_ACC64,
+                                        VNCL__GEMM_SHAPE_SQUARE, false, &cb));
+  cJSON *o = vncl__gemm_params_to_json(&cb);
+  vncl_tuning_params base;
+  assert_true(params_from_json(o, &base));
+  cJSON_Delete(o);
+  char why[256];
+  for (int q = 0; q < 2; q++) {
+    const tspace *sp = tspace_gemm(tspace_fast_kernel(cb.fast), q);
+    tspace ws;
+    tspace_with_base(sp, &base, &ws);
+    assert_int_equal(ws.np, sp->np);
+    int idx[TS_MAX_PARAMS] = {0};
+    for (int i = 0; i < ws.np; i++) {
+      double want;
+      assert_true(params_get(&base, ws.p[i].name, &want));
+      idx[i] = idx_of(&ws, ws.p[i].name, (int)want);
+      /* The table's candidates all stay, in order, with at most the
+       * row's value added. */
+      assert_true(ws.p[i].n == sp->p[i].n || ws.p[i].n == sp->p[i].n + 1);
+      for (int k = 0; k < sp->p[i].n; k++)
+        idx_of(&ws, sp->p[i].name, sp->p[i].v[k]);
+      for (int k = 1; k < ws.p[i].n; k++)
+        assert_true(ws.p[i].v[k - 1] < ws.p[i].v[k]);
+    }
+    assert_true(valid(&c, &ws, idx, &cb, VNCL__GEMM_ACC64, why, sizeof why));
+    int fit = 0;
+    for (int i = 0; i < ws.np; i++)
+      for (int d = -1; d <= 1; d += 2) {
+        int nb[TS_MAX_PARAMS];
+        memcpy(nb, idx, sizeof nb);
+        nb[i] += d;
+        if (nb[i] >= 0 && nb[i] < ws.p[i].n &&
+            valid(&c, &ws, nb, &cb, VNCL__GEMM_ACC64, why, sizeof why))
+          fit++;
+      }
+    assert_true(fit > 0);
+    /* A space that already holds every value is left as it is. */
+    tspace again;
+    tspace_with_base(&ws, &base, &again);
+    assert_memory_equal(&again, &ws, sizeof ws);
+  }
+}
+
 static void test_register_model(void **state) {
   (void)state;
   char why[256];
@@ -827,6 +887,7 @@ int main(int argc, char **argv) {
   t_seed();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_constraints),
+      cmocka_unit_test(test_space_with_base),
       cmocka_unit_test(test_register_model),
       cmocka_unit_test(test_round_trip_and_lookup),
       cmocka_unit_test(test_corrupt_and_old),

@@ -40,6 +40,14 @@ typedef struct tspace {
 const tspace *tspace_gemm(const char *kernel, bool quick);
 const tspace *tspace_clblast(bool quick);
 bool tspace_from_ops(const char *family, bool quick, tspace *out);
+/* s with the value `base` holds for each of its tunables added, in order,
+ * where the candidates lack it (up to TS_MAX_VALUES): a search then climbs
+ * from the set in force and steps to its neighbours. Without this a row
+ * outside the table's candidates (the AVX2 f64 row's VW 4 and NR 8) left
+ * a search no point that fits its device: `vncl autotune` measured the
+ * defaults alone (docs/tuning.md). */
+void tspace_with_base(const tspace *s, const vncl_tuning_params *base,
+                      tspace *out);
 /* The kernel the fast value of a GEMM set names. */
 const char *tspace_fast_kernel(double fast);
 

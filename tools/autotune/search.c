@@ -31,6 +31,7 @@ typedef struct job {
   size_t m, n, k, batch;
   const tspace *space;
   tspace ops_space;
+  tspace own_space; /* GEMM: the table's space with the base set's values */
   double share;    /* of the budget */
   int samples;     /* random samples before climbing */
 } job;
@@ -607,7 +608,9 @@ static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
       j.samples = q ? 2 : 10;
       snprintf(j.label, sizeof j.label, "gemm %s flat", dn);
     }
-    j.space = tspace_gemm(tspace_fast_kernel(fast), q);
+    tspace_with_base(tspace_gemm(tspace_fast_kernel(fast), q), &base,
+                     &j.own_space);
+    j.space = &j.own_space;
     job_begin(s, &j);
     double own_base = eval_baseline(s, &j, &base, false);
     result fr;
@@ -667,7 +670,8 @@ static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
       d.shape = sh;
       d.m = d.n = d.k = 96;
       d.batch = 16;
-      d.space = tspace_gemm("gemm_direct", q);
+      tspace_with_base(tspace_gemm("gemm_direct", q), &best, &d.own_space);
+      d.space = &d.own_space;
       d.share = (q ? 0.12 : 0.14) * dscale;
       d.samples = q ? 3 : 16;
       snprintf(d.label, sizeof d.label, "gemm %s small batched", dn);

@@ -70,6 +70,23 @@ const tspace *tspace_clblast(bool quick) {
   return &spaces[quick][3];
 }
 
+void tspace_with_base(const tspace *s, const vncl_tuning_params *base,
+                      tspace *out) {
+  *out = *s;
+  for (int i = 0; i < out->np; i++) {
+    tparam *p = &out->p[i];
+    double want;
+    if (!base || !params_get(base, p->name, &want) || want != (int)want)
+      continue;
+    int v = (int)want, k = 0;
+    while (k < p->n && p->v[k] < v) k++;
+    if ((k < p->n && p->v[k] == v) || p->n == TS_MAX_VALUES) continue;
+    memmove(&p->v[k + 1], &p->v[k], (size_t)(p->n - k) * sizeof p->v[0]);
+    p->v[k] = v;
+    p->n++;
+  }
+}
+
 bool tspace_from_ops(const char *family, bool quick, tspace *out) {
   for (int i = 0; i < vncl_tuning_family_count(); i++) {
     const char *f = vncl_tuning_family_name(i);
