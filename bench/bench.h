@@ -55,9 +55,11 @@ double bench_now(void);
  * (OpenBLAS) keeps a worker spinning on a core for about 0.1 s after each
  * call (measured: 100% of one core for 100-110 ms after a cblas_sgemm on
  * the 2-core Xeon), which took half the machine from whatever the bench
- * timed next. Polls the process's CPU time every 5 ms until it grows by
- * less than 10% of the wall time, at most 0.5 s; returns the seconds
- * waited. Call it after a peer's calls and before timing vncl. */
+ * timed next. Polls the process's CPU time every 5 ms until it has grown
+ * by less than 10% of the wall time in four windows in a row (one quiet
+ * window can be a gap in a worker that yields as it spins), at most 1 s;
+ * returns the seconds waited. Call it after a peer's calls and before
+ * timing vncl. */
 double bench_peer_quiet(void);
 
 /* Suites. Each returns 0, or -1 when it could not run at all. */

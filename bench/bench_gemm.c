@@ -158,7 +158,13 @@ static double vncl_device_seconds(bench_ctx *bc) {
  * spinning worker in some rounds and not in others; and a product timed
  * right after another kernel's (f16's pack and packed kernels after f32's
  * direct one) ran at 0.44-0.49x at 128^3-256^3 in two quiet runs, where
- * the same calls in a loop run at 0.85-1.1x. */
+ * the same calls in a loop run at 0.85-1.1x. The three storage types also
+ * take turns at going first in a round (2026-12-02, AMD EPYC): the first
+ * product after the wait for OpenBLAS ran faster than the two after it
+ * (with OpenBLAS on one thread the difference went away), so f32, always
+ * first, had flattered itself against f16 and bf16 (16-bit at 128^3-256^3
+ * 0.49-0.60x of f32 in the old order, 0.74-1.03x with OpenBLAS on one
+ * thread; at 64^3 the other way, 1.2-1.5x). */
 typedef struct timings {
   double vncl[3], vncl_dev[3], vncl_spread[3]; /* f32, f16, bf16 */
   double clblast, clblast_spread, openblas, openblas_spread;
@@ -197,7 +203,8 @@ static timings measure(bench_ctx *bc, gemm_bufs *g /* [3] */) {
   openblas_run(&g[0]);
   for (int r = 0; r < reps; r++) {
     bench_peer_quiet();
-    for (int d = 0; d < 3; d++) {
+    for (int i = 0; i < 3; i++) {
+      int d = (r + i) % 3; /* each storage type first in a third of rounds */
       t.ok[d] = t.ok[d] && run_vncl(bc, &g[d]) == 0 &&
                 vncl_finish(bc->ctx) == VNCL_OK;
       tv[d][r] = time_vncl(bc, &g[d], &t.ok[d], &td[d][r]);

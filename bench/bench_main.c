@@ -135,14 +135,15 @@ static double process_cpu_seconds(void) {
 double bench_peer_quiet(void) {
   double t0 = bench_now();
   double c = process_cpu_seconds(), w = t0;
+  int idle_run = 0;
   for (;;) {
     struct timespec ts = {0, 5000000};
     nanosleep(&ts, NULL);
     double c1 = process_cpu_seconds(), w1 = bench_now();
-    bool idle = c1 - c < 0.1 * (w1 - w);
+    idle_run = c1 - c < 0.1 * (w1 - w) ? idle_run + 1 : 0;
     c = c1;
     w = w1;
-    if (idle || w1 - t0 > 0.5) break;
+    if (idle_run >= 4 || w1 - t0 > 1.0) break;
   }
   return bench_now() - t0;
 }
