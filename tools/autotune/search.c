@@ -30,8 +30,9 @@ typedef struct job {
   int shape;       /* SHAPE_* */
   size_t m, n, k, batch;
   const tspace *space;
-  tspace ops_space;
-  tspace own_space; /* GEMM: the table's space with the base set's values */
+  tspace own;      /* what space points to, but for CLBlast's jobs: a
+                    * table's space with the set in force's values added
+                    * (job_space) */
   double share;    /* of the budget */
   int samples;     /* random samples before climbing */
 } job;
@@ -175,7 +176,7 @@ static cJSON *job_request(const job *j) {
   cJSON *r = cJSON_CreateObject();
   if (j->kind == TS_OPS) {
     cJSON_AddStringToObject(r, "kind", "ops");
-    cJSON_AddStringToObject(r, "family", j->ops_space.family);
+    cJSON_AddStringToObject(r, "family", j->space->family);
   } else {
     cJSON_AddStringToObject(r, "kind", "gemm");
     cJSON_AddNumberToObject(r, "dtype", j->dtype);
@@ -403,7 +404,7 @@ static double eval_baseline(session *s, const job *j,
           sizeof key - strlen(key) - 1);
   cJSON *req = job_request(j);
   if (j->kind == TS_OPS) {
-    add_values(req, &j->ops_space, base);
+    add_values(req, j->space, base);
   } else {
     vncl_tuning_params p = *base;
     params_put(&p, "backend", clblast ? 1 : 0);
@@ -423,7 +424,7 @@ static double eval_set(session *s, const job *j, const vncl_tuning_params *p,
   strncat(key, tag, sizeof key - strlen(key) - 1);
   cJSON *req = job_request(j);
   if (j->kind == TS_OPS)
-    add_values(req, &j->ops_space, p);
+    add_values(req, j->space, p);
   else
     cJSON_AddItemToObject(req, "params", params_to_json(p));
   double r = evaluate(s, key, req);
@@ -562,6 +563,16 @@ static void job_end(session *s) {
   if (s->o->progress_tty) fprintf(stderr, "\n");
 }
 
+/* Points j at table with the values of `base` (the set in force) added
+ * (tspace_with_base), in the job's own copy: every search of our kernels,
+ * GEMM and tensor ops alike, climbs from the set in force even where it
+ * lies outside the table's candidates. */
+static void job_space(job *j, const tspace *table,
+                      const vncl_tuning_params *base) {
+  tspace_with_base(table, base, &j->own);
+  j->space = &j->own;
+}
+
 /* GEMM for one dtype: every class, our kernels and CLBlast. */
 static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
   bool q = s->o->quick;
@@ -608,9 +619,7 @@ static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
       j.samples = q ? 2 : 10;
       snprintf(j.label, sizeof j.label, "gemm %s flat", dn);
     }
-    tspace_with_base(tspace_gemm(tspace_fast_kernel(fast), q), &base,
-                     &j.own_space);
-    j.space = &j.own_space;
+    job_space(&j, tspace_gemm(tspace_fast_kernel(fast), q), &base);
     job_begin(s, &j);
     double own_base = eval_baseline(s, &j, &base, false);
     result fr;
@@ -670,8 +679,7 @@ static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
       d.shape = sh;
       d.m = d.n = d.k = 96;
       d.batch = 16;
-      tspace_with_base(tspace_gemm("gemm_direct", q), &best, &d.own_space);
-      d.space = &d.own_space;
+      job_space(&d, tspace_gemm("gemm_direct", q), &best);
       d.share = (q ? 0.12 : 0.14) * dscale;
       d.samples = q ? 3 : 16;
       snprintf(d.label, sizeof d.label, "gemm %s small batched", dn);
@@ -721,13 +729,8 @@ static void tune_ops(session *s, vncl_tuning_db *db, const char *fam,
                      int nfam) {
   job j;
   memset(&j, 0, sizeof j);
-  if (!tspace_from_ops(fam, s->o->quick, &j.ops_space)) return;
-  j.space = &j.ops_space;
-  j.kind = TS_OPS;
-  j.dtype = VNCL_F32;
-  j.share = (s->o->quick ? 0.18 : 0.12) / nfam;
-  j.samples = s->o->quick ? 2 : 10;
-  snprintf(j.label, sizeof j.label, "%s", j.ops_space.name);
+  tspace table;
+  if (!tspace_from_ops(fam, s->o->quick, &table)) return;
   /* The built-in set as the launches use it (fitted to the device). */
   vncl_tuning_params v;
   vncl_tuning_set(s->ctx, fam, VNCL_F32, NULL, NULL);
@@ -735,6 +738,12 @@ static void tune_ops(session *s, vncl_tuning_db *db, const char *fam,
     fprintf(stderr, "autotune: %s\n", vncl_errmsg(s->ctx));
     return;
   }
+  job_space(&j, &table, &v);
+  j.kind = TS_OPS;
+  j.dtype = VNCL_F32;
+  j.share = (s->o->quick ? 0.18 : 0.12) / nfam;
+  j.samples = s->o->quick ? 2 : 10;
+  snprintf(j.label, sizeof j.label, "%s", j.space->name);
   job_begin(s, &j);
   double b = eval_baseline(s, &j, &v, false);
   result r;
@@ -743,8 +752,8 @@ static void tune_ops(session *s, vncl_tuning_db *db, const char *fam,
   bool tuned = false;
   double rate = b;
   if (r.have_idx && r.rate > b && !s->stopped && !interrupted) {
-    for (int i = 0; i < j.ops_space.np; i++)
-      params_put(&tv, j.ops_space.p[i].name, j.ops_space.p[i].v[r.idx[i]]);
+    for (int i = 0; i < j.space->np; i++)
+      params_put(&tv, j.space->p[i].name, j.space->p[i].v[r.idx[i]]);
     rate = r.rate;
     tuned = confirm(s, &j, &v, &tv, &b, &rate);
     if (!tuned) rate = b;
@@ -754,10 +763,10 @@ static void tune_ops(session *s, vncl_tuning_db *db, const char *fam,
   /* The entry holds the family's tunables (those of its space). */
   vncl_tuning_params e;
   memset(&e, 0, sizeof e);
-  for (int i = 0; i < j.ops_space.np; i++) {
+  for (int i = 0; i < j.space->np; i++) {
     double x = 0;
-    params_get(tuned ? &tv : &v, j.ops_space.p[i].name, &x);
-    params_put(&e, j.ops_space.p[i].name, x);
+    params_get(tuned ? &tv : &v, j.space->p[i].name, &x);
+    params_put(&e, j.space->p[i].name, x);
   }
   put_entry(s, db, fam, VNCL_F32, NULL, rate, &e);
   save_db(s, db);
