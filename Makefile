@@ -142,6 +142,10 @@ $(B)/test/test_tuning: tools/tuning_show.c tools/tuning_show.h \
 $(B)/test/test_trust: TEST_EXTRA = $(AUTOTUNE_SRC)
 $(B)/test/test_trust: $(AUTOTUNE_SRC) tools/autotune/autotune.h
 
+# test_bench_gate checks the bench's gates (bench/bench_gate.c, plain C).
+$(B)/test/test_bench_gate: TEST_EXTRA = -Ibench bench/bench_gate.c
+$(B)/test/test_bench_gate: bench/bench_gate.c bench/bench.h
+
 # The environment variables the sources read (scripts/env-names.sh), for
 # test_cli's check that `vncl --help` lists each one; and the commands it
 # runs.

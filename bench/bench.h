@@ -40,8 +40,32 @@ typedef struct bench_case {
   bool correct;          /* vncl's result verified against a reference */
   bool gate;             /* CI fails when vncl is worse than the peer here */
   double goal;           /* gated: the ratio to the peer CI requires (0: 1.0) */
+  bool goal_gate;        /* a goal gate (bench_gate.c): goal is the issue's
+                            (0: none), a known shortfall is gated at its
+                            floor, the spread is allowed for, CPUs only */
   int m, n, k;           /* shape where it applies (0 elsewhere) */
 } bench_case;
+
+/* What the gates make of a case (bench_gate.c). */
+typedef struct bench_verdict {
+  double goal;      /* the ratio asked for (0: none) */
+  double gate_at;   /* the ratio the gate holds it to: the goal, or a known
+                       shortfall's floor */
+  double allowance; /* goal gates: the measured spread allowed for */
+  bool gated;       /* the gate applies here */
+  bool known;       /* a known shortfall (gated at its floor) */
+  bool below_goal;  /* measured below the goal */
+  bool fail;        /* the gate fails: CI fails */
+} bench_verdict;
+
+/* The verdict on case c measured at `ratio` (vncl / peer, > 1 better) on a
+ * CPU device (cpu) or another. */
+void bench_verdict_of(const bench_case *c, double ratio, bool cpu,
+                      bench_verdict *v);
+/* The floor of a known shortfall of the goal gates, 0 when the case is not
+ * one. */
+double bench_shortfall_floor(const char *suite, const char *name,
+                             const char *dtype);
 
 /* Adds a case to b->cases and prints its table row. */
 void bench_record(bench_ctx *b, const bench_case *c);

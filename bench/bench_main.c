@@ -2,8 +2,8 @@
  * table of vncl against its peers (measured in the same run), writes JSON,
  * compares with a baseline, plots. A program of its own because it links
  * the peers (OpenBLAS, FFTW, CLBlast, clFFT), which the vncl command does
- * not. Exit: 0 when every result verified and every gated case held against
- * its peer, 1 otherwise, 2 on usage errors. */
+ * not. Exit: 0 when every result verified and every gated case held its
+ * gate (bench_gate.c), 1 otherwise, 2 on usage errors. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +25,7 @@
 #pragma weak bench_suite_multi
 
 static int gate_failures;
+static int below_goal, known_below; /* goal gates' cases below their goal */
 static int table_header_done;
 
 static bool lower_is_better(const char *unit) {
@@ -56,8 +57,20 @@ void bench_record(bench_ctx *b, const bench_case *c) {
   cJSON_AddNumberToObject(j, "bytes", c->bytes);
   cJSON_AddBoolToObject(j, "correct", c->correct);
   cJSON_AddBoolToObject(j, "gate", c->gate);
-  double goal = c->goal > 0 ? c->goal : 1.0;
-  if (c->gate) cJSON_AddNumberToObject(j, "goal", goal);
+  bench_verdict v;
+  bench_verdict_of(c, ratio, b->dev.type == VNCL_DEVICE_CPU, &v);
+  if (c->gate && !c->goal_gate) cJSON_AddNumberToObject(j, "goal", v.goal);
+  if (c->goal_gate) {
+    /* goal: the issue's (absent: none); gate_at: the ratio CI holds the
+     * case to, less the allowance for the measured spread (bench_gate.c). */
+    if (v.goal > 0) cJSON_AddNumberToObject(j, "goal", v.goal);
+    cJSON_AddBoolToObject(j, "below_goal", v.below_goal);
+    cJSON_AddBoolToObject(j, "known_shortfall", v.known);
+    if (v.gated) {
+      cJSON_AddNumberToObject(j, "gate_at", v.gate_at);
+      cJSON_AddNumberToObject(j, "allowance", v.allowance);
+    }
+  }
   if (c->m || c->n || c->k) {
     int shape[3] = {c->m, c->n, c->k};
     cJSON_AddItemToObject(j, "mnk", cJSON_CreateIntArray(shape, 3));
@@ -75,8 +88,11 @@ void bench_record(bench_ctx *b, const bench_case *c) {
   }
   cJSON_AddItemToArray(b->cases, j);
   if (!c->correct) b->wrong++;
-  bool gated_fail = c->gate && c->peer_value > 0 && ratio < goal;
-  if (gated_fail) gate_failures++;
+  if (v.fail) gate_failures++;
+  if (c->goal_gate) {
+    below_goal += v.below_goal;
+    known_below += v.below_goal && v.known;
+  }
   if (!table_header_done) {
     printf("%-9s %-34s %-5s %12s %7s  %-9s %12s %7s %s\n", "suite", "case",
            "dtype", "vncl", "spread", "peer", "peer", "ratio", "");
@@ -88,11 +104,21 @@ void bench_record(bench_ctx *b, const bench_case *c) {
     snprintf(pbuf, sizeof pbuf, "%.2f", c->peer_value);
   else
     snprintf(pbuf, sizeof pbuf, "-");
+  /* The last column: a wrong result, a failed gate, or a goal gate's case
+   * below its goal (known shortfalls with the floor they are gated at). */
+  char note[96] = "";
+  if (v.fail && !c->goal_gate)
+    snprintf(note, sizeof note, "BELOW PEER (gated)");
+  else if (v.fail)
+    snprintf(note, sizeof note, "BELOW GATE %.2fx (goal %.2fx)", v.gate_at,
+             v.goal);
+  else if (c->goal_gate && v.below_goal)
+    snprintf(note, sizeof note, "below goal %.2fx%s", v.goal,
+             v.known ? " (known)" : "");
   printf("%-9s %-34s %-5s %12s %6.0f%%  %-9s %12s %6.2fx %s%s\n", c->suite,
          c->name, c->dtype ? c->dtype : "", vbuf, 100 * c->spread,
          c->peer ? c->peer : "-", pbuf, ratio,
-         c->correct ? "" : "WRONG RESULT ",
-         gated_fail ? "BELOW PEER (gated)" : "");
+         c->correct ? "" : "WRONG RESULT ", note);
   fflush(stdout);
 }
 
@@ -417,7 +443,7 @@ int main(int argc, char **argv) {
     return bench_startup_child(argc - 1, argv + 1);
   const char *dev = NULL, *json = NULL, *plot = NULL, *base = NULL;
   const char *suites = "gemm,transfer,fft,ops,startup,multi";
-  bool quick = false, want_json = false;
+  bool quick = false, want_json = false, no_gate = false;
   long repeats = 0, max_dim = 0;
   const cli_opt opts[] = {
       {.name = "device", .kind = CLI_STRING, .out = &dev, .arg = "SEL",
@@ -435,6 +461,9 @@ int main(int argc, char **argv) {
       {.name = "compare", .kind = CLI_STRING, .out = &base,
        .arg = "BASELINE.json",
        .help = "flag ratios that fell beyond the spread"},
+      {.name = "no-gate", .kind = CLI_FLAG, .out = &no_gate,
+       .help = "report the gates' verdicts without failing on them (a "
+               "wrong result still fails)"},
       {.name = "repeats", .kind = CLI_INT, .out = &repeats, .min = 1,
        .max = 1000, .help = "timed runs per case (default 9, 5 with --quick)"},
       {.name = "max-dim", .kind = CLI_INT, .out = &max_dim, .min = 1,
@@ -445,8 +474,8 @@ int main(int argc, char **argv) {
       .name = "bench", .opts = opts,
       .about = "Measures vncl and its peer (CLBlast, clFFT, OpenBLAS, FFTW, "
                "memcpy) in the same run\nand reports their ratio. Exit 1 on "
-               "a wrong result or a gated case below its peer.\nRun as "
-               "`vncl bench` or directly as vncl-bench.\n"};
+               "a wrong result or a case below its gate (docs/benchmarks.md)."
+               "\nRun as `vncl bench` or directly as vncl-bench.\n"};
   int pr = cli_parse(&cmd, argc, argv);
   if (pr != CLI_PARSED) return pr;
   /* --json alone: the JSON is the standard output, the table goes to
@@ -521,10 +550,11 @@ int main(int argc, char **argv) {
       b.wrong++;
     }
   }
-  printf("bench: %d case(s) in %.1f s, %d wrong, %d below a gated peer\n",
+  printf("bench: %d case(s) in %.1f s, %d wrong, %d below their gate; %d "
+         "below their goal (%d known shortfalls)\n",
          cJSON_GetArraySize(b.cases), bench_now() - t0, b.wrong,
-         gate_failures);
-  int rc = (b.wrong || gate_failures) ? 1 : 0;
+         gate_failures, below_goal, known_below);
+  int rc = (b.wrong || (gate_failures && !no_gate)) ? 1 : 0;
   if (want_json) {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "vncl_version", vncl_version_string());

@@ -368,7 +368,7 @@ for suite in $bsuites; do
   bi=$((bi + 2))
   grep -E '^(suite|gemm|transfer)' "$LOGS/bench-$suite.log" | sed 's/^/  /' >> "$SUMMARY"
   case $rc in
-    0) st=ok ;; 124|137) st=timeout ;; 1) st="failed (a wrong result or below a gated peer)" ;; *) st=failed ;;
+    0) st=ok ;; 124|137) st=timeout ;; 1) st="failed (a wrong result or a case below its gate)" ;; *) st=failed ;;
   esac
   say "bench $suite: vncl bench $bargs: $st ($(( $(date +%s) - ts )) s; $(grep -E '^bench:' "$LOGS/bench-$suite.log" | sed 's/^bench: //'))"
   phase "bench $suite" "$st" "$rc" $(( $(date +%s) - ts )) "$lim" "vncl bench $bargs"
