@@ -778,6 +778,31 @@ static void test_doctor(void **st) {
     if (pass) assert_true(strcmp(tc.table, "unified-svm") != 0);
   }
   unsetenv("VNCL_TENSOR_MEMORY");
+  /* PoCL's CPU device: the line on its worker threads, pinned or not, by
+   * the environment (the advice itself depends on this process's CPU
+   * mask: not tested here). */
+  vncl_context *c = t_context("off");
+  assert_non_null(c);
+  vncl_device_info di;
+  vncl_context_device_info(c, &di);
+  vncl_context_destroy(c);
+  if (di.type == VNCL_DEVICE_CPU && !strncmp(di.name, "pthread", 7) &&
+      strstr(di.platform, "Portable Computing Language")) {
+    char *saved = getenv("POCL_AFFINITY") ? strdup(getenv("POCL_AFFINITY"))
+                                          : NULL;
+    free(out);
+    setenv("POCL_AFFINITY", "1", 1);
+    assert_int_equal(run("doctor", false, &out), 0);
+    assert_non_null(strstr(out, "[ ok ] PoCL worker threads pinned"));
+    free(out);
+    unsetenv("POCL_AFFINITY");
+    assert_int_equal(run("doctor", false, &out), 0);
+    assert_non_null(strstr(out, "PoCL worker threads not pinned"));
+    if (saved) setenv("POCL_AFFINITY", saved, 1);
+    free(saved);
+  } else {
+    assert_null(strstr(out, "PoCL worker threads"));
+  }
   unsetenv("VNCL_CACHE_DIR");
   t_rmtree(dir);
   free(out);

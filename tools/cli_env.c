@@ -68,6 +68,8 @@ const cli_env_var cli_env[] = {
     {"OPENBLAS_CORETYPE", "the OpenBLAS kernels vncl bench's peer runs; "
                           "unset, the bench sets the best this CPU runs "
                           "when OpenBLAS chose older ones"},
+    {"POCL_AFFINITY", "1 pins PoCL's worker i to CPU i (vncl doctor says "
+                      "whether to set it; docs/portability.md)"},
     {"POCL_DEVICES", "PoCL's device list; vncl bench --suite multi sets "
                      "\"pthread pthread\" when unset"},
     {NULL, NULL}};
