@@ -327,14 +327,16 @@ static void test_f32_batched_and_events(void **st) {
   run_case(&g);
   g.m = 0; /* nothing to do still gives an event after the wait list */
   run_case(&g);
-  /* A batch with B's columns strided above the CPU rows' gemm_small reach
-   * for them (small_batch_mnk_bt, 64^3 for f32): 70^3 takes the route
-   * single products take there, batch by batch, in both layouts. */
-  for (int lay = 0; lay < 2; lay++) {
-    gcase t = {VNCL_F32, (vncl_layout)lay, VNCL_NO_TRANS, VNCL_TRANS, 70, 70,
-               70, 3, 1.0, 0.0, 1, 2, 3, 1, false, false};
-    run_case(&t);
-  }
+  /* Batches with B's columns strided, in both layouts: 70^3 within the CPU
+   * rows' gemm_small reach for them (small_batch_mnk_bt: 96^3 on the
+   * AVX-512 f32 row), B gathered; 101^3 above every CPU row's batch reach
+   * (small_batch_mnk 1000000), the route single products take there. */
+  for (int lay = 0; lay < 2; lay++)
+    for (size_t n = 70; n <= 101; n += 31) {
+      gcase t = {VNCL_F32, (vncl_layout)lay, VNCL_NO_TRANS, VNCL_TRANS, n, n,
+                 n, 3, 1.0, 0.0, 1, 2, 3, 1, false, false};
+      run_case(&t);
+    }
 }
 
 static void test_f64(void **st) {

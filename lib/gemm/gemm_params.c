@@ -190,10 +190,19 @@ static const vncl__tunable clblast_tunables[] = {
  * small_batch_mnk_bt 262144 (f32) and 1000000 (f64). gemm_small then took
  * dot products for B transposed (f32 1000 x 64^3 1.2-1.4x the gathering
  * kernel; 100^3-128^3 still 0.87-0.89x the other route): the same limits.
+ * Zen 4 EPYC, 2026-12-02, quiet, one process, nine alternated rounds,
+ * batches of 1000 with B transposed, gemm_small (dot products) against
+ * the packed route: f32 72^3 1.83x, 80^3 2.0x (two runs), 90^3 1.47x,
+ * 100^3 1.20-1.40x; f16 72^3 2.4x, 90^3 2.0x, bf16 80^3 2.3-2.7x, but f16
+ * 100^3 0.67x (two runs), and the Xeon's dot products ran 0.87-0.89x at
+ * 100^3-128^3 (above): small_batch_mnk_bt 900000, which takes up to 96^3
+ * and leaves 100^3 where it was. The packed route wastes most of its
+ * 96 x 64 blocks on sides of 72-96 (20-40 GFLOP/s there against 55-85 at
+ * 100^3). Not measured on the Xeon between 64^3 and 100^3.
  * Not acted on yet:
  * f16 batches of 64^3 ran 1.74x faster off gemm_small in one run, 100^3
  * 0.86x (docs/tuning.md). */
-#define CPU512_SMALL "small_batch_mnk=1000000 small_batch_mnk_bt=262144 SM_MR=6 SM_NV=4 SM_VW=16 SM_RB=24 SM_WG=8 "
+#define CPU512_SMALL "small_batch_mnk=1000000 small_batch_mnk_bt=900000 SM_MR=6 SM_NV=4 SM_VW=16 SM_RB=24 SM_WG=8 "
 #define CPU512_SMALL64 "small_batch_mnk=2097152 small_batch_mnk_bt=1000000 SM_MR=6 SM_NV=2 SM_VW=8 SM_RB=24 SM_WG=8 "
 #define CPU256_SMALL "small_batch_mnk=1000000 SM_MR=6 SM_NV=2 SM_VW=8 SM_RB=24 SM_WG=8 "
 #define CPU256_SMALL64 "small_batch_mnk=262144 SM_MR=6 SM_NV=2 SM_VW=4 SM_RB=24 SM_WG=8 "
