@@ -26,11 +26,13 @@
 /* The known shortfalls: cases that fell below their goal in some run on a
  * host we have had. Floor: three quarters of the lowest ratio measured,
  * rounded down to 0.05 (at least 0.05). Measured on the AMD EPYC (Zen 4,
- * 2 cores, AVX-512; ten quick runs and two full ones, 2026-12-02; "AVX2
- * code": the same host with POCL_KERNELLIB_NAME=avx2) and the model-207
- * Xeon (full runs, docs/benchmarks.md and docs/fft.md). A case that meets
- * its goal in every run leaves this table; one that does not, and is not
- * here, fails CI until it is added with its figures, or fixed. */
+ * 2 cores, AVX-512; 2026-12-02: two full runs and one as AVX2 code, the
+ * same host with POCL_KERNELLIB_NAME=avx2, then eleven quick runs and four
+ * full ones) and the model-207 Xeon (full runs,
+ * docs/benchmarks.md and docs/fft.md). bench/gate_floors.py computes the
+ * entries from `vncl bench --json` files. A case that meets its goal in
+ * every run leaves this table; one that does not, and is not here, fails
+ * CI until it is added with its figures, or fixed. */
 static const struct {
   const char *suite, *name, *dtype;
   double floor;
@@ -40,18 +42,18 @@ static const struct {
      * 1024-16384 are bound by the kernel. */
     {"fft", "c2c 100000 (stockham)", "f32", 0.50},       /* 0.67x, Xeon */
     {"fft", "c2c 128x128x128 (stockham)", "f32", 0.50},  /* 0.70x, AMD */
-    {"fft", "c2c 131072 x 8 (stockham)", "f32", 0.45},   /* 0.64x, AMD */
+    {"fft", "c2c 131072 x 8 (stockham)", "f32", 0.35},   /* 0.53x, AMD */
     {"fft", "c2c 16 x 1000 (stockham)", "f32", 0.30},    /* 0.44x, AMD quick */
-    {"fft", "c2c 16384 (stockham)", "f32", 0.30},        /* 0.40x, Xeon */
+    {"fft", "c2c 16384 (stockham)", "f32", 0.25},        /* 0.36x, AMD */
     {"fft", "c2c 200704 (stockham)", "f32", 0.65},       /* 0.91x, Xeon */
     {"fft", "c2c 256 x 4096 (stockham)", "f32", 0.60},   /* 0.85x, Xeon */
-    {"fft", "c2c 3 x 1000 (stockham)", "f32", 0.10},     /* 0.15x, AMD */
+    {"fft", "c2c 3 x 1000 (stockham)", "f32", 0.05},     /* 0.13x, AMD */
     {"fft", "c2c 4 x 64x70 (stockham)", "f64", 0.30},    /* 0.43x, AMD quick */
     {"fft", "c2c 4096 (stockham)", "f32", 0.10},         /* 0.17x, AMD AVX2 */
     {"fft", "c2c 4099 (bluestein)", "f32", 0.35},        /* 0.49x, AMD quick */
     {"fft", "c2c 64 x 1024 (stockham)", "f32", 0.25},    /* 0.38x, AMD quick */
     {"fft", "c2r 16 x 1000 (stockham)", "f32", 0.50},    /* 0.70x, AMD quick */
-    {"fft", "c2r 4 x 100000 (stockham)", "f64", 0.50},   /* 0.67x, AMD */
+    {"fft", "c2r 4 x 100000 (stockham)", "f64", 0.45},   /* 0.64x, AMD */
     {"fft", "r2c 1048576 (stockham)", "f32", 0.50},      /* 0.70x, Xeon */
     {"fft", "r2c 2 x 16x14x22 (stockham)", "f32", 0.40}, /* 0.59x, AMD quick */
     {"fft", "r2c 8192 (stockham)", "f32", 0.20},         /* 0.32x, AMD AVX2 */
@@ -66,7 +68,7 @@ static const struct {
     {"ops", "log-softmax rows 4096x1024", "f32", 0.40},     /* 0.58x, AMD q */
     {"ops", "log-softmax rows 65536x64", "f32", 0.30},      /* 0.43x, AMD q */
     {"ops", "permute 64x16x4096 (1,0,2)", "f32", 0.45},     /* 0.66x, AMD q */
-    {"ops", "permute 64x16x4096 (2,1,0)", "f16", 0.40},     /* 0.54x, AMD q */
+    {"ops", "permute 64x16x4096 (2,1,0)", "f16", 0.35},     /* 0.53x, AMD q */
     {"ops", "permute 64x16x4096 (2,1,0)", "f32", 0.35},     /* 0.53x, AMD q */
     {"ops", "permute 64x64x16384 (2,1,0)", "f32", 0.50},    /* 0.68x, AMD */
     {"ops", "permute 8x128x64x64 (0,3,2,1)", "f32", 0.30},  /* 0.44x, AMD q */
@@ -81,9 +83,9 @@ static const struct {
     {"ops", "softmax rows 65536x1024", "f32", 0.45},        /* 0.62x, AMD */
     {"ops", "softmax rows 65536x64", "f32", 0.25},          /* 0.39x, AMD q */
     {"ops", "sum all 4Mi", "f32", 0.50},                    /* 0.73x, AMD q */
-    {"ops", "sum cols 1024x4096", "f32", 0.50},             /* 0.71x, AMD q */
+    {"ops", "sum cols 1024x4096", "f32", 0.45},             /* 0.67x, AMD q */
     {"ops", "sum mid 64x16x4096", "f32", 0.45},             /* 0.61x, AMD q */
-    {"ops", "sum rows 1024x4096", "f32", 0.35},             /* 0.48x, AMD q */
+    {"ops", "sum rows 1024x4096", "f32", 0.30},             /* 0.47x, AMD q */
     {"ops", "transpose 1024x4096", "f32", 0.45},            /* 0.66x, AMD q */
 };
 
