@@ -27,12 +27,13 @@
  * host we have had. Floor: three quarters of the lowest ratio measured,
  * rounded down to 0.05 (at least 0.05). Measured on the AMD EPYC (Zen 4,
  * 2 cores, AVX-512; 2026-12-02: two full runs and one as AVX2 code, the
- * same host with POCL_KERNELLIB_NAME=avx2, then eleven quick runs and four
- * full ones) and the model-207 Xeon (full runs,
- * docs/benchmarks.md and docs/fft.md). bench/gate_floors.py computes the
- * entries from `vncl bench --json` files. A case that meets its goal in
- * every run leaves this table; one that does not, and is not here, fails
- * CI until it is added with its figures, or fixed. */
+ * same host with POCL_KERNELLIB_NAME=avx2, then eleven quick runs, four
+ * full ones, and two quick ones as AVX2 code, "AVX2 q") and the model-207
+ * Xeon (full runs, docs/benchmarks.md and docs/fft.md).
+ * bench/gate_floors.py computes the entries from `vncl bench --json`
+ * files. A case that meets its goal in every run leaves this table; one
+ * that does not, and is not here, fails CI until it is added with its
+ * figures, or fixed. */
 static const struct {
   const char *suite, *name, *dtype;
   double floor;
@@ -48,14 +49,14 @@ static const struct {
     {"fft", "c2c 200704 (stockham)", "f32", 0.65},       /* 0.91x, Xeon */
     {"fft", "c2c 256 x 4096 (stockham)", "f32", 0.60},   /* 0.85x, Xeon */
     {"fft", "c2c 3 x 1000 (stockham)", "f32", 0.05},     /* 0.13x, AMD */
-    {"fft", "c2c 4 x 64x70 (stockham)", "f64", 0.30},    /* 0.43x, AMD quick */
+    {"fft", "c2c 4 x 64x70 (stockham)", "f64", 0.25},    /* 0.39x, AMD AVX2 q */
     {"fft", "c2c 4096 (stockham)", "f32", 0.10},         /* 0.17x, AMD AVX2 */
-    {"fft", "c2c 4099 (bluestein)", "f32", 0.35},        /* 0.49x, AMD quick */
+    {"fft", "c2c 4099 (bluestein)", "f32", 0.25},        /* 0.36x, AMD AVX2 q */
     {"fft", "c2c 64 x 1024 (stockham)", "f32", 0.25},    /* 0.38x, AMD quick */
     {"fft", "c2r 16 x 1000 (stockham)", "f32", 0.50},    /* 0.70x, AMD quick */
     {"fft", "c2r 4 x 100000 (stockham)", "f64", 0.45},   /* 0.64x, AMD */
     {"fft", "r2c 1048576 (stockham)", "f32", 0.50},      /* 0.70x, Xeon */
-    {"fft", "r2c 2 x 16x14x22 (stockham)", "f32", 0.40}, /* 0.59x, AMD quick */
+    {"fft", "r2c 2 x 16x14x22 (stockham)", "f32", 0.35}, /* 0.52x, AMD AVX2 q */
     {"fft", "r2c 8192 (stockham)", "f32", 0.20},         /* 0.32x, AMD AVX2 */
     /* Operations against memcpy. The quick sizes (16 MiB a tensor) are
      * below the issue's "large sizes" and swing 0.4-1.4x between runs on
@@ -75,7 +76,7 @@ static const struct {
     {"ops", "permute 8x512x64x256 (0,3,2,1)", "f32", 0.55}, /* 0.75x, AVX2 */
     {"ops", "random normal 4Mi", "f32", 0.05},              /* 0.12x, AMD q */
     {"ops", "random normal 64Mi", "f32", 0.15},             /* 0.26x, AVX2 */
-    {"ops", "random uniform 4Mi", "f32", 0.15},             /* 0.22x, AMD q */
+    {"ops", "random uniform 4Mi", "f32", 0.10},             /* 0.19x, AMD AVX2 q */
     {"ops", "random uniform 64Mi", "f32", 0.30},            /* 0.41x, AMD */
     {"ops", "softmax rows 1024x4096", "f32", 0.35},         /* 0.52x, AMD q */
     {"ops", "softmax rows 4096x1024", "f32", 0.30},         /* 0.40x, AMD q */
@@ -86,7 +87,7 @@ static const struct {
     {"ops", "sum cols 1024x4096", "f32", 0.45},             /* 0.67x, AMD q */
     {"ops", "sum mid 64x16x4096", "f32", 0.45},             /* 0.61x, AMD q */
     {"ops", "sum rows 1024x4096", "f32", 0.30},             /* 0.47x, AMD q */
-    {"ops", "transpose 1024x4096", "f32", 0.45},            /* 0.66x, AMD q */
+    {"ops", "transpose 1024x4096", "f32", 0.30},            /* 0.46x, AMD AVX2 q */
 };
 
 static bool same(const char *a, const char *b) {
