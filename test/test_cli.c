@@ -343,8 +343,9 @@ static void test_json_file(void **st) {
    * is under test here, not the speed (--no-gate: one repeat on a shared
    * machine proves nothing about a goal; test_bench_gate tests the gates). */
   assert_int_equal(
-      run_split(NULL, "bench --suite ops --quick --repeats 1 --no-gate --json", &out,
-                &err),
+      run_split(NULL,
+                "bench --suite ops --quick --repeats 1 --no-gate --json",
+                &out, &err),
       0);
   j = cJSON_Parse(out);
   if (!j) fail_msg("bench --json: stdout is not JSON: %s", out);
@@ -366,10 +367,11 @@ static void test_json_file(void **st) {
   free(err);
   /* A core the caller set is kept, with a warning where it is narrower
    * than the CPU. */
-  assert_int_equal(run_split("OPENBLAS_CORETYPE=Prescott",
-                             "bench --suite ops --quick --repeats 1 --no-gate --json",
-                             &out, &err),
-                   0);
+  assert_int_equal(
+      run_split("OPENBLAS_CORETYPE=Prescott",
+                "bench --suite ops --quick --repeats 1 --no-gate --json", &out,
+                &err),
+      0);
   j = cJSON_Parse(out);
   if (!j) fail_msg("bench --json: stdout is not JSON: %s", out);
   core = cJSON_GetObjectItem(j, "openblas_core");
@@ -382,8 +384,8 @@ static void test_json_file(void **st) {
   free(out);
   free(err);
   unlink(path);
-  snprintf(a, sizeof a, "bench --suite ops --quick --repeats 1 --no-gate --json %s",
-           path);
+  snprintf(a, sizeof a,
+           "bench --suite ops --quick --repeats 1 --no-gate --json %s", path);
   assert_int_equal(run_split(NULL, a, &out, &err), 0);
   assert_non_null(strstr(out, "\nops "));
   text = slurp(path);

@@ -126,16 +126,14 @@ static void telemetry_line(vncl_context *ctx, const vncl_device_info *d) {
         "for an unusual path");
 }
 
-/* The checks of one device: compiler, precisions, memory, a kernel that
- * builds, runs and verifies, the caches and the tuning database. */
 /* PoCL's CPU device: are its worker threads pinned? PoCL 3.1 pins worker
  * i to CPU i under POCL_AFFINITY=1 whatever the process's affinity mask (a
  * `taskset -c 1` process had its worker 0 moved to CPU 0 here; where a
  * cpuset forbids the CPU the call fails, and PoCL's sources treat that as
- * fatal), so the advice depends on the mask. Pinning is a
- * trade-off, not a default of ours: on the 2-core EPYC guest FFTs and
- * mid-sized GEMMs ran up to 1.9x faster, back-to-back tiny calls 1.5-2.5
- * us slower (docs/portability.md, "PoCL's worker threads"). */
+ * fatal), so the advice depends on the mask. Pinning is a trade-off, not
+ * a default of ours: on the 2-core EPYC guest FFTs ran up to 2x and
+ * 512^3 GEMMs up to 1.8x faster, back-to-back tiny calls 1.5-2.5 us
+ * slower (docs/portability.md, "PoCL's worker threads"). */
 static void pocl_affinity_line(const vncl_device_info *d) {
   if (d->type != VNCL_DEVICE_CPU || strncmp(d->name, "pthread", 7) != 0 ||
       !strstr(d->platform, "Portable Computing Language"))
@@ -166,11 +164,13 @@ static void pocl_affinity_line(const vncl_device_info *d) {
   }
   check(false, false, "PoCL worker threads not pinned",
         "export POCL_AFFINITY=1 where the device runs large work: on a "
-        "2-core EPYC guest FFTs ran up to 1.9x and 512^3 GEMMs up to 1.7x "
+        "2-core EPYC guest FFTs ran up to 2x and 512^3 GEMMs up to 1.8x "
         "faster, tiny back-to-back calls 1.5-2.5 us slower "
         "(docs/portability.md)");
 }
 
+/* The checks of one device: compiler, precisions, memory, a kernel that
+ * builds, runs and verifies, the caches and the tuning database. */
 static void doctor_device(vncl_context *ctx) {
   char line[1600];
   vncl_status s;
