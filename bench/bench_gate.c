@@ -64,6 +64,7 @@ static const struct {
     {"ops", "add mid-broadcast 64x16x4096", "f32", 0.55},   /* 0.77x, AMD q */
     {"ops", "add row-broadcast 1024x4096", "f32", 0.40},    /* 0.60x, AMD q */
     {"ops", "cast f32->bf16 4Mi", "f32", 0.55},             /* 0.75x, AMD q */
+    {"ops", "cast f64->bf16 4Mi", "f64", 0.50},             /* 0.72x, AMD q */
     {"ops", "log-softmax rows 1024x4096", "f32", 0.35},     /* 0.49x, AMD q */
     {"ops", "log-softmax rows 1048576x64", "f32", 0.55},    /* 0.79x, AVX2 */
     {"ops", "log-softmax rows 4096x1024", "f32", 0.40},     /* 0.58x, AMD q */
