@@ -535,12 +535,11 @@ int main(int argc, char **argv) {
     printf("peer OpenBLAS: %s kernels\n", openblas_get_corename());
   /* PoCL's worker threads, pinned or not, move its figures up to 2x
    * (docs/portability.md): say which these are. */
-  const char *pin = getenv("POCL_AFFINITY");
-  bool pocl = strstr(b.dev.platform, "Portable Computing Language") != NULL;
-  if (pocl)
+  int pinned = cli_pocl_pinned(&b.dev);
+  if (pinned >= 0)
     printf("PoCL worker threads: %s\n",
-           pin && atoi(pin) > 0 ? "pinned (POCL_AFFINITY=1)"
-                                : "not pinned (POCL_AFFINITY unset)");
+           pinned ? "pinned (POCL_AFFINITY=1)"
+                  : "not pinned (POCL_AFFINITY unset)");
   int missing = 0;
   double t0 = bench_now();
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
@@ -578,9 +577,8 @@ int main(int argc, char **argv) {
     cJSON_AddBoolToObject(root, "quick", quick);
     cJSON_AddItemToObject(root, "device", cli_device_json(&b.dev));
     cJSON_AddStringToObject(root, "openblas_core", openblas_get_corename());
-    if (pocl)
-      cJSON_AddBoolToObject(root, "pocl_threads_pinned",
-                            pin && atoi(pin) > 0);
+    if (pinned >= 0)
+      cJSON_AddBoolToObject(root, "pocl_threads_pinned", pinned == 1);
     cJSON_AddItemToObject(root, "cases", b.cases);
     char *s = cJSON_Print(root);
     FILE *f = jf ? jf : cli_json_open(&cmd, json);

@@ -96,3 +96,11 @@ bool cli_group_selector(const char *sel) {
          !strcasecmp(sel, "gpu") || !strcasecmp(sel, "cpu") ||
          !strcasecmp(sel, "accelerator");
 }
+
+int cli_pocl_pinned(const vncl_device_info *d) {
+  if (d->type != VNCL_DEVICE_CPU || strncmp(d->name, "pthread", 7) != 0 ||
+      !strstr(d->platform, "Portable Computing Language"))
+    return -1;
+  const char *e = getenv("POCL_AFFINITY");
+  return e && atoi(e) > 0 ? 1 : 0;
+}

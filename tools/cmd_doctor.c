@@ -135,11 +135,9 @@ static void telemetry_line(vncl_context *ctx, const vncl_device_info *d) {
  * 512^3 GEMMs up to 1.8x faster, back-to-back tiny calls 1.5-2.5 us
  * slower (docs/portability.md, "PoCL's worker threads"). */
 static void pocl_affinity_line(const vncl_device_info *d) {
-  if (d->type != VNCL_DEVICE_CPU || strncmp(d->name, "pthread", 7) != 0 ||
-      !strstr(d->platform, "Portable Computing Language"))
-    return;
-  const char *e = getenv("POCL_AFFINITY");
-  if (e && atoi(e) > 0) {
+  int pinned = cli_pocl_pinned(d);
+  if (pinned < 0) return;
+  if (pinned) {
     check(true, false, "PoCL worker threads pinned (POCL_AFFINITY=1)", "");
     return;
   }
