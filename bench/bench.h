@@ -32,6 +32,8 @@ typedef struct bench_case {
   double spread;         /* vncl: (max - min) / median over the runs */
   double device_seconds; /* vncl: median device time from profiling (0: n/a) */
   double wall_seconds;   /* vncl: median wall time end to end */
+  double host_seconds;   /* vncl: median time until the call returns, for
+                            calls queued back to back (0: n/a) */
   const char *peer;      /* "clblast", "openblas", "clfft", "fftw", "memcpy" */
   double peer_value;     /* peer: median, same unit (0: peer not run) */
   double peer_spread;
@@ -75,6 +77,9 @@ double bench_median(double *v, int n, double *spread);
 /* Seconds between an event's START and END (0 when profiling is off). */
 double bench_event_seconds(cl_event ev);
 double bench_now(void);
+/* Device seconds of the GEMM commands in bc's profile since its last
+ * reset (bench_gemm.c). */
+double bench_gemm_device_seconds(bench_ctx *bc);
 /* Waits until the process's other threads are idle: a threaded peer
  * (OpenBLAS) keeps a worker spinning on a core for about 0.1 s after each
  * call (measured: 100% of one core for 100-110 ms after a cblas_sgemm on

@@ -137,7 +137,7 @@ static double gflops(const gemm_bufs *g, double s) {
 }
 
 /* Device seconds of vncl's kernels since the last profile reset. */
-static double vncl_device_seconds(bench_ctx *bc) {
+double bench_gemm_device_seconds(bench_ctx *bc) {
   vncl_profile p;
   if (vncl_profile_get(bc->ctx, &p)) return 0;
   double s = 0;
@@ -176,7 +176,7 @@ static double time_vncl(bench_ctx *bc, gemm_bufs *g, bool *ok, double *dev) {
   double t0 = bench_now();
   *ok = *ok && run_vncl(bc, g) == 0 && vncl_finish(bc->ctx) == VNCL_OK;
   double t = bench_now() - t0;
-  *dev = vncl_device_seconds(bc);
+  *dev = bench_gemm_device_seconds(bc);
   return t;
 }
 

@@ -135,24 +135,32 @@ static bool prod_check(prod *p) {
   return true;
 }
 
+/* Medians per call of time_calls. */
+typedef struct call_times {
+  double vncl, vncl_spread, peer, peer_spread; /* seconds */
+  double device; /* the products' device time (profiling events) */
+  double host;   /* queued calls: until vncl_gemm returns (0: waited) */
+} call_times;
+
+/* A case of value v (in unit) from the times t. */
 static void record(bench_ctx *bc, const char *name, const prod *p,
-                   const char *unit, double v, double vs, const char *peer,
-                   double pv, double ps, bool correct, bool gate,
-                   double goal) {
+                   const char *unit, double v, const call_times *t,
+                   const char *peer, double pv, bool correct) {
   double flops = 2.0 * p->m * p->n * p->k * (double)p->batch;
   bench_case c = {.suite = "gemm",
                   .name = name,
                   .dtype = vncl_dtype_name(p->dt),
                   .unit = unit,
                   .value = v,
-                  .spread = vs,
+                  .spread = t->vncl_spread,
+                  .device_seconds = t->device,
+                  .wall_seconds = t->vncl,
+                  .host_seconds = t->host,
                   .peer = peer,
                   .peer_value = pv,
-                  .peer_spread = ps,
+                  .peer_spread = t->peer_spread,
                   .flops = flops,
                   .correct = correct,
-                  .gate = gate,
-                  .goal = goal,
                   .m = (int)p->m,
                   .n = (int)p->n,
                   .k = (int)p->k};
@@ -170,33 +178,42 @@ static void record(bench_ctx *bc, const char *name, const prod *p,
  * (one that calls it now and then). The host products likewise follow one
  * untimed host product. */
 static bool time_calls(bench_ctx *bc, prod *p, int calls, bool waited,
-                       bool warm, double *tv, double *sv, double *tp,
-                       double *sp) {
+                       bool warm, call_times *t) {
   int reps = bc->repeats;
-  double *v = calloc((size_t)reps, sizeof *v), *h = calloc((size_t)reps, sizeof *h);
-  bool ok = v && h && vncl_products(bc, p) == 0 && vncl_finish(bc->ctx) == 0;
+  double *v = calloc((size_t)reps, sizeof *v), *h = calloc((size_t)reps, sizeof *h),
+         *dv = calloc((size_t)reps, sizeof *dv), *hv = calloc((size_t)reps, sizeof *hv);
+  bool ok = v && h && dv && hv && vncl_products(bc, p) == 0 &&
+            vncl_finish(bc->ctx) == 0;
   host_products(p);
   for (int r = 0; r < reps && ok; r++) {
     bench_peer_quiet();
     if (warm) ok = vncl_products(bc, p) == 0 && vncl_finish(bc->ctx) == 0;
+    vncl_profile_reset(bc->ctx);
     double t0 = bench_now();
     for (int i = 0; i < calls && ok; i++) {
       ok = vncl_products(bc, p) == 0;
       if (waited && ok) ok = vncl_finish(bc->ctx) == VNCL_OK;
     }
+    hv[r] = (bench_now() - t0) / calls; /* queued: every call returned */
     if (!waited && ok) ok = vncl_finish(bc->ctx) == VNCL_OK;
     v[r] = (bench_now() - t0) / calls;
+    dv[r] = bench_gemm_device_seconds(bc) / calls;
     host_products(p);
     t0 = bench_now();
     for (int i = 0; i < calls; i++) host_products(p);
     h[r] = (bench_now() - t0) / calls;
   }
   if (ok) {
-    *tv = bench_median(v, reps, sv);
-    *tp = bench_median(h, reps, sp);
+    double unused;
+    t->vncl = bench_median(v, reps, &t->vncl_spread);
+    t->peer = bench_median(h, reps, &t->peer_spread);
+    t->device = bench_median(dv, reps, &unused);
+    t->host = waited ? 0 : bench_median(hv, reps, &unused);
   }
   free(v);
   free(h);
+  free(dv);
+  free(hv);
   return ok;
 }
 
@@ -214,24 +231,29 @@ static void f64_cases(bench_ctx *bc) {
       prod_free(&p);
       continue; /* no f64 on this device, or no memory */
     }
-    double tv, sv, tp, sp;
+    call_times t = {0};
     int calls = sz[s] >= 1024 ? 1 : 4;
-    bool ok = time_calls(bc, &p, calls, true, true, &tv, &sv, &tp, &sp);
+    bool ok = time_calls(bc, &p, calls, true, true, &t);
     bool correct = ok && prod_check(&p);
     char name[64];
     snprintf(name, sizeof name, "dgemm %zux%zux%zu", sz[s], sz[s], sz[s]);
     double f = 2.0 * sz[s] * sz[s] * sz[s] * 1e-9;
-    record(bc, name, &p, "GFLOP/s", ok ? f / tv : 0, sv, "openblas",
-           ok ? f / tp : 0, sp, correct, false, 0);
+    record(bc, name, &p, "GFLOP/s", ok ? f / t.vncl : 0, &t, "openblas",
+           ok ? f / t.peer : 0, correct);
     prod_free(&p);
   }
 }
 
 /* ---- single small calls ---------------------------------------------- */
 
-/* An empty kernel on the context's queue: the driver's floor per call. */
-static bool floor_times(bench_ctx *bc, int calls, double *waited,
-                        double *queued) {
+/* An empty kernel on the context's queue: the driver's floor per call,
+ * waited and queued, and (submit) the time until a queued enqueue returns,
+ * the driver's part of what a queued vncl call costs the caller's thread. */
+typedef struct floor_t {
+  double waited, queued, submit;
+} floor_t;
+
+static bool floor_times(bench_ctx *bc, int calls, floor_t *f) {
   cl_context cx;
   cl_command_queue q;
   cl_device_id dev;
@@ -246,8 +268,9 @@ static bool floor_times(bench_ctx *bc, int calls, double *waited,
   bool ok = k != NULL;
   size_t one = 1;
   int reps = bc->repeats;
-  double *w = calloc((size_t)reps, sizeof *w), *qd = calloc((size_t)reps, sizeof *qd);
-  ok = ok && w && qd;
+  double *w = calloc((size_t)reps, sizeof *w), *qd = calloc((size_t)reps, sizeof *qd),
+         *sb = calloc((size_t)reps, sizeof *sb);
+  ok = ok && w && qd && sb;
   for (int r = 0; r < reps && ok; r++) {
     double t0 = bench_now();
     for (int i = 0; i < calls && ok; i++)
@@ -258,19 +281,38 @@ static bool floor_times(bench_ctx *bc, int calls, double *waited,
     for (int i = 0; i < calls && ok; i++)
       ok = clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, NULL) ==
            CL_SUCCESS;
+    sb[r] = (bench_now() - t0) / calls;
     ok = ok && clFinish(q) == CL_SUCCESS;
     qd[r] = (bench_now() - t0) / calls;
   }
   double unused;
   if (ok) {
-    *waited = bench_median(w, reps, &unused);
-    *queued = bench_median(qd, reps, &unused);
+    f->waited = bench_median(w, reps, &unused);
+    f->queued = bench_median(qd, reps, &unused);
+    f->submit = bench_median(sb, reps, &unused);
   }
   free(w);
   free(qd);
+  free(sb);
   if (k) clReleaseKernel(k);
   clReleaseProgram(pr);
   return ok;
+}
+
+/* One call's time against the driver's floor, and where it goes: how long
+ * the call keeps the caller (queued: until vncl_gemm returns, beside the
+ * empty kernel's enqueue; the difference is vncl's own work per call plus
+ * PoCL's for a kernel with arguments) and how long the product runs on the
+ * device (profiling events). */
+static void print_split(const char *name, const call_times *t,
+                        const floor_t *f, bool waited) {
+  double over = (t->vncl - (waited ? f->waited : f->queued)) * 1e6;
+  printf("          %s: %.1f us per call, %.1f us %s the driver's floor; ",
+         name, t->vncl * 1e6, fabs(over), over < 0 ? "below" : "above");
+  if (!waited)
+    printf("returns after %.1f us (an empty kernel's enqueue %.1f us), ",
+           t->host * 1e6, f->submit * 1e6);
+  printf("%.1f us on the device\n", t->device * 1e6);
 }
 
 static void small_calls(bench_ctx *bc) {
@@ -279,12 +321,12 @@ static void small_calls(bench_ctx *bc) {
   const size_t *sz = bc->quick ? quick : full;
   size_t ns = bc->quick ? 2 : sizeof full / sizeof *full;
   int calls = bc->quick ? 50 : 200;
-  double fw = 0, fq = 0;
-  bool have_floor = floor_times(bc, calls, &fw, &fq);
+  floor_t fl = {0};
+  bool have_floor = floor_times(bc, calls, &fl);
   if (have_floor)
     printf("gemm      driver floor (empty kernel): %.1f us waited, %.1f us "
-           "queued per call\n",
-           fw * 1e6, fq * 1e6);
+           "queued per call (the enqueue returns after %.1f us)\n",
+           fl.waited * 1e6, fl.queued * 1e6, fl.submit * 1e6);
   for (size_t s = 0; s < ns; s++) {
     prod p;
     if (prod_make(bc, &p, VNCL_F32, sz[s], sz[s], sz[s], 1, false)) {
@@ -292,18 +334,15 @@ static void small_calls(bench_ctx *bc) {
       continue;
     }
     for (int waited = 1; waited >= 0; waited--) {
-      double tv, sv, tp, sp;
-      bool ok = time_calls(bc, &p, calls, waited, true, &tv, &sv, &tp, &sp);
+      call_times t = {0};
+      bool ok = time_calls(bc, &p, calls, waited, true, &t);
       bool correct = ok && prod_check(&p);
       char name[80];
       snprintf(name, sizeof name, "sgemm %zu^3 one call, %s", sz[s],
                waited ? "waited" : "queued");
-      record(bc, name, &p, "us", ok ? tv * 1e6 : 0, sv, "openblas",
-             ok ? tp * 1e6 : 0, sp, correct, false, 0);
-      if (ok && have_floor)
-        printf("          %s: %.1f us per call, %.1f us above the driver's "
-               "floor\n",
-               name, tv * 1e6, (tv - (waited ? fw : fq)) * 1e6);
+      record(bc, name, &p, "us", ok ? t.vncl * 1e6 : 0, &t, "openblas",
+             ok ? t.peer * 1e6 : 0, correct);
+      if (ok && have_floor) print_split(name, &t, &fl, waited);
     }
     prod_free(&p);
   }
@@ -341,11 +380,10 @@ static void batches(bench_ctx *bc) {
        * met the spinning worker and ran at 0.4-0.75x the second on the
        * quiet 2-core Xeon. */
       for (int warm = 0; warm < 2; warm++) {
-        double tv, sv, tp, sp;
+        call_times t = {0};
         /* Repeated: three calls a sample (a few milliseconds each; one
          * call a sample gave spreads of 60-110% on the model-207 Xeon). */
-        bool ok =
-            time_calls(bc, &p, warm ? 3 : 1, true, warm, &tv, &sv, &tp, &sp);
+        bool ok = time_calls(bc, &p, warm ? 3 : 1, true, warm, &t);
         bool correct = ok && prod_check(&p);
         char name[80];
         snprintf(name, sizeof name, "%cgemm batch %zu x %zu^3%s%s",
@@ -354,8 +392,8 @@ static void batches(bench_ctx *bc) {
         double f = 2.0 * n * n * n * (double)count * 1e-9;
         /* Reported, not gated: the goal is 2x the loop
          * (docs/benchmarks.md, which gives both figures per host). */
-        record(bc, name, &p, "GFLOP/s", ok ? f / tv : 0, sv, "openblas-loop",
-               ok ? f / tp : 0, sp, correct, false, 0);
+        record(bc, name, &p, "GFLOP/s", ok ? f / t.vncl : 0, &t,
+               "openblas-loop", ok ? f / t.peer : 0, correct);
       }
       prod_free(&p);
     }
