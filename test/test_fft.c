@@ -661,12 +661,14 @@ static void test_real_scratch(void **st) {
     vncl_dtype t;
     int n, batch, in_place, split;
   } mem[] = {
-      {VNCL_FFT_C2R, VNCL_F32, 2000, 11, 0, 0}, /* m = 1000, one pass */
-      {VNCL_FFT_C2R, VNCL_F64, 2002, 9, 1, 0},  /* in place */
-      {VNCL_FFT_R2C, VNCL_F32, 2000, 11, 1, 0},
-      /* batch 9: the C2C of m it is held to runs in one pass too (the CPU
-       * table splits C2C steps of fewer than 8 lines, few_lines) */
-      {VNCL_FFT_R2C, VNCL_F64, 4096, 9, 0, 0},
+      /* m = 1000, one pass: batches of 17 and 19 rows (partial groups of
+       * lanes) are at least every row's few_lines (16 at most), so no row
+       * of the per-device table splits them, nor the C2C of m they are
+       * held to */
+      {VNCL_FFT_C2R, VNCL_F32, 2000, 19, 0, 0},
+      {VNCL_FFT_C2R, VNCL_F64, 2002, 17, 1, 0}, /* in place */
+      {VNCL_FFT_R2C, VNCL_F32, 2000, 19, 1, 0},
+      {VNCL_FFT_R2C, VNCL_F64, 4096, 17, 0, 0},
       /* m = 75 x 75 and 128 x 128; batch: compute units + 2 */
       {VNCL_FFT_C2R, VNCL_F32, 11250, 0, 1, 1},
       {VNCL_FFT_C2R, VNCL_F64, 1 << 15, 0, 0, 1},

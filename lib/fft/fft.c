@@ -325,7 +325,7 @@ static vncl_status make_steps(vncl_fft_plan *p) {
                                      &s->sk);
       /* A real half split for few rows (few_lines) must still suit the
        * fused kernels; else the plain choice (always true for the CPU
-       * table, whose few_min gives n2 >= 32). */
+       * rows, whose few_min gives n2 >= 16). */
       if (!r && half_axis && s->sk.n2 > 1 && n <= p->tn.nmax &&
           !vncl__fft_stockham_r2c_fused(&p->tn, t, &s->sk))
         r = vncl__fft_stockham_prepare(p->ctx, p->st, t, &p->tn, n, 0,

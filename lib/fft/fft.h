@@ -156,10 +156,11 @@ typedef struct vncl__fft_tuning {
                                many bytes, so the middle array stays in
                                cache (0: the whole batch at once) */
   size_t few_lines, few_min; /* a step of fewer than few_lines lines
-                               of a one-pass length of at least few_min is
+                               (not a multiple of the vector width) of a
+                               one-pass length of at least few_min is
                                split in two all the same: one pass gives a
-                               line a work-item of its own, whatever its
-                               lanes hold (0: never) */
+                               group of lines a work-item of its own,
+                               whatever its lanes hold (0: never) */
 } vncl__fft_tuning;
 void vncl__fft_tuning_for(const vncl_device_info *dev, vncl__fft_tuning *out);
 

@@ -21,11 +21,24 @@
  * calls, medians of 15: one line of 4096 117 -> 26 us, of 2048 63 -> 26,
  * of 1024 31 -> 27; 2 x 4096 123 -> 45, 4 x 4096 170 -> 74, 2 x 1024 40 ->
  * 20, 4 x 1024 48 -> 36; but 8 x 4096 112 -> 124, 8 x 1024 31 -> 56, and
- * one line of 256 or 512 16-18 -> 27-30 (docs/fft.md, ninth round). */
+ * one line of 256 or 512 16-18 -> 27-30 (docs/fft.md, ninth round).
+ * AMD CPUs: few_lines 16, few_min 256. On the Zen 4 EPYC, where a launch
+ * costs PoCL a third of what it did on the Xeon (a queued 64-point
+ * transform 3.2-3.7 us against 10.8-12.9), the split's second launch
+ * costs less than the lanes and core one pass leaves idle, down to 512
+ * and for 9 to 15 lines too (lines that fill whole groups stay in one
+ * pass): queued C2C, medians of three alternated runs, one line of 512
+ * 11.4 -> 6.5 us, 3 x 1000 29.2 -> 10.6, 5 x 768 23.0 -> 13.8, 12 x 1024
+ * 46.5 -> 31.0, 15 x 4096 158.5 -> 95.5, R2C of one row of 1024 14.8 ->
+ * 9.5; 256 and below no different; 8 x 1024 in one pass 19.4 against
+ * 24.5 split (docs/fft.md, eleventh round). */
 static const struct {
   vncl__device_rule rule; /* the device-rule matcher (runtime.h) */
   vncl__fft_tuning t;
 } fft_table[] = {
+    {{"AuthenticAMD", VNCL_DEVICE_CPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY,
+      VNCL__RULE_ANY},
+     {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4, (size_t)1 << 20, 16, 256}},
     {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
      {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4, (size_t)1 << 20, 8, 1024}},
     {{NULL, VNCL_DEVICE_GPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
@@ -53,9 +66,14 @@ static bool smooth(size_t n) {
 }
 
 /* The first factor of the split of n: the largest divisor n1 <= sqrt(n)
- * (so n1 <= n2), or 1 when n fits one pass. 0 when no split fits. */
-static size_t split_of(const vncl__fft_tuning *tn, size_t n, size_t lines) {
-  bool few = lines && lines < tn->few_lines && n >= tn->few_min;
+ * (so n1 <= n2), or 1 when n fits one pass. 0 when no split fits. A step
+ * of `lines` lines (0: any) of vw lanes a work-item is split all the same
+ * when one pass would leave lanes idle (lines not a multiple of vw) in
+ * fewer than few_lines lines of at least few_min. */
+static size_t split_of(const vncl__fft_tuning *tn, size_t n, size_t lines,
+                       size_t vw) {
+  bool few = lines && lines < tn->few_lines && lines % vw != 0 &&
+             n >= tn->few_min;
   if (n <= tn->nmax && !few) return 1;
   size_t n1 = 1;
   while ((n1 + 1) * (n1 + 1) <= n) n1++;
@@ -82,7 +100,7 @@ int vncl__fft_pass_radices(size_t n, int *r) {
 }
 
 bool vncl__fft_stockham_length(const vncl__fft_tuning *tn, size_t n) {
-  return n >= 2 && smooth(n) && split_of(tn, n, 0) != 0;
+  return n >= 2 && smooth(n) && split_of(tn, n, 0, 1) != 0;
 }
 
 size_t vncl__fft_real_half(const vncl__fft_tuning *tn, bool own, size_t n) {
@@ -114,6 +132,10 @@ bool vncl__fft_rader_length(const vncl__fft_tuning *tn, size_t n) {
   return vncl__fft_stockham_length(tn, n - 1);
 }
 
+static int vw_of(const vncl__fft_tuning *tn, vncl_dtype dtype) {
+  return dtype == VNCL_F64 ? tn->vw64 : tn->vw32;
+}
+
 vncl_status vncl__fft_stockham_prepare(vncl_context *ctx, vncl__fft_state *st,
                                        vncl_dtype dtype,
                                        const vncl__fft_tuning *tn, size_t n,
@@ -122,7 +144,7 @@ vncl_status vncl__fft_stockham_prepare(vncl_context *ctx, vncl__fft_state *st,
   out->n1 = n;
   out->n2 = 1;
   out->tw1 = out->tw2 = out->split = NULL;
-  size_t n1 = split_of(tn, n, lines);
+  size_t n1 = split_of(tn, n, lines, (size_t)vw_of(tn, dtype));
   if (n1 > 1) {
     out->n1 = n1;
     out->n2 = n / n1;
@@ -137,10 +159,6 @@ vncl_status vncl__fft_stockham_prepare(vncl_context *ctx, vncl__fft_state *st,
   out->tw2 = tw2;
   out->split = split;
   return s;
-}
-
-static int vw_of(const vncl__fft_tuning *tn, vncl_dtype dtype) {
-  return dtype == VNCL_F64 ? tn->vw64 : tn->vw32;
 }
 
 /* Work-items for `lines` lines of length n. */
