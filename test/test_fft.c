@@ -443,6 +443,12 @@ static void test_c2c(void **st) {
       {C2C, VNCL_F32, 1, {4096}, 1, 0, VNCL_FFT_NORM_ORTHO, VNCL},
       {C2C, VNCL_F64, 2, {2048, 3}, 1, 1, BACK, VNCL},
       {C2C, VNCL_F32, 1, {1536}, 7, 1, VNCL_FFT_NORM_FORWARD, VNCL},
+      /* The AMD CPU row splits 1 to 15 lines (not 8) of 256 and up: one
+       * line of 300 (15 x 20), 13 lines of 512 in place, 10 of 768 in f64
+       * (one pass on the other rows). */
+      {C2C, VNCL_F32, 1, {300}, 1, 0, VNCL_FFT_NORM_FORWARD, VNCL},
+      {C2C, VNCL_F32, 1, {512}, 13, 1, VNCL_FFT_NORM_ORTHO, VNCL},
+      {C2C, VNCL_F64, 1, {768}, 10, 0, BACK, VNCL},
       /* Batches of lines of 2, 4, 8 (fft_stockham_short, blocks of 64
        * values) and 16 (fft_stockham_short16, groups of 8 lines) in
        * registers: odd batches ending in a partial block, in
