@@ -754,6 +754,13 @@ static void test_bluestein(void **st) {
        * = 90 x 91), strided axes and real transforms. */
       {C2C, VNCL_F32, 1, {8191}, 2, 1, BACK, VNCL},
       {C2C, VNCL_F64, 1, {65537}, 1, 0, VNCL_FFT_NORM_FORWARD, VNCL},
+      /* Convolutions of few lines take the few-lines split too (AMD CPU
+       * row: 1 to 15 lines, not 8, of 256 and up; others 1 to 7 of 1024
+       * and up): Bluestein's 1024 for 509, in place, f64; Rader's 2002
+       * for 2003, in place; Bluestein's 2160 for 1031 over 12 lines. */
+      {C2C, VNCL_F64, 1, {509}, 3, 1, BACK, VNCL},
+      {C2C, VNCL_F32, 1, {2003}, 5, 1, VNCL_FFT_NORM_FORWARD, VNCL},
+      {C2C, VNCL_F32, 1, {1031}, 12, 0, VNCL_FFT_NORM_ORTHO, VNCL},
       {C2C, VNCL_F32, 3, {29, 5, 3}, 2, 0, BACK, VNCL},
       {R2C, VNCL_F64, 2, {23, 31}, 2, 0, BACK, VNCL},
       {R2C, VNCL_F32, 1, {211}, 3, 1, BACK, VNCL},

@@ -249,7 +249,8 @@ static vncl_status make_bluestein_step(vncl_fft_plan *p, fft_step *s) {
         vncl__fft_rader_get(p->ctx, p->st, s->ax.n, p->d.dtype, &s->chirp);
     if (r) return r;
     return vncl__fft_stockham_prepare(p->ctx, p->st, p->d.dtype, &p->tn,
-                                      s->chirp->m, 0, &s->sk);
+                                      s->chirp->m, s->ax.outer * s->ax.inner,
+                                      &s->sk);
   }
   size_t mlen = vncl__fft_bluestein_length(&p->tn, s->ax.n, p->own);
   vncl_status r = vncl__fft_chirp_get(p->ctx, p->st, s->ax.n, mlen,
@@ -259,7 +260,7 @@ static vncl_status make_bluestein_step(vncl_fft_plan *p, fft_step *s) {
   if (p->own && vncl__fft_stockham_length(&p->tn, m)) {
     s->use_stockham = true;
     return vncl__fft_stockham_prepare(p->ctx, p->st, p->d.dtype, &p->tn, m,
-                                      0, &s->sk);
+                                      s->ax.outer * s->ax.inner, &s->sk);
   }
   /* Unscaled: the 1/m goes into the post-multiply, in the plan's precision
    * (1/m is not a float for most m). */
