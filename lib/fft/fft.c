@@ -243,14 +243,15 @@ static vncl_status line_plan(vncl_fft_plan *p, size_t n, size_t lines,
 
 static vncl_status make_bluestein_step(vncl_fft_plan *p, fft_step *s) {
   s->kind = STEP_BLUESTEIN;
+  /* The step's lines, one convolution each. */
+  size_t lines = s->ax.outer * s->ax.inner;
   if (p->own && vncl__fft_rader_length(&p->tn, s->ax.n)) {
     s->rader = s->use_stockham = true;
     vncl_status r =
         vncl__fft_rader_get(p->ctx, p->st, s->ax.n, p->d.dtype, &s->chirp);
     if (r) return r;
     return vncl__fft_stockham_prepare(p->ctx, p->st, p->d.dtype, &p->tn,
-                                      s->chirp->m, s->ax.outer * s->ax.inner,
-                                      &s->sk);
+                                      s->chirp->m, lines, &s->sk);
   }
   size_t mlen = vncl__fft_bluestein_length(&p->tn, s->ax.n, p->own);
   vncl_status r = vncl__fft_chirp_get(p->ctx, p->st, s->ax.n, mlen,
@@ -260,11 +261,11 @@ static vncl_status make_bluestein_step(vncl_fft_plan *p, fft_step *s) {
   if (p->own && vncl__fft_stockham_length(&p->tn, m)) {
     s->use_stockham = true;
     return vncl__fft_stockham_prepare(p->ctx, p->st, p->d.dtype, &p->tn, m,
-                                      s->ax.outer * s->ax.inner, &s->sk);
+                                      lines, &s->sk);
   }
   /* Unscaled: the 1/m goes into the post-multiply, in the plan's precision
    * (1/m is not a float for most m). */
-  r = line_plan(p, m, s->ax.outer * s->ax.inner, 1.0f, &s->plan);
+  r = line_plan(p, m, lines, 1.0f, &s->plan);
   if (r == VNCL_ERR_UNSUPPORTED) /* clFFT refused a 5-smooth length */
     return vncl__fail(p->ctx, VNCL_ERR_UNSUPPORTED,
                       "clFFT cannot do the length-%zu convolution of the "
