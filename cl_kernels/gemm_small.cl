@@ -32,6 +32,14 @@
  * Rows past the block are clamped for loading and skipped at the store;
  * beta == 0 means C is not read. Accumulation in float, double for f64.
  * k > 0 (the host runs k == 0 and alpha == 0 through gemm_direct).
+ *
+ * Streaming stores (bit 32 of dims.sf, set by the host for launches that
+ * move more bytes than the caches hold): whole vectors of C aligned to
+ * their size are written with non-temporal stores, which do not read the
+ * cache line first (a quarter of a batch of square products' traffic), and
+ * an sfence ends the work-item. Compiled in
+ * only where that exists: clang on x86, C stored as f32 or f64; elsewhere
+ * the bit is ignored.
  */
 
 /* ---- tunables ----------------------------------------------------------- */
@@ -75,6 +83,21 @@
 #define VLOAD_C(p) CAT(convert_, VT)(VNCL_VLOAD(DTYPE_C, SM_VW, 0, p))
 #define VSTORE_C(v, p) VNCL_VSTORE(DTYPE_C, SM_VW, p, 0, v)
 #endif
+#if SM_VW > 1 && DTYPE_C == DTYPE_AB && DTYPE_AB < 2 && defined(__clang__) && \
+    (defined(__x86_64__) || defined(__i386__))
+#define SM_STREAM 1
+/* x at p: streamed when the launch asks and p is aligned to a whole VT. */
+#define VSTORE_C_ST(x, p)                                                      \
+    {                                                                          \
+        if (stream && ((ulong)(p) & (sizeof(VT) - 1)) == 0)                    \
+            __builtin_nontemporal_store((x), (__global VT *)(p));              \
+        else                                                                   \
+            VSTORE_C((x), (p));                                                \
+    }
+#else
+#define SM_STREAM 0
+#define VSTORE_C_ST(x, p) VSTORE_C((x), (p))
+#endif
 /* The sum of a VT's lanes (the dot-product tiles below). */
 #if SM_VW == 1
 #define HSUM(v) (v)
@@ -94,7 +117,8 @@
 
 /* GEMM_DIMS (the sizes, offsets and strides of the ulong16 argument) and
  * UPDATE_C come from vncl_gemm_common.cl; this kernel also reads dims.se,
- * the batch count, and dims.sf, the rows per work-item (0: SM_RB). */
+ * the batch count, and dims.sf: bits 0-31 the rows per work-item (0:
+ * SM_RB), bit 32 streaming stores. */
 
 __kernel void gemm_small(const ACC alpha, const ACC beta,
                          __global const AB_T *a, __global const AB_T *b,
@@ -102,7 +126,10 @@ __kernel void gemm_small(const ACC alpha, const ACC beta,
 {
     GEMM_DIMS(dims);
     const ulong batch = dims.se;
-    const uint rows = dims.sf ? (uint)dims.sf : SM_RB;
+    const uint rows = (uint)dims.sf ? (uint)dims.sf : SM_RB;
+#if SM_STREAM
+    const bool stream = (dims.sf >> 32) & 1;
+#endif
     const uint nrb = (m + rows - 1) / rows;
     const ulong t = get_global_id(0);
     if (t >= batch * nrb)
@@ -246,7 +273,7 @@ __kernel void gemm_small(const ACC alpha, const ACC beta,
                             VT x = alpha * acc[r][v];                          \
                             if (beta != (ACC)0)                                \
                                 x += beta * VLOAD_C(cp + v * SM_VW);           \
-                            VSTORE_C(x, cp + v * SM_VW);                       \
+                            VSTORE_C_ST(x, cp + v * SM_VW);                    \
                         }                                                      \
                     } else {                                                   \
                         ACC t_[SM_VW];                                         \
@@ -306,4 +333,9 @@ __kernel void gemm_small(const ACC alpha, const ACC beta,
                     UPDATE_C(c + (ulong)(i0 + r) * ldc + j, s[r]);
         }
     }
+#if SM_STREAM
+    /* The streamed stores ordered before whatever marks the work done. */
+    if (stream)
+        __builtin_ia32_sfence();
+#endif
 }

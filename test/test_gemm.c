@@ -736,6 +736,32 @@ static void test_small_single(void **st) {
   small_sweep_to(VNCL__GEMM_ACC64, q, VNCL_F64, 8, maxs);
 }
 
+/* gemm_small streaming C (small_stream_bytes 1: every launch): the sweep
+ * of the device's set, then batches whose rows of C are whole vectors
+ * aligned to their size (the streamed stores; C offset 0 and row lengths
+ * of 64, 80, 96), beside one at an odd offset (plain stores), beta 0 and
+ * not. On devices without streaming stores the bit changes nothing and
+ * the products must still be right. */
+static void small_streamed(vncl__gemm_acc acc, vncl_dtype dt) {
+  vncl__gemm_params q;
+  vncl__gemm_params_get(ctx, acc, VNCL__GEMM_SHAPE_SQUARE, &q);
+  q.small_stream_bytes = 1;
+  small_sweep(acc, q, dt, 8);
+  q.small_mnk = q.small_batch_mnk = q.small_batch_mnk_bt = 1e30;
+  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+    T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, &q));
+  static const size_t cols[] = {64, 80, 96, 64};
+  for (int i = 0; i < 4; i++) {
+    gcase g = {dt,        VNCL_ROW_MAJOR, VNCL_NO_TRANS, VNCL_NO_TRANS,
+               29 + (size_t)i, cols[i],   33,            3,
+               alphas[i], betas[i + 1],   0,             0,
+               i == 3 ? 1 : 0, 0,         false,         false};
+    run_case(&g);
+  }
+  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+    T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, NULL));
+}
+
 /* Whether a fresh context with set q (every shape) builds gemm_small for
  * one f32 product m x n x k, B transposed or not, computing it right. */
 static bool small_taken(const vncl__gemm_params *q, size_t m, size_t n,
@@ -789,6 +815,8 @@ static void test_small_kernel(void **st) {
   small_sweep(VNCL__GEMM_ACC32, q, VNCL_F32, 8);
   vncl__gemm_params_get(ctx, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE, &p);
   small_sweep(VNCL__GEMM_ACC64, p, VNCL_F64, 16);
+  small_streamed(VNCL__GEMM_ACC32, VNCL_F32);
+  small_streamed(VNCL__GEMM_ACC64, VNCL_F64);
   /* Tensors: f16/bf16 inputs with C in f32, batched and not. */
   vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &q);
   q.small_mnk = q.small_batch_mnk = 1e30;

@@ -83,6 +83,10 @@ void tuning_show(vncl_context *ctx, FILE *f) {
       fprintf(f, "\n    small_mnk %.0f, small_batch_mnk %.0f",
               value(&p, "small_mnk"), value(&p, "small_batch_mnk"));
       if (sbt < 1e15) fprintf(f, ", small_batch_mnk_bt %.0f", sbt);
+      double stream = value(&p, "small_stream_bytes");
+      if (stream > 0) fprintf(f, ", small_stream_bytes %.0f", stream);
+      fprintf(f, "\n    small:  ");
+      options(&p, "gemm_small", f);
       fprintf(f, "\n");
       source(&p, 1, f);
     }

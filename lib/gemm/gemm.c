@@ -216,7 +216,11 @@ static vncl_status run_small(vncl_context *ctx, const vncl__gemm_params *p,
   size_t rb = small_rows(p, pr->m, pr->batch, cus);
   cl_ulong16 dims;
   gemm_dims(pr, (cl_uint)pr->k, &dims);
-  dims.s[15] = (cl_ulong)rb;
+  /* Bit 32: C's aligned vectors streamed past the caches (non-temporal
+   * stores) where the launch moves at least small_stream_bytes. */
+  bool stream = p->small_stream_bytes > 0 &&
+                work_bytes(pr) >= p->small_stream_bytes;
+  dims.s[15] = (cl_ulong)rb | (stream ? (cl_ulong)1 << 32 : 0);
   s = vncl__set_args(ctx, gk.k, 6, VNCL_TARG(al), VNCL_TARG(be),
                      VNCL_ARG(pr->a), VNCL_ARG(pr->b), VNCL_ARG(pr->cm),
                      VNCL_ARG(dims));

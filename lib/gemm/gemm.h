@@ -87,6 +87,8 @@ typedef enum vncl__gemm_backend {
   X(small_batch_mnk_bt, small_batch_mnk_bt, double, 1e30, 0, 1e30, (1e30),   \
     (1e30),                                                                   \
     "the same, lower, when B's columns are strided (gemm_small gathers B)")   \
+  X(small_stream_bytes, small_stream_bytes, double, 0, 0, 1e30, (0), (0),     \
+    "bytes a gemm_small launch moves from which C is streamed (0: never)")    \
   X(pack_elem, pack_elem, int, 1, 0, 1, (0, 1), (0, 1),                       \
     "packing kernel: 1 gemm_pack_elem (GPUs), 0 gemm_pack")                   \
   X(pack_wg0, pack_wg0, int, 1, 0, 1024, (1), (1),                            \

@@ -210,8 +210,18 @@ static const vncl__tunable clblast_tunables[] = {
  * On PoCL the direct kernel matched the packed path up to 384^3 with B rows
  * contiguous, but gathering strided B columns made it 4-5x slower from
  * 128^3 on. GPUs: the direct kernel stages either layout coalesced. */
+/* gemm_small launches that move 16 MiB or more (A, B and C) stream C's
+ * aligned vectors past the caches (non-temporal stores: no read of the line
+ * before it is written). Zen 4 EPYC (32 MiB L3), 2026-12-03, quiet, one
+ * process, two contexts alternated, medians of 11 rounds of 5 queued
+ * calls, pairs streamed / not: f32 10000 x 32^3 (123 MB) 0.94-1.12x in
+ * seven pairs (six above 1.0), 1000 x 64^3 (48 MB) 1.00-1.16x in five, f64
+ * 10000 x 32^3 1.07-1.18x in four, 400 x 64^3 (19 MB) 1.07-1.15x; within
+ * the caches it costs: 40 x 64^3 (1.9 MB) 0.92-0.96x, 150 x 64^3 (7.2 MB)
+ * 0.95-0.98x. */
+#define CPU_STREAM "small_stream_bytes=16777216 "
 #define CPU "fast=2 switch_mnk=56623104 switch_mnk_bt=1000000 pack_elem=0 " \
-            "pack_wg0=16 pack_wg1=16 "
+            "pack_wg0=16 pack_wg1=16 " CPU_STREAM
 #define CPU512 CPU "VREGS=32 "
 #define CPU256 CPU "VREGS=16 "
 
