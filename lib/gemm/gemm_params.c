@@ -220,10 +220,27 @@ static const vncl__tunable clblast_tunables[] = {
  * the caches it costs: 40 x 64^3 (1.9 MB) 0.92-0.96x, 150 x 64^3 (7.2 MB)
  * 0.95-0.98x. */
 #define CPU_STREAM "small_stream_bytes=16777216 "
-#define CPU "fast=2 switch_mnk=56623104 switch_mnk_bt=1000000 pack_elem=0 " \
-            "pack_wg0=16 pack_wg1=16 " CPU_STREAM
+#define CPU_BASE "fast=2 switch_mnk_bt=1000000 pack_elem=0 pack_wg0=16 " \
+                 "pack_wg1=16 " CPU_STREAM
+#define CPU CPU_BASE "switch_mnk=56623104 "
 #define CPU512 CPU "VREGS=32 "
 #define CPU256 CPU "VREGS=16 "
+/* AMD CPUs with 512-bit vectors, square products: the direct kernel beats
+ * the packed path well past 384^3 there. Zen 4 EPYC (2-core guest),
+ * 2026-12-03, quiet, one process, the two routes alternated with
+ * cblas_{s,d}gemm (medians of 11 waited rounds of 3 calls, after a quiet
+ * wait each), GFLOP/s direct / packed: f32 512^3 172 / 119 (earlier runs
+ * 148 / 104), 640^3 172 / 122 (144 / 115), 768^3 146 / 116 (151 / 141),
+ * 896^3 154 / 176 (159 / 160), 1024^3 154 / 201 (89 / 110); f64 512^3 78
+ * / 62 (76 / 58, 73 / 48), 640^3 85 / 70 (88 / 66), 704^3 85 / 71 (91 /
+ * 73), 768^3 89 / 93 (83 / 88), 832^3 86 / 92, 1024^3 81 / 93. So f32 is
+ * packed from 6e8 (about 843^3), f64 from 4e8 (about 737^3). The packed
+ * path's 96 x 64 blocks leave the two cores 48-140 long work-items at
+ * these sizes; the direct kernel's 6 x 32 tiles, hundreds of short ones.
+ * The model-207 Xeon's switch (384^3, where the two matched there) stays
+ * on every other CPU. */
+#define ZEN512_32 CPU_BASE "VREGS=32 switch_mnk=6e8 "
+#define ZEN512_64 CPU_BASE "VREGS=32 switch_mnk=4e8 "
 
 /* GPUs: 64 work-items per direct group (8 x 8, a 32 x 32 tile through local
  * memory); the packed kernel with 16 x 16 work-items, 8 x 8 accumulators
@@ -245,6 +262,8 @@ static const vncl__tunable clblast_tunables[] = {
 
 #define ANY VNCL__RULE_ANY
 #define R_CPU(vec, acc, shape) {NULL, VNCL_DEVICE_CPU, ANY, vec, acc, shape}
+#define R_CPU_OF(vendor, vec, acc, shape)                                      \
+  {vendor, VNCL_DEVICE_CPU, ANY, vec, acc, shape}
 #define R_GPU(vendor) {vendor, VNCL_DEVICE_GPU, ANY, 0, ANY, ANY}
 #define MEASURED "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, batches 2026-12-02"
 /* f64: the direct kernel's KWGD, and packed variants that did not beat the
@@ -257,7 +276,14 @@ static const vncl__tunable clblast_tunables[] = {
  * switch_mnk16 2026-12-01 (loaded, noisy). */
 #define MEASURED32SQ "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02"
 
+#define MEASURED_ZEN "PoCL 3.1, 2-core Zen 4 EPYC guest (AVX-512): the AVX-512 row, switch_mnk 2026-12-03"
+
 static const vncl__param_row gemm_rows[] = {
+    {R_CPU_OF("AuthenticAMD", 16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE),
+     ZEN512_32 CPU512_DIRECT CPU512_SMALL CPU512_PACKED CPU512_16,
+     MEASURED_ZEN},
+    {R_CPU_OF("AuthenticAMD", 16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE),
+     ZEN512_64 CPU512_DIRECT64 CPU512_SMALL64 CPU512_PACKED64, MEASURED_ZEN},
     {R_CPU(16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_NARROW, MEASURED},
     {R_CPU(16, VNCL__GEMM_ACC32, ANY),
