@@ -356,6 +356,50 @@ static void test_register_model(void **state) {
   assert_true(fits_with(&c, 0, &row, "DIRECT_LOCAL", 1, why, sizeof why));
 }
 
+/* Rows keyed on the vendor: AMD CPUs with 512-bit vectors take square
+ * products to the packed path later (their own switch_mnk), and every
+ * other class, width and vendor keeps the generic CPU rows; the AMD rows
+ * fit the register check too. */
+static void test_vendor_rows(void **state) {
+  (void)state;
+  char why[256];
+  const struct {
+    const char *vendor;
+    int width, acc, shape;
+    double switch_mnk;
+  } cases[] = {
+      {"AuthenticAMD", 16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, 6e8},
+      {"AuthenticAMD", 16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE, 4e8},
+      {"AuthenticAMD", 16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_FLAT, 56623104},
+      {"AuthenticAMD", 16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_NARROW, 56623104},
+      {"AuthenticAMD", 8, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, 56623104},
+      {"GenuineIntel", 16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, 56623104},
+      {"GenuineIntel", 16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE, 56623104},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    vncl__tune_device c = fake_cpu(cases[i].width);
+    vncl__strlcpy(c.info.vendor, cases[i].vendor, sizeof c.info.vendor);
+    vncl__gemm_params row;
+    assert_true(vncl__gemm_params_builtin(
+        &c.info, cases[i].width, (vncl__gemm_acc)cases[i].acc,
+        (vncl__gemm_shape)cases[i].shape, false, &row));
+    if (row.switch_mnk != cases[i].switch_mnk)
+      fail_msg("%s, width %d, acc %d, shape %d: switch_mnk %g, not %g",
+               cases[i].vendor, cases[i].width, cases[i].acc, cases[i].shape,
+               row.switch_mnk, cases[i].switch_mnk);
+    assert_true(row.small_stream_bytes > 0); /* every CPU row streams */
+    if (!fits_with(&c, cases[i].acc, &row, NULL, 0, why, sizeof why))
+      fail_msg("%s, width %d: %s", cases[i].vendor, cases[i].width, why);
+  }
+  /* GPUs do not stream (their caches are not the CPU's). */
+  vncl__tune_device g = small_gpu();
+  vncl__gemm_params gr;
+  assert_true(vncl__gemm_params_builtin(&g.info, g.native_float_width,
+                                        VNCL__GEMM_ACC32,
+                                        VNCL__GEMM_SHAPE_SQUARE, false, &gr));
+  assert_true(gr.small_stream_bytes == 0);
+}
+
 static void test_round_trip_and_lookup(void **state) {
   (void)state;
   char dir[512], path[600], why[256];
@@ -894,6 +938,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_constraints),
       cmocka_unit_test(test_space_with_base),
       cmocka_unit_test(test_register_model),
+      cmocka_unit_test(test_vendor_rows),
       cmocka_unit_test(test_round_trip_and_lookup),
       cmocka_unit_test(test_corrupt_and_old),
       cmocka_unit_test(test_apply_and_show),
