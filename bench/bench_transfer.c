@@ -56,9 +56,11 @@ static int run_op(xfer_bench *x, op_kind op, bool pinned, size_t bytes) {
  * case in GB/s. Small sizes run several times per sample so that a sample
  * lasts about a millisecond. Returns the recorded case's values through
  * out (when not NULL; value 0 when it could not run). */
-static void bw_case_out(xfer_bench *x, const char *name, op_kind op,
-                        bool pinned, size_t bytes, bench_case *out) {
-  if (out) memset(out, 0, sizeof *out);
+/* One transfer case against memcpy, measured and checked, into *out (its
+ * name NULL when it could not run); bw_case_out records it too. */
+static void bw_measure(xfer_bench *x, const char *name, op_kind op,
+                       bool pinned, size_t bytes, bench_case *out) {
+  memset(out, 0, sizeof *out);
   bench_ctx *b = x->b;
   int64_t shape[1] = {(int64_t)(bytes / 4)}; /* sizes are multiples of 4 */
   vncl_tensor *t = NULL;
@@ -125,13 +127,20 @@ static void bw_case_out(xfer_bench *x, const char *name, op_kind op,
   c.peer_spread = sp;
   c.bytes = (double)bytes;
   c.correct = correct;
-  bench_record(b, &c);
-  if (out) *out = c;
+  *out = c;
   free(src_copy);
   free(tv);
   free(tp);
   vncl_tensor_destroy(t);
   x->t = NULL;
+}
+
+static void bw_case_out(xfer_bench *x, const char *name, op_kind op,
+                        bool pinned, size_t bytes, bench_case *out) {
+  bench_case c;
+  bw_measure(x, name, op, pinned, bytes, &c);
+  if (c.name) bench_record(x->b, &c);
+  if (out) *out = c;
 }
 
 static void bw_case(xfer_bench *x, const char *name, op_kind op, bool pinned,
@@ -153,8 +162,12 @@ static void size_name(char *out, size_t cap, size_t bytes) {
  * relative alignment of source and destination decides a memcpy's speed on
  * some CPUs: issue 14), posix_memalign'd to a page, and vncl_host_alloc'd;
  * each against the same peer, memcpy between two malloc'd buffers. Then,
- * per direction, the worst of them is recorded again as a gated case: CI
- * fails when it falls below VNCL_BENCH_XFER_GOAL of memcpy. */
+ * per direction, the worst of them is measured again and recorded as a
+ * gated case: CI fails when it falls below VNCL_BENCH_XFER_GOAL of memcpy.
+ * Again, because the lowest of seven noisy ratios is lower than any one
+ * buffer's by chance alone (16 MiB writes on the Zen 4 guest, spreads of
+ * 20-58%: every buffer at 0.83-1.02x over two runs, the lowest 0.77x
+ * in a third); a buffer that is slow stays slow when measured anew. */
 #define VNCL_BENCH_XFER_GOAL 0.8
 static void user_buffers(xfer_bench *x, size_t bytes) {
   static const size_t offs[] = {0, 16, 64, 2048, 4080};
@@ -174,8 +187,23 @@ static void user_buffers(xfer_bench *x, size_t bytes) {
     char worst_name[64] = "";
     double worst_ratio = 1e30;
     size_t nl = sizeof offs / sizeof *offs + 2;
-    for (size_t l = 0; l < nl; l++) {
+    unsigned char *worst_user = NULL;
+    for (size_t l = 0; l <= nl; l++) {
       char what[64];
+      if (l == nl) { /* the worst buffer, measured again */
+        if (!worst_user) break;
+        x->user = worst_user;
+        if (worst_user != x->pdst && worst_user != x->psrc)
+          memcpy(x->user, x->src, bytes);
+        snprintf(name, sizeof name, "%s %s worst buffer (%s)",
+                 dir ? "read" : "write", sz, worst_name);
+        bw_measure(x, name, dir ? OP_READ : OP_WRITE, false, bytes, &worst);
+        if (!worst.name) break; /* not measured */
+        worst.gate = true;
+        worst.goal = VNCL_BENCH_XFER_GOAL;
+        bench_record(x->b, &worst);
+        break;
+      }
       if (l < sizeof offs / sizeof *offs) {
         x->user = page + offs[l];
         memcpy(x->user, x->src, bytes); /* fresh bytes at this offset */
@@ -191,21 +219,13 @@ static void user_buffers(xfer_bench *x, size_t bytes) {
       bench_case c;
       bw_case_out(x, name, dir ? OP_READ : OP_WRITE, false, bytes, &c);
       double r = c.peer_value > 0 ? c.value / c.peer_value : 0;
-      if (r < worst_ratio) {
+      if (c.peer_value > 0 && r < worst_ratio) {
         worst_ratio = r;
-        worst = c;
+        worst_user = x->user;
         snprintf(worst_name, sizeof worst_name, "%s", what);
       }
     }
     x->user = NULL;
-    if (worst_ratio < 1e30) {
-      snprintf(name, sizeof name, "%s %s worst buffer (%s)",
-               dir ? "read" : "write", sz, worst_name);
-      worst.name = name;
-      worst.gate = true;
-      worst.goal = VNCL_BENCH_XFER_GOAL;
-      bench_record(x->b, &worst);
-    }
   }
   free(raw);
   free(aligned);
