@@ -52,12 +52,10 @@ static int run_op(xfer_bench *x, op_kind op, bool pinned, size_t bytes) {
 }
 
 /* Times `op` on `bytes` (a tensor of that size is made), interleaved with
- * memcpy of the same size between two malloc'd buffers, and records the
- * case in GB/s. Small sizes run several times per sample so that a sample
- * lasts about a millisecond. Returns the recorded case's values through
- * out (when not NULL; value 0 when it could not run). */
-/* One transfer case against memcpy, measured and checked, into *out (its
- * name NULL when it could not run); bw_case_out records it too. */
+ * memcpy of the same size between two malloc'd buffers, checks what moved,
+ * and gives the case in GB/s in *out (its name NULL when it could not
+ * run). Small sizes run several times per sample so that a sample lasts
+ * about a millisecond. */
 static void bw_measure(xfer_bench *x, const char *name, op_kind op,
                        bool pinned, size_t bytes, bench_case *out) {
   memset(out, 0, sizeof *out);
@@ -135,6 +133,8 @@ static void bw_measure(xfer_bench *x, const char *name, op_kind op,
   x->t = NULL;
 }
 
+/* bw_measure, and the case recorded; its values through out when not
+ * NULL. */
 static void bw_case_out(xfer_bench *x, const char *name, op_kind op,
                         bool pinned, size_t bytes, bench_case *out) {
   bench_case c;

@@ -234,11 +234,11 @@ static const vncl__tunable clblast_tunables[] = {
  * 896^3 154 / 176 (159 / 160), 1024^3 154 / 201 (89 / 110); f64 512^3 78
  * / 62 (76 / 58, 73 / 48), 640^3 85 / 70 (88 / 66), 704^3 85 / 71 (91 /
  * 73), 768^3 89 / 93 (83 / 88), 832^3 86 / 92, 1024^3 81 / 93. So f32 is
- * packed from 6e8 (about 843^3), f64 from 4e8 (about 737^3). The packed
- * path's 96 x 64 blocks leave the two cores 48-140 long work-items at
- * these sizes; the direct kernel's 6 x 32 tiles, hundreds of short ones.
- * The model-207 Xeon's switch (384^3, where the two matched there) stays
- * on every other CPU. */
+ * packed from 6e8 (about 843^3), f64 from 4e8 (about 737^3). Likely why:
+ * at these sizes the packed path's 96 x 64 blocks give the two cores
+ * 48-140 long work-items, the direct kernel's 6 x 32 tiles hundreds of
+ * short ones (not measured apart). The model-207 Xeon's switch (384^3,
+ * where the two matched there) stays on every other CPU. */
 #define ZEN512_32 CPU_BASE "VREGS=32 switch_mnk=6e8 "
 #define ZEN512_64 CPU_BASE "VREGS=32 switch_mnk=4e8 "
 
@@ -276,7 +276,7 @@ static const vncl__tunable clblast_tunables[] = {
  * switch_mnk16 2026-12-01 (loaded, noisy). */
 #define MEASURED32SQ "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02"
 
-#define MEASURED_ZEN "PoCL 3.1, 2-core Zen 4 EPYC guest (AVX-512): the AVX-512 row, switch_mnk 2026-12-03"
+#define MEASURED_ZEN "PoCL 3.1, 2-core Zen 4 EPYC guest: switch_mnk 2026-12-03, the rest as the AVX-512 rows"
 
 static const vncl__param_row gemm_rows[] = {
     {R_CPU_OF("AuthenticAMD", 16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE),
