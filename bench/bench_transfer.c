@@ -188,22 +188,8 @@ static void user_buffers(xfer_bench *x, size_t bytes) {
     double worst_ratio = 1e30;
     size_t nl = sizeof offs / sizeof *offs + 2;
     unsigned char *worst_user = NULL;
-    for (size_t l = 0; l <= nl; l++) {
+    for (size_t l = 0; l < nl; l++) {
       char what[64];
-      if (l == nl) { /* the worst buffer, measured again */
-        if (!worst_user) break;
-        x->user = worst_user;
-        if (worst_user != x->pdst && worst_user != x->psrc)
-          memcpy(x->user, x->src, bytes);
-        snprintf(name, sizeof name, "%s %s worst buffer (%s)",
-                 dir ? "read" : "write", sz, worst_name);
-        bw_measure(x, name, dir ? OP_READ : OP_WRITE, false, bytes, &worst);
-        if (!worst.name) break; /* not measured */
-        worst.gate = true;
-        worst.goal = VNCL_BENCH_XFER_GOAL;
-        bench_record(x->b, &worst);
-        break;
-      }
       if (l < sizeof offs / sizeof *offs) {
         x->user = page + offs[l];
         memcpy(x->user, x->src, bytes); /* fresh bytes at this offset */
@@ -223,6 +209,19 @@ static void user_buffers(xfer_bench *x, size_t bytes) {
         worst_ratio = r;
         worst_user = x->user;
         snprintf(worst_name, sizeof worst_name, "%s", what);
+      }
+    }
+    if (worst_user) { /* the worst buffer, measured again */
+      x->user = worst_user;
+      if (worst_user != x->pdst && worst_user != x->psrc)
+        memcpy(x->user, x->src, bytes);
+      snprintf(name, sizeof name, "%s %s worst buffer (%s)",
+               dir ? "read" : "write", sz, worst_name);
+      bw_measure(x, name, dir ? OP_READ : OP_WRITE, false, bytes, &worst);
+      if (worst.name) {
+        worst.gate = true;
+        worst.goal = VNCL_BENCH_XFER_GOAL;
+        bench_record(x->b, &worst);
       }
     }
     x->user = NULL;

@@ -37,9 +37,8 @@
  * move more bytes than the caches hold): whole vectors of C aligned to
  * their size are written with non-temporal stores, which do not read the
  * cache line first (a quarter of a batch of square products' traffic), and
- * an sfence ends the work-item. Compiled in
- * only where that exists: clang on x86, C stored as f32 or f64; elsewhere
- * the bit is ignored.
+ * an sfence ends the work-item. Compiled in only where that exists: clang
+ * on x86, C stored as f32 or f64; elsewhere the bit is ignored.
  */
 
 /* ---- tunables ----------------------------------------------------------- */

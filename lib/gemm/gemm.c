@@ -218,8 +218,8 @@ static vncl_status run_small(vncl_context *ctx, const vncl__gemm_params *p,
   gemm_dims(pr, (cl_uint)pr->k, &dims);
   /* Bit 32: C's aligned vectors streamed past the caches (non-temporal
    * stores) where the launch moves at least small_stream_bytes. */
-  bool stream = p->small_stream_bytes > 0 &&
-                work_bytes(pr) >= p->small_stream_bytes;
+  double bytes = work_bytes(pr);
+  bool stream = p->small_stream_bytes > 0 && bytes >= p->small_stream_bytes;
   dims.s[15] = (cl_ulong)rb | (stream ? (cl_ulong)1 << 32 : 0);
   s = vncl__set_args(ctx, gk.k, 6, VNCL_TARG(al), VNCL_TARG(be),
                      VNCL_ARG(pr->a), VNCL_ARG(pr->b), VNCL_ARG(pr->cm),
@@ -231,7 +231,7 @@ static vncl_status run_small(vncl_context *ctx, const vncl__gemm_params *p,
     size_t global[1] = {round_up(items, wg)}, local[1] = {wg};
     s = vncl__launch_work(ctx, "gemm", gk.k, 1, global, local, num_wait, wait,
                           event, 2.0 * pr->m * pr->n * pr->k * pr->batch,
-                          work_bytes(pr));
+                          bytes);
   }
   vncl__kernel_put(ctx, &gk);
   return s;
