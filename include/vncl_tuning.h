@@ -10,8 +10,8 @@
  * `vncl autotune`, a tool over this header alone, resumes from). docs/tuning.md
  * describes the tables, the device rows and the precedence.
  *
- * Families: "gemm" (its dtype picks the accumulation class: f64 one set,
- * f32, f16 and bf16 another; shape classes "square", "narrow", "flat") and
+ * Families: "gemm" (its dtype picks the storage class: f32, f64, and f16
+ * and bf16 together, a set each; shape classes "square", "narrow", "flat") and
  * the tensor-operation families "elementwise", "cast", "transpose",
  * "reduce", "softmax" and "random" (one set each: any dtype, class
  * "default" or NULL). vncl_tuning_family_name() lists them.

@@ -415,7 +415,7 @@ static void test_switch16(void **st) {
         size_t km = row ? g.m : g.n, kn = row ? g.n : g.m;
         bool b_contig = row ? tb == VNCL_NO_TRANS : ta == VNCL_NO_TRANS;
         vncl__gemm_params p;
-        vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32,
+        vncl__gemm_params_get(ctx, vncl__gemm_acc_of(types[t]),
                               vncl__gemm_shape_of(km, kn, g.k), &p);
         /* The path is the set's where our kernels run unprobed. */
         bool check = p.backend == VNCL__GEMM_OWN && !ctx->gemm_probe &&
@@ -533,9 +533,10 @@ static void test_tensors(void **st) {
 
 /* ---- parameter sets --------------------------------------------------------- */
 
-/* Installs p (all shape classes) for acc, runs a few cases, restores. */
-static void with_params(vncl__gemm_acc acc, const vncl__gemm_params *p,
-                        vncl_dtype dt) {
+/* Installs p (all shape classes) for dt's storage class, runs a few cases
+ * in dt, restores. */
+static void with_params(const vncl__gemm_params *p, vncl_dtype dt) {
+  const vncl__gemm_acc acc = vncl__gemm_acc_of(dt);
   for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
     T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, p));
   const size_t sh[][3] = {{1, 1, 1}, {7, 130, 33}, {131, 67, 129},
@@ -576,23 +577,23 @@ static void test_param_sets(void **st) {
   q.fast = VNCL__GEMM_PACKED_CPU;
   q.switch_mnk = q.switch_mnk_bt = 0;
   q.cpu = (vncl__gemm_cpu_params){4, 16, 8, 8, 32, 0, 2, 0, 1, 0};
-  with_params(VNCL__GEMM_ACC32, &q, VNCL_F32);
-  with_params(VNCL__GEMM_ACC32, &q, VNCL_BF16);
+  with_params(&q, VNCL_F32);
+  with_params(&q, VNCL_BF16);
   q.cpu = (vncl__gemm_cpu_params){3, 8, 4, 6, 16, 8, 4, 1, 0, 4};
-  with_params(VNCL__GEMM_ACC32, &q, VNCL_F16);
-  with_params(VNCL__GEMM_ACC32, &q, VNCL_F32);
+  with_params(&q, VNCL_F16);
+  with_params(&q, VNCL_F32);
   /* bf16 in place in depth chunks: the volatile stage of the widened rows
    * (16-bit storage only) with KU=4 and KC=8. */
-  with_params(VNCL__GEMM_ACC32, &q, VNCL_BF16);
+  with_params(&q, VNCL_BF16);
   /* A_PACKED=2: A in place where its rows are contiguous in depth, packed
    * where A is transposed (with_params runs both); NR=32 (a multiple of 16)
    * takes gemm_pack's vector copy of B's rows, f16 and bf16 through the
    * 16-wide conversions, B prefetched 16 (f64: 8) depths ahead. Both
    * variants must have been built. */
   q.cpu = (vncl__gemm_cpu_params){6, 32, 16, 12, 64, 0, 16, 0, 2, 16};
-  with_params(VNCL__GEMM_ACC32, &q, VNCL_F32);
-  with_params(VNCL__GEMM_ACC32, &q, VNCL_F16);
-  with_params(VNCL__GEMM_ACC32, &q, VNCL_BF16);
+  with_params(&q, VNCL_F32);
+  with_params(&q, VNCL_F16);
+  with_params(&q, VNCL_BF16);
   assert_true(cpu_built("-DMB=12 ", "-DA_PACKED=0"));
   assert_true(cpu_built("-DMB=12 ", "-DA_PACKED=1"));
   assert_true(cpu_built("-DMB=12 ", "-DPREFETCH=16"));
@@ -603,7 +604,7 @@ static void test_param_sets(void **st) {
     d.fast = VNCL__GEMM_PACKED_CPU;
     d.switch_mnk = d.switch_mnk_bt = 0;
     d.cpu = (vncl__gemm_cpu_params){6, 32, 8, 18, 64, 0, 16, 0, 2, 8};
-    with_params(VNCL__GEMM_ACC64, &d, VNCL_F64);
+    with_params(&d, VNCL_F64);
   }
   /* The GPU-shaped kernels: local-memory direct kernel, packed tiles. */
   q = p;
@@ -612,16 +613,16 @@ static void test_param_sets(void **st) {
   q.pack_elem = 1;
   q.direct = (vncl__gemm_direct_params){16, 16, 4, 4, 8, 1, 1};
   q.local = (vncl__gemm_local_params){32, 16, 8, 8, 4, 2, 2, 2, 1, 1};
-  with_params(VNCL__GEMM_ACC32, &q, VNCL_F32);
+  with_params(&q, VNCL_F32);
   q.local = (vncl__gemm_local_params){16, 32, 4, 4, 8, 1, 4, 1, 0, 1};
-  with_params(VNCL__GEMM_ACC32, &q, VNCL_BF16);
+  with_params(&q, VNCL_BF16);
   vncl__gemm_params_get(ctx, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE, &p);
   p.small_mnk = p.small_batch_mnk = 0;
   p.switch_mnk = p.switch_mnk_bt = 0;
-  with_params(VNCL__GEMM_ACC64, &p, VNCL_F64);
+  with_params(&p, VNCL_F64);
   /* The direct kernel at every size, edges and strided B included. */
   p.switch_mnk = p.switch_mnk_bt = 1e30;
-  with_params(VNCL__GEMM_ACC64, &p, VNCL_F64);
+  with_params(&p, VNCL_F64);
 
   /* Sets that break a rule are rejected, naming it. */
   q = p;
@@ -666,8 +667,9 @@ static bool small_built(const char *opt) {
  * first cases are single products whose columns take every column path
  * of the set's tiles (full tiles, the half tile, single vectors, the last
  * columns one by one) and whose rows spread over several work-items. */
-static void small_sweep_to(vncl__gemm_acc acc, vncl__gemm_params q,
-                           vncl_dtype dt, int cases, size_t maxs) {
+static void small_sweep_to(vncl__gemm_params q, vncl_dtype dt, int cases,
+                           size_t maxs) {
+  const vncl__gemm_acc acc = vncl__gemm_acc_of(dt);
   q.small_mnk = q.small_batch_mnk = q.small_batch_mnk_bt = 1e30;
   q.switch_mnk_bt = 1e30; /* B transposed too */
   for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
@@ -706,9 +708,8 @@ static void small_sweep_to(vncl__gemm_acc acc, vncl__gemm_params q,
     T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, NULL));
 }
 
-static void small_sweep(vncl__gemm_acc acc, vncl__gemm_params q,
-                        vncl_dtype dt, int cases) {
-  small_sweep_to(acc, q, dt, cases, 33);
+static void small_sweep(vncl__gemm_params q, vncl_dtype dt, int cases) {
+  small_sweep_to(q, dt, cases, 33);
 }
 
 /* Single products of up to a few tiles each way on gemm_small: the
@@ -719,21 +720,21 @@ static void test_small_single(void **st) {
   vncl__gemm_params p, q;
   vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &p);
   size_t maxs = 3 * (size_t)p.small.nv * p.small.vw + 7;
-  small_sweep_to(VNCL__GEMM_ACC32, p, VNCL_F32, 10, maxs);
+  small_sweep_to(p, VNCL_F32, 10, maxs);
   q = p;
   q.small.nv = 4;
   maxs = 3 * 4 * (size_t)q.small.vw + 7;
-  small_sweep_to(VNCL__GEMM_ACC32, q, VNCL_F32, 12, maxs);
-  small_sweep_to(VNCL__GEMM_ACC32, q, VNCL_F16, 5, maxs);
-  small_sweep_to(VNCL__GEMM_ACC32, q, VNCL_BF16, 5, maxs);
+  small_sweep_to(q, VNCL_F32, 12, maxs);
+  small_sweep_to(q, VNCL_F16, 5, maxs);
+  small_sweep_to(q, VNCL_BF16, 5, maxs);
   /* Three vectors a row: the half tile is one vector. */
   q.small = (vncl__gemm_small_params){2, 3, 4, 6, 2};
-  small_sweep_to(VNCL__GEMM_ACC32, q, VNCL_F32, 6, 40);
+  small_sweep_to(q, VNCL_F32, 6, 40);
   vncl__gemm_params_get(ctx, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE, &p);
   q = p;
   q.small.nv = 4;
   maxs = 3 * 4 * (size_t)q.small.vw + 7;
-  small_sweep_to(VNCL__GEMM_ACC64, q, VNCL_F64, 8, maxs);
+  small_sweep_to(q, VNCL_F64, 8, maxs);
 }
 
 /* gemm_small streaming C (small_stream_bytes 1: every launch): the sweep
@@ -742,11 +743,12 @@ static void test_small_single(void **st) {
  * of 64, 80, 96), beside one at an odd offset (plain stores), beta 0 and
  * not. On devices without streaming stores the bit changes nothing and
  * the products must still be right. */
-static void small_streamed(vncl__gemm_acc acc, vncl_dtype dt) {
+static void small_streamed(vncl_dtype dt) {
+  const vncl__gemm_acc acc = vncl__gemm_acc_of(dt);
   vncl__gemm_params q;
   vncl__gemm_params_get(ctx, acc, VNCL__GEMM_SHAPE_SQUARE, &q);
   q.small_stream_bytes = 1;
-  small_sweep(acc, q, dt, 8);
+  small_sweep(q, dt, 8);
   q.small_mnk = q.small_batch_mnk = q.small_batch_mnk_bt = 1e30;
   for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
     T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, &q));
@@ -803,20 +805,20 @@ static void test_small_kernel(void **st) {
   vncl__gemm_params p;
   vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &p);
   /* The device's own set, every storage type. */
-  small_sweep(VNCL__GEMM_ACC32, p, VNCL_F32, 24);
-  small_sweep(VNCL__GEMM_ACC32, p, VNCL_F16, 8);
-  small_sweep(VNCL__GEMM_ACC32, p, VNCL_BF16, 8);
+  small_sweep(p, VNCL_F32, 24);
+  small_sweep(p, VNCL_F16, 8);
+  small_sweep(p, VNCL_BF16, 8);
   /* Odd tiles: 3 rows, two vectors of 4, 9 rows per work-item, groups of
    * 4; and everything scalar, one row per work-item. */
   vncl__gemm_params q = p;
   q.small = (vncl__gemm_small_params){3, 2, 4, 9, 4};
-  small_sweep(VNCL__GEMM_ACC32, q, VNCL_F32, 16);
+  small_sweep(q, VNCL_F32, 16);
   q.small = (vncl__gemm_small_params){1, 1, 1, 1, 1};
-  small_sweep(VNCL__GEMM_ACC32, q, VNCL_F32, 8);
+  small_sweep(q, VNCL_F32, 8);
   vncl__gemm_params_get(ctx, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE, &p);
-  small_sweep(VNCL__GEMM_ACC64, p, VNCL_F64, 16);
-  small_streamed(VNCL__GEMM_ACC32, VNCL_F32);
-  small_streamed(VNCL__GEMM_ACC64, VNCL_F64);
+  small_sweep(p, VNCL_F64, 16);
+  small_streamed(VNCL_F32);
+  small_streamed(VNCL_F64);
   /* Tensors: f16/bf16 inputs with C in f32, batched and not. */
   vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &q);
   q.small_mnk = q.small_batch_mnk = 1e30;

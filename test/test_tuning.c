@@ -357,24 +357,34 @@ static void test_register_model(void **state) {
 }
 
 /* Rows keyed on the vendor: AMD CPUs with 512-bit vectors take square
- * products to the packed path later (their own switch_mnk), and every
- * other class, width and vendor keeps the generic CPU rows; the AMD rows
- * fit the register check too. */
+ * products to the packed path later (their own switch_mnk) and, in f32,
+ * on the direct kernel's 6 x 64 tile with A broadcast from memory; 16-bit
+ * storage there, and every other class, width and vendor, keeps the
+ * generic CPU rows (16-bit square products packed from 128^3); the AMD
+ * rows fit the register check too. */
 static void test_vendor_rows(void **state) {
   (void)state;
   char why[256];
+  const int A32 = VNCL__GEMM_ACC32, A64 = VNCL__GEMM_ACC64,
+            A16 = VNCL__GEMM_ACC16, SQ = VNCL__GEMM_SHAPE_SQUARE,
+            NA = VNCL__GEMM_SHAPE_NARROW, FL = VNCL__GEMM_SHAPE_FLAT;
   const struct {
     const char *vendor;
     int width, acc, shape;
-    double switch_mnk;
+    double switch_mnk, switch_mnk16;
+    int wgd_n, kwgd;
   } cases[] = {
-      {"AuthenticAMD", 16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, 6e8},
-      {"AuthenticAMD", 16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE, 4e8},
-      {"AuthenticAMD", 16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_FLAT, 56623104},
-      {"AuthenticAMD", 16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_NARROW, 56623104},
-      {"AuthenticAMD", 8, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, 56623104},
-      {"GenuineIntel", 16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, 56623104},
-      {"GenuineIntel", 16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE, 56623104},
+      {"AuthenticAMD", 16, A32, SQ, 6e8, 1e30, 64, 1},
+      {"AuthenticAMD", 16, A64, SQ, 4e8, 1e30, 32, 1},
+      {"AuthenticAMD", 16, A16, SQ, 56623104, 2097152, 32, 4},
+      {"AuthenticAMD", 16, A16, NA, 56623104, 1e30, 32, 4},
+      {"AuthenticAMD", 16, A32, FL, 56623104, 1e30, 32, 4},
+      {"AuthenticAMD", 16, A64, NA, 56623104, 1e30, 32, 1},
+      {"AuthenticAMD", 8, A32, SQ, 56623104, 1e30, 16, 1},
+      {"AuthenticAMD", 8, A16, SQ, 56623104, 1e30, 16, 1},
+      {"GenuineIntel", 16, A32, SQ, 56623104, 1e30, 32, 4},
+      {"GenuineIntel", 16, A16, FL, 56623104, 2097152, 32, 4},
+      {"GenuineIntel", 16, A64, SQ, 56623104, 1e30, 32, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     vncl__tune_device c = fake_cpu(cases[i].width);
@@ -383,10 +393,15 @@ static void test_vendor_rows(void **state) {
     assert_true(vncl__gemm_params_builtin(
         &c.info, cases[i].width, (vncl__gemm_acc)cases[i].acc,
         (vncl__gemm_shape)cases[i].shape, false, &row));
-    if (row.switch_mnk != cases[i].switch_mnk)
-      fail_msg("%s, width %d, acc %d, shape %d: switch_mnk %g, not %g",
+    if (row.switch_mnk != cases[i].switch_mnk ||
+        row.switch_mnk16 != cases[i].switch_mnk16 ||
+        row.direct.wgd_n != cases[i].wgd_n || row.direct.kwgd != cases[i].kwgd)
+      fail_msg("%s, width %d, acc %d, shape %d: switch_mnk %g (16-bit %g), "
+               "direct %d columns, KWGD %d; not %g (%g), %d, %d",
                cases[i].vendor, cases[i].width, cases[i].acc, cases[i].shape,
-               row.switch_mnk, cases[i].switch_mnk);
+               row.switch_mnk, row.switch_mnk16, row.direct.wgd_n,
+               row.direct.kwgd, cases[i].switch_mnk, cases[i].switch_mnk16,
+               cases[i].wgd_n, cases[i].kwgd);
     assert_true(row.small_stream_bytes > 0); /* every CPU row streams */
     if (!fits_with(&c, cases[i].acc, &row, NULL, 0, why, sizeof why))
       fail_msg("%s, width %d: %s", cases[i].vendor, cases[i].width, why);
@@ -675,6 +690,72 @@ static void test_crash_isolation(void **state) {
   unsetenv("VNCL_TUNING_DB");
 }
 
+/* 16-bit storage is a class of its own: a database entry for "f16" sets
+ * what f16 and bf16 products run and leaves f32 and f64 alone; the
+ * autotuner's worker measures f16 and bf16 products (direct and packed)
+ * and checks their results against the rounded inputs. */
+static void test_sixteen_bit_class(void **state) {
+  (void)state;
+  char dir[512], path[600], text[4096];
+  t_tmpdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/tuning.json", dir);
+  vncl_context *c0 = ctx_with_db("/nonexistent/none.json");
+  vncl__gemm_params d32, d64, got;
+  vncl__gemm_params_get(c0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &d32);
+  vncl__gemm_params_get(c0, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE, &d64);
+  snprintf(text, sizeof text,
+           "{\"schema\": \"vncl-tuning\", \"version\": 1, \"entries\": [{"
+           "\"vendor\": \"%s\", \"device\": \"%s\", \"driver\": \"%s\", "
+           "\"library\": \"%s\", \"device_type\": \"%s\", \"kernel\": "
+           "\"gemm\", \"dtype\": \"f16\", \"class\": \"square\", "
+           "\"backend\": \"own\", \"params\": {\"switch_mnk_bt\": 12345}}]}",
+           c0->info.vendor, c0->info.name, c0->info.driver_version,
+           vncl_version_string(),
+           c0->info.type == VNCL_DEVICE_CPU ? "cpu" : "gpu");
+  vncl_context_destroy(c0);
+  write_file(path, text);
+  vncl_context *ctx = ctx_with_db(path);
+  assert_int_equal(ctx->tuning_entries, 1);
+  vncl__gemm_params_get(ctx, vncl__gemm_acc_of(VNCL_BF16),
+                        VNCL__GEMM_SHAPE_SQUARE, &got);
+  assert_true(got.switch_mnk_bt == 12345);
+  vncl__gemm_params_get(ctx, vncl__gemm_acc_of(VNCL_F16),
+                        VNCL__GEMM_SHAPE_SQUARE, &got);
+  assert_true(got.switch_mnk_bt == 12345);
+  vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &got);
+  assert_memory_equal(&got, &d32, sizeof got);
+  vncl__gemm_params_get(ctx, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE, &got);
+  assert_memory_equal(&got, &d64, sizeof got);
+  vncl_context_destroy(ctx);
+  t_rmtree(dir);
+
+  setenv("VNCL_TUNING_DB", "/nonexistent/none.json", 1);
+  tune_runner *r = tune_runner_new(worker_argv, 60);
+  assert_non_null(r);
+  const vncl_dtype types[] = {VNCL_F16, VNCL_BF16};
+  const char *const sets[] = {"{}", "{\"switch_mnk16\": 0}"};
+  for (int t = 0; t < 2; t++)
+    for (int v = 0; v < 2; v++) {
+      char req_text[256];
+      snprintf(req_text, sizeof req_text,
+               "{\"kind\":\"gemm\",\"dtype\":%d,\"shape\":0,\"m\":40,"
+               "\"n\":48,\"k\":56,\"batch\":2,\"runs\":1,\"params\":%s}",
+               (int)types[t], sets[v]);
+      cJSON *req = cJSON_Parse(req_text);
+      assert_non_null(req);
+      cJSON *ans = tune_runner_eval(r, req);
+      const cJSON *why = cJSON_GetObjectItem(ans, "why");
+      if (!cJSON_IsTrue(cJSON_GetObjectItem(ans, "ok")))
+        fail_msg("%s, %s: %s", vncl_dtype_name(types[t]), sets[v],
+                 cJSON_IsString(why) ? why->valuestring : "?");
+      assert_true(cJSON_GetObjectItem(ans, "rate")->valuedouble > 0);
+      cJSON_Delete(ans);
+      cJSON_Delete(req);
+    }
+  tune_runner_free(r);
+  unsetenv("VNCL_TUNING_DB");
+}
+
 static unsigned mode_of(const char *path) {
   struct stat st;
   assert_int_equal(stat(path, &st), 0);
@@ -943,6 +1024,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_corrupt_and_old),
       cmocka_unit_test(test_apply_and_show),
       cmocka_unit_test(test_two_contexts_two_databases),
+      cmocka_unit_test(test_sixteen_bit_class),
       cmocka_unit_test(test_crash_isolation),
       cmocka_unit_test(test_resume),
       cmocka_unit_test(test_progress_count),

@@ -219,15 +219,25 @@ static void test_database_never_switch(void **st) {
   vncl_context_destroy(c2);
 }
 
-/* A set installed on one context is that context's; NULL withdraws it. */
+/* A set installed on one context is that context's, and its storage
+ * class's (bf16 and f16 share one, f32 has its own); NULL withdraws it. */
 static void test_set_per_context(void **st) {
   (void)st;
   vncl_context *a = ctx_db("/nonexistent/none.json");
   vncl_context *b = ctx_db("/nonexistent/none.json");
-  vncl_tuning_params p = one("switch_mnk", 0), got, orig;
-  T_OK(a, vncl_tuning_get(a, "gemm", VNCL_BF16, "flat", &orig));
+  vncl_tuning_params p = one("switch_mnk", 0), got, orig, orig16;
+  T_OK(a, vncl_tuning_get(a, "gemm", VNCL_F32, "flat", &orig));
+  T_OK(a, vncl_tuning_get(a, "gemm", VNCL_BF16, "flat", &orig16));
   T_OK(a, vncl_tuning_set(a, "gemm", VNCL_BF16, "flat", &p));
-  /* bf16 shares f32's sets. */
+  T_OK(a, vncl_tuning_get(a, "gemm", VNCL_F16, "flat", &got));
+  assert_int_equal(got.source, VNCL_TUNING_SOURCE_USER);
+  assert_true(value_of(&got, "switch_mnk") == 0);
+  assert_true(value_of(&got, "MR") == value_of(&orig16, "MR"));
+  /* f32's set is its own: untouched by the 16-bit class's. */
+  T_OK(a, vncl_tuning_get(a, "gemm", VNCL_F32, "flat", &got));
+  assert_int_equal(got.source, orig.source);
+  assert_true(value_of(&got, "switch_mnk") == value_of(&orig, "switch_mnk"));
+  T_OK(a, vncl_tuning_set(a, "gemm", VNCL_F32, "flat", &p));
   T_OK(a, vncl_tuning_get(a, "gemm", VNCL_F32, "flat", &got));
   assert_int_equal(got.source, VNCL_TUNING_SOURCE_USER);
   assert_true(value_of(&got, "switch_mnk") == 0);
@@ -244,6 +254,13 @@ static void test_set_per_context(void **st) {
   assert_int_equal(got.source, orig.source);
   assert_memory_equal(got.values, orig.values,
                       sizeof(double) * (size_t)orig.count);
+  T_OK(a, vncl_tuning_get(a, "gemm", VNCL_BF16, "flat", &got));
+  assert_int_equal(got.source, VNCL_TUNING_SOURCE_USER);
+  T_OK(a, vncl_tuning_set(a, "gemm", VNCL_F16, "flat", NULL));
+  T_OK(a, vncl_tuning_get(a, "gemm", VNCL_BF16, "flat", &got));
+  assert_int_equal(got.source, orig16.source);
+  assert_memory_equal(got.values, orig16.values,
+                      sizeof(double) * (size_t)orig16.count);
   vncl_context_destroy(a);
   vncl_context_destroy(b);
 }

@@ -59,14 +59,17 @@ void tuning_show(vncl_context *ctx, FILE *f) {
   else
     fprintf(f, "tuning database: none at %s (built-in defaults)\n", db.path);
   static const char *const classes[] = {"square", "narrow", "flat"};
-  static const vncl_dtype dtypes[] = {VNCL_F32, VNCL_F64};
-  for (int a = 0; a < (info.fp64 ? 2 : 1); a++)
+  /* The storage classes: f32, f64, and 16-bit storage (f16 and bf16). */
+  static const vncl_dtype dtypes[] = {VNCL_F32, VNCL_F64, VNCL_F16};
+  for (int a = 0; a < 3; a++)
     for (int c = 0; c < 3; c++) {
       vncl_tuning_params p;
-      if (vncl_tuning_get(ctx, "gemm", dtypes[a], classes[c], &p)) continue;
+      if ((dtypes[a] == VNCL_F64 && !info.fp64) ||
+          vncl_tuning_get(ctx, "gemm", dtypes[a], classes[c], &p))
+        continue;
       int fast_local = value(&p, "fast") == 3;
       fprintf(f, "gemm %s%s %s: backend %s, %s kernel\n",
-              vncl_dtype_name(dtypes[a]), a == 0 ? " (also f16, bf16)" : "",
+              vncl_dtype_name(dtypes[a]), a == 2 ? " (also bf16)" : "",
               classes[c], value(&p, "backend") == 1 ? "clblast" : "own",
               fast_local ? "packed_local" : "packed_cpu");
       fprintf(f, "    direct: ");

@@ -306,7 +306,7 @@ static vncl_status clblast_install(vncl_context *ctx, int acc,
   cJSON *o = vncl__params_to_json(&vncl__clblast_family, &b);
   if (!o) return vncl__fail(ctx, VNCL_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
   char why[256];
-  bool ok = vncl__clblast_override(ctx->device, acc == VNCL__GEMM_ACC64, o,
+  bool ok = vncl__clblast_override(ctx->device, (vncl__gemm_acc)acc, o,
                                    why, sizeof why);
   cJSON_Delete(o);
   return ok ? VNCL_OK

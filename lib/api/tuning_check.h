@@ -28,7 +28,7 @@ void vncl__tune_device_of(vncl_context *ctx, vncl__tune_device *d);
 enum { VNCL__CHECK_DIRECT = 1, VNCL__CHECK_FAST = 2, VNCL__CHECK_SMALL = 4 };
 
 /* Whether `set` (f->size bytes) of family f (gemm, clblast or an ops
- * family) fits device d for accumulation class acc; kernels: VNCL__CHECK_*
+ * family) fits device d for storage class acc; kernels: VNCL__CHECK_*
  * (GEMM only). False with the reason in why. */
 bool vncl__tuning_check_dev(const vncl__tune_device *d,
                             const vncl__param_family *f, int acc,

@@ -38,11 +38,16 @@ typedef enum vncl__gemm_shape {
   VNCL__GEMM_SHAPES
 } vncl__gemm_shape;
 
-/* Accumulation classes: f32, f16 and bf16 accumulate in float, f64 in
- * double; f16/bf16 are packed into f32 scratch, so they share f32's sets. */
+/* Storage classes, each with its own parameter sets: f32 and f64, and
+ * 16-bit storage (f16 and bf16, one class: both accumulate in float and
+ * widen the same way). A kernel set that is best for f32 need not be for
+ * 16-bit storage, whose elements of A the kernels widen one at a time
+ * where they broadcast them (docs/tuning.md, "Storage classes"). The
+ * database names them "f32", "f64" and "f16". */
 typedef enum vncl__gemm_acc {
   VNCL__GEMM_ACC32 = 0,
   VNCL__GEMM_ACC64,
+  VNCL__GEMM_ACC16,
   VNCL__GEMM_ACCS
 } vncl__gemm_acc;
 
@@ -234,10 +239,11 @@ typedef struct vncl__clblast_params {
   VNCL__CLBLAST_TABLE(VNCL__GEMM_FIELD)
 } vncl__clblast_params;
 
-/* Installs CLBlast Xgemm parameters (a JSON object by name) for dev;
- * false with why on failure. */
-bool vncl__clblast_override(cl_device_id dev, bool f64, const cJSON *obj,
-                            char *why, size_t cap);
+/* Installs CLBlast Xgemm parameters (a JSON object by name) for dev, in
+ * the precision of storage class acc (half for ACC16); false with why on
+ * failure. */
+bool vncl__clblast_override(cl_device_id dev, vncl__gemm_acc acc,
+                            const cJSON *obj, char *why, size_t cap);
 
 /* The parameters as a JSON object by name, and back (tuning database). */
 cJSON *vncl__gemm_params_to_json(const vncl__gemm_params *p);
@@ -246,7 +252,7 @@ bool vncl__gemm_params_from_json(const cJSON *obj, vncl__gemm_params *p,
 bool vncl__gemm_param_set_named(vncl__gemm_params *p, const char *name,
                                 double v);
 
-/* The accumulation class of storage type dt (f64 -> ACC64, else ACC32). */
+/* The storage class of dt (f64 -> ACC64, f16/bf16 -> ACC16, else ACC32). */
 vncl__gemm_acc vncl__gemm_acc_of(vncl_dtype dt);
 /* The shape class of an m x n x k product. */
 vncl__gemm_shape vncl__gemm_shape_of(size_t m, size_t n, size_t k);

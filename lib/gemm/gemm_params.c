@@ -15,7 +15,9 @@
 #include "gemm/gemm.h"
 
 vncl__gemm_acc vncl__gemm_acc_of(vncl_dtype dt) {
-  return dt == VNCL_F64 ? VNCL__GEMM_ACC64 : VNCL__GEMM_ACC32;
+  return dt == VNCL_F64                      ? VNCL__GEMM_ACC64
+         : dt == VNCL_F16 || dt == VNCL_BF16 ? VNCL__GEMM_ACC16
+                                             : VNCL__GEMM_ACC32;
 }
 
 vncl__gemm_shape vncl__gemm_shape_of(size_t m, size_t n, size_t k) {
@@ -27,7 +29,7 @@ vncl__gemm_shape vncl__gemm_shape_of(size_t m, size_t n, size_t k) {
 
 static const char *const shape_names[VNCL__GEMM_SHAPES] = {"square", "narrow",
                                                            "flat"};
-static const char *const acc_names[VNCL__GEMM_ACCS] = {"f32", "f64"};
+static const char *const acc_names[VNCL__GEMM_ACCS] = {"f32", "f64", "f16"};
 
 const char *vncl__gemm_shape_name(vncl__gemm_shape s) {
   return (unsigned)s < VNCL__GEMM_SHAPES ? shape_names[s] : "?";
@@ -240,6 +242,17 @@ static const vncl__tunable clblast_tunables[] = {
  * short ones (not measured apart). The model-207 Xeon's switch (384^3,
  * where the two matched there) stays on every other CPU. */
 #define ZEN512_32 CPU_BASE "VREGS=32 switch_mnk=6e8 "
+/* Its f32 direct kernel: 6 x 64 tiles (24 zmm accumulators) with A
+ * broadcast from memory (KWGD=1), where the other AVX-512 rows take 6 x 32
+ * with 4 depths of A staged. Zen 4 EPYC, quiet, one process, the two sets
+ * alternated with cblas_sgemm, waited, medians of 11, GFLOP/s 6 x 64 / 6 x
+ * 32 (OpenBLAS): 2026-12-02 128^3-768^3 1.04-1.19x; 2026-12-03 128^3 44 /
+ * 41 (85), 256^3 142 / 124 (152), 384^3 165 / 155 (162), 512^3 191 / 171
+ * (181), 600^3 138 / 130 (156), 768^3 190 / 164 (186); 64^3 within the
+ * noise. Only for f32: 16-bit storage widens each broadcast element of A
+ * on its own there, 0.76-0.83x the 6 x 32 set at 100^3-120^3 (f16), so
+ * the f16 class keeps the other rows' set (no AMD row of its own). */
+#define CPU512_DIRECT_ZEN "WGD_M=6 WGD_N=64 LDM=1 LDN=1 KWGD=1 VWD=16 DIRECT_LOCAL=0 "
 #define ZEN512_64 CPU_BASE "VREGS=32 switch_mnk=4e8 "
 
 /* GPUs: 64 work-items per direct group (8 x 8, a 32 x 32 tile through local
@@ -276,17 +289,22 @@ static const vncl__tunable clblast_tunables[] = {
  * switch_mnk16 2026-12-01 (loaded, noisy). */
 #define MEASURED32SQ "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02"
 
-#define MEASURED_ZEN "PoCL 3.1, 2-core Zen 4 EPYC guest: switch_mnk 2026-12-03, the rest as the AVX-512 rows"
+#define MEASURED_ZEN "PoCL 3.1, 2-core Zen 4 EPYC guest: switch_mnk 2026-12-03, f32 direct set 2026-12-02 and 2026-12-03, the rest as the AVX-512 rows"
 
 static const vncl__param_row gemm_rows[] = {
     {R_CPU_OF("AuthenticAMD", 16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE),
-     ZEN512_32 CPU512_DIRECT CPU512_SMALL CPU512_PACKED CPU512_16,
-     MEASURED_ZEN},
+     ZEN512_32 CPU512_DIRECT_ZEN CPU512_SMALL CPU512_PACKED, MEASURED_ZEN},
     {R_CPU_OF("AuthenticAMD", 16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE),
      ZEN512_64 CPU512_DIRECT64 CPU512_SMALL64 CPU512_PACKED64, MEASURED_ZEN},
     {R_CPU(16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_NARROW, MEASURED},
     {R_CPU(16, VNCL__GEMM_ACC32, ANY),
+     CPU512 CPU512_DIRECT CPU512_SMALL CPU512_PACKED, MEASURED32SQ},
+    /* 16-bit storage: the f32 sets (measured with f32 and f16 alike), and
+     * the packed path from 128^3 (CPU512_16). */
+    {R_CPU(16, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_NARROW),
+     CPU512 CPU512_DIRECT CPU512_SMALL CPU512_NARROW, MEASURED},
+    {R_CPU(16, VNCL__GEMM_ACC16, ANY),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_PACKED CPU512_16, MEASURED32SQ},
     {R_CPU(16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT64 CPU512_SMALL64 CPU512_NARROW64, NULL},
@@ -295,6 +313,10 @@ static const vncl__param_row gemm_rows[] = {
     {R_CPU(0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
      CPU256 CPU256_DIRECT CPU256_SMALL CPU256_NARROW, UNMEASURED256},
     {R_CPU(0, VNCL__GEMM_ACC32, ANY),
+     CPU256 CPU256_DIRECT CPU256_SMALL CPU256_PACKED, UNMEASURED256},
+    {R_CPU(0, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_NARROW),
+     CPU256 CPU256_DIRECT CPU256_SMALL CPU256_NARROW, UNMEASURED256},
+    {R_CPU(0, VNCL__GEMM_ACC16, ANY),
      CPU256 CPU256_DIRECT CPU256_SMALL CPU256_PACKED, UNMEASURED256},
     {R_CPU(0, VNCL__GEMM_ACC64, ANY),
      CPU256 CPU256_DIRECT64 CPU256_SMALL64 CPU256_PACKED64, UNMEASURED256},
@@ -390,14 +412,14 @@ static bool from_entry(vncl_context *ctx, int acc, const vncl__tune_entry *e,
                                               : VNCL__GEMM_OWN;
   const cJSON *cb = cJSON_GetObjectItemCaseSensitive(e->params, "clblast");
   if (p->backend == VNCL__GEMM_CLBLAST && cJSON_IsObject(cb) &&
-      !vncl__clblast_override(ctx->device, acc == VNCL__GEMM_ACC64, cb, why,
+      !vncl__clblast_override(ctx->device, (vncl__gemm_acc)acc, cb, why,
                               cap))
     return false;
   return true;
 }
 
-bool vncl__clblast_override(cl_device_id dev, bool f64, const cJSON *obj,
-                            char *why, size_t cap) {
+bool vncl__clblast_override(cl_device_id dev, vncl__gemm_acc acc,
+                            const cJSON *obj, char *why, size_t cap) {
   const vncl__param_family *f = &vncl__clblast_family;
   const char *names[sizeof clblast_tunables / sizeof *clblast_tunables];
   size_t vals[sizeof clblast_tunables / sizeof *clblast_tunables];
@@ -412,7 +434,10 @@ bool vncl__clblast_override(cl_device_id dev, bool f64, const cJSON *obj,
     vals[i] = (size_t)v->valuedouble;
   }
   CLBlastStatusCode st = CLBlastOverrideParameters(
-      dev, "Xgemm", f64 ? CLBlastPrecisionDouble : CLBlastPrecisionSingle,
+      dev, "Xgemm",
+      acc == VNCL__GEMM_ACC64   ? CLBlastPrecisionDouble
+      : acc == VNCL__GEMM_ACC16 ? CLBlastPrecisionHalf
+                                : CLBlastPrecisionSingle,
       (size_t)f->n, names, vals);
   if (st != CLBlastSuccess) {
     snprintf(why, cap, "CLBlastOverrideParameters: status %d", (int)st);

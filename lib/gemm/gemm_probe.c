@@ -52,6 +52,10 @@ static struct {
 static int probes_run, probes_loaded;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
+static const char *acc_name(vncl__gemm_acc acc) {
+  return acc == VNCL__GEMM_ACC64 ? "f64" : acc == VNCL__GEMM_ACC16 ? "f16" : "f32";
+}
+
 /* The slot of dev (made when absent), or NULL when the table is full.
  * Called with the lock held. */
 static probe_state *slot_of(cl_device_id dev, vncl__gemm_acc acc,
@@ -87,7 +91,7 @@ static void record_key(const vncl_context *ctx, vncl__gemm_acc acc,
            PROBE_FORMAT "|vncl %s|platform %s|%s|device %s|driver %s|%s %s",
            VNCL_VERSION_STRING, ctx->info.platform,
            ctx->info.platform_version, ctx->info.name,
-           ctx->info.driver_version, acc == VNCL__GEMM_ACC64 ? "f64" : "f32",
+           ctx->info.driver_version, acc_name(acc),
            vncl__gemm_shape_name(shape));
 }
 
@@ -279,7 +283,9 @@ static probe_state measure(vncl_context *ctx, vncl__gemm_acc acc,
                            vncl__gemm_shape shape,
                            const vncl__gemm_params *p, int *size,
                            double *own_gf, double *clb_gf) {
-  vncl_dtype dt = acc == VNCL__GEMM_ACC64 ? VNCL_F64 : VNCL_F32;
+  vncl_dtype dt = acc == VNCL__GEMM_ACC64   ? VNCL_F64
+                  : acc == VNCL__GEMM_ACC16 ? VNCL_F16
+                                            : VNCL_F32;
   double best[2] = {0, 0};
   bool ok[2] = {true, true}, stuck = false;
   size_t s = PROBE_MIN;
@@ -371,7 +377,7 @@ int vncl__gemm_probe_backend(vncl_context *ctx, vncl__gemm_acc acc,
   vncl__log(VNCL_LOG_INFO,
             "gemm probe on %s, %s %s (no tuning entry): ours %.3g GFLOP/s, "
             "CLBlast %.3g GFLOP/s at size %d -> %s (%.2f s)",
-            ctx->info.name, acc == VNCL__GEMM_ACC64 ? "f64" : "f32",
+            ctx->info.name, acc_name(acc),
             vncl__gemm_shape_name(shape), own_gf, clb_gf, size,
             st == P_CLBLAST ? "clblast" : "own", vncl__now() - t0);
   if (size > 0) record_store(ctx, acc, shape, st, size, own_gf, clb_gf);

@@ -46,7 +46,7 @@ typedef struct vncl__device_rule {
   vncl_device_type type; /* 0: any */
   int memory;            /* VNCL__RULE_UNIFIED / _DISCRETE / _ANY */
   int min_vec;           /* native float vector width at least; 0: any */
-  int acc;               /* accumulation class of the family; _ANY */
+  int acc;               /* storage class of the family; _ANY */
   int shape;             /* shape class of the family; _ANY */
 } vncl__device_rule;
 /* What a rule is matched against. */

@@ -596,9 +596,12 @@ static void job_space(job *j, const tspace *table,
 /* GEMM for one dtype: every class, our kernels and CLBlast. */
 static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
   bool q = s->o->quick;
-  bool f64 = dtype == VNCL_F64;
-  const char *dn = f64 ? "f64" : "f32";
-  double dscale = f64 ? 0.35 : 1.0; /* f64 gets a smaller share */
+  bool f64 = dtype == VNCL_F64, f32 = dtype == VNCL_F32;
+  const char *dn = vncl_dtype_name((vncl_dtype)dtype);
+  double dscale = f32 ? 1.0 : 0.35; /* f64 and 16-bit: a smaller share */
+  /* CLBlast stores f16 only where the device computes in half (and never
+   * bf16): the 16-bit class is ours alone elsewhere. */
+  bool clblast_ok = dtype != VNCL_BF16 && (dtype != VNCL_F16 || s->info.fp16);
   size_t big = q || f64 ? 1024 : 2048;
   for (int sh = 0; sh < SHAPES && !s->stopped && !interrupted; sh++) {
     /* The built-in set: nothing installed on the session's context. */
@@ -667,7 +670,8 @@ static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
     bool have_cl = false;
     vncl_tuning_params cl_params;
     memset(&cl_params, 0, sizeof cl_params);
-    if (!s->stopped && !interrupted && (!q || sh == SHAPE_SQUARE)) {
+    if (clblast_ok && !s->stopped && !interrupted &&
+        (!q || sh == SHAPE_SQUARE)) {
       job c = j;
       c.kind = TS_CLBLAST;
       c.space = tspace_clblast(q);
@@ -887,12 +891,17 @@ int autotune_run(autotune_opts *o) {
   if (!db) s.stopped = true;
   bool want_gemm = wanted(o->kernels, "gemm");
   if (want_gemm && db) {
-    bool f32 = wanted(o->dtypes, "f32") || wanted(o->dtypes, "f16") ||
-               wanted(o->dtypes, "bf16");
+    /* Three storage classes: f32, f64 and 16-bit (f16 and bf16 share one
+     * set, tuned with f16 storage unless only bf16 is asked for). */
+    bool f32 = wanted(o->dtypes, "f32");
     bool f64 = s.info.fp64 &&
                (o->dtypes ? wanted(o->dtypes, "f64") : !o->quick);
+    bool h16 = o->dtypes && (wanted(o->dtypes, "f16") ||
+                             wanted(o->dtypes, "bf16"));
     if (f32) tune_gemm(&s, db, VNCL_F32);
     if (f64 && !s.stopped && !interrupted) tune_gemm(&s, db, VNCL_F64);
+    if (h16 && !s.stopped && !interrupted)
+      tune_gemm(&s, db, wanted(o->dtypes, "f16") ? VNCL_F16 : VNCL_BF16);
   }
   /* The tensor-op families: every family but gemm. */
   int nfam = 0;

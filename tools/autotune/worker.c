@@ -57,12 +57,35 @@ static void gemm_free(wstate *w) {
   w->m = 0;
 }
 
+/* x stored as element i of buffer h in dtype dt; returns the stored value. */
+static double put(void *h, size_t i, int dt, double x) {
+  switch (dt) {
+    case VNCL_F64: return ((double *)h)[i] = x;
+    case VNCL_F16:
+      return vncl_f16_to_double(((uint16_t *)h)[i] = vncl_f16_from_double(x));
+    case VNCL_BF16:
+      return vncl_bf16_to_double(((uint16_t *)h)[i] =
+                                     vncl_bf16_from_double(x));
+    default: return ((float *)h)[i] = (float)x;
+  }
+}
+
+/* Element i of buffer h in dtype dt. */
+static double get(const void *h, size_t i, int dt) {
+  switch (dt) {
+    case VNCL_F64: return ((const double *)h)[i];
+    case VNCL_F16: return vncl_f16_to_double(((const uint16_t *)h)[i]);
+    case VNCL_BF16: return vncl_bf16_to_double(((const uint16_t *)h)[i]);
+    default: return ((const float *)h)[i];
+  }
+}
+
 static bool gemm_setup(wstate *w, int dt, size_t m, size_t n, size_t k,
                        size_t batch, char *why, size_t cap) {
   if (w->m == m && w->n == n && w->k == k && w->batch == batch && w->dt == dt)
     return true;
   gemm_free(w);
-  size_t es = dt == VNCL_F64 ? 8 : 4;
+  size_t es = vncl_dtype_size((vncl_dtype)dt);
   size_t na = m * k * batch, nb = k * n * batch;
   double *ha = malloc(na * sizeof *ha), *hb = malloc(nb * sizeof *hb);
   void *tmp = malloc((na > nb ? na : nb) * es);
@@ -78,13 +101,9 @@ static bool gemm_setup(wstate *w, int dt, size_t m, size_t n, size_t k,
     for (int which = 0; which < 2 && ok; which++) {
       size_t cnt = which ? nb : na;
       const double *h = which ? hb : ha;
-      for (size_t i = 0; i < cnt; i++) {
-        if (es == 8)
-          ((double *)tmp)[i] = h[i];
-        else
-          ((float *)tmp)[i] = (float)h[i];
-        if (es == 4) (which ? hb : ha)[i] = ((float *)tmp)[i];
-      }
+      /* The stored values, and the reference from them (rounded). */
+      for (size_t i = 0; i < cnt; i++)
+        (which ? hb : ha)[i] = put(tmp, i, dt, h[i]);
       cl_mem buf = clCreateBuffer(w->cl_ctx,
                                   CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                   cnt * es, tmp, &err);
@@ -157,20 +176,25 @@ static vncl_status gemm_once(wstate *w, int set) {
 /* C of input set 0 against A(Bx): NaN, Inf or a residual above the
  * tolerance rejects the candidate. */
 static bool gemm_check(wstate *w, char *why, size_t cap) {
-  size_t es = w->dt == VNCL_F64 ? 8 : 4, cnt = w->m * w->n * w->batch;
+  size_t es = vncl_dtype_size((vncl_dtype)w->dt),
+         cnt = w->m * w->n * w->batch;
   void *h = malloc(cnt * es);
   if (!h) return snprintf(why, cap, "out of memory"), false;
   cl_int err = clEnqueueReadBuffer(w->queue, w->c, CL_TRUE, 0, cnt * es,
                                    h, 0, NULL, NULL);
   bool ok = err == CL_SUCCESS;
   if (!ok) snprintf(why, cap, "reading C: %d", (int)err);
-  double tol = w->dt == VNCL_F64 ? 1e-11 : 2e-5;
+  /* 16-bit storage: C itself is rounded to 11 (f16) or 8 (bf16) bits. */
+  double tol = w->dt == VNCL_F64    ? 1e-11
+               : w->dt == VNCL_F16  ? 2e-3
+               : w->dt == VNCL_BF16 ? 1.6e-2
+                                    : 2e-5;
   for (size_t g = 0; ok && g < w->batch; g++)
     for (size_t i = 0; ok && i < w->m; i++) {
       double s = 0;
       for (size_t j = 0; j < w->n; j++) {
         size_t at = g * w->m * w->n + i * w->n + j;
-        double v = es == 8 ? ((double *)h)[at] : ((float *)h)[at];
+        double v = get(h, at, w->dt);
         if (!isfinite(v)) {
           snprintf(why, cap, "C(%zu,%zu) is not finite", i, j);
           ok = false;
@@ -363,7 +387,8 @@ static cJSON *handle(wstate *w, const cJSON *req) {
   int runs = num(req, "runs", 5);
   if (runs < 1 || runs > 100) runs = 5;
   if (gemm) {
-    int dt = num(req, "dtype", VNCL_F32) == VNCL_F64 ? VNCL_F64 : VNCL_F32;
+    int dt = (int)num(req, "dtype", VNCL_F32);
+    if (dt != VNCL_F64 && dt != VNCL_F16 && dt != VNCL_BF16) dt = VNCL_F32;
     int shape = num(req, "shape", 0);
     size_t m = (size_t)num(req, "m", 64), n = (size_t)num(req, "n", 64),
            k = (size_t)num(req, "k", 64), batch = (size_t)num(req, "batch", 1);
