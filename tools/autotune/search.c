@@ -744,9 +744,14 @@ static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
       put_entry(s, db, "clblast", (vncl_dtype)dtype, shape_names[sh], 0,
                 &cl_params);
     save_db(s, db);
-    fprintf(stderr, "autotune: gemm %s %s: %s wins (ours %.1f, CLBlast %.1f "
-            "GFLOP/s)\n", dn, shape_names[sh], clb ? "CLBlast" : "ours",
-            own_rate, cl_rate);
+    if (clblast_ok)
+      fprintf(stderr, "autotune: gemm %s %s: %s wins (ours %.1f, CLBlast "
+              "%.1f GFLOP/s)\n", dn, shape_names[sh], clb ? "CLBlast" : "ours",
+              own_rate, cl_rate);
+    else
+      fprintf(stderr, "autotune: gemm %s %s: ours %.1f GFLOP/s (CLBlast not "
+              "run: %s)\n", dn, shape_names[sh], own_rate,
+              dtype == VNCL_BF16 ? "no bf16" : "no half arithmetic");
   }
 }
 
