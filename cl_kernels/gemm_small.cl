@@ -112,6 +112,30 @@
 #define HSUM8_(w) HSUM4_((w).lo + (w).hi)
 #define HSUM4_(w) (((w).s01 + (w).s23).s0 + ((w).s01 + (w).s23).s1)
 #endif
+/* The dot-product tiles' accumulators SRC folded to half their width W
+ * into DST, then one step of W depths (loads of W from A's rows and B's
+ * columns) when at least W are left. */
+#define DOT_HALF(SRC, DST, W)                                                  \
+    CAT(ACC, W) DST[SM_MR][SM_NV];                                             \
+    _Pragma("unroll")                                                          \
+    for (uint r_ = 0; r_ < SM_MR; ++r_)                                        \
+        _Pragma("unroll")                                                      \
+        for (uint v_ = 0; v_ < SM_NV; ++v_)                                    \
+            DST[r_][v_] = SRC[r_][v_].lo + SRC[r_][v_].hi;                     \
+    if (p + (W) <= k) {                                                        \
+        CAT(ACC, W) bh_[SM_NV];                                                \
+        _Pragma("unroll")                                                      \
+        for (uint v_ = 0; v_ < SM_NV; ++v_)                                    \
+            bh_[v_] = VNCL_VLOAD(DTYPE_AB, W, 0, bcol[v_] + p);                \
+        _Pragma("unroll")                                                      \
+        for (uint r_ = 0; r_ < SM_MR; ++r_) {                                  \
+            const CAT(ACC, W) ah_ = VNCL_VLOAD(DTYPE_AB, W, 0, arow[r_] + p);  \
+            _Pragma("unroll")                                                  \
+            for (uint v_ = 0; v_ < SM_NV; ++v_)                                \
+                DST[r_][v_] = fma(ah_, bh_[v_], DST[r_][v_]);                  \
+        }                                                                      \
+        p += (W);                                                              \
+    }
 /* ------------------------------------------------------------------------- */
 
 /* GEMM_DIMS (the sizes, offsets and strides of the ulong16 argument) and
@@ -180,11 +204,31 @@ __kernel void gemm_small(const ACC alpha, const ACC beta,
                     }
                 }
                 ACC dsum[SM_MR][SM_NV];
+#if SM_VW == 16 || SM_VW == 8
+                /* The last depths (fewer than SM_VW) by narrower vectors
+                 * before the scalar ones: the accumulators folded to half
+                 * their width (lo + hi, the sums' first step anyway), then
+                 * one step of half a vector when that many depths are left,
+                 * down to 4. A depth of 90 in 16s left 10 scalar steps of 24
+                 * FMAs each, more than the 5 vector steps cost; now 8 + 2. */
+#if SM_VW == 16
+                DOT_HALF(dacc, d8, 8);
+                DOT_HALF(d8, d4, 4);
+#else
+                DOT_HALF(dacc, d4, 4);
+#endif
+                #pragma unroll
+                for (uint r = 0; r < SM_MR; ++r)
+                    #pragma unroll
+                    for (uint v = 0; v < SM_NV; ++v)
+                        dsum[r][v] = HSUM4_(d4[r][v]);
+#else
                 #pragma unroll
                 for (uint r = 0; r < SM_MR; ++r)
                     #pragma unroll
                     for (uint v = 0; v < SM_NV; ++v)
                         dsum[r][v] = HSUM(dacc[r][v]);
+#endif
                 for (; p < k; ++p)
                     #pragma unroll
                     for (uint r = 0; r < SM_MR; ++r)

@@ -358,7 +358,8 @@ static void test_register_model(void **state) {
 
 /* Rows keyed on the vendor: AMD CPUs with 512-bit vectors take square
  * products to the packed path later (their own switch_mnk) and, in f32,
- * on the direct kernel's 6 x 64 tile with A broadcast from memory; 16-bit
+ * on the direct kernel's 6 x 64 tile with A broadcast from memory, and f32
+ * batches with B transposed up to 100^3 to gemm_small; 16-bit
  * storage there, and every other class, width and vendor, keeps the
  * generic CPU rows (16-bit square products packed from 128^3); the AMD
  * rows fit the register check too. */
@@ -371,20 +372,20 @@ static void test_vendor_rows(void **state) {
   const struct {
     const char *vendor;
     int width, acc, shape;
-    double switch_mnk, switch_mnk16;
+    double switch_mnk, switch_mnk16, small_bt;
     int wgd_n, kwgd;
   } cases[] = {
-      {"AuthenticAMD", 16, A32, SQ, 6e8, 1e30, 64, 1},
-      {"AuthenticAMD", 16, A64, SQ, 4e8, 1e30, 32, 1},
-      {"AuthenticAMD", 16, A16, SQ, 56623104, 2097152, 32, 4},
-      {"AuthenticAMD", 16, A16, NA, 56623104, 1e30, 32, 4},
-      {"AuthenticAMD", 16, A32, FL, 56623104, 1e30, 32, 4},
-      {"AuthenticAMD", 16, A64, NA, 56623104, 1e30, 32, 1},
-      {"AuthenticAMD", 8, A32, SQ, 56623104, 1e30, 16, 1},
-      {"AuthenticAMD", 8, A16, SQ, 56623104, 1e30, 16, 1},
-      {"GenuineIntel", 16, A32, SQ, 56623104, 1e30, 32, 4},
-      {"GenuineIntel", 16, A16, FL, 56623104, 2097152, 32, 4},
-      {"GenuineIntel", 16, A64, SQ, 56623104, 1e30, 32, 1},
+      {"AuthenticAMD", 16, A32, SQ, 6e8, 1e30, 1e6, 64, 1},
+      {"AuthenticAMD", 16, A64, SQ, 4e8, 1e30, 1e6, 32, 1},
+      {"AuthenticAMD", 16, A16, SQ, 56623104, 2097152, 9e5, 32, 4},
+      {"AuthenticAMD", 16, A16, NA, 56623104, 1e30, 9e5, 32, 4},
+      {"AuthenticAMD", 16, A32, FL, 56623104, 1e30, 9e5, 32, 4},
+      {"AuthenticAMD", 16, A64, NA, 56623104, 1e30, 1e6, 32, 1},
+      {"AuthenticAMD", 8, A32, SQ, 56623104, 1e30, 1e30, 16, 1},
+      {"AuthenticAMD", 8, A16, SQ, 56623104, 1e30, 1e30, 16, 1},
+      {"GenuineIntel", 16, A32, SQ, 56623104, 1e30, 9e5, 32, 4},
+      {"GenuineIntel", 16, A16, FL, 56623104, 2097152, 9e5, 32, 4},
+      {"GenuineIntel", 16, A64, SQ, 56623104, 1e30, 1e6, 32, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     vncl__tune_device c = fake_cpu(cases[i].width);
@@ -395,13 +396,16 @@ static void test_vendor_rows(void **state) {
         (vncl__gemm_shape)cases[i].shape, false, &row));
     if (row.switch_mnk != cases[i].switch_mnk ||
         row.switch_mnk16 != cases[i].switch_mnk16 ||
+        row.small_batch_mnk_bt != cases[i].small_bt ||
         row.direct.wgd_n != cases[i].wgd_n || row.direct.kwgd != cases[i].kwgd)
       fail_msg("%s, width %d, acc %d, shape %d: switch_mnk %g (16-bit %g), "
-               "direct %d columns, KWGD %d; not %g (%g), %d, %d",
+               "small_batch_mnk_bt %g, direct %d columns, KWGD %d; not %g "
+               "(%g), %g, %d, %d",
                cases[i].vendor, cases[i].width, cases[i].acc, cases[i].shape,
-               row.switch_mnk, row.switch_mnk16, row.direct.wgd_n,
-               row.direct.kwgd, cases[i].switch_mnk, cases[i].switch_mnk16,
-               cases[i].wgd_n, cases[i].kwgd);
+               row.switch_mnk, row.switch_mnk16, row.small_batch_mnk_bt,
+               row.direct.wgd_n, row.direct.kwgd, cases[i].switch_mnk,
+               cases[i].switch_mnk16, cases[i].small_bt, cases[i].wgd_n,
+               cases[i].kwgd);
     assert_true(row.small_stream_bytes > 0); /* every CPU row streams */
     if (!fits_with(&c, cases[i].acc, &row, NULL, 0, why, sizeof why))
       fail_msg("%s, width %d: %s", cases[i].vendor, cases[i].width, why);
