@@ -223,13 +223,15 @@ static vncl_status pass(vncl_context *ctx, vncl__fft_state *st,
     return s;
   vncl__targ sc = vncl__real_arg(dtype, scale);
   cl_uint shift = split ? (cl_uint)split->m : 0;
-  /* Unused tables still need a valid buffer argument. */
-  cl_mem lo = split ? split->tables[0] : tw->tables[0];
-  cl_mem hi = split ? split->tables[1] : tw->tables[0];
+  /* Tables a run does not read are NULL arguments (allowed for __global
+   * pointers): PoCL allocates and copies every buffer argument of every
+   * launch. */
+  cl_mem lo = split ? split->tables[0] : NULL;
+  cl_mem hi = split ? split->tables[1] : NULL;
   /* pre: the C2R pre-processing in the gather, rows of prem + 1 values in
    * x (pre is the twiddle table of 2 prem). */
-  cl_mem rtw = pre ? pre->tables[0] : tw->tables[0];
-  cl_mem twv = split ? split->tables[2] : tw->tables[0];
+  cl_mem rtw = pre ? pre->tables[0] : NULL;
+  cl_mem twv = split ? split->tables[2] : NULL;
   /* The kernel's gm (its comment): n, twshift and the sign's bit, then the
    * geometry, the split's length, x0, y0 and prem. */
   cl_ulong16 gm;
