@@ -352,6 +352,64 @@ static void test_f16_bf16(void **st) {
   sweep(VNCL_BF16, 2, 2);
 }
 
+/* Every f16 and bf16 bit pattern, read one element at a time by the
+ * kernels (the f16 one through F16C where the device compiler has it): A is
+ * the 65536 patterns as a column (65536 x 1), B the 1 x 1 value 1.0, C in
+ * f32. C must be each pattern's exact value (NaN for NaNs, the sign of
+ * zeros aside), on the built-in route and on gemm_small forced. C is
+ * poisoned first. */
+static void exact_patterns(vncl_dtype dt) {
+  const int64_t sa[2] = {65536, 1}, sb[2] = {1, 1};
+  uint16_t *bits = malloc(65536 * sizeof *bits);
+  float *got = malloc(65536 * sizeof *got);
+  assert_non_null(bits);
+  assert_non_null(got);
+  for (unsigned b = 0; b < 65536; b++) bits[b] = (uint16_t)b;
+  const uint16_t one = dt == VNCL_F16 ? vncl_f16_from_double(1.0)
+                                      : vncl_bf16_from_double(1.0);
+  vncl_tensor *a, *bt, *c;
+  T_OK(ctx, vncl_tensor_create(ctx, dt, 2, sa, &a));
+  T_OK(ctx, vncl_tensor_create(ctx, dt, 2, sb, &bt));
+  T_OK(ctx, vncl_tensor_create(ctx, VNCL_F32, 2, sa, &c));
+  T_OK(ctx, vncl_tensor_write(a, bits, 65536 * sizeof *bits));
+  T_OK(ctx, vncl_tensor_write(bt, &one, sizeof one));
+  vncl__gemm_params p, q;
+  vncl__gemm_params_get(ctx, vncl__gemm_acc_of(dt), VNCL__GEMM_SHAPE_NARROW,
+                        &p);
+  q = p;
+  q.small_mnk = q.small_batch_mnk = 1e30;
+  for (int forced = 0; forced < 2; forced++) {
+    if (forced)
+      T_OK(ctx, vncl__gemm_params_set(ctx, vncl__gemm_acc_of(dt),
+                                      VNCL__GEMM_SHAPE_NARROW, &q));
+    for (unsigned i = 0; i < 65536; i++) got[i] = 12345.0f;
+    T_OK(ctx, vncl_tensor_write(c, got, 65536 * sizeof *got));
+    T_OK(ctx, vncl_gemm(ctx, VNCL_NO_TRANS, VNCL_NO_TRANS, 1.0, a, bt, 0.0, c));
+    T_OK(ctx, vncl_tensor_read(c, got, 65536 * sizeof *got));
+    for (unsigned b = 0; b < 65536; b++) {
+      double want = dt == VNCL_F16 ? vncl_f16_to_double((uint16_t)b)
+                                   : vncl_bf16_to_double((uint16_t)b);
+      bool ok = isnan(want) ? isnan(got[b]) : (double)got[b] == want;
+      if (!ok)
+        fail_msg("%s 0x%04x%s: %.9g, want %.9g", dname(dt), b,
+                 forced ? " (gemm_small)" : "", got[b], want);
+    }
+  }
+  T_OK(ctx, vncl__gemm_params_set(ctx, vncl__gemm_acc_of(dt),
+                                  VNCL__GEMM_SHAPE_NARROW, NULL));
+  vncl_tensor_destroy(a);
+  vncl_tensor_destroy(bt);
+  vncl_tensor_destroy(c);
+  free(bits);
+  free(got);
+}
+
+static void test_exact_16bit_patterns(void **st) {
+  (void)st;
+  exact_patterns(VNCL_F16);
+  exact_patterns(VNCL_BF16);
+}
+
 /* Above the switch point with the built-in sets: tall and narrow (A read in
  * place, by rows or transposed) and square, each storage type. */
 static void test_default_large(void **st) {
@@ -1098,6 +1156,7 @@ int main(void) {
       cmocka_unit_test(test_f32_batched_and_events),
       cmocka_unit_test(test_f64),
       cmocka_unit_test(test_f16_bf16),
+      cmocka_unit_test(test_exact_16bit_patterns),
       cmocka_unit_test(test_default_large),
       cmocka_unit_test(test_switch16),
       cmocka_unit_test(test_tensors),
