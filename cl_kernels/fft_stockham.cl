@@ -168,6 +168,34 @@ typedef ulong8 mask8; /* shuffle masks have the element's width */
 #else
 typedef uint8 mask8;
 #endif
+/* Three rounds of two-source shuffles (pairs, quads, halves) on rows r[0..8)
+ * of type T with masks of type M, written out: as loops over arrays of 8
+ * temporaries PoCL 3.1 kept the arrays on the stack and ran the loops (a
+ * store and a reload per shuffle; the gathers and scatters took 36% of a
+ * 64 x 1024 transform's samples under perf, the passes 28%). */
+#define TRANSPOSE8_BODY(T, M)                                                  \
+  const M lo1 = (M)(0, 8, 1, 9, 2, 10, 3, 11);                                 \
+  const M hi1 = (M)(4, 12, 5, 13, 6, 14, 7, 15);                               \
+  const M lo2 = (M)(0, 1, 8, 9, 2, 3, 10, 11);                                 \
+  const M hi2 = (M)(4, 5, 12, 13, 6, 7, 14, 15);                               \
+  const M lo4 = (M)(0, 1, 2, 3, 8, 9, 10, 11);                                 \
+  const M hi4 = (M)(4, 5, 6, 7, 12, 13, 14, 15);                               \
+  const T t0 = shuffle2(r[0], r[1], lo1), t1 = shuffle2(r[0], r[1], hi1);      \
+  const T t2 = shuffle2(r[2], r[3], lo1), t3 = shuffle2(r[2], r[3], hi1);      \
+  const T t4 = shuffle2(r[4], r[5], lo1), t5 = shuffle2(r[4], r[5], hi1);      \
+  const T t6 = shuffle2(r[6], r[7], lo1), t7 = shuffle2(r[6], r[7], hi1);      \
+  const T u0 = shuffle2(t0, t2, lo2), u1 = shuffle2(t0, t2, hi2);              \
+  const T u2 = shuffle2(t1, t3, lo2), u3 = shuffle2(t1, t3, hi2);              \
+  const T u4 = shuffle2(t4, t6, lo2), u5 = shuffle2(t4, t6, hi2);              \
+  const T u6 = shuffle2(t5, t7, lo2), u7 = shuffle2(t5, t7, hi2);              \
+  r[0] = shuffle2(u0, u4, lo4);                                                \
+  r[1] = shuffle2(u0, u4, hi4);                                                \
+  r[2] = shuffle2(u1, u5, lo4);                                                \
+  r[3] = shuffle2(u1, u5, hi4);                                                \
+  r[4] = shuffle2(u2, u6, lo4);                                                \
+  r[5] = shuffle2(u2, u6, hi4);                                                \
+  r[6] = shuffle2(u3, u7, lo4);                                                \
+  r[7] = shuffle2(u3, u7, hi4)
 #if PRECISION == 32 && !defined(__AVX512F__)
 /* f32 without AVX-512: the shuffles of the usual AVX 8 x 8 transpose
  * (unpack within 128-bit halves, shufps, then the halves exchanged). For
@@ -201,34 +229,7 @@ FFT_INLINE void transpose8(vec *r) {
   r[7] = shuffle2(u3, u7, phi);
 }
 #else
-FFT_INLINE void transpose8(vec *r) {
-  const mask8 lo1 = (mask8)(0, 8, 1, 9, 2, 10, 3, 11);
-  const mask8 hi1 = (mask8)(4, 12, 5, 13, 6, 14, 7, 15);
-  const mask8 lo2 = (mask8)(0, 1, 8, 9, 2, 3, 10, 11);
-  const mask8 hi2 = (mask8)(4, 5, 12, 13, 6, 7, 14, 15);
-  const mask8 lo4 = (mask8)(0, 1, 2, 3, 8, 9, 10, 11);
-  const mask8 hi4 = (mask8)(4, 5, 6, 7, 12, 13, 14, 15);
-  /* Written out, not as loops over arrays t[8] and u[8]: PoCL 3.1 kept
-   * those arrays on the stack and ran the loops (a store and a reload per
-   * shuffle; the gathers and scatters took 36% of a 64 x 1024 transform's
-   * samples under perf, the passes 28%). */
-  const vec t0 = shuffle2(r[0], r[1], lo1), t1 = shuffle2(r[0], r[1], hi1);
-  const vec t2 = shuffle2(r[2], r[3], lo1), t3 = shuffle2(r[2], r[3], hi1);
-  const vec t4 = shuffle2(r[4], r[5], lo1), t5 = shuffle2(r[4], r[5], hi1);
-  const vec t6 = shuffle2(r[6], r[7], lo1), t7 = shuffle2(r[6], r[7], hi1);
-  const vec u0 = shuffle2(t0, t2, lo2), u1 = shuffle2(t0, t2, hi2);
-  const vec u2 = shuffle2(t1, t3, lo2), u3 = shuffle2(t1, t3, hi2);
-  const vec u4 = shuffle2(t4, t6, lo2), u5 = shuffle2(t4, t6, hi2);
-  const vec u6 = shuffle2(t5, t7, lo2), u7 = shuffle2(t5, t7, hi2);
-  r[0] = shuffle2(u0, u4, lo4);
-  r[1] = shuffle2(u0, u4, hi4);
-  r[2] = shuffle2(u1, u5, lo4);
-  r[3] = shuffle2(u1, u5, hi4);
-  r[4] = shuffle2(u2, u6, lo4);
-  r[5] = shuffle2(u2, u6, hi4);
-  r[6] = shuffle2(u3, u7, lo4);
-  r[7] = shuffle2(u3, u7, hi4);
-}
+FFT_INLINE void transpose8(vec *r) { TRANSPOSE8_BODY(vec, mask8); }
 #endif /* PRECISION */
 #if PRECISION == 32 && defined(__AVX512F__)
 /* The same transpose on 64-bit elements: r[l] holds 8 complex f32 values
@@ -238,30 +239,7 @@ FFT_INLINE void transpose8(vec *r) {
  * first (.even/.odd of each load, then two float transposes) let LLVM
  * take the block apart into 64-bit loads and 128-bit shuffles (about 230
  * instructions a block of 64 values). */
-FFT_INLINE void transpose8_pairs(ulong8 *r) {
-  const ulong8 lo1 = (ulong8)(0, 8, 1, 9, 2, 10, 3, 11);
-  const ulong8 hi1 = (ulong8)(4, 12, 5, 13, 6, 14, 7, 15);
-  const ulong8 lo2 = (ulong8)(0, 1, 8, 9, 2, 3, 10, 11);
-  const ulong8 hi2 = (ulong8)(4, 5, 12, 13, 6, 7, 14, 15);
-  const ulong8 lo4 = (ulong8)(0, 1, 2, 3, 8, 9, 10, 11);
-  const ulong8 hi4 = (ulong8)(4, 5, 6, 7, 12, 13, 14, 15);
-  const ulong8 t0 = shuffle2(r[0], r[1], lo1), t1 = shuffle2(r[0], r[1], hi1);
-  const ulong8 t2 = shuffle2(r[2], r[3], lo1), t3 = shuffle2(r[2], r[3], hi1);
-  const ulong8 t4 = shuffle2(r[4], r[5], lo1), t5 = shuffle2(r[4], r[5], hi1);
-  const ulong8 t6 = shuffle2(r[6], r[7], lo1), t7 = shuffle2(r[6], r[7], hi1);
-  const ulong8 u0 = shuffle2(t0, t2, lo2), u1 = shuffle2(t0, t2, hi2);
-  const ulong8 u2 = shuffle2(t1, t3, lo2), u3 = shuffle2(t1, t3, hi2);
-  const ulong8 u4 = shuffle2(t4, t6, lo2), u5 = shuffle2(t4, t6, hi2);
-  const ulong8 u6 = shuffle2(t5, t7, lo2), u7 = shuffle2(t5, t7, hi2);
-  r[0] = shuffle2(u0, u4, lo4);
-  r[1] = shuffle2(u0, u4, hi4);
-  r[2] = shuffle2(u1, u5, lo4);
-  r[3] = shuffle2(u1, u5, hi4);
-  r[4] = shuffle2(u2, u6, lo4);
-  r[5] = shuffle2(u2, u6, hi4);
-  r[6] = shuffle2(u3, u7, lo4);
-  r[7] = shuffle2(u3, u7, hi4);
-}
+FFT_INLINE void transpose8_pairs(ulong8 *r) { TRANSPOSE8_BODY(ulong8, ulong8); }
 #define TRANSPOSE_PAIRS 1
 #endif
 #endif

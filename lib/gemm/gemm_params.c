@@ -184,9 +184,11 @@ static const vncl__tunable clblast_tunables[] = {
  * (packed/direct), a warm call before each: f64 batches of 80^3 1.30x,
  * 100^3 1.22x (two runs), 128^3 1.12x, so the f64 row takes batches up to
  * 128^3 (small_batch_mnk 2097152; its switch at 64^3 came from a loaded
- * machine). f32 128^3 gained too (1.29x), but the f32 row also serves
- * f16/bf16 storage, whose 128^3 batches ran at 0.49x on gemm_small: the
- * f32 row stays at 1000000. With B transposed (its columns strided,
+ * machine). f32 128^3 gained too (1.29x), but the f32 row also served
+ * f16/bf16 storage then, whose 128^3 batches ran at 0.49x on gemm_small:
+ * the f32 row stays at 1000000 (16-bit storage has rows of its own since
+ * 2026-12-03, CPU512_SMALL16; the Zen 4's f32 gained nothing at 112^3-128^3,
+ * and the Xeon's has not been measured again). With B transposed (its columns strided,
  * gathered element by element) f32 loses from 100^3 on (0.70x at 100^3,
  * 0.48x at 128^3; 1.34x at 64^3) and f64 still wins at 100^3 (1.16x):
  * small_batch_mnk_bt 262144 (f32) and 1000000 (f64). gemm_small then took
@@ -266,8 +268,10 @@ static const vncl__tunable clblast_tunables[] = {
  * 41 (85), 256^3 142 / 124 (152), 384^3 165 / 155 (162), 512^3 191 / 171
  * (181), 600^3 138 / 130 (156), 768^3 190 / 164 (186); 64^3 within the
  * noise. Only for f32: 16-bit storage widens each broadcast element of A
- * on its own there, 0.76-0.83x the 6 x 32 set at 100^3-120^3 (f16), so
- * the f16 class keeps the other rows' set (no AMD row of its own). */
+ * on its own there, 0.76-0.83x the 6 x 32 set at 100^3-120^3 (f16) with
+ * PoCL's scalar vload_half, 0.98-1.15x once single f16 elements went
+ * through F16C (the same day): the f16 class keeps the other rows' set (no
+ * AMD row of its own). */
 #define CPU512_DIRECT_ZEN "WGD_M=6 WGD_N=64 LDM=1 LDN=1 KWGD=1 VWD=16 DIRECT_LOCAL=0 "
 #define ZEN512_64 CPU_BASE "VREGS=32 switch_mnk=4e8 "
 
@@ -317,8 +321,9 @@ static const vncl__param_row gemm_rows[] = {
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_NARROW, MEASURED},
     {R_CPU(16, VNCL__GEMM_ACC32, ANY),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_PACKED, MEASURED32SQ},
-    /* 16-bit storage: the f32 sets (measured with f32 and f16 alike), and
-     * the packed path from 128^3 (CPU512_16). */
+    /* 16-bit storage: the f32 sets (measured with f32 and f16 alike), the
+     * packed path for single products from 128^3 (CPU512_16), batches up
+     * to 128^3 on gemm_small (CPU512_SMALL16). */
     {R_CPU(16, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_NARROW, MEASURED},
     {R_CPU(16, VNCL__GEMM_ACC16, ANY),
