@@ -217,18 +217,16 @@ __kernel void gemm_small(const ACC alpha, const ACC beta,
 #else
                 DOT_HALF(dacc, d4, 4);
 #endif
-                #pragma unroll
-                for (uint r = 0; r < SM_MR; ++r)
-                    #pragma unroll
-                    for (uint v = 0; v < SM_NV; ++v)
-                        dsum[r][v] = HSUM4_(d4[r][v]);
+#define DOT_SUM(r, v) HSUM4_(d4[r][v])
 #else
+#define DOT_SUM(r, v) HSUM(dacc[r][v])
+#endif
                 #pragma unroll
                 for (uint r = 0; r < SM_MR; ++r)
                     #pragma unroll
                     for (uint v = 0; v < SM_NV; ++v)
-                        dsum[r][v] = HSUM(dacc[r][v]);
-#endif
+                        dsum[r][v] = DOT_SUM(r, v);
+#undef DOT_SUM
                 for (; p < k; ++p)
                     #pragma unroll
                     for (uint r = 0; r < SM_MR; ++r)

@@ -219,6 +219,17 @@ static void test_database_never_switch(void **st) {
   vncl_context_destroy(c2);
 }
 
+/* The flat set in force on c for dt is the one one("switch_mnk", 0)
+ * installed over orig: the user's, switch_mnk 0, the rest orig's. */
+static void installed(vncl_context *c, vncl_dtype dt,
+                      const vncl_tuning_params *orig) {
+  vncl_tuning_params got;
+  T_OK(c, vncl_tuning_get(c, "gemm", dt, "flat", &got));
+  assert_int_equal(got.source, VNCL_TUNING_SOURCE_USER);
+  assert_true(value_of(&got, "switch_mnk") == 0);
+  assert_true(value_of(&got, "MR") == value_of(orig, "MR"));
+}
+
 /* A set installed on one context is that context's, and its storage
  * class's (bf16 and f16 share one, f32 has its own); NULL withdraws it. */
 static void test_set_per_context(void **st) {
@@ -229,19 +240,13 @@ static void test_set_per_context(void **st) {
   T_OK(a, vncl_tuning_get(a, "gemm", VNCL_F32, "flat", &orig));
   T_OK(a, vncl_tuning_get(a, "gemm", VNCL_BF16, "flat", &orig16));
   T_OK(a, vncl_tuning_set(a, "gemm", VNCL_BF16, "flat", &p));
-  T_OK(a, vncl_tuning_get(a, "gemm", VNCL_F16, "flat", &got));
-  assert_int_equal(got.source, VNCL_TUNING_SOURCE_USER);
-  assert_true(value_of(&got, "switch_mnk") == 0);
-  assert_true(value_of(&got, "MR") == value_of(&orig16, "MR"));
+  installed(a, VNCL_F16, &orig16); /* the 16-bit class: f16 too */
   /* f32's set is its own: untouched by the 16-bit class's. */
   T_OK(a, vncl_tuning_get(a, "gemm", VNCL_F32, "flat", &got));
   assert_int_equal(got.source, orig.source);
   assert_true(value_of(&got, "switch_mnk") == value_of(&orig, "switch_mnk"));
   T_OK(a, vncl_tuning_set(a, "gemm", VNCL_F32, "flat", &p));
-  T_OK(a, vncl_tuning_get(a, "gemm", VNCL_F32, "flat", &got));
-  assert_int_equal(got.source, VNCL_TUNING_SOURCE_USER);
-  assert_true(value_of(&got, "switch_mnk") == 0);
-  assert_true(value_of(&got, "MR") == value_of(&orig, "MR"));
+  installed(a, VNCL_F32, &orig);
   T_OK(b, vncl_tuning_get(b, "gemm", VNCL_F32, "flat", &got));
   assert_int_equal(got.source, orig.source);
   assert_true(value_of(&got, "switch_mnk") == value_of(&orig, "switch_mnk"));
