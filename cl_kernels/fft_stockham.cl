@@ -661,8 +661,7 @@ inline uint gather_block8(__global const real2 *x, const ulong *xb, uint n,
       VSTORE(v.even, 0, d);
       VSTORE(v.odd, 0, d + VW);
     }
-    continue;
-#endif
+#else
     vec re[8], im[8];
     /* Unrolled, so that the rows stay in registers through the transposes
      * (rolled, PoCL 3.1 kept them on the stack and took the transposes
@@ -680,6 +679,7 @@ inline uint gather_block8(__global const real2 *x, const ulong *xb, uint n,
       VSTORE(re[jj], 0, d);
       VSTORE(im[jj], 0, d + VW);
     }
+#endif
   }
 #endif
   return j0;
@@ -751,8 +751,7 @@ inline uint scatter_block8(__global const real *r, real scale,
     transpose8_pairs(z);
     _Pragma("unroll") for (int l = 0; l < 8; l++)
       vstore16(as_float16(z[l]), 0, (__global real *)(y + yb[l] + k0));
-    continue;
-#endif
+#else
     vec re[8], im[8];
     /* Unrolled, as in gather_block8. */
     _Pragma("unroll") for (int kk = 0; kk < 8; kk++) {
@@ -767,6 +766,7 @@ inline uint scatter_block8(__global const real *r, real scale,
       v.odd = im[l];
       vstore16(v, 0, (__global real *)(y + yb[l] + k0));
     }
+#endif
   }
 #endif
   return k0;

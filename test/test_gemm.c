@@ -373,10 +373,9 @@ static void exact_patterns(vncl_dtype dt) {
   T_OK(ctx, vncl_tensor_create(ctx, VNCL_F32, 2, sa, &c));
   T_OK(ctx, vncl_tensor_write(a, bits, 65536 * sizeof *bits));
   T_OK(ctx, vncl_tensor_write(bt, &one, sizeof one));
-  vncl__gemm_params p, q;
+  vncl__gemm_params q; /* the built-in set, gemm_small for everything */
   vncl__gemm_params_get(ctx, vncl__gemm_acc_of(dt), VNCL__GEMM_SHAPE_NARROW,
-                        &p);
-  q = p;
+                        &q);
   q.small_mnk = q.small_batch_mnk = 1e30;
   for (int forced = 0; forced < 2; forced++) {
     if (forced)

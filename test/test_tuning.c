@@ -694,30 +694,38 @@ static void test_crash_isolation(void **state) {
   unsetenv("VNCL_TUNING_DB");
 }
 
+/* Writes a database with one gemm entry of storage class `dtype` ("f32",
+ * "f16", ...), shape class square, for ctx's device. */
+static void write_gemm_db(const char *path, const vncl_context *c,
+                          const char *dtype, const char *params) {
+  char text[4096];
+  snprintf(text, sizeof text,
+           "{\"schema\": \"vncl-tuning\", \"version\": 1, \"entries\": [{"
+           "\"vendor\": \"%s\", \"device\": \"%s\", \"driver\": \"%s\", "
+           "\"library\": \"%s\", \"device_type\": \"%s\", \"kernel\": "
+           "\"gemm\", \"dtype\": \"%s\", \"class\": \"square\", "
+           "\"backend\": \"own\", \"params\": {%s}}]}",
+           c->info.vendor, c->info.name, c->info.driver_version,
+           vncl_version_string(),
+           c->info.type == VNCL_DEVICE_CPU ? "cpu" : "gpu", dtype, params);
+  write_file(path, text);
+}
+
 /* 16-bit storage is a class of its own: a database entry for "f16" sets
  * what f16 and bf16 products run and leaves f32 and f64 alone; the
  * autotuner's worker measures f16 and bf16 products (direct and packed)
  * and checks their results against the rounded inputs. */
 static void test_sixteen_bit_class(void **state) {
   (void)state;
-  char dir[512], path[600], text[4096];
+  char dir[512], path[600];
   t_tmpdir(dir, sizeof dir);
   snprintf(path, sizeof path, "%s/tuning.json", dir);
   vncl_context *c0 = ctx_with_db("/nonexistent/none.json");
   vncl__gemm_params d32, d64, got;
   vncl__gemm_params_get(c0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &d32);
   vncl__gemm_params_get(c0, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE, &d64);
-  snprintf(text, sizeof text,
-           "{\"schema\": \"vncl-tuning\", \"version\": 1, \"entries\": [{"
-           "\"vendor\": \"%s\", \"device\": \"%s\", \"driver\": \"%s\", "
-           "\"library\": \"%s\", \"device_type\": \"%s\", \"kernel\": "
-           "\"gemm\", \"dtype\": \"f16\", \"class\": \"square\", "
-           "\"backend\": \"own\", \"params\": {\"switch_mnk_bt\": 12345}}]}",
-           c0->info.vendor, c0->info.name, c0->info.driver_version,
-           vncl_version_string(),
-           c0->info.type == VNCL_DEVICE_CPU ? "cpu" : "gpu");
+  write_gemm_db(path, c0, "f16", "\"switch_mnk_bt\": 12345");
   vncl_context_destroy(c0);
-  write_file(path, text);
   vncl_context *ctx = ctx_with_db(path);
   assert_int_equal(ctx->tuning_entries, 1);
   vncl__gemm_params_get(ctx, vncl__gemm_acc_of(VNCL_BF16),
@@ -923,22 +931,6 @@ static void test_progress_count(void **state) {
   progress_run(2, false);
 }
 
-/* Writes a database with one gemm f32 square entry for ctx's device. */
-static void write_gemm_db(const char *path, const vncl_context *c,
-                          const char *params) {
-  char text[4096];
-  snprintf(text, sizeof text,
-           "{\"schema\": \"vncl-tuning\", \"version\": 1, \"entries\": [{"
-           "\"vendor\": \"%s\", \"device\": \"%s\", \"driver\": \"%s\", "
-           "\"library\": \"%s\", \"device_type\": \"%s\", \"kernel\": "
-           "\"gemm\", \"dtype\": \"f32\", \"class\": \"square\", "
-           "\"backend\": \"own\", \"params\": {%s}}]}",
-           c->info.vendor, c->info.name, c->info.driver_version,
-           vncl_version_string(),
-           c->info.type == VNCL_DEVICE_CPU ? "cpu" : "gpu", params);
-  write_file(path, text);
-}
-
 /* Tuned sets belong to their context: two contexts on one device with two
  * databases each run their own GEMM parameters, and a set installed on one
  * leaves the other alone. */
@@ -961,8 +953,9 @@ static void test_two_contexts_two_databases(void **state) {
              def.cpu.nr, def.cpu.vw, def.cpu.nr);
   else
     snprintf(params, sizeof params, "\"switch_mnk\": 0, \"switch_mnk_bt\": 0");
-  write_gemm_db(pa, c0, params);
-  write_gemm_db(pb, c0, "\"switch_mnk\": 1e15, \"switch_mnk_bt\": 1e15");
+  write_gemm_db(pa, c0, "f32", params);
+  write_gemm_db(pb, c0, "f32",
+                "\"switch_mnk\": 1e15, \"switch_mnk_bt\": 1e15");
   vncl_context *ca = ctx_with_db(pa), *cb = ctx_with_db(pb);
   for (int round = 0; round < 2; round++) {
     vncl__gemm_params ga, gb, g0;
