@@ -95,10 +95,23 @@
 #define VSTORE_C(v, p) VNCL_VSTORE(DTYPE_C, VWD, p, 0, v)
 #endif
 
-/* KWGD consecutive elements of a row of A as ACC values (A_ROWVEC). */
-#if !DIRECT_LOCAL && (KWGD == 2 || KWGD == 4 || KWGD == 8 || KWGD == 16)
+/* KWA consecutive elements of a row of A as ACC values (A_ROWVEC): KWGD of
+ * them, and 4 for 16-bit storage where KWGD is 1. Broadcasting one 16-bit
+ * element a depth widens it in a general register first (a shift for
+ * bf16, vcvtph2ps of one lane for f16), and with 24 zmm accumulators that
+ * left bf16 spilling accumulators in the hot loop (perf annotate); four at
+ * once are widened as one vector and broadcast from the stack. Zen 4 EPYC,
+ * 2026-12-03, one process, 6 x 64 tiles, against f32's own: bf16 512^3
+ * 0.74-0.76x -> 1.00x, f16 0.94-0.95x -> 0.97-0.98x; as AVX2 code (6 x 16)
+ * at 256^3 bf16 0.76x -> 0.92x, f16 0.54x -> 0.81x. */
+#if !DIRECT_LOCAL && KWGD == 1 && DTYPE_AB >= 2
+#define KWA 4
+#else
+#define KWA KWGD
+#endif
+#if !DIRECT_LOCAL && (KWA == 2 || KWA == 4 || KWA == 8 || KWA == 16)
 #define A_ROWVEC 1
-#define VLOAD_A_K(p) VNCL_VLOAD(DTYPE_AB, KWGD, 0, p)
+#define VLOAD_A_K(p) VNCL_VLOAD(DTYPE_AB, KWA, 0, p)
 #else
 #define A_ROWVEC 0
 #endif
@@ -156,15 +169,15 @@ void gemm_direct(const ACC alpha, const ACC beta,
         uint p = 0;
 #if A_ROWVEC
         if (a_cs == 1) {
-            /* Rows of A contiguous in depth: KWGD of them per vector load
+            /* Rows of A contiguous in depth: KWA of them per vector load
              * (one widening per vector for 16-bit types), then broadcast. */
-            for (; p + KWGD <= k; p += KWGD) {
-                ACC at[MWID][KWGD];
+            for (; p + KWA <= k; p += KWA) {
+                ACC at[MWID][KWA];
                 #pragma unroll
                 for (uint r = 0; r < MWID; ++r)
-                    CAT(vstore, KWGD)(VLOAD_A_K(arow[r] + p), 0, at[r]);
+                    CAT(vstore, KWA)(VLOAD_A_K(arow[r] + p), 0, at[r]);
                 #pragma unroll
-                for (uint u = 0; u < KWGD; ++u) {
+                for (uint u = 0; u < KWA; ++u) {
                     VT bv[NVD];
                     #pragma unroll
                     for (uint v = 0; v < NVD; ++v)

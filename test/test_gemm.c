@@ -680,6 +680,18 @@ static void test_param_sets(void **st) {
   /* The direct kernel at every size, edges and strided B included. */
   p.switch_mnk = p.switch_mnk_bt = 1e30;
   with_params(&p, VNCL_F64);
+  /* 16-bit storage on the direct kernel with A broadcast (KWGD 1), which
+   * widens A four depths at a time (k 64 whole; 1, 33, 129 and 300 with
+   * tails), whatever tile the device's row has. Rows whose direct kernel
+   * stages slices in local memory (GPUs) read A there instead. */
+  vncl__gemm_params_get(ctx, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_SQUARE, &p);
+  if (!p.direct.local) {
+    p.small_mnk = p.small_batch_mnk = 0;
+    p.switch_mnk = p.switch_mnk_bt = p.switch_mnk16 = 1e30;
+    p.direct.kwgd = 1;
+    with_params(&p, VNCL_F16);
+    with_params(&p, VNCL_BF16);
+  }
 
   /* Sets that break a rule are rejected, naming it. */
   q = p;

@@ -357,12 +357,12 @@ static void test_register_model(void **state) {
 }
 
 /* Rows keyed on the vendor: AMD CPUs with 512-bit vectors take square
- * products to the packed path later (their own switch_mnk) and, in f32,
- * on the direct kernel's 6 x 64 tile with A broadcast from memory, and f32
- * batches with B transposed up to 100^3 to gemm_small; 16-bit
- * storage there, and every other class, width and vendor, keeps the
- * generic CPU rows (16-bit square products packed from 128^3); the AMD
- * rows fit the register check too. */
+ * products to the packed path later (their own switch_mnk) and, in f32
+ * and 16-bit storage, on the direct kernel's 6 x 64 tile with A broadcast
+ * (KWGD 1), and f32 batches with B transposed up to 100^3 to gemm_small;
+ * every other class, shape, width and vendor keeps the generic CPU rows
+ * (16-bit square products packed from 128^3 there); the AMD rows fit the
+ * register check too. */
 static void test_vendor_rows(void **state) {
   (void)state;
   char why[256];
@@ -377,7 +377,7 @@ static void test_vendor_rows(void **state) {
   } cases[] = {
       {"AuthenticAMD", 16, A32, SQ, 6e8, 1e30, 1e6, 64, 1},
       {"AuthenticAMD", 16, A64, SQ, 4e8, 1e30, 1e6, 32, 1},
-      {"AuthenticAMD", 16, A16, SQ, 56623104, 2097152, 9e5, 32, 4},
+      {"AuthenticAMD", 16, A16, SQ, 6e8, 1e30, 9e5, 64, 1},
       {"AuthenticAMD", 16, A16, NA, 56623104, 1e30, 9e5, 32, 4},
       {"AuthenticAMD", 16, A32, FL, 56623104, 1e30, 9e5, 32, 4},
       {"AuthenticAMD", 16, A64, NA, 56623104, 1e30, 1e6, 32, 1},

@@ -29,7 +29,10 @@ void vncl__tune_device_of(vncl_context *ctx, vncl__tune_device *d) {
  *   gemm_direct (not DIRECT_LOCAL): MWID x NVD accumulator vectors, the NVD
  *     vectors of B's row, the MWID staged rows of A (KWGD values each, when
  *     KWGD is 2, 4, 8 or 16: the A_ROWVEC path, taken when A's rows are
- *     contiguous in depth) and the broadcast;
+ *     contiguous in depth) and the broadcast. 16-bit storage with KWGD 1
+ *     stages 4 depths of A too (gemm_direct.cl, KWA), not counted: they
+ *     are stored to the stack at once and broadcast from there, and the
+ *     Zen 4's 6 x 64 tile (29 by this count) ran at f32's rate with them;
  *   gemm_small: SM_MR x SM_NV accumulator vectors, SM_NV of B, the
  *     broadcast (A is broadcast from memory);
  *   gemm_packed_cpu: MR x NR/VW accumulator vectors, NR/VW of B, the

@@ -267,11 +267,16 @@ static const vncl__tunable clblast_tunables[] = {
  * 32 (OpenBLAS): 2026-12-02 128^3-768^3 1.04-1.19x; 2026-12-03 128^3 44 /
  * 41 (85), 256^3 142 / 124 (152), 384^3 165 / 155 (162), 512^3 191 / 171
  * (181), 600^3 138 / 130 (156), 768^3 190 / 164 (186); 64^3 within the
- * noise. Only for f32: 16-bit storage widens each broadcast element of A
- * on its own there, 0.76-0.83x the 6 x 32 set at 100^3-120^3 (f16) with
- * PoCL's scalar vload_half, 0.98-1.15x once single f16 elements went
- * through F16C (the same day): the f16 class keeps the other rows' set (no
- * AMD row of its own). */
+ * noise. 16-bit storage widened each broadcast element of A on its own
+ * there, 0.76-0.83x the 6 x 32 set at 100^3-120^3 (f16) with PoCL's scalar
+ * vload_half, 0.98-1.15x once single f16 elements went through F16C (the
+ * same day). Once gemm_direct widened 16-bit A four depths at a time with
+ * KWGD=1 (2026-12-03, gemm_direct.cl, KWA), the AMD 16-bit square row took
+ * this set and f32's switch point too: one process, medians of 15-31
+ * rounds, 16-bit against f32 on its own route, direct / packed (the old
+ * row's route from 128^3): f16 384^3 0.94 / 0.90, 512^3 0.97-1.00 / 0.83-
+ * 0.93, bf16 384^3 0.94 / 0.87, 512^3 1.00 / 0.83; 768^3 1.03-1.05x on
+ * both; 256^3 0.88-1.11 / 0.91-1.06 (within the noise of a loud day). */
 #define CPU512_DIRECT_ZEN "WGD_M=6 WGD_N=64 LDM=1 LDN=1 KWGD=1 VWD=16 DIRECT_LOCAL=0 "
 #define ZEN512_64 CPU_BASE "VREGS=32 switch_mnk=4e8 "
 
@@ -310,6 +315,7 @@ static const vncl__tunable clblast_tunables[] = {
 #define MEASURED32SQ "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02"
 
 #define MEASURED16 "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02 (Xeon) and 2026-12-03 (Zen 4 EPYC)"
+#define MEASURED_ZEN16 "PoCL 3.1, 2-core Zen 4 EPYC guest: direct set and switch_mnk 2026-12-03 (16-bit storage against f32), batches as the AVX-512 16-bit row"
 #define MEASURED_ZEN "PoCL 3.1, 2-core Zen 4 EPYC guest: switch_mnk 2026-12-03, f32 direct set and small_batch_mnk_bt 2026-12-02 and 2026-12-03, the rest as the AVX-512 rows"
 
 static const vncl__param_row gemm_rows[] = {
@@ -317,6 +323,9 @@ static const vncl__param_row gemm_rows[] = {
      ZEN512_32 CPU512_DIRECT_ZEN ZEN512_SMALL CPU512_PACKED, MEASURED_ZEN},
     {R_CPU_OF("AuthenticAMD", 16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE),
      ZEN512_64 CPU512_DIRECT64 CPU512_SMALL64 CPU512_PACKED64, MEASURED_ZEN},
+    /* AMD, 16-bit storage, square: f32's direct tile and switch point. */
+    {R_CPU_OF("AuthenticAMD", 16, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_SQUARE),
+     ZEN512_32 CPU512_DIRECT_ZEN CPU512_SMALL16 CPU512_PACKED, MEASURED_ZEN16},
     {R_CPU(16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_NARROW, MEASURED},
     {R_CPU(16, VNCL__GEMM_ACC32, ANY),
