@@ -103,7 +103,7 @@ static const vncl__tunable clblast_tunables[] = {
  * 0.70-0.93x). Below, 96^3 lost (0.75x f32 against 0.86-0.90x direct).
  * Not on the narrow row: 1024x32x128 packed ran 0.79x the direct kernel
  * (n below NR wastes half of each micro-tile), 512x64x64 1.3-1.4x. */
-#define CPU512_16 "switch_mnk16=2097152 "
+#define CPU_16 "switch_mnk16=2097152 "
 /* Tall and narrow (n <= 128): A read in place (packing it would cost as
  * much as the product), 16 depths per row load (KU=16: one vector load and
  * widening per 16 elements of A), smaller blocks for more work-items. */
@@ -142,6 +142,20 @@ static const vncl__tunable clblast_tunables[] = {
  * 0.93x.) MB=96 was no better (0.77-0.93x OpenBLAS). Still to time on an
  * AVX2 host (docs/tuning.md, "AVX2 rows under valgrind"). */
 #define CPU256_PACKED "MR=6 NR=16 VW=8 MB=48 NB=64 KC=0 KU=16 ORDER=0 A_PACKED=2 "
+/* 16-bit storage on AVX2: 8 depths of each row of A widened at a time
+ * (KU=8), and the packed path from 128^3 (CPU_16). With KU=16 the staged
+ * rows (two ymm a row once widened) left the 12 accumulators, 2 B vectors
+ * and the broadcast short of registers, and PoCL's code kept accumulators
+ * on the stack (perf annotate); the direct kernel's 6 x 16 tile spilled
+ * too. Timed as AVX2 code on the Zen 4 EPYC (POCL_KERNELLIB_NAME=avx2,
+ * 2026-12-03, one process, medians of 11-21 rounds), 16-bit against f32
+ * on its own route, before / after: f16 256^3 0.83 / 0.92, 384^3 0.74 /
+ * 0.95, 512^3 0.68 / 0.88, 1024^3 0.70 / 0.97; bf16 256^3 0.81 / 0.85,
+ * 384^3 0.70 / 0.88, 512^3 0.66 / 0.86, 1024^3 0.70 / 0.92; 128^3 within
+ * the noise (0.85-0.87 / 0.90-0.94). KU=4 ran below KU=8 (0.83-0.85 at
+ * 512^3). The AVX-512 16-bit rows keep KU=16: KU=8 moved nothing there
+ * (1024^3 and 1536^3, 0.90-1.00x either way). */
+#define CPU256_PACKED16 "MR=6 NR=16 VW=8 MB=48 NB=64 KC=0 KU=8 ORDER=0 A_PACKED=2 "
 #define CPU256_NARROW "MR=6 NR=16 VW=8 MB=24 NB=64 KC=0 KU=8 ORDER=0 A_PACKED=0 "
 #define CPU256_DIRECT64 "WGD_M=6 WGD_N=8 LDM=1 LDN=1 KWGD=1 VWD=4 DIRECT_LOCAL=0 "
 #define CPU256_PACKED64 "MR=6 NR=8 VW=4 MB=48 NB=64 KC=0 KU=16 ORDER=0 A_PACKED=2 "
@@ -310,6 +324,7 @@ static const vncl__tunable clblast_tunables[] = {
 /* The AVX2 rows: their direct kernel's KWGD=1 comes from the register
  * check, not from a run. */
 #define UNMEASURED256 "register model; packed sets timed as AVX2 code on the AVX-512 guest (POCL_KERNELLIB_NAME=avx2), 2026-12-01 and 2026-12-02; not on an AVX2 host"
+#define MEASURED256_16 "as AVX2 code on a Zen 4 EPYC guest (POCL_KERNELLIB_NAME=avx2): KU and switch_mnk16 2026-12-03; the rest as the AVX2 rows; not on an AVX2 host"
 /* The square f32 row: the 2026-11-29 sets, A in place (A_PACKED=2) since;
  * switch_mnk16 2026-12-01 (loaded, noisy). */
 #define MEASURED32SQ "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02"
@@ -331,12 +346,12 @@ static const vncl__param_row gemm_rows[] = {
     {R_CPU(16, VNCL__GEMM_ACC32, ANY),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_PACKED, MEASURED32SQ},
     /* 16-bit storage: the f32 sets (measured with f32 and f16 alike), the
-     * packed path for single products from 128^3 (CPU512_16), batches up
+     * packed path for single products from 128^3 (CPU_16), batches up
      * to 128^3 on gemm_small (CPU512_SMALL16). */
     {R_CPU(16, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_NARROW, MEASURED},
     {R_CPU(16, VNCL__GEMM_ACC16, ANY),
-     CPU512 CPU512_DIRECT CPU512_SMALL16 CPU512_PACKED CPU512_16, MEASURED16},
+     CPU512 CPU512_DIRECT CPU512_SMALL16 CPU512_PACKED CPU_16, MEASURED16},
     {R_CPU(16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT64 CPU512_SMALL64 CPU512_NARROW64, NULL},
     {R_CPU(16, VNCL__GEMM_ACC64, ANY),
@@ -348,7 +363,7 @@ static const vncl__param_row gemm_rows[] = {
     {R_CPU(0, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_NARROW),
      CPU256 CPU256_DIRECT CPU256_SMALL CPU256_NARROW, UNMEASURED256},
     {R_CPU(0, VNCL__GEMM_ACC16, ANY),
-     CPU256 CPU256_DIRECT CPU256_SMALL CPU256_PACKED, UNMEASURED256},
+     CPU256 CPU256_DIRECT CPU256_SMALL CPU256_PACKED16 CPU_16, MEASURED256_16},
     {R_CPU(0, VNCL__GEMM_ACC64, ANY),
      CPU256 CPU256_DIRECT64 CPU256_SMALL64 CPU256_PACKED64, UNMEASURED256},
     {R_GPU("nvidia"), GPU GPU_DIRECT GPU_SMALL GPU_LOCAL128, NULL},
