@@ -352,8 +352,44 @@ static void test_register_model(void **state) {
   assert_true(vncl__gemm_param_set_named(&wide, "MB", 48));
   assert_false(fits_with(&c, 0, &wide, "VW", 4, why, sizeof why));
   assert_non_null(strstr(why, "gemm_packed_cpu: 73 vector registers"));
-  /* The local-memory variants are not counted (GPU register files). */
+  /* The direct kernel's local-memory variant on a CPU row: each
+   * work-item's MWID x NWID accumulators as MWID vectors of NWID, NWID of
+   * B, MWID values of A and the broadcast. The row's 6 x 32 of one
+   * work-item: 12 + 2 + 6 + 1 = 21 of 32. */
   assert_true(fits_with(&c, 0, &row, "DIRECT_LOCAL", 1, why, sizeof why));
+  /* 32 x 16 (the autotune candidate PoCL took over 120 s to compile):
+   * 32 + 1 + 32 + 1 = 66. */
+  vncl__gemm_params loc = row;
+  assert_true(vncl__gemm_param_set_named(&loc, "WGD_M", 32));
+  assert_true(vncl__gemm_param_set_named(&loc, "WGD_N", 16));
+  assert_true(vncl__gemm_param_set_named(&loc, "VWD", 1));
+  assert_false(fits_with(&c, 2, &loc, "DIRECT_LOCAL", 1, why, sizeof why));
+  assert_non_null(strstr(why, "gemm_direct (local): 66 vector registers"));
+  /* GPU-shaped groups (8 x 8 work-items on a 32 x 32 tile): 4 x 4 each,
+   * 4 + 1 + 4 + 1 = 10. */
+  assert_true(vncl__gemm_param_set_named(&loc, "WGD_N", 32));
+  assert_true(vncl__gemm_param_set_named(&loc, "LDM", 8));
+  assert_true(vncl__gemm_param_set_named(&loc, "LDN", 8));
+  assert_true(fits_with(&c, 2, &loc, "DIRECT_LOCAL", 1, why, sizeof why));
+  /* GPU rows name no VREGS: nothing is counted there (register files of
+   * hundreds of registers a work-item). */
+  vncl__tune_device g = small_gpu();
+  vncl__gemm_params gr;
+  assert_true(vncl__gemm_params_builtin(&g.info, g.native_float_width,
+                                        VNCL__GEMM_ACC32,
+                                        VNCL__GEMM_SHAPE_SQUARE, false, &gr));
+  assert_int_equal(gr.vregs, 0);
+  /* 32 rows of 2 columns a work-item (66 by the CPU count), in groups of
+   * 2 x 16 work-items, slices of 8 (3 KiB of the 4 KiB). */
+  assert_true(vncl__gemm_param_set_named(&gr, "KWGD", 8));
+  assert_true(vncl__gemm_param_set_named(&gr, "WGD_M", 64));
+  assert_true(vncl__gemm_param_set_named(&gr, "WGD_N", 32));
+  assert_true(vncl__gemm_param_set_named(&gr, "LDM", 2));
+  assert_true(vncl__gemm_param_set_named(&gr, "LDN", 16));
+  assert_true(vncl__gemm_param_set_named(&gr, "DIRECT_LOCAL", 1));
+  if (!vncl__tuning_check_dev(&g, &vncl__gemm_family, 0, &gr,
+                              VNCL__CHECK_DIRECT, why, sizeof why))
+    fail_msg("GPU, local 64 x 32 in groups of 2 x 16: %s", why);
 }
 
 /* Rows keyed on the vendor: AMD CPUs with 512-bit vectors take square

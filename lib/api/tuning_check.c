@@ -33,6 +33,9 @@ void vncl__tune_device_of(vncl_context *ctx, vncl__tune_device *d) {
  *     stages 4 depths of A too (gemm_direct.cl, KWA), not counted: they
  *     are stored to the stack at once and broadcast from there, and the
  *     Zen 4's 6 x 64 tile (29 by this count) ran at f32's rate with them;
+ *   gemm_direct with DIRECT_LOCAL: MWID vectors of NWID accumulators
+ *     (the work-item's scalars, as vectors along the columns), NWID of B
+ *     as one vector, MWID values of A, the broadcast;
  *   gemm_small: SM_MR x SM_NV accumulator vectors, SM_NV of B, the
  *     broadcast (A is broadcast from memory);
  *   gemm_packed_cpu: MR x NR/VW accumulator vectors, NR/VW of B, the
@@ -161,6 +164,20 @@ static bool gemm_fits(const vncl__tune_device *d, const vncl__gemm_params *p,
     return registers_fit(d, p->vregs, f64, "gemm_direct", rows, vecs, q->vwd,
                          rowvec ? q->kwgd : 0, why, cap);
   }
+  if (k == VNCL__GEMM_DIRECT) {
+    /* The local-memory variant on a row that names VREGS (a CPU's): each
+     * work-item's MWID x NWID scalar accumulators, taken as MWID vectors
+     * of NWID along the columns (the most a compiler can make of them),
+     * NWID of B as one such vector, and the MWID values of A it
+     * broadcasts. A 32 x 16 tile of one work-item is 66 registers: PoCL
+     * 3.1 spent over 120 s compiling it for a 16-bit autotune candidate
+     * (2026-12-03, killed by the worker's timeout). */
+    const vncl__gemm_direct_params *q = &p->direct;
+    int rows = q->ldm ? q->wgd_m / q->ldm : 0;
+    int cols = q->ldn ? q->wgd_n / q->ldn : 0;
+    return registers_fit(d, p->vregs, f64, "gemm_direct (local)", rows, 1,
+                         cols, 1, why, cap);
+  }
   if (k == VNCL__GEMM_SMALL)
     return registers_fit(d, p->vregs, f64, "gemm_small", p->small.mr,
                          p->small.nv, p->small.vw, 0, why, cap);
@@ -168,7 +185,7 @@ static bool gemm_fits(const vncl__tune_device *d, const vncl__gemm_params *p,
     return registers_fit(d, p->vregs, f64, "gemm_packed_cpu", p->cpu.mr,
                          p->cpu.vw ? p->cpu.nr / p->cpu.vw : 0, p->cpu.vw, 0,
                          why, cap);
-  return true; /* local-memory kernels: GPU register files, not modelled */
+  return true; /* gemm_packed_local: GPU register files, not modelled */
 }
 
 bool vncl__tuning_check_dev(const vncl__tune_device *d,
