@@ -806,12 +806,13 @@ static void test_small_single(void **st) {
   small_sweep_to(q, VNCL_F64, 8, maxs);
 }
 
-/* gemm_small streaming C (small_stream_bytes 1: every launch): the sweep
- * of the device's set, then batches whose rows of C are whole vectors
- * aligned to their size (the streamed stores; C offset 0 and row lengths
- * of 64, 80, 96), beside one at an odd offset (plain stores), beta 0 and
- * not. On devices without streaming stores the bit changes nothing and
- * the products must still be right. */
+/* gemm_small streaming C (small_stream_bytes 1: every launch where C's
+ * rows are whole 64-byte lines): the sweep of the device's set, then
+ * batches with C offset 0 and rows of 64 and 96 elements (whole lines:
+ * streamed) and 80 (in f32 320 bytes: plain stores; in f64 streamed),
+ * beside one at an odd offset (plain stores), beta 0 and not. On devices
+ * without streaming stores the bit changes nothing and the products must
+ * still be right. */
 static void small_streamed(vncl_dtype dt) {
   const vncl__gemm_acc acc = vncl__gemm_acc_of(dt);
   vncl__gemm_params q;
