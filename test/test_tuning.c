@@ -363,14 +363,16 @@ static void test_register_model(void **state) {
   assert_true(vncl__gemm_param_set_named(&loc, "WGD_M", 32));
   assert_true(vncl__gemm_param_set_named(&loc, "WGD_N", 16));
   assert_true(vncl__gemm_param_set_named(&loc, "VWD", 1));
-  assert_false(fits_with(&c, 2, &loc, "DIRECT_LOCAL", 1, why, sizeof why));
+  assert_false(fits_with(&c, VNCL__GEMM_ACC16, &loc, "DIRECT_LOCAL", 1, why,
+                         sizeof why));
   assert_non_null(strstr(why, "gemm_direct (local): 66 vector registers"));
   /* GPU-shaped groups (8 x 8 work-items on a 32 x 32 tile): 4 x 4 each,
    * 4 + 1 + 4 + 1 = 10. */
   assert_true(vncl__gemm_param_set_named(&loc, "WGD_N", 32));
   assert_true(vncl__gemm_param_set_named(&loc, "LDM", 8));
   assert_true(vncl__gemm_param_set_named(&loc, "LDN", 8));
-  assert_true(fits_with(&c, 2, &loc, "DIRECT_LOCAL", 1, why, sizeof why));
+  assert_true(fits_with(&c, VNCL__GEMM_ACC16, &loc, "DIRECT_LOCAL", 1, why,
+                        sizeof why));
   /* GPU rows name no VREGS: nothing is counted there (register files of
    * hundreds of registers a work-item). */
   vncl__tune_device g = small_gpu();
