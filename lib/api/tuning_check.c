@@ -155,16 +155,10 @@ static bool gemm_fits(const vncl__tune_device *d, const vncl__gemm_params *p,
     return false;
   if (p->vregs <= 0) return true;
   bool f64 = acc == VNCL__GEMM_ACC64;
-  if (k == VNCL__GEMM_DIRECT && !p->direct.local) {
-    const vncl__gemm_direct_params *q = &p->direct;
-    int rows = q->ldm ? q->wgd_m / q->ldm : 0;
-    int cols = q->ldn ? q->wgd_n / q->ldn : 0;
-    int vecs = q->vwd ? cols / q->vwd : 0;
-    bool rowvec = q->kwgd == 2 || q->kwgd == 4 || q->kwgd == 8 || q->kwgd == 16;
-    return registers_fit(d, p->vregs, f64, "gemm_direct", rows, vecs, q->vwd,
-                         rowvec ? q->kwgd : 0, why, cap);
-  }
   if (k == VNCL__GEMM_DIRECT) {
+    const vncl__gemm_direct_params *q = &p->direct;
+    int rows = q->ldm ? q->wgd_m / q->ldm : 0; /* MWID */
+    int cols = q->ldn ? q->wgd_n / q->ldn : 0; /* NWID */
     /* The local-memory variant on a row that names VREGS (a CPU's): each
      * work-item's MWID x NWID scalar accumulators, taken as MWID vectors
      * of NWID along the columns (the most a compiler can make of them),
@@ -172,11 +166,13 @@ static bool gemm_fits(const vncl__tune_device *d, const vncl__gemm_params *p,
      * broadcasts. A 32 x 16 tile of one work-item is 66 registers: PoCL
      * 3.1 spent over 120 s compiling it for a 16-bit autotune candidate
      * (2026-12-03, killed by the worker's timeout). */
-    const vncl__gemm_direct_params *q = &p->direct;
-    int rows = q->ldm ? q->wgd_m / q->ldm : 0;
-    int cols = q->ldn ? q->wgd_n / q->ldn : 0;
-    return registers_fit(d, p->vregs, f64, "gemm_direct (local)", rows, 1,
-                         cols, 1, why, cap);
+    if (q->local)
+      return registers_fit(d, p->vregs, f64, "gemm_direct (local)", rows, 1,
+                           cols, 1, why, cap);
+    int vecs = q->vwd ? cols / q->vwd : 0;
+    bool rowvec = q->kwgd == 2 || q->kwgd == 4 || q->kwgd == 8 || q->kwgd == 16;
+    return registers_fit(d, p->vregs, f64, "gemm_direct", rows, vecs, q->vwd,
+                         rowvec ? q->kwgd : 0, why, cap);
   }
   if (k == VNCL__GEMM_SMALL)
     return registers_fit(d, p->vregs, f64, "gemm_small", p->small.mr,

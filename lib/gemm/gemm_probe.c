@@ -52,10 +52,9 @@ static struct {
 static int probes_run, probes_loaded;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The class's name in the database and the probe records. */
 static const char *acc_name(vncl__gemm_acc acc) {
-  return acc == VNCL__GEMM_ACC64   ? "f64"
-         : acc == VNCL__GEMM_ACC16 ? "f16"
-                                   : "f32";
+  return vncl__gemm_family.acc_names[acc];
 }
 
 /* The slot of dev (made when absent), or NULL when the table is full.
