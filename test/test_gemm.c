@@ -654,6 +654,20 @@ static void test_param_sets(void **st) {
   assert_true(cpu_built("-DMB=12 ", "-DA_PACKED=0"));
   assert_true(cpu_built("-DMB=12 ", "-DA_PACKED=1"));
   assert_true(cpu_built("-DMB=12 ", "-DPREFETCH=16"));
+  /* From big_mnk on (131 x 67 x 129 and 200 x 8 x 300 here), products take
+   * blocks big_tall times taller and narrower (24 x 32), the others the
+   * set's own 12 x 64. */
+  q.big_mnk = 300000;
+  q.big_tall = 2;
+  with_params(&q, VNCL_F32);
+  with_params(&q, VNCL_BF16);
+  assert_true(cpu_built("-DMB=24 ", "-DNB=32 "));
+  /* 64 / 3 rounds down to a multiple of NR 32, at least NR: 36 x 32. */
+  q.big_tall = 3;
+  with_params(&q, VNCL_F32);
+  assert_true(cpu_built("-DMB=36 ", "-DNB=32 "));
+  q.big_mnk = 1e30;
+  q.big_tall = 1;
   if (ctx->info.fp64) {
     vncl__gemm_params d;
     vncl__gemm_params_get(ctx, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE, &d);

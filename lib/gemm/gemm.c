@@ -17,6 +17,8 @@
  *   otherwise                gemm_pack of A (unless the set reads A in place)
  *                            and of B into scratch from the device allocator,
  *                            then gemm_packed_cpu or gemm_packed_local
+ *                            (gemm_packed_cpu's blocks big_tall times
+ *                            taller and narrower from big_mnk on)
  * In auto mode the class's set names the backend; a class that no tuning
  * entry covers, on a GPU, takes the winner of the untuned-device probe
  * (gemm_probe.c: ours against CLBlast, once per device and class).
@@ -479,7 +481,14 @@ static vncl_status run_own(vncl_context *ctx, const vncl__gemm_problem *pr,
     vncl__log(VNCL_LOG_WARN, "gemm: small kernel unavailable (%s); using the "
               "direct kernel", vncl_errmsg(ctx));
   } else if (mnk >= packed_from(p, pr)) {
-    s = run_packed(ctx, p, pr, num_wait, wait, event);
+    vncl__gemm_params big;
+    if (mnk >= p->big_mnk && p->big_tall > 1 &&
+        p->fast == VNCL__GEMM_PACKED_CPU) {
+      vncl__gemm_params_big(p, &big);
+      s = run_packed(ctx, &big, pr, num_wait, wait, event);
+    } else {
+      s = run_packed(ctx, p, pr, num_wait, wait, event);
+    }
     /* No scratch (out of memory) or no packed kernel on this device: the
      * direct kernel needs neither. */
     if (s != VNCL_ERR_BUILD && s != VNCL_ERR_UNSUPPORTED &&

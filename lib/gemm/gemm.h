@@ -84,6 +84,11 @@ typedef enum vncl__gemm_backend {
     "the same when B's columns are strided (direct kernel gathers B)")        \
   X(switch_mnk16, switch_mnk16, double, 1e30, 0, 1e30, (1e30), (1e30),        \
     "f16/bf16 storage: packed from the lower of this and switch_mnk(_bt)")   \
+  X(big_mnk, big_mnk, double, 1e30, 0, 1e30, (1e30), (1e30),                \
+    "m*n*k at and above which gemm_packed_cpu blocks are big_tall times "    \
+    "taller and as many times narrower")                                      \
+  X(big_tall, big_tall, int, 1, 1, 64, (1), (1),                              \
+    "MB times this, NB over it (a multiple of NR) from big_mnk on")          \
   X(small_mnk, small_mnk, double, 0, 0, 1e30, (0, 32768, 262144, 16777216), \
     (0, 32768), "m*n*k at and below which a single product runs gemm_small")  \
   X(small_batch_mnk, small_batch_mnk, double, 0, 0, 1e30, (0, 32768, 1000000), \
@@ -302,6 +307,16 @@ bool vncl__gemm_params_valid(const vncl_device_info *info,
                              vncl__gemm_kernel kern, vncl__gemm_acc acc,
                              const vncl__gemm_params *p, char *why,
                              size_t cap);
+
+/* The set a product of m*n*k >= p->big_mnk runs gemm_packed_cpu with: p
+ * with MB * big_tall rows and NB / big_tall columns a block (rounded down
+ * to a multiple of NR, at least NR: any set that is valid stays valid), so
+ * about the same area; taller blocks reuse each B sliver over more panels
+ * of A (docs/tuning.md, "Blocks for large products"). One factor rather
+ * than two sizes keeps the family within the public vncl_tuning_params'
+ * 48 names. */
+void vncl__gemm_params_big(const vncl__gemm_params *p,
+                           vncl__gemm_params *out);
 
 /* The one function that turns parameters into build options for `kern`:
  * "-DDTYPE_AB=0 -DDTYPE_C=0 -DMR=6 ...". The whole string keys the program

@@ -157,6 +157,19 @@ static const vncl__tunable clblast_tunables[] = {
  * (1024^3 and 1536^3, 0.90-1.00x either way). */
 #define CPU256_PACKED16 "MR=6 NR=16 VW=8 MB=48 NB=64 KC=0 KU=8 ORDER=0 A_PACKED=2 "
 #define CPU256_NARROW "MR=6 NR=16 VW=8 MB=24 NB=64 KC=0 KU=8 ORDER=0 A_PACKED=0 "
+/* Square products from 2e9 (about 1260^3) on the AVX2 rows: blocks of 192
+ * x 16 (big_tall 4 on 48 x 64), so each B sliver (KC=0: all the depth, 64 bytes a depth) serves 32
+ * panels of A instead of 8. Timed as AVX2 code on the Zen 4 EPYC
+ * (POCL_KERNELLIB_NAME=avx2), 2026-12-03, one process, the sets alternated
+ * (medians of 7-11 rounds), 192 x 16 against the row's 48 x 64: f64 512^3
+ * 0.88-0.89x, 768^3 0.87-0.93x, 1024^3 0.97-1.14x, 1536^3 1.14x, 2048^3
+ * 1.19-1.33x, 3000^3 1.27x, 1024x1024x2048 1.16x; f32 512^3 0.97x,
+ * 1024^3 0.97x, 1536^3 1.14x, 2048^3 1.24x, 1024x1024x2048 1.12x; f16
+ * 2048^3 1.09x, bf16 1.03x. Against OpenBLAS's Haswell kernels in the same
+ * runs, f64 2048^3 0.76-0.81x -> 0.96-1.01x. On AVX-512 code (6 x 32 f64,
+ * 6 x 64 f32 micro-tiles) taller blocks gained 1.03-1.06x at 2048^3: not
+ * taken there. docs/tuning.md, "Blocks for large products". */
+#define CPU256_BIG "big_mnk=2e9 big_tall=4 "
 #define CPU256_DIRECT64 "WGD_M=6 WGD_N=8 LDM=1 LDN=1 KWGD=1 VWD=4 DIRECT_LOCAL=0 "
 #define CPU256_PACKED64 "MR=6 NR=8 VW=4 MB=48 NB=64 KC=0 KU=16 ORDER=0 A_PACKED=2 "
 /* Strided batches of small products (gemm_small): 6 x 2 vectors per tile,
@@ -324,6 +337,7 @@ static const vncl__tunable clblast_tunables[] = {
 /* The AVX2 rows: their direct kernel's KWGD=1 comes from the register
  * check, not from a run. */
 #define UNMEASURED256 "register model; packed sets timed as AVX2 code on the AVX-512 guest (POCL_KERNELLIB_NAME=avx2), 2026-12-01 and 2026-12-02; not on an AVX2 host"
+#define BIG256 "; big_mnk blocks as AVX2 code on the Zen 4 EPYC guest, 2026-12-03"
 #define MEASURED256_16 "as AVX2 code on a Zen 4 EPYC guest (POCL_KERNELLIB_NAME=avx2): KU and switch_mnk16 2026-12-03; the rest as the AVX2 rows; not on an AVX2 host"
 /* The square f32 row: the 2026-11-29 sets, A in place (A_PACKED=2) since;
  * switch_mnk16 2026-12-01 (loaded, noisy). */
@@ -358,12 +372,21 @@ static const vncl__param_row gemm_rows[] = {
      CPU512 CPU512_DIRECT64 CPU512_SMALL64 CPU512_PACKED64, MEASURED64},
     {R_CPU(0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
      CPU256 CPU256_DIRECT CPU256_SMALL CPU256_NARROW, UNMEASURED256},
+    {R_CPU(0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE),
+     CPU256 CPU256_DIRECT CPU256_SMALL CPU256_PACKED CPU256_BIG,
+     UNMEASURED256 BIG256},
     {R_CPU(0, VNCL__GEMM_ACC32, ANY),
      CPU256 CPU256_DIRECT CPU256_SMALL CPU256_PACKED, UNMEASURED256},
     {R_CPU(0, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_NARROW),
      CPU256 CPU256_DIRECT CPU256_SMALL CPU256_NARROW, UNMEASURED256},
+    {R_CPU(0, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_SQUARE),
+     CPU256 CPU256_DIRECT CPU256_SMALL CPU256_PACKED16 CPU_16 CPU256_BIG,
+     MEASURED256_16 BIG256},
     {R_CPU(0, VNCL__GEMM_ACC16, ANY),
      CPU256 CPU256_DIRECT CPU256_SMALL CPU256_PACKED16 CPU_16, MEASURED256_16},
+    {R_CPU(0, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE),
+     CPU256 CPU256_DIRECT64 CPU256_SMALL64 CPU256_PACKED64 CPU256_BIG,
+     UNMEASURED256 BIG256},
     {R_CPU(0, VNCL__GEMM_ACC64, ANY),
      CPU256 CPU256_DIRECT64 CPU256_SMALL64 CPU256_PACKED64, UNMEASURED256},
     {R_GPU("nvidia"), GPU GPU_DIRECT GPU_SMALL GPU_LOCAL128, NULL},
@@ -448,6 +471,16 @@ static bool set_valid(const vncl__param_family *f,
                                  cap) &&
          ((p->small_mnk <= 0 && p->small_batch_mnk <= 0) ||
           vncl__gemm_params_valid(info, VNCL__GEMM_SMALL, a, p, why, cap));
+}
+
+void vncl__gemm_params_big(const vncl__gemm_params *p,
+                           vncl__gemm_params *out) {
+  *out = *p;
+  if (p->big_tall <= 1) return;
+  int nr = p->cpu.nr > 0 ? p->cpu.nr : 1;
+  int nb = p->cpu.nb / p->big_tall / nr * nr;
+  out->cpu.mb = p->cpu.mb * p->big_tall;
+  out->cpu.nb = nb > nr ? nb : nr;
 }
 
 /* A database entry's backend, and CLBlast's parameters when it names them. */
