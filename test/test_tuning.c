@@ -415,14 +415,14 @@ static void test_vendor_rows(void **state) {
     double big_mnk;
   } cases[] = {
       {"AuthenticAMD", 16, A32, SQ, 6e8, 1e30, 1e6, 64, 1, 1e30},
-      {"AuthenticAMD", 16, A64, SQ, 4e8, 1e30, 1e6, 32, 1, 1e30},
+      {"AuthenticAMD", 16, A64, SQ, 4e8, 1e30, 1e6, 32, 1, 2e9},
       {"AuthenticAMD", 16, A16, SQ, 6e8, 1e30, 9e5, 64, 1, 1e30},
       {"AuthenticAMD", 16, A16, NA, 56623104, 1e30, 9e5, 32, 4, 1e30},
       {"AuthenticAMD", 16, A32, FL, 56623104, 1e30, 9e5, 32, 4, 1e30},
       {"AuthenticAMD", 16, A64, NA, 56623104, 1e30, 1e6, 32, 1, 1e30},
       {"AuthenticAMD", 8, A32, SQ, 56623104, 1e30, 1e30, 16, 1, 2e9},
       {"AuthenticAMD", 8, A16, SQ, 56623104, 2097152, 1e30, 16, 1, 2e9},
-      {"AuthenticAMD", 8, A64, SQ, 56623104, 1e30, 1e30, 8, 1, 2e9},
+      {"AuthenticAMD", 8, A64, SQ, 56623104, 1e30, 1e30, 8, 1, 7e8},
       {"GenuineIntel", 8, A32, FL, 56623104, 1e30, 1e30, 16, 1, 1e30},
       {"GenuineIntel", 16, A32, SQ, 56623104, 1e30, 9e5, 32, 4, 1e30},
       {"GenuineIntel", 16, A16, FL, 56623104, 2097152, 9e5, 32, 4, 1e30},

@@ -170,6 +170,10 @@ static const vncl__tunable clblast_tunables[] = {
  * 6 x 64 f32 micro-tiles) taller blocks gained 1.03-1.06x at 2048^3: not
  * taken there. docs/tuning.md, "Blocks for large products". */
 #define CPU256_BIG "big_mnk=2e9 big_tall=4 "
+/* f64 from 7e8 (about 888^3): 1024^3 1.12-1.18x in three more runs, 1200^3
+ * 1.10-1.22x, 960^3 1.06x, 896^3 1.07-1.19x, 832^3 0.89-1.11x (f32 1024^3
+ * 0.96-1.04x: its switch stays). */
+#define CPU256_BIG64 "big_mnk=7e8 big_tall=4 "
 #define CPU256_DIRECT64 "WGD_M=6 WGD_N=8 LDM=1 LDN=1 KWGD=1 VWD=4 DIRECT_LOCAL=0 "
 #define CPU256_PACKED64 "MR=6 NR=8 VW=4 MB=48 NB=64 KC=0 KU=16 ORDER=0 A_PACKED=2 "
 /* Strided batches of small products (gemm_small): 6 x 2 vectors per tile,
@@ -305,7 +309,15 @@ static const vncl__tunable clblast_tunables[] = {
  * 0.93, bf16 384^3 0.94 / 0.87, 512^3 1.00 / 0.83; 768^3 1.03-1.05x on
  * both; 256^3 0.88-1.11 / 0.91-1.06 (within the noise of a loud day). */
 #define CPU512_DIRECT_ZEN "WGD_M=6 WGD_N=64 LDM=1 LDN=1 KWGD=1 VWD=16 DIRECT_LOCAL=0 "
-#define ZEN512_64 CPU_BASE "VREGS=32 switch_mnk=4e8 "
+/* The AMD AVX-512 f64 row's packed blocks from 2e9 (about 1260^3): 192 x
+ * 32 (big_tall 2 on 96 x 64), "Blocks for large products" in
+ * docs/tuning.md. Zen 4 EPYC,
+ * 2026-12-03, one process, alternated with the row (medians of 7-9): 800^3
+ * 0.92x, 1024^3 1.00-1.01x, 1536^3 1.13x, 2048^3 1.06-1.07x, 3000^3 1.06x
+ * (quartiles 2-5% apart); f32 (6 x 64 micro-tiles, 192 x 64 blocks) 1.01x
+ * at 2048^3 and 3000^3: not taken. */
+#define ZEN512_BIG64 "big_mnk=2e9 big_tall=2 "
+#define ZEN512_64 CPU_BASE "VREGS=32 switch_mnk=4e8 " ZEN512_BIG64
 
 /* GPUs: 64 work-items per direct group (8 x 8, a 32 x 32 tile through local
  * memory); the packed kernel with 16 x 16 work-items, 8 x 8 accumulators
@@ -385,7 +397,7 @@ static const vncl__param_row gemm_rows[] = {
     {R_CPU(0, VNCL__GEMM_ACC16, ANY),
      CPU256 CPU256_DIRECT CPU256_SMALL CPU256_PACKED16 CPU_16, MEASURED256_16},
     {R_CPU(0, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE),
-     CPU256 CPU256_DIRECT64 CPU256_SMALL64 CPU256_PACKED64 CPU256_BIG,
+     CPU256 CPU256_DIRECT64 CPU256_SMALL64 CPU256_PACKED64 CPU256_BIG64,
      UNMEASURED256 BIG256},
     {R_CPU(0, VNCL__GEMM_ACC64, ANY),
      CPU256 CPU256_DIRECT64 CPU256_SMALL64 CPU256_PACKED64, UNMEASURED256},
