@@ -422,7 +422,7 @@ static void test_vendor_rows(void **state) {
       {"AuthenticAMD", 16, A64, NA, 56623104, 1e30, 1e6, 32, 1, 1e30},
       {"AuthenticAMD", 8, A32, SQ, 56623104, 1e30, 1e30, 16, 1, 2e9},
       {"AuthenticAMD", 8, A16, SQ, 56623104, 2097152, 1e30, 16, 1, 2e9},
-      {"AuthenticAMD", 8, A64, SQ, 56623104, 1e30, 1e30, 8, 1, 7e8},
+      {"AuthenticAMD", 8, A64, SQ, 56623104, 1e30, 1e30, 8, 1, 2e9},
       {"GenuineIntel", 8, A32, FL, 56623104, 1e30, 1e30, 16, 1, 1e30},
       {"GenuineIntel", 16, A32, SQ, 56623104, 1e30, 9e5, 32, 4, 1e30},
       {"GenuineIntel", 16, A16, FL, 56623104, 2097152, 9e5, 32, 4, 1e30},

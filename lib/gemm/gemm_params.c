@@ -166,14 +166,12 @@ static const vncl__tunable clblast_tunables[] = {
  * 1.19-1.33x, 3000^3 1.27x, 1024x1024x2048 1.16x; f32 512^3 0.97x,
  * 1024^3 0.97x, 1536^3 1.14x, 2048^3 1.24x, 1024x1024x2048 1.12x; f16
  * 2048^3 1.09x, bf16 1.03x. Against OpenBLAS's Haswell kernels in the same
- * runs, f64 2048^3 0.76-0.81x -> 0.96-1.01x. On AVX-512 code (6 x 32 f64,
- * 6 x 64 f32 micro-tiles) taller blocks gained 1.03-1.06x at 2048^3: not
- * taken there. docs/tuning.md, "Blocks for large products". */
+ * runs, f64 2048^3 0.76-0.81x -> 0.96-1.01x. Again with each set in two
+ * contexts (the first context's buffers can sit at an unlucky distance:
+ * docs/tuning.md), 192 x 16 against 48 x 64: f64 2048^3 1.13-1.20x, f32
+ * 2048^3 1.12-1.16x, f64 1024^3 0.97-0.98x (which is why f64 keeps 2e9 as
+ * well). docs/tuning.md, "Blocks for large products". */
 #define CPU256_BIG "big_mnk=2e9 big_tall=4 "
-/* f64 from 7e8 (about 888^3): 1024^3 1.12-1.18x in three more runs, 1200^3
- * 1.10-1.22x, 960^3 1.06x, 896^3 1.07-1.19x, 832^3 0.89-1.11x (f32 1024^3
- * 0.96-1.04x: its switch stays). */
-#define CPU256_BIG64 "big_mnk=7e8 big_tall=4 "
 #define CPU256_DIRECT64 "WGD_M=6 WGD_N=8 LDM=1 LDN=1 KWGD=1 VWD=4 DIRECT_LOCAL=0 "
 #define CPU256_PACKED64 "MR=6 NR=8 VW=4 MB=48 NB=64 KC=0 KU=16 ORDER=0 A_PACKED=2 "
 /* Strided batches of small products (gemm_small): 6 x 2 vectors per tile,
@@ -312,10 +310,11 @@ static const vncl__tunable clblast_tunables[] = {
 /* The AMD AVX-512 f64 row's packed blocks from 2e9 (about 1260^3): 192 x
  * 32 (big_tall 2 on 96 x 64), "Blocks for large products" in
  * docs/tuning.md. Zen 4 EPYC,
- * 2026-12-03, one process, alternated with the row (medians of 7-9): 800^3
- * 0.92x, 1024^3 1.00-1.01x, 1536^3 1.13x, 2048^3 1.06-1.07x, 3000^3 1.06x
- * (quartiles 2-5% apart); f32 (6 x 64 micro-tiles, 192 x 64 blocks) 1.01x
- * at 2048^3 and 3000^3: not taken. */
+ * 2026-12-03, one process, each set in two contexts alternated (medians
+ * of 7): 1536^3 1.02-1.06x, 3000^3 1.04-1.06x (every pair above the row),
+ * 2048^3 0.98-1.02x; 800^3 0.92x with the row in the first context only.
+ * f32 (6 x 64 micro-tiles, 192 x 64 blocks) 1.01x at 2048^3 and 3000^3:
+ * not taken. */
 #define ZEN512_BIG64 "big_mnk=2e9 big_tall=2 "
 #define ZEN512_64 CPU_BASE "VREGS=32 switch_mnk=4e8 " ZEN512_BIG64
 
@@ -397,7 +396,7 @@ static const vncl__param_row gemm_rows[] = {
     {R_CPU(0, VNCL__GEMM_ACC16, ANY),
      CPU256 CPU256_DIRECT CPU256_SMALL CPU256_PACKED16 CPU_16, MEASURED256_16},
     {R_CPU(0, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE),
-     CPU256 CPU256_DIRECT64 CPU256_SMALL64 CPU256_PACKED64 CPU256_BIG64,
+     CPU256 CPU256_DIRECT64 CPU256_SMALL64 CPU256_PACKED64 CPU256_BIG,
      UNMEASURED256 BIG256},
     {R_CPU(0, VNCL__GEMM_ACC64, ANY),
      CPU256 CPU256_DIRECT64 CPU256_SMALL64 CPU256_PACKED64, UNMEASURED256},
