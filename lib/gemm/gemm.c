@@ -482,13 +482,12 @@ static vncl_status run_own(vncl_context *ctx, const vncl__gemm_problem *pr,
               "direct kernel", vncl_errmsg(ctx));
   } else if (mnk >= packed_from(p, pr)) {
     vncl__gemm_params big;
-    if (mnk >= p->big_mnk && p->big_tall > 1 &&
-        p->fast == VNCL__GEMM_PACKED_CPU) {
+    const vncl__gemm_params *pp = p;
+    if (mnk >= p->big_mnk && p->fast == VNCL__GEMM_PACKED_CPU) {
       vncl__gemm_params_big(p, &big);
-      s = run_packed(ctx, &big, pr, num_wait, wait, event);
-    } else {
-      s = run_packed(ctx, p, pr, num_wait, wait, event);
+      pp = &big;
     }
+    s = run_packed(ctx, pp, pr, num_wait, wait, event);
     /* No scratch (out of memory) or no packed kernel on this device: the
      * direct kernel needs neither. */
     if (s != VNCL_ERR_BUILD && s != VNCL_ERR_UNSUPPORTED &&

@@ -158,8 +158,8 @@ static const vncl__tunable clblast_tunables[] = {
 #define CPU256_PACKED16 "MR=6 NR=16 VW=8 MB=48 NB=64 KC=0 KU=8 ORDER=0 A_PACKED=2 "
 #define CPU256_NARROW "MR=6 NR=16 VW=8 MB=24 NB=64 KC=0 KU=8 ORDER=0 A_PACKED=0 "
 /* Square products from 2e9 (about 1260^3) on the AVX2 rows: blocks of 192
- * x 16 (big_tall 4 on 48 x 64), so each B sliver (KC=0: all the depth, 64 bytes a depth) serves 32
- * panels of A instead of 8. Timed as AVX2 code on the Zen 4 EPYC
+ * x 16 (big_tall 4 on 48 x 64), so each B sliver (KC=0: all the depth, 64
+ * bytes a depth) serves 32 panels of A instead of 8. Timed as AVX2 code on the Zen 4 EPYC
  * (POCL_KERNELLIB_NAME=avx2), 2026-12-03, one process, the sets alternated
  * (medians of 7-11 rounds), 192 x 16 against the row's 48 x 64: f64 512^3
  * 0.88-0.89x, 768^3 0.87-0.93x, 1024^3 0.97-1.14x, 1536^3 1.14x, 2048^3
@@ -309,12 +309,11 @@ static const vncl__tunable clblast_tunables[] = {
 #define CPU512_DIRECT_ZEN "WGD_M=6 WGD_N=64 LDM=1 LDN=1 KWGD=1 VWD=16 DIRECT_LOCAL=0 "
 /* The AMD AVX-512 f64 row's packed blocks from 2e9 (about 1260^3): 192 x
  * 32 (big_tall 2 on 96 x 64), "Blocks for large products" in
- * docs/tuning.md. Zen 4 EPYC,
- * 2026-12-03, one process, each set in two contexts alternated (medians
- * of 7): 1536^3 1.02-1.06x, 3000^3 1.04-1.06x (every pair above the row),
- * 2048^3 0.98-1.02x; 800^3 0.92x with the row in the first context only.
- * f32 (6 x 64 micro-tiles, 192 x 64 blocks) 1.01x at 2048^3 and 3000^3:
- * not taken. */
+ * docs/tuning.md. Zen 4 EPYC, 2026-12-03, one process, each set in two
+ * contexts alternated (medians of 7): 1536^3 1.02-1.06x, 3000^3
+ * 1.04-1.06x (every pair above the row), 2048^3 0.98-1.02x: a gain near
+ * the noise. f32 (6 x 64 micro-tiles, 192 x 64 blocks) 1.01x at 2048^3 and
+ * 3000^3: not taken. */
 #define ZEN512_BIG64 "big_mnk=2e9 big_tall=2 "
 #define ZEN512_64 CPU_BASE "VREGS=32 switch_mnk=4e8 " ZEN512_BIG64
 
