@@ -159,11 +159,11 @@ static const vncl__tunable clblast_tunables[] = {
 #define CPU256_NARROW "MR=6 NR=16 VW=8 MB=24 NB=64 KC=0 KU=8 ORDER=0 A_PACKED=0 "
 /* Square products from 2e9 (about 1260^3) on the AVX2 rows: blocks of 192
  * x 16 (big_tall 4 on 48 x 64), so each B sliver (KC=0: all the depth, 64
- * bytes a depth) serves 32 panels of A instead of 8. Timed as AVX2 code on the Zen 4 EPYC
- * (POCL_KERNELLIB_NAME=avx2), 2026-12-03, one process, the sets alternated
- * (medians of 7-11 rounds), 192 x 16 against the row's 48 x 64: f64 512^3
- * 0.88-0.89x, 768^3 0.87-0.93x, 1024^3 0.97-1.14x, 1536^3 1.14x, 2048^3
- * 1.19-1.33x, 3000^3 1.27x, 1024x1024x2048 1.16x; f32 512^3 0.97x,
+ * bytes a depth) serves 32 panels of A instead of 8. Timed as AVX2 code on
+ * the Zen 4 EPYC (POCL_KERNELLIB_NAME=avx2), 2026-12-03, one process, the
+ * sets alternated (medians of 7-11 rounds), 192 x 16 against the row's 48
+ * x 64: f64 512^3 0.88-0.89x, 768^3 0.87-0.93x, 1024^3 0.97-1.14x, 1536^3
+ * 1.14x, 2048^3 1.19-1.33x, 3000^3 1.27x, 1024x1024x2048 1.16x; f32 512^3 0.97x,
  * 1024^3 0.97x, 1536^3 1.14x, 2048^3 1.24x, 1024x1024x2048 1.12x; f16
  * 2048^3 1.09x, bf16 1.03x. Against OpenBLAS's Haswell kernels in the same
  * runs, f64 2048^3 0.76-0.81x -> 0.96-1.01x. Again with each set in two
@@ -172,6 +172,11 @@ static const vncl__tunable clblast_tunables[] = {
  * 2048^3 1.12-1.16x, f64 1024^3 0.97-0.98x (which is why f64 keeps 2e9 as
  * well). docs/tuning.md, "Blocks for large products". */
 #define CPU256_BIG "big_mnk=2e9 big_tall=4 "
+/* The AVX2 square rows are these sets with CPU256_BIG; the rows for the
+ * other shapes keep the sets alone (tall blocks not measured there). */
+#define AVX2_32 CPU256 CPU256_DIRECT CPU256_SMALL CPU256_PACKED
+#define AVX2_16 CPU256 CPU256_DIRECT CPU256_SMALL CPU256_PACKED16 CPU_16
+#define AVX2_64 CPU256 CPU256_DIRECT64 CPU256_SMALL64 CPU256_PACKED64
 #define CPU256_DIRECT64 "WGD_M=6 WGD_N=8 LDM=1 LDN=1 KWGD=1 VWD=4 DIRECT_LOCAL=0 "
 #define CPU256_PACKED64 "MR=6 NR=8 VW=4 MB=48 NB=64 KC=0 KU=16 ORDER=0 A_PACKED=2 "
 /* Strided batches of small products (gemm_small): 6 x 2 vectors per tile,
@@ -383,22 +388,16 @@ static const vncl__param_row gemm_rows[] = {
     {R_CPU(0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
      CPU256 CPU256_DIRECT CPU256_SMALL CPU256_NARROW, UNMEASURED256},
     {R_CPU(0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE),
-     CPU256 CPU256_DIRECT CPU256_SMALL CPU256_PACKED CPU256_BIG,
-     UNMEASURED256 BIG256},
-    {R_CPU(0, VNCL__GEMM_ACC32, ANY),
-     CPU256 CPU256_DIRECT CPU256_SMALL CPU256_PACKED, UNMEASURED256},
+     AVX2_32 CPU256_BIG, UNMEASURED256 BIG256},
+    {R_CPU(0, VNCL__GEMM_ACC32, ANY), AVX2_32, UNMEASURED256},
     {R_CPU(0, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_NARROW),
      CPU256 CPU256_DIRECT CPU256_SMALL CPU256_NARROW, UNMEASURED256},
     {R_CPU(0, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_SQUARE),
-     CPU256 CPU256_DIRECT CPU256_SMALL CPU256_PACKED16 CPU_16 CPU256_BIG,
-     MEASURED256_16 BIG256},
-    {R_CPU(0, VNCL__GEMM_ACC16, ANY),
-     CPU256 CPU256_DIRECT CPU256_SMALL CPU256_PACKED16 CPU_16, MEASURED256_16},
+     AVX2_16 CPU256_BIG, MEASURED256_16 BIG256},
+    {R_CPU(0, VNCL__GEMM_ACC16, ANY), AVX2_16, MEASURED256_16},
     {R_CPU(0, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE),
-     CPU256 CPU256_DIRECT64 CPU256_SMALL64 CPU256_PACKED64 CPU256_BIG,
-     UNMEASURED256 BIG256},
-    {R_CPU(0, VNCL__GEMM_ACC64, ANY),
-     CPU256 CPU256_DIRECT64 CPU256_SMALL64 CPU256_PACKED64, UNMEASURED256},
+     AVX2_64 CPU256_BIG, UNMEASURED256 BIG256},
+    {R_CPU(0, VNCL__GEMM_ACC64, ANY), AVX2_64, UNMEASURED256},
     {R_GPU("nvidia"), GPU GPU_DIRECT GPU_SMALL GPU_LOCAL128, NULL},
     {R_GPU("advanced micro devices"), GPU GPU_DIRECT GPU_SMALL GPU_LOCAL128, NULL},
     {R_GPU("amd"), GPU GPU_DIRECT GPU_SMALL GPU_LOCAL128, NULL},
