@@ -68,6 +68,11 @@
 #ifndef RUN
 #define RUN 256
 #endif
+/* 1: whole output lines are stored non-temporally where the compiler has
+ * it (ROW_ITEMS kernels; permute_blocks also needs the host's nt). */
+#ifndef NT_STORE
+#define NT_STORE 0
+#endif
 /* Index width: 32 or 64 bits. */
 #ifndef IDX_BITS
 #define IDX_BITS 32
@@ -93,7 +98,7 @@ typedef uint T;
 
 /* A store of a whole output line's element: non-temporal where the
  * compiler has it (CPUs then skip reading the line before writing it). */
-#if ROW_ITEMS && defined(__has_builtin)
+#if ROW_ITEMS && NT_STORE && defined(__has_builtin)
 #if __has_builtin(__builtin_nontemporal_store)
 #define ST_NT(p, x) __builtin_nontemporal_store((x), (p))
 #endif

@@ -1452,10 +1452,10 @@ static void with_cpu_rows(void (*cases)(void), vncl__ops_family f,
 }
 static void test_transpose(void **st) {
   (void)st;
-  static const int cpu[VNCL__OPS_MAX_PARAMS] = {32, 1, 1};
+  static const int cpu[VNCL__OPS_MAX_PARAMS] = {32, 1, 1, 1};
   /* The CPU row's register blocks (permute_blocks), in a group within
    * every vendor's limit. */
-  static const int blocks[VNCL__OPS_MAX_PARAMS] = {16, 4, 2};
+  static const int blocks[VNCL__OPS_MAX_PARAMS] = {16, 4, 2, 1};
   with_cpu_rows(transpose_cases, VNCL__OPS_TRANSPOSE, cpu);
   if (!cpu_rows) return;
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, blocks));

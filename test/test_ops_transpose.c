@@ -130,8 +130,8 @@ static void test_tile_params(void **st) {
   static const int sets[][VNCL__OPS_MAX_PARAMS] = {
       {8, 1}, {16, 4}, {64, 16}, {32, 16},
       /* whole tile rows per work-item (the CPU shape), whole and edge
-       * tiles */
-      {16, 1, 1}, {32, 1, 1}, {8, 1, 1}};
+       * tiles, with and without non-temporal stores (NT_STORE) */
+      {16, 1, 1, 1}, {32, 1, 1, 0}, {8, 1, 1, 1}};
   int64_t s2[2] = {131, 67}, s3[3] = {3, 70, 45};
   int p2[2] = {1, 0}, p3[3] = {2, 1, 0};
   for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
@@ -143,14 +143,15 @@ static void test_tile_params(void **st) {
 }
 
 /* 16 x 16 register blocks per work-item (ROW_ITEMS 2): whole blocks with
- * aligned output rows (non-temporal vector stores), whole blocks with
+ * aligned output rows (non-temporal vector stores, NT_STORE 1 in all sets
+ * but one), whole blocks with
  * unaligned rows, edge blocks on either axis, a batch, 3-D and 4-D tiled
  * permutations, a short r axis folded with the batch, every element size,
  * several group shapes. */
 static void test_register_blocks(void **st) {
   (void)st;
   static const int sets[][VNCL__OPS_MAX_PARAMS] = {
-      {64, 1, 2}, {16, 4, 2}, {8, 1, 2}, {8, 16, 2}};
+      {64, 1, 2, 1}, {16, 4, 2, 1}, {8, 1, 2, 0}, {8, 16, 2, 1}};
   static const int64_t s2[][2] = {{64, 48},  {48, 80}, {131, 67},
                                   {33, 160}, {16, 17}, {5, 300}};
   int p2[2] = {1, 0}, p3[3] = {2, 1, 0}, p4[4] = {0, 3, 2, 1};
@@ -189,7 +190,7 @@ static void test_register_blocks(void **st) {
 static void test_register_blocks_16bit(void **st) {
   (void)st;
   static const int sets[][VNCL__OPS_MAX_PARAMS] = {
-      {64, 16, 2}, {8, 1, 2}, {16, 4, 2}};
+      {64, 16, 2, 1}, {8, 1, 2, 1}, {16, 4, 2, 0}};
   static const int64_t s2[][2] = {{64, 96}, {70, 48},  {67, 40},
                                   {24, 50}, {96, 33},  {131, 67},
                                   {33, 17}, {256, 80}, {50, 1000},

@@ -64,7 +64,10 @@
   P(ROW_ITEMS, 0, (0, 1, 2), (0, 1, 2),                                        \
     "1: a work-item moves whole tile rows (CPUs); 2: a work-item moves a "     \
     "16 x 16 block through registers, TILE x WGY blocks per group (CPUs); "    \
-    "0: a tile row is moved by a row of work-items (GPUs)")
+    "0: a tile row is moved by a row of work-items (GPUs)")                   \
+  P(NT_STORE, 0, (0, 1), (0, 1),                                               \
+    "1: non-temporal stores of whole output lines where the compiler has "     \
+    "them (ROW_ITEMS 1 and 2, and the CPUs' row copies)")
 
 #define VNCL__OPS_REDUCE_TABLE(P)                                              \
   P(WG, 256, VNCL__OPS_WG_VALUES, VNCL__OPS_WG_QUICK,                          \

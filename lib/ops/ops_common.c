@@ -61,7 +61,7 @@ static const vncl__param_row r_cast[] = {
     CPU_ROW("WG=16 IPT=64 ITEM_CONTIG=1 NT_STORE=1",
             "2026-11-29; NT_STORE 2026-12-01 (docs/ops.md, fifth pass)")};
 static const vncl__param_row r_transpose[] = {
-    CPU_ROW("TILE=64 WGY=16 ROW_ITEMS=2", "2026-11-29")};
+    CPU_ROW("TILE=64 WGY=16 ROW_ITEMS=2 NT_STORE=1", "2026-11-29")};
 static const vncl__param_row r_reduce[] = {
     CPU_ROW("WG=16 VW=16 ITEM_CONTIG=1 ROWS_ITEM=65536 CB=4 STREAMS=8",
             "2026-11-29; STREAMS 2026-12-01 (docs/ops.md, sixth pass)")};

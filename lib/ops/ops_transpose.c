@@ -164,7 +164,7 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
      * OpenCL 1.2 full profile). */
     bool blocks = p[TR_ROW_ITEMS] == 2;
     size_t vbr = esz == 2 ? 32 : 16;
-    cl_int nt = oo % 16 == 0 && ostr[q] % 16 == 0;
+    cl_int nt = p[TR_NT_STORE] && oo % 16 == 0 && ostr[q] % 16 == 0;
     for (cl_int j = 0; j < nb; j++) nt = nt && bout[j] % 16 == 0;
     /* 2-byte elements: 2 when the rows are 64-byte aligned too, 1 when
      * only 32-byte aligned (two non-temporal halves per row). */
