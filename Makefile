@@ -491,3 +491,13 @@ clean:
   demo \
   install uninstall \
   clean
+
+# Under -j, a goal that installs the packages first (demo, check, the
+# checks that name deps) would compile beside the install, and on a fresh
+# machine before the headers are there: then every object and program
+# waits for it. (Here, at the end, so that every list is defined.)
+ifneq ($(filter demo check check-oclgrind check-mpi deps,$(MAKECMDGOALS)),)
+$(LIB_OBJ) $(TOOL_OBJ) $(BENCH_OBJ) $(BENCH_TOOL_OBJ) $(BLAS_OBJ) \
+  $(B)/obj/mpi/vncl_mpi.o $(TEST_BIN) $(MPI_TEST_BIN) \
+  $(B)/test/oclgrind_check: | deps
+endif
