@@ -411,23 +411,23 @@ static void test_vendor_rows(void **state) {
     const char *vendor;
     int width, acc, shape;
     double switch_mnk, switch_mnk16, small_bt;
-    int wgd_n, kwgd;
+    int wgd_m, wgd_n, kwgd;
     double big_mnk;
     int big_tall;
   } cases[] = {
-      {"AuthenticAMD", 16, A32, SQ, 6e8, 1e30, 1e6, 64, 1, 1e30, 1},
-      {"AuthenticAMD", 16, A64, SQ, 4e8, 1e30, 1e6, 32, 1, 2e9, 2},
-      {"AuthenticAMD", 16, A16, SQ, 6e8, 1e30, 9e5, 64, 1, 1e30, 1},
-      {"AuthenticAMD", 16, A16, NA, 56623104, 1e30, 9e5, 32, 4, 1e30, 1},
-      {"AuthenticAMD", 16, A32, FL, 56623104, 1e30, 9e5, 32, 4, 1e30, 1},
-      {"AuthenticAMD", 16, A64, NA, 56623104, 1e30, 1e6, 32, 1, 1e30, 1},
-      {"AuthenticAMD", 8, A32, SQ, 56623104, 1e30, 1e30, 16, 1, 2e9, 4},
-      {"AuthenticAMD", 8, A16, SQ, 56623104, 2097152, 1e30, 16, 1, 2e9, 4},
-      {"AuthenticAMD", 8, A64, SQ, 56623104, 1e30, 1e30, 8, 1, 2e9, 4},
-      {"GenuineIntel", 8, A32, FL, 56623104, 1e30, 1e30, 16, 1, 1e30, 1},
-      {"GenuineIntel", 16, A32, SQ, 56623104, 1e30, 9e5, 32, 4, 1e30, 1},
-      {"GenuineIntel", 16, A16, FL, 56623104, 2097152, 9e5, 32, 4, 1e30, 1},
-      {"GenuineIntel", 16, A64, SQ, 56623104, 1e30, 1e6, 32, 1, 1e30, 1},
+      {"AuthenticAMD", 16, A32, SQ, 6e8, 1e30, 1e6, 6, 64, 1, 1e30, 1},
+      {"AuthenticAMD", 16, A64, SQ, 4e8, 1e30, 1e6, 6, 32, 1, 2e9, 2},
+      {"AuthenticAMD", 16, A16, SQ, 6e8, 1e30, 9e5, 5, 64, 1, 1e30, 1},
+      {"AuthenticAMD", 16, A16, NA, 56623104, 1e30, 9e5, 6, 32, 4, 1e30, 1},
+      {"AuthenticAMD", 16, A32, FL, 56623104, 1e30, 9e5, 6, 32, 4, 1e30, 1},
+      {"AuthenticAMD", 16, A64, NA, 56623104, 1e30, 1e6, 6, 32, 1, 1e30, 1},
+      {"AuthenticAMD", 8, A32, SQ, 56623104, 1e30, 1e30, 6, 16, 1, 2e9, 4},
+      {"AuthenticAMD", 8, A16, SQ, 56623104, 2097152, 1e30, 6, 16, 1, 2e9, 4},
+      {"AuthenticAMD", 8, A64, SQ, 56623104, 1e30, 1e30, 6, 8, 1, 2e9, 4},
+      {"GenuineIntel", 8, A32, FL, 56623104, 1e30, 1e30, 6, 16, 1, 1e30, 1},
+      {"GenuineIntel", 16, A32, SQ, 56623104, 1e30, 9e5, 6, 32, 4, 1e30, 1},
+      {"GenuineIntel", 16, A16, FL, 56623104, 2097152, 9e5, 6, 32, 4, 1e30, 1},
+      {"GenuineIntel", 16, A64, SQ, 56623104, 1e30, 1e6, 6, 32, 1, 1e30, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     vncl__tune_device c = fake_cpu(cases[i].width);
@@ -439,16 +439,18 @@ static void test_vendor_rows(void **state) {
     if (row.switch_mnk != cases[i].switch_mnk ||
         row.switch_mnk16 != cases[i].switch_mnk16 ||
         row.small_batch_mnk_bt != cases[i].small_bt ||
+        row.direct.wgd_m != cases[i].wgd_m ||
         row.direct.wgd_n != cases[i].wgd_n ||
         row.direct.kwgd != cases[i].kwgd || row.big_mnk != cases[i].big_mnk ||
         row.big_tall != cases[i].big_tall)
       fail_msg("%s, width %d, acc %d, shape %d: switch_mnk %g (16-bit %g), "
-               "small_batch_mnk_bt %g, direct %d columns, KWGD %d, big_mnk "
-               "%g (big_tall %d); not %g (%g), %g, %d, %d, %g (%d)",
+               "small_batch_mnk_bt %g, direct %d x %d, KWGD %d, big_mnk "
+               "%g (big_tall %d); not %g (%g), %g, %d x %d, %d, %g (%d)",
                cases[i].vendor, cases[i].width, cases[i].acc, cases[i].shape,
                row.switch_mnk, row.switch_mnk16, row.small_batch_mnk_bt,
-               row.direct.wgd_n, row.direct.kwgd, row.big_mnk, row.big_tall,
-               cases[i].switch_mnk, cases[i].switch_mnk16, cases[i].small_bt,
+               row.direct.wgd_m, row.direct.wgd_n, row.direct.kwgd,
+               row.big_mnk, row.big_tall, cases[i].switch_mnk,
+               cases[i].switch_mnk16, cases[i].small_bt, cases[i].wgd_m,
                cases[i].wgd_n, cases[i].kwgd, cases[i].big_mnk,
                cases[i].big_tall);
     assert_true(row.small_stream_bytes > 0); /* every CPU row streams */

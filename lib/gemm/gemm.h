@@ -112,7 +112,7 @@ typedef enum vncl__gemm_backend {
 
 /* gemm_direct.cl: strided operands in place. */
 #define VNCL__GEMM_DIRECT_TABLE(X)                                            \
-  X(wgd_m, WGD_M, int, 4, 0, 65536, (4, 6, 8, 12, 16, 32, 64), (6, 16, 32),   \
+  X(wgd_m, WGD_M, int, 4, 0, 65536, (4, 5, 6, 8, 12, 16, 32, 64), (6, 16, 32),\
     "C tile rows per work-group")                                             \
   X(wgd_n, WGD_N, int, 4, 0, 65536, (8, 16, 32, 64, 128), (16, 32, 64),       \
     "C tile columns per work-group")                                          \

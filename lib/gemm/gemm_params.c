@@ -312,6 +312,20 @@ static const vncl__tunable clblast_tunables[] = {
  * 0.93, bf16 384^3 0.94 / 0.87, 512^3 1.00 / 0.83; 768^3 1.03-1.05x on
  * both; 256^3 0.88-1.11 / 0.91-1.06 (within the noise of a loud day). */
 #define CPU512_DIRECT_ZEN "WGD_M=6 WGD_N=64 LDM=1 LDN=1 KWGD=1 VWD=16 DIRECT_LOCAL=0 "
+/* 16-bit storage on the AMD square row: 5 x 64 tiles (20 accumulators).
+ * With 6 x 64 and a 16-bit C, PoCL 3.1's code for the 16-bit loop kept one
+ * accumulator on the stack (a load, the FMA and a store every depth: 27%
+ * of gemm_direct's samples, perf annotate) next to the four widened A
+ * values it held in registers; the same code on both AMD hosts (PoCL names
+ * the Zen 4 and Zen 5 alike, skylake-avx512), but on a Zen 5, whose two
+ * FMA pipes finish the 24 FMAs of a depth in 12 cycles, that chain is the
+ * bound. Zen 5 EPYC, 2026-12-03, one process, sets alternated both ways
+ * round, medians of 9-11, GFLOP/s 5 x 64 / 6 x 64 (f32): f16 with f16 C
+ * 256^3 192 / 170 (218), 287 / 244 (284); 384^3 336 / 261 (346), 345 / 282
+ * (349); 512^3 355-372 / 281-301 (333-373); f16 with f32 C 512^3 358 / 298,
+ * 768^3 339 / 288; bf16 (either C) 512^3-768^3 0.96-1.02x (one pair
+ * 1.15x): no loss. Not measured on the Zen 4 since. */
+#define CPU512_DIRECT_ZEN16 "WGD_M=5 WGD_N=64 LDM=1 LDN=1 KWGD=1 VWD=16 DIRECT_LOCAL=0 "
 /* The AMD AVX-512 f64 row's packed blocks from 2e9 (about 1260^3): 192 x
  * 32 (big_tall 2 on 96 x 64), "Blocks for large products" in
  * docs/tuning.md. Zen 4 EPYC, 2026-12-03, one process, each set in two
@@ -359,7 +373,7 @@ static const vncl__tunable clblast_tunables[] = {
 #define MEASURED32SQ "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02"
 
 #define MEASURED16 "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02 (Xeon) and 2026-12-03 (Zen 4 EPYC)"
-#define MEASURED_ZEN16 "PoCL 3.1, 2-core Zen 4 EPYC guest: direct set and switch_mnk 2026-12-03 (16-bit storage against f32), batches as the AVX-512 16-bit row"
+#define MEASURED_ZEN16 "PoCL 3.1, 2-core Zen 4 EPYC guest: direct set and switch_mnk 2026-12-03 (16-bit storage against f32), batches as the AVX-512 16-bit row; 5-row direct tiles on a Zen 5 EPYC guest, 2026-12-03"
 #define MEASURED_ZEN "PoCL 3.1, 2-core Zen 4 EPYC guest: switch_mnk 2026-12-03, f32 direct set and small_batch_mnk_bt 2026-12-02 and 2026-12-03, the rest as the AVX-512 rows"
 
 static const vncl__param_row gemm_rows[] = {
@@ -369,7 +383,7 @@ static const vncl__param_row gemm_rows[] = {
      ZEN512_64 CPU512_DIRECT64 CPU512_SMALL64 CPU512_PACKED64, MEASURED_ZEN},
     /* AMD, 16-bit storage, square: f32's direct tile and switch point. */
     {R_CPU_OF("AuthenticAMD", 16, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_SQUARE),
-     ZEN512_32 CPU512_DIRECT_ZEN CPU512_SMALL16 CPU512_PACKED, MEASURED_ZEN16},
+     ZEN512_32 CPU512_DIRECT_ZEN16 CPU512_SMALL16 CPU512_PACKED, MEASURED_ZEN16},
     {R_CPU(16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_NARROW, MEASURED},
     {R_CPU(16, VNCL__GEMM_ACC32, ANY),
