@@ -437,11 +437,13 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
   HRED(NMAXV, mv, m);
   for (IDX i = tail; i < N; i++) m = NMAX(m, LD(p, i));
 
-  /* Pass 2 finds the row in cache and asks for the next one (the next
-   * work-item's, which the same thread runs next), so that pass 1 of that
-   * row reads it from cache too (PREFETCH 2). */
+  /* Pass 2 finds the row in cache and asks for the one PF_AHEAD elements
+   * ahead (at least the next: the work-items that the same thread runs
+   * next), so that their pass 1 reads from cache too (PREFETCH 1 or 2).
+   * pf: that row lies inside the tensor ((rows - row - 1) * N cannot
+   * overflow IDX, which holds the element count). */
   const IDX ahead = N > PF_AHEAD ? N : PF_AHEAD;
-  const int pf = row * N + ahead + N <= rows * N;
+  const int pf = ahead <= (rows - row - 1) * N;
   (void)pf;
   (void)ahead;
   accv sv = 0;
