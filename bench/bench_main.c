@@ -4,6 +4,7 @@
  * the peers (OpenBLAS, FFTW, CLBlast, clFFT), which the vncl command does
  * not. Exit: 0 when every result verified and every gated case held its
  * gate (bench_gate.c), 1 otherwise, 2 on usage errors. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,16 +29,6 @@ static int gate_failures;
 static int below_goal, known_below; /* goal gates' cases below their goal */
 static int table_header_done;
 
-static bool lower_is_better(const char *unit) {
-  return !strcmp(unit, "ms") || !strcmp(unit, "s") || !strcmp(unit, "us");
-}
-
-/* vncl / peer, oriented so that > 1 means vncl is better. */
-static double case_ratio(const char *unit, double v, double p) {
-  if (v <= 0 || p <= 0) return 0;
-  return lower_is_better(unit) ? p / v : v / p;
-}
-
 void bench_record(bench_ctx *b, const bench_case *c) {
   cJSON *j = cJSON_CreateObject();
   cJSON_AddStringToObject(j, "suite", c->suite);
@@ -53,12 +44,16 @@ void bench_record(bench_ctx *b, const bench_case *c) {
   cJSON_AddStringToObject(j, "peer", c->peer ? c->peer : "");
   cJSON_AddNumberToObject(j, "peer_value", c->peer_value);
   cJSON_AddNumberToObject(j, "peer_spread", c->peer_spread);
-  double ratio = case_ratio(c->unit, c->value, c->peer_value);
+  double ratio = bench_case_ratio(c);
   cJSON_AddNumberToObject(j, "ratio", ratio);
   cJSON_AddNumberToObject(j, "flops", c->flops);
   cJSON_AddNumberToObject(j, "bytes", c->bytes);
   cJSON_AddBoolToObject(j, "correct", c->correct);
   cJSON_AddBoolToObject(j, "gate", c->gate);
+  if (c->attempts > 1) {
+    cJSON_AddNumberToObject(j, "attempts", c->attempts);
+    cJSON_AddNumberToObject(j, "first_ratio", c->first_ratio);
+  }
   bench_verdict v;
   bench_verdict_of(c, ratio, b->dev.type == VNCL_DEVICE_CPU, &v);
   if (c->gate && !c->goal_gate) cJSON_AddNumberToObject(j, "goal", v.goal);
@@ -108,7 +103,7 @@ void bench_record(bench_ctx *b, const bench_case *c) {
     snprintf(pbuf, sizeof pbuf, "-");
   /* The last column: a wrong result, a failed gate, or a goal gate's case
    * below its goal (known shortfalls with the floor they are gated at). */
-  char note[96] = "";
+  char note[128] = "";
   if (v.fail && !c->goal_gate)
     snprintf(note, sizeof note, "BELOW PEER (gated)");
   else if (v.fail)
@@ -117,6 +112,11 @@ void bench_record(bench_ctx *b, const bench_case *c) {
   else if (c->goal_gate && v.below_goal)
     snprintf(note, sizeof note, "below goal %.2fx%s", v.goal,
              v.known ? " (known)" : "");
+  if (c->attempts > 1) {
+    size_t used = strlen(note);
+    snprintf(note + used, sizeof note - used, "%sbest of %d (first %.2fx)",
+             used ? "; " : "", c->attempts, c->first_ratio);
+  }
   printf("%-9s %-34s %-5s %12s %6.0f%%  %-9s %12s %6.2fx %s%s\n", c->suite,
          c->name, c->dtype ? c->dtype : "", vbuf, 100 * c->spread,
          c->peer ? c->peer : "-", pbuf, ratio,
@@ -152,6 +152,12 @@ double bench_event_seconds(cl_event ev) {
 }
 
 double bench_now(void) { return cli_now(); }
+
+void bench_retry_pause(int t) {
+  struct timespec ts = {t > 0 ? t : 0, 0};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
 
 static double process_cpu_seconds(void) {
   struct rusage u;

@@ -133,11 +133,40 @@ static void test_peer_gate(void **st) {
   assert_false(v.fail);
 }
 
+/* What the suites ask before measuring a case again: its ratio, oriented
+ * so that > 1 is better for vncl whatever the unit, and whether that ratio
+ * fails the gate on the bench's device. */
+static void test_gate_fails(void **st) {
+  (void)st;
+  bench_ctx b = {0};
+  b.dev.type = VNCL_DEVICE_CPU;
+  bench_case c = goal_case("ops", "add 64Mi (no such case)", 0.8, 0.1, 0.1);
+  c.value = 30; /* GB/s: higher is better */
+  c.peer_value = 50;
+  assert_true(fabs(bench_case_ratio(&c) - 0.6) < 1e-12);
+  assert_true(bench_gate_fails(&b, &c)); /* 0.6 < 0.8 x 0.9 */
+  c.value = 40;
+  assert_false(bench_gate_fails(&b, &c)); /* 0.8 */
+  c.unit = "ms"; /* lower is better: 40 ms against 50 is 1.25x */
+  assert_true(fabs(bench_case_ratio(&c) - 1.25) < 1e-12);
+  assert_false(bench_gate_fails(&b, &c));
+  c.value = 100;
+  assert_true(bench_gate_fails(&b, &c));
+  /* Not measured: no ratio, no failure; not a CPU: not gated. */
+  c.peer_value = 0;
+  assert_true(bench_case_ratio(&c) == 0);
+  assert_false(bench_gate_fails(&b, &c));
+  c.peer_value = 50;
+  b.dev.type = VNCL_DEVICE_GPU;
+  assert_false(bench_gate_fails(&b, &c));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_goal_gate),
       cmocka_unit_test(test_known_shortfall),
       cmocka_unit_test(test_no_goal),
+      cmocka_unit_test(test_gate_fails),
       cmocka_unit_test(test_peer_gate),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
