@@ -291,8 +291,10 @@ reduce_rows(const int op, const IDX R, const IDX chunk, const IDX S,
     LANES(cv, lc);
     acc s1 = 0, c1k = 0;
     for (int j = 0; j < VW; j++) KAHAN1(s1, c1k, KAHAN_VALUE(ls[j], lc[j]));
-    if ((IDX)lid < len - tail) {
-      const acc e = LD(p, tail + lid);
+    /* The tail (len - tail < VW elements): element tail + lid + j WG for
+     * work-item lid (one at most where VW <= WG). */
+    for (IDX i = tail + lid; i < len; i += WG) {
+      const acc e = LD(p, i);
       KAHAN1(s1, c1k, op == R_NORM2 ? e * e : e);
     }
     val = KAHAN_VALUE(s1, c1k);
@@ -315,8 +317,8 @@ reduce_rows(const int op, const IDX R, const IDX chunk, const IDX S,
     val = lm[0];
     for (int j = 1; j < VW; j++)
       val = mx ? NMAX(val, lm[j]) : NMIN(val, lm[j]);
-    if ((IDX)lid < len - tail) {
-      const acc e = LD(p, tail + lid);
+    for (IDX i = tail + lid; i < len; i += WG) {
+      const acc e = LD(p, i);
       val = mx ? NMAX(val, e) : NMIN(val, e);
     }
   } else { /* argmax: element by element */

@@ -19,11 +19,15 @@
  *                  (GPUs), or the l-th of WG consecutive runs of the row
  *                  (ITEM_CONTIG, CPUs).
  *
- *   softmax_rows_item  short rows on CPUs: work-item g takes row g whole,
- *                  the same three passes in its own registers and cache
- *                  (no local memory, no barriers: one group per row paid
- *                  a work-group launch and its barriers for each row,
- *                  0.03-0.36x memcpy for rows of 64-4096 before).
+ *   softmax_rows_item  short rows on CPUs: work-item g takes rows
+ *                  g ITEM_ROWS .. (g + 1) ITEM_ROWS - 1 whole, the same
+ *                  three passes in its own registers and cache (no local
+ *                  memory, no barriers: one group per row paid a
+ *                  work-group launch and its barriers for each row,
+ *                  0.03-0.36x memcpy for rows of 64-4096 before), its
+ *                  rows' passes interleaved vector by vector, so that one
+ *                  row's horizontal reductions and log (chains of
+ *                  dependent scalar steps) overlap the others' work.
  *
  * Special values follow PyTorch: an element of -inf gives 0 (log-softmax
  * -inf); a row that is all -inf, or holds +inf or NaN, gives NaN.
@@ -133,15 +137,12 @@ typedef CAT(ACC, VSUF) accv;
 #if PREFETCH_NEXT
 #define PF_NEXT(v) \
   if (pf) __builtin_prefetch(p + N + (IDX)(v) * VW, 0, 3)
-/* softmax_rows_item: a row of its own per work-item, so short rows ask
- * for the row PF_AHEAD elements ahead (at least the next), where the next
- * row alone would arrive too late (rows of 64 f32 are 4 lines). */
-#define PF_ITEM(v) \
-  if (pf) __builtin_prefetch(p + ahead + (IDX)(v) * VW, 0, 3)
 #else
 #define PF_NEXT(v) (void)0
-#define PF_ITEM(v) (void)0
 #endif
+/* softmax_rows_item: rows of their own per work-item, so short rows ask
+ * for the row PF_AHEAD elements ahead (at least the next), where the next
+ * row alone would arrive too late (rows of 64 f32 are 4 lines). */
 #ifndef PF_AHEAD
 #define PF_AHEAD 1024
 #endif
@@ -277,7 +278,9 @@ softmax_rows(const IDX N, const IDX rows, const int logmode,
   __global const STORE *p = x + xoff + row * N;
   __global STORE *q = out + ooff + row * N;
   const IDX nv = N / VW, tail = nv * VW;
-  const int has_tail = (IDX)lid < N - tail;
+  /* The tail (N - tail < VW elements): element tail + lid + j WG for
+   * work-item lid (one at most where VW <= WG). */
+#define FOR_TAIL(i) for (IDX i = tail + lid; i < N; i += WG)
   RANGE();
   acc lanes[VW];
 
@@ -290,10 +293,7 @@ softmax_rows(const IDX N, const IDX rows, const int logmode,
   LANES(mv, lanes);
   acc m = lanes[0];
   for (int j = 1; j < VW; j++) m = NMAX(m, lanes[j]);
-  if (has_tail) {
-    const acc e = LD(p, tail + lid);
-    m = NMAX(m, e);
-  }
+  FOR_TAIL(i) m = NMAX(m, LD(p, i));
   red[lid] = m;
   GROUP_TREE(NMAX(red[i], red[i + w]));
   m = red[0];
@@ -303,7 +303,7 @@ softmax_rows(const IDX N, const IDX rows, const int logmode,
    * or in the output for f32 and f64; each work-item reads back only what
    * it wrote). */
   accv sv = 0;
-  acc et = 0; /* this work-item's tail element, if any */
+  acc et = 0; /* this work-item's tail elements' sum */
   const int pf = row + 1 < get_num_groups(0);
   (void)pf;
 #if ROW_LOCAL
@@ -314,10 +314,10 @@ softmax_rows(const IDX N, const IDX rows, const int logmode,
       LSTV(v, e);
       sv += e;
     }
-    if (has_tail) {
-      const acc e = SM_EXP1(LD(p, tail + lid) - m);
-      ebuf[tail + lid] = e;
-      et = e;
+    FOR_TAIL(i) {
+      const acc e = SM_EXP1(LD(p, i) - m);
+      ebuf[i] = e;
+      et += e;
     }
   } else
 #elif STORE_EXP
@@ -328,10 +328,10 @@ softmax_rows(const IDX N, const IDX rows, const int logmode,
       STV(q, v, e);
       sv += e;
     }
-    if (has_tail) {
-      const acc e = SM_EXP1(LD(p, tail + lid) - m);
-      ST(q, tail + lid, e);
-      et = e;
+    FOR_TAIL(i) {
+      const acc e = SM_EXP1(LD(p, i) - m);
+      ST(q, i, e);
+      et += e;
     }
   } else
 #endif
@@ -340,12 +340,12 @@ softmax_rows(const IDX N, const IDX rows, const int logmode,
       PF_NEXT2(v);
       sv += SM_EXPV(LDV(p, v) - m);
     }
-    if (has_tail) et = SM_EXP1(LD(p, tail + lid) - m);
+    FOR_TAIL(i) et += SM_EXP1(LD(p, i) - m);
   }
   LANES(sv, lanes);
   acc s = 0;
   for (int j = 0; j < VW; j++) s += lanes[j];
-  if (has_tail) s += et;
+  s += et;
   red[lid] = s;
   GROUP_TREE(red[i] + red[i + w]);
   s = red[0];
@@ -357,7 +357,7 @@ softmax_rows(const IDX N, const IDX rows, const int logmode,
       PF_NEXT3(v);
       STV_OUT(q, v, (LDV(p, v) - m) - ls);
     }
-    if (has_tail) ST(q, tail + lid, (LD(p, tail + lid) - m) - ls);
+    FOR_TAIL(i) ST(q, i, (LD(p, i) - m) - ls);
   } else {
     const acc inv = (acc)1 / s;
 #if ROW_LOCAL
@@ -365,28 +365,35 @@ softmax_rows(const IDX N, const IDX rows, const int logmode,
       PF_NEXT3(v);
       STV_OUT(q, v, LLDV(v) * inv);
     }
-    if (has_tail) ST(q, tail + lid, ebuf[tail + lid] * inv);
+    FOR_TAIL(i) ST(q, i, ebuf[i] * inv);
 #elif STORE_EXP
     for (IDX v = vb; v < ve; v += vs) STV(q, v, LDV(q, v) * inv);
-    if (has_tail) ST(q, tail + lid, LD(q, tail + lid) * inv);
+    FOR_TAIL(i) ST(q, i, LD(q, i) * inv);
 #else
     for (IDX v = vb; v < ve; v += vs) STV(q, v, SM_EXPV(LDV(p, v) - m) * inv);
-    if (has_tail) ST(q, tail + lid, SM_EXP1(LD(p, tail + lid) - m) * inv);
+    FOR_TAIL(i) ST(q, i, SM_EXP1(LD(p, i) - m) * inv);
 #endif
   }
+#undef FOR_TAIL
 }
 
-/* One row per work-item (rows of up to ROW_ITEM elements, CPUs): pass 1
- * reads the row (vectors of VW, then the tail), pass 2 sums e = exp(x - m)
- * and keeps it in the work-item's part of local memory (ITEM_LOCAL
- * elements each; 0: computed again in pass 3), pass 3 writes the output,
- * non-temporal under NT_OUT: the output is written once, never read (a
- * first form kept e in the output and scaled it there, which read every
- * output line from memory before writing it: 0.58-0.68x memcpy). The row
- * stays in the work-item's cache between the passes. */
+/* ITEM_ROWS rows per work-item (rows of up to ROW_ITEM elements, CPUs):
+ * pass 1 reads the rows (vectors of VW, then the tail), pass 2 sums e =
+ * exp(x - m) and keeps it in the work-item's part of local memory
+ * (ITEM_LOCAL elements a row; 0: computed again in pass 3), pass 3 writes
+ * the output, non-temporal under NT_OUT: the output is written once, never
+ * read (a first form kept e in the output and scaled it there, which read
+ * every output line from memory before writing it: 0.58-0.68x memcpy).
+ * The rows stay in the work-item's cache between the passes. Each row
+ * goes through the same operations in the same order whatever ITEM_ROWS
+ * is, so the results are the same bits. */
 #ifndef ITEM_LOCAL
 #define ITEM_LOCAL 0
 #endif
+#ifndef ITEM_ROWS
+#define ITEM_ROWS 1
+#endif
+#define IR ITEM_ROWS
 /* r = OP over the VW lanes of v, by halves (log2(VW) vector operations,
  * where the lanes' array and a scalar loop took VW of them; a short row's
  * two reductions cost as much as its elements). */
@@ -418,74 +425,123 @@ softmax_rows(const IDX N, const IDX rows, const int logmode,
 #else
 #define HRED(OP, v, r) r = (v)
 #endif
+/* A loop over the work-item's rows, unrolled so that their values stay in
+ * registers (PoCL 3.1 kept the arrays on the stack, indexed, without the
+ * pragma). */
+#define FOR_R _Pragma("unroll") for (int r = 0; r < IR; r++)
+/* Vector v of row r's local copy of e: the rows' vectors interleaved, so
+ * that a short row's copies are a few contiguous lines (rows ITEM_LOCAL
+ * apart shared their place in a 4 KiB page: softmax over rows of 64 with 8
+ * rows a work-item ran at 0.8x of 4 that way). The tail (under VW
+ * elements) takes the slot of vector nv. */
+#define IEV(r, v) ebase[(v) * IR + (r)]
+#define IET(r, i) ((__local acc *)&IEV(r, nv))[(i) - tail]
+#if PREFETCH_NEXT
+#define PF_ITEMR(r, v) \
+  if (pf[r]) __builtin_prefetch(p[r] + ahead + (IDX)(v) * VW, 0, 3)
+#else
+#define PF_ITEMR(r, v) (void)0
+#endif
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 softmax_rows_item(const IDX N, const IDX rows, const int logmode,
                   __global const STORE *x, const IDX xoff,
                   __global STORE *out, const IDX ooff) {
 #if ITEM_LOCAL
-  __local accv ebuf_all[WG * EVECS(ITEM_LOCAL)];
-  __local acc *ebuf = (__local acc *)(ebuf_all + get_local_id(0) * EVECS(ITEM_LOCAL));
+  __local accv ebuf_all[WG * IR * EVECS(ITEM_LOCAL)];
+  __local accv *ebase = ebuf_all + get_local_id(0) * IR * EVECS(ITEM_LOCAL);
 #endif
-  const IDX row = get_global_id(0);
-  if (row >= rows) return;
-  __global const STORE *p = x + xoff + row * N;
-  __global STORE *q = out + ooff + row * N;
-  const IDX nv = N / VW, tail = nv * VW;
-  accv mv = (accv)(-INFINITY);
-  for (IDX v = 0; v < nv; v++) mv = NMAX(mv, LDV(p, v));
-  acc m;
-  HRED(NMAXV, mv, m);
-  for (IDX i = tail; i < N; i++) m = NMAX(m, LD(p, i));
-
-  /* Pass 2 finds the row in cache and asks for the one PF_AHEAD elements
-   * ahead (at least the next: the work-items that the same thread runs
-   * next), so that their pass 1 reads from cache too (PREFETCH 1 or 2).
-   * pf: that row lies inside the tensor ((rows - row - 1) * N cannot
+  const IDX row0 = (IDX)get_global_id(0) * IR;
+  if (row0 >= rows) return;
+  /* Rows past the last (the last work-item's, when IR does not divide
+   * rows) are the last row again: the same values computed and stored to
+   * the same place by the same work-item, so nothing needs a test. */
+  __global const STORE *p[IR];
+  __global STORE *q[IR];
+  /* Pass 2 finds the rows in cache and asks for the ones PF_AHEAD
+   * elements ahead (at least the next: the work-items that the same thread
+   * runs next), so that their pass 1 reads from cache too (PREFETCH 1 or
+   * 2). pf: that row lies inside the tensor ((rows - row - 1) * N cannot
    * overflow IDX, which holds the element count). */
   const IDX ahead = N > PF_AHEAD ? N : PF_AHEAD;
-  const int pf = ahead <= (rows - row - 1) * N;
+  int pf[IR];
+  FOR_R {
+    const IDX row = row0 + r < rows ? row0 + r : rows - 1;
+    p[r] = x + xoff + row * N;
+    q[r] = out + ooff + row * N;
+    pf[r] = ahead <= (rows - row - 1) * N;
+  }
   (void)pf;
   (void)ahead;
-  accv sv = 0;
-  acc st = 0;
+  const IDX nv = N / VW, tail = nv * VW;
+  accv mv[IR];
+  FOR_R mv[r] = (accv)(-INFINITY);
+  for (IDX v = 0; v < nv; v++)
+    FOR_R mv[r] = NMAX(mv[r], LDV(p[r], v));
+  acc m[IR];
+  FOR_R {
+    HRED(NMAXV, mv[r], m[r]);
+    for (IDX i = tail; i < N; i++) m[r] = NMAX(m[r], LD(p[r], i));
+  }
+
+  accv sv[IR];
+  acc st[IR];
+  FOR_R sv[r] = 0, st[r] = 0;
 #if ITEM_LOCAL
   if (!logmode) {
-    for (IDX v = 0; v < nv; v++) {
-      PF_ITEM(v);
-      const accv e = SM_EXPV(LDV(p, v) - m);
-      LSTV(v, e);
-      sv += e;
-    }
-    for (IDX i = tail; i < N; i++) {
-      const acc e = SM_EXP1(LD(p, i) - m);
-      ebuf[i] = e;
-      st += e;
-    }
+    for (IDX v = 0; v < nv; v++)
+      FOR_R {
+        PF_ITEMR(r, v);
+        const accv e = SM_EXPV(LDV(p[r], v) - m[r]);
+        IEV(r, v) = e;
+        sv[r] += e;
+      }
+    FOR_R
+      for (IDX i = tail; i < N; i++) {
+        const acc e = SM_EXP1(LD(p[r], i) - m[r]);
+        IET(r, i) = e;
+        st[r] += e;
+      }
   } else
 #endif
   {
-    for (IDX v = 0; v < nv; v++) {
-      PF_ITEM(v);
-      sv += SM_EXPV(LDV(p, v) - m);
-    }
-    for (IDX i = tail; i < N; i++) st += SM_EXP1(LD(p, i) - m);
+    for (IDX v = 0; v < nv; v++)
+      FOR_R {
+        PF_ITEMR(r, v);
+        sv[r] += SM_EXPV(LDV(p[r], v) - m[r]);
+      }
+    FOR_R
+      for (IDX i = tail; i < N; i++) st[r] += SM_EXP1(LD(p[r], i) - m[r]);
   }
-  acc s;
-  HRED(ADDV, sv, s);
-  s += st;
+  acc s[IR];
+  FOR_R {
+    HRED(ADDV, sv[r], s[r]);
+    s[r] += st[r];
+  }
 
   if (logmode) {
-    const acc ls = SM_LOG(s);
-    for (IDX v = 0; v < nv; v++) STV_OUT(q, v, (LDV(p, v) - m) - ls);
-    for (IDX i = tail; i < N; i++) ST(q, i, (LD(p, i) - m) - ls);
+    acc ls[IR];
+    FOR_R ls[r] = SM_LOG(s[r]);
+    for (IDX v = 0; v < nv; v++)
+      FOR_R
+        STV_OUT(q[r], v, (LDV(p[r], v) - m[r]) - ls[r]);
+    FOR_R
+      for (IDX i = tail; i < N; i++) ST(q[r], i, (LD(p[r], i) - m[r]) - ls[r]);
   } else {
-    const acc inv = (acc)1 / s;
+    acc inv[IR];
+    FOR_R inv[r] = (acc)1 / s[r];
 #if ITEM_LOCAL
-    for (IDX v = 0; v < nv; v++) STV_OUT(q, v, LLDV(v) * inv);
-    for (IDX i = tail; i < N; i++) ST(q, i, ebuf[i] * inv);
+    for (IDX v = 0; v < nv; v++)
+      FOR_R STV_OUT(q[r], v, IEV(r, v) * inv[r]);
+    FOR_R
+      for (IDX i = tail; i < N; i++)
+        ST(q[r], i, IET(r, i) * inv[r]);
 #else
-    for (IDX v = 0; v < nv; v++) STV_OUT(q, v, SM_EXPV(LDV(p, v) - m) * inv);
-    for (IDX i = tail; i < N; i++) ST(q, i, SM_EXP1(LD(p, i) - m) * inv);
+    for (IDX v = 0; v < nv; v++)
+      FOR_R
+        STV_OUT(q[r], v, SM_EXPV(LDV(p[r], v) - m[r]) * inv[r]);
+    FOR_R
+      for (IDX i = tail; i < N; i++)
+        ST(q[r], i, SM_EXP1(LD(p[r], i) - m[r]) * inv[r]);
 #endif
   }
 }

@@ -962,7 +962,7 @@ static void softmax_cases(void) {
   /* 2 x 5000: rows too long for local memory here (exp kept in the
    * output, or computed again for 16-bit storage) */
   static const int64_t shapes[][2] = {{7, 300}, {3, 1000}, {4, 5}, {2, 5000},
-                                      {70, 48}};
+                                      {70, 48}, {67, 24}};
   FOR_DTYPES(t) {
     for (size_t c = 0; c < sizeof shapes / sizeof *shapes; c++)
       for (int lg = 0; lg < 2; lg++) {
@@ -1473,9 +1473,18 @@ static void test_softmax(void **st) {
    * the results); the rest is the CPU row (WG, VW, ITEM_CONTIG), with
    * ROW_ITEM 256 (4 x 5 and 70 x 48 run one row per work-item, f32's e in
    * 16 KiB of local memory, which the 32 KiB of the generic-gpu run
-   * allow). */
-  static const int cpu[VNCL__OPS_MAX_PARAMS] = {16, 16, 1, 256, 0};
+   * allow) and ITEM_ROWS 1. */
+  static const int cpu[VNCL__OPS_MAX_PARAMS] = {16, 16, 1, 256, 0, 1};
   with_cpu_rows(softmax_cases, VNCL__OPS_SOFTMAX, cpu);
+  if (!cpu_rows) return;
+  /* Two rows a work-item (ITEM_ROWS 2): groups of 8 keep both rows' e in
+   * the 16 KiB (half of 32 KiB) the host allows; 70 x 48 then gives the
+   * one compute unit the groups that ITEM_ROWS 2 needs, 67 x 24 too, its
+   * last work-item's second row repeating the last row. */
+  static const int two[VNCL__OPS_MAX_PARAMS] = {8, 16, 1, 256, 0, 2};
+  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, two));
+  softmax_cases();
+  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, NULL));
 }
 static void test_random(void **st) {
   (void)st;

@@ -384,7 +384,7 @@ static void test_softmax_exp(void **st) {
   const int denorm = (fp & CL_FP_DENORM) != 0;
   static const int vws[] = {1, 4, 16};
   for (size_t v = 0; v < sizeof vws / sizeof *vws; v++) {
-    int set[VNCL__OPS_MAX_PARAMS] = {64, vws[v], 1};
+    int set[VNCL__OPS_MAX_PARAMS] = {64, vws[v], 1, 0, 0, 1};
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, set));
     float *got = t_probe(ctx, VNCL__OPS_SOFTMAX, SM_VW, "softmax_exp_probe",
                          in, n, 1);
@@ -433,26 +433,49 @@ static void test_softmax_wide(void **st) {
 }
 
 /* Short rows one per work-item (softmax_rows_item: ITEM_CONTIG with
- * ROW_ITEM): enough rows that every compute unit of this device gets its
- * groups (the host's condition, from the device's own count), rows of
+ * ROW_ITEM), ITEM_ROWS at a time: enough rows that every compute unit of
+ * this device gets its groups with ITEM_ROWS rows a work-item (the host's
+ * condition, from the device's own count), and a row count no multiple of
+ * it (the last work-item's missing rows repeat the last row), rows of
  * whole vectors (non-temporal stores) and with a tail, rows of 16 and
- * fewer (taken whatever their count), e kept in local memory or computed
- * again (ROW_ITEM 4096 leaves no room for f64's), special values. */
+ * fewer (taken whatever their count), e kept in local memory (the rows'
+ * vectors interleaved) or computed again (ROW_ITEM 4096 leaves no room for
+ * f64's), special values. */
+/* Whether a softmax_rows_item program with ITEM_ROWS ir was built. */
+static bool sm_item_built(int ir) {
+  const char *src[512], *opts[512];
+  cl_program progs[512];
+  char want[32];
+  int w = snprintf(want, sizeof want, "-DITEM_ROWS=%d", ir);
+  int n = vncl__programs_list(ctx, src, opts, progs, 512);
+  for (int i = 0; i < n && i < 512; i++) {
+    const char *at = strstr(opts[i], want);
+    if (!strcmp(src[i], "softmax.cl") && at && (at[w] == ' ' || !at[w]) &&
+        strstr(opts[i], "-DITEM_LOCAL="))
+      return true;
+  }
+  return false;
+}
+
 static void test_softmax_rows_item(void **st) {
   (void)st;
   const size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1;
-  const int64_t R = (int64_t)(4 * cu * 16 + 5);
-  const int64_t shapes[][2] = {{R, 77}, {R, 1024}, {R, 1000}, {3, 16},
-                               {5, 13}, {R, 1}};
-  /* WG, VW, ITEM_CONTIG, ROW_ITEM, PREFETCH */
+  /* WG, VW, ITEM_CONTIG, ROW_ITEM, PREFETCH, ITEM_ROWS */
   static const int sets[][VNCL__OPS_MAX_PARAMS] = {
-      {16, 16, 1, 1024, 2}, {16, 4, 1, 4096, 0}, {32, 2, 1, 256, 1},
-      {16, 8, 1, 256, 0}, {16, 1, 1, 256, 0}};
+      {16, 16, 1, 1024, 2, 4}, {16, 4, 1, 4096, 0, 2}, {32, 2, 1, 256, 1, 1},
+      {16, 8, 1, 256, 0, 8},   {16, 1, 1, 256, 0, 1}};
   for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, sets[k]));
+    const int64_t R =
+        (int64_t)(4 * cu * (size_t)sets[k][0] * (size_t)sets[k][5]) + 5;
+    const int64_t shapes[][2] = {{R, 77}, {R, 1024}, {R, 1000}, {3, 16},
+                                 {5, 13}, {R, 1}};
     for (int ti = 0; ti < 4; ti++) {
       vncl_dtype t = t_float_types[ti];
       for (size_t c = 0; c < sizeof shapes / sizeof *shapes; c++) {
+        /* Rows too long for this ROW_ITEM go a group per row, which
+         * test_softmax covers: not R of them again. */
+        if (shapes[c][1] > sets[k][3] && shapes[c][0] == R) continue;
         size_t n = (size_t)(shapes[c][0] * shapes[c][1]);
         double *xv = t_rand_vals(t, n, -6, 6);
         for (int lg = 0; lg < 2; lg++) run_softmax(t, lg, 2, shapes[c], xv);
@@ -478,6 +501,9 @@ static void test_softmax_rows_item(void **st) {
       for (int lg = 0; lg < 2; lg++) run_softmax(t, lg, 2, sp, xv);
       free(xv);
     }
+    /* R rows give each compute unit four groups with all ITEM_ROWS rows a
+     * work-item: the host kept the set's value. */
+    assert_true(sm_item_built(sets[k][5]));
   }
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, NULL));
 }
@@ -485,17 +511,22 @@ static void test_softmax_rows_item(void **st) {
 /* ---- parameters ---------------------------------------------------------- */
 
 /* Other work-group sizes and vector widths give the same results (within
- * the tolerance: the summation order changes). */
+ * the tolerance: the summation order changes), groups narrower than a
+ * vector too (8 work-items, vectors of 16: a row's tail of 13 elements,
+ * more than one per work-item, which the row kernels of both families
+ * once dropped). */
 static void test_params_independent(void **st) {
   (void)st;
   /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS */
   static const int red_sets[][VNCL__OPS_MAX_PARAMS] = {
-      {32, 1, 0, 0, 1, 1}, {256, 4, 0, 16, 2, 2}, {1024, 16, 1, 65536, 8, 8}};
-  /* WG, VW, ITEM_CONTIG, ROW_ITEM, PREFETCH */
+      {32, 1, 0, 0, 1, 1}, {256, 4, 0, 16, 2, 2}, {1024, 16, 1, 65536, 8, 8},
+      {8, 16, 0, 0, 1, 1}};
+  /* WG, VW, ITEM_CONTIG, ROW_ITEM, PREFETCH, ITEM_ROWS */
   static const int sm_sets[][VNCL__OPS_MAX_PARAMS] = {
-      {32, 1, 0, 0, 0}, {256, 16, 1, 0, 1}, {128, 2, 1, 0, 2}};
-  int64_t s2[2] = {5, 20001}, s3[2] = {1001, 7}, sm[2] = {9, 333};
-  for (size_t k = 0; k < 3; k++) {
+      {32, 1, 0, 0, 0, 1}, {256, 16, 1, 0, 1, 2}, {128, 2, 1, 0, 2, 4},
+      {8, 16, 1, 0, 0, 1}};
+  int64_t s2[2] = {5, 20013}, s3[2] = {1001, 7}, sm[2] = {9, 333};
+  for (size_t k = 0; k < sizeof sm_sets / sizeof *sm_sets; k++) {
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, red_sets[k]));
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, sm_sets[k]));
     for (int ti = 0; ti < 4; ti += 2) { /* f32, f16 */

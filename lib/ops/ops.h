@@ -92,12 +92,16 @@
     "1: a work-item's part of the row is contiguous (CPUs); 0: interleaved "   \
     "(GPUs)")                                                                  \
   P(ROW_ITEM, 0, (0, 256, 1024, 2048, 4096), (0, 1024, 4096),                  \
-    "rows of up to this many elements run one per work-item (CPUs; 0: one "    \
-    "work-group per row always)")                                             \
+    "rows of up to this many elements go to work-items, ITEM_ROWS each "       \
+    "(CPUs; 0: one work-group per row always)")                                \
   P(PREFETCH, 0, (0, 1, 2), (0, 1, 2),                                         \
     "with ITEM_CONTIG, the pass that prefetches the next row "                 \
     "(__builtin_prefetch where the compiler has it): 0 none, 1 pass 3 (the "   \
-    "stores), 2 pass 2 (the exponentials)")
+    "stores), 2 pass 2 (the exponentials)")                                    \
+  P(ITEM_ROWS, 1, (1, 2, 4, 8), (1, 4),                                        \
+    "rows a work-item takes where rows go to work-items (ROW_ITEM), their "    \
+    "passes interleaved so that one row's reductions and log overlap the "     \
+    "others' work")
 
 #define VNCL__OPS_RANDOM_TABLE(P)                                              \
   P(WG, 256, VNCL__OPS_WG_VALUES, VNCL__OPS_WG_QUICK,                          \

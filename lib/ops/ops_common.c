@@ -66,10 +66,11 @@ static const vncl__param_row r_reduce[] = {
     CPU_ROW("WG=16 VW=16 ITEM_CONTIG=1 ROWS_ITEM=65536 CB=4 STREAMS=8",
             "2026-11-29; STREAMS 2026-12-01 (docs/ops.md, sixth pass)")};
 static const vncl__param_row r_softmax[] = {
-    CPU_ROW("WG=16 VW=16 ITEM_CONTIG=1 ROW_ITEM=1024 PREFETCH=2",
+    CPU_ROW("WG=16 VW=16 ITEM_CONTIG=1 ROW_ITEM=1024 PREFETCH=2 ITEM_ROWS=4",
             "2026-11-29; PREFETCH 2026-12-01 (docs/ops.md, third pass); WG, "
             "ROW_ITEM and PREFETCH 2 2026-12-01, quiet, also as AVX2 code "
-            "(docs/ops.md, eighth pass)")};
+            "(docs/ops.md, eighth pass); ITEM_ROWS 2026-12-03 on the Zen 5, "
+            "also as AVX2 code (docs/ops.md, tenth pass)")};
 static const vncl__param_row r_random[] = {CPU_ROW("WG=16 BPI=16", "2026-11-29")};
 
 static bool ops_valid(const vncl__param_family *f,

@@ -4,26 +4,27 @@
  * few programs serve every length); rows aligned to whole vectors get
  * non-temporal final stores (NT_OUT). Short rows (up to ROW_ITEM elements,
  * the CPU layout), enough of them to give every compute unit a few groups,
- * run one per work-item instead (softmax_rows_item). */
+ * run ITEM_ROWS per work-item instead (softmax_rows_item). */
 #include <stdio.h>
 
 #include "ops/ops.h"
 
 /* One launch of softmax_rows (a group per row) or, item, of
- * softmax_rows_item (a work-item per row); both take the same arguments.
- * The exp values stay in local memory when they fit half of it: a row's
- * (ROW_LOCAL, the row length rounded up to a power of two, beside the
- * group's tree) or each work-item's ROW_ITEM (ITEM_LOCAL), so that few
- * programs serve every length; non-temporal final stores when every row
- * starts on a vector. */
+ * softmax_rows_item (ITEM_ROWS rows per work-item); both take the same
+ * arguments. The exp values stay in local memory when they fit half of
+ * it: a row's (ROW_LOCAL, the row length rounded up to a power of two,
+ * beside the group's tree) or ROW_ITEM for each of a work-item's rows
+ * (ITEM_LOCAL), so that few programs serve every length; non-temporal
+ * final stores when every row starts on a vector. */
 static vncl_status launch(vncl_context *ctx, int logmode, const vncl_tensor *x,
                           vncl_tensor *out, size_t N, size_t rows, int *p,
                           int bits, size_t xo, size_t oo, bool item) {
   size_t accsz = x->dtype == VNCL_F64 ? 8 : 4, wg = (size_t)p[SM_WG];
   size_t half = ctx->info.local_mem_bytes / 2, local;
+  size_t ir = (size_t)p[SM_ITEM_ROWS];
   if (item) {
     local = (size_t)p[SM_ROW_ITEM];
-    if (wg * local * accsz > half) local = 0;
+    if (wg * ir * local * accsz > half) local = 0;
   } else {
     for (local = 64; local < N;) local *= 2;
     if ((local + wg) * accsz > half) local = 0;
@@ -44,7 +45,7 @@ static vncl_status launch(vncl_context *ctx, int logmode, const vncl_tensor *x,
   s = vncl__set_args(ctx, k.k, 7, VNCL_OPS_ARG(an), VNCL_OPS_ARG(ar),
                      VNCL_ARG(lm), VNCL_ARG(x->mem), VNCL_OPS_ARG(axo),
                      VNCL_ARG(out->mem), VNCL_OPS_ARG(aoo));
-  size_t global = item ? vncl__round_up(rows, wg) : rows * wg;
+  size_t global = item ? vncl__round_up((rows + ir - 1) / ir, wg) : rows * wg;
   if (!s)
     s = vncl__launch_work(ctx, logmode ? "log_softmax" : "softmax", k.k, 1,
                           &global, &wg, 0, NULL, NULL, 4.0 * (double)x->numel,
@@ -69,8 +70,13 @@ static vncl_status softmax_run(vncl_context *ctx, const char *fn, int logmode,
   size_t maxel = x->numel + (xo > oo ? xo : oo);
   int bits = vncl__ops_idx_bits(maxel);
   size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1;
+  size_t groups = rows / (4 * cu * (size_t)p[SM_WG]);
   bool item = p[SM_ITEM_CONTIG] && N <= (size_t)p[SM_ROW_ITEM] &&
-              (rows >= 4 * cu * (size_t)p[SM_WG] || N <= 16);
+              (groups >= 1 || N <= 16);
+  /* Rows per work-item: ITEM_ROWS, halved while that would leave a compute
+   * unit fewer than four groups (the results are the same bits). */
+  while (item && p[SM_ITEM_ROWS] > 1 && groups < (size_t)p[SM_ITEM_ROWS])
+    p[SM_ITEM_ROWS] /= 2;
   return launch(ctx, logmode, x, out, N, rows, p, bits, xo, oo, item);
 }
 
