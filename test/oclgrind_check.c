@@ -958,6 +958,10 @@ static void reduce_cases(void) {
   }
 }
 
+/* 1: softmax_cases leaves out its rows of 1000 and more, for a second
+ * CPU-layout set (test_softmax). */
+static int sm_short_rows_only;
+
 static void softmax_cases(void) {
   /* 2 x 5000: rows too long for local memory here (exp kept in the
    * output, or computed again for 16-bit storage) */
@@ -966,6 +970,7 @@ static void softmax_cases(void) {
   FOR_DTYPES(t) {
     for (size_t c = 0; c < sizeof shapes / sizeof *shapes; c++)
       for (int lg = 0; lg < 2; lg++) {
+        if (sm_short_rows_only && shapes[c][1] >= 1000) continue;
         size_t rows = (size_t)shapes[c][0], N = (size_t)shapes[c][1];
         vncl_tensor *x = t_new(ctx, t, 2, shapes[c]), *y = t_new(ctx, t, 2, shapes[c]);
         double *xv = t_rand_vals(t, rows * N, -4, 4);
@@ -1480,10 +1485,13 @@ static void test_softmax(void **st) {
   /* Two rows a work-item (ITEM_ROWS 2): groups of 8 keep both rows' e in
    * the 16 KiB (half of 32 KiB) the host allows; 70 x 48 then gives the
    * one compute unit the groups that ITEM_ROWS 2 needs, 67 x 24 too, its
-   * last work-item's second row repeating the last row. */
+   * last work-item's second row repeating the last row; 7 x 300 goes a
+   * group a row with a tail of 12 over 8 work-items. */
   static const int two[VNCL__OPS_MAX_PARAMS] = {8, 16, 1, 256, 0, 2};
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, two));
+  sm_short_rows_only = 1;
   softmax_cases();
+  sm_short_rows_only = 0;
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, NULL));
 }
 static void test_random(void **st) {
