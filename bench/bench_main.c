@@ -154,7 +154,8 @@ double bench_event_seconds(cl_event ev) {
 double bench_now(void) { return cli_now(); }
 
 void bench_retry_pause(int t) {
-  struct timespec ts = {t > 0 ? t : 0, 0};
+  if (t <= 0) return; /* the first attempt starts at once */
+  struct timespec ts = {t, 0};
   while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
   }
 }

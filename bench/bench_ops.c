@@ -230,18 +230,16 @@ static void bench_case_run(ops_bench *o, const char *name, const char *dtype,
   cs.n = (int)o->cols;
   bool ok = run(o, k, a, b, c) == VNCL_OK && vncl_finish(bc->ctx) == VNCL_OK;
   bench_case best = cs;
-  double first = 0;
   for (int t = 0; ok && t < BENCH_ATTEMPTS; t++) {
-    bench_case now = cs;
+    bench_case now = best; /* keeps the first attempt's ratio */
     bench_retry_pause(t);
     ok = measure(o, k, a, b, c, bytes, bc->repeats << t, &now);
     if (!ok) break;
-    if (t == 0) first = bench_case_ratio(&now);
+    if (t == 0) now.first_ratio = bench_case_ratio(&now);
     if (t == 0 || bench_case_ratio(&now) > bench_case_ratio(&best)) best = now;
     best.attempts = t + 1;
     if (!bench_gate_fails(bc, &best)) break;
   }
-  best.first_ratio = first;
   if (!ok) fprintf(stderr, "ops %s: %s\n", name, vncl_errmsg(bc->ctx));
   best.correct = ok && verify(o, k, c);
   bench_record(bc, &best);
