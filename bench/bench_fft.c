@@ -488,6 +488,7 @@ int bench_suite_fft(bench_ctx *b) {
       {C2C, F32, 1, {65537}, 1, false},
       /* 2^a 3^b 5^c 7^d: short in a large batch, one pass, split, 2^22 */
       {C2C, F32, 1, {8}, 131072, true},
+      {C2C, F64, 1, {16}, 32768, false},          /* lines of 16, f64 */
       {C2C, F32, 1, {3528}, 256, true},           /* 2^3 3^2 7^2 */
       {C2C, F32, 1, {1u << 22}, 1, true},
       {C2C, F32, 1, {200704}, 1, true},           /* 2^12 7^2 */

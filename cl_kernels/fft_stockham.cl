@@ -1478,17 +1478,149 @@ __kernel void fft_stockham_c2r1(const uint m, const real scale,
  * fft_stockham_short: `lines` contiguous lines of n = 2, 4 or 8 complex
  * values (line l at x[n l], its output at y[n l]; x == y in place), the
  * whole transform in registers. The data are taken in blocks of 64
- * complex values: 8 vector loads of 8 values (one 64-byte cache line of
- * f32 each) and the register transpose put element 8 l + j of the block
- * in lane l of re[j], im[j]. As n divides 8, re[0..8) of lane l then hold
- * 8 / n whole lines (line (8 l + j) / n, element j mod n), so the block is
- * 8 / n radix-n butterflies on vectors (radix8's, DFT4 or a sum and a
- * difference, no twiddles: one pass), a transpose back and 8 stores, times
- * scale. No scratch; sign as fft_stockham. Work-item g handles the
- * contiguous range of blocks [g per, (g + 1) per); a last block of fewer
- * than 64 values is loaded and stored element by element (missing values
- * are zeros, their results dropped). */
+ * complex values, each as 8 / SP_ROWS blocks of SP_ROWS rows of 8 values
+ * (short_pairs_in: lane pair l of z[j] holds value 8 l + j of the block).
+ * As n divides 8, z[0..8) of lane pair l then hold 8 / n whole lines
+ * (line (8 l + j) / n, element j mod n), so the block is 8 / n radix-n
+ * butterflies on vectors (radix 8's, DFT4 or a sum and a difference, no
+ * twiddles: one pass), the transpose back and the stores, times scale. No
+ * scratch; sign as fft_stockham. Work-item g handles the contiguous range
+ * of blocks [g per, (g + 1) per); a last block of fewer than 64 values is
+ * loaded and stored element by element (missing values are zeros, their
+ * results dropped), with re and im apart in 8 lanes. */
 #if VW == 8
+/* Whole blocks of short lines as complex pairs: SP_ROWS rows of 8 values
+ * (row l at p + stride l) go through a transpose of complex elements, so
+ * that z[j] holds value j of the rows, (re, im) side by side, and the
+ * butterflies work on the pairs. f32: 4 rows, two 4 x 4 transposes of
+ * 64-bit elements (values 0-3 and 4-7 of each row), z of 8 lanes; f64: 2
+ * rows, 2 x 2 transposes of 128-bit elements (128-bit lane moves), z of 4
+ * lanes. Each block fills 8 vectors: 8 of AVX2's 16 registers, where the
+ * earlier 8 rows split into re and im took all 16 and spilled, and needed
+ * permutes to split a block and join it again: 131072 lines of 8 ran 2x
+ * faster as AVX2 code and 1.7-2x as AVX-512 code, where 8-row blocks of
+ * 16 lanes (transpose8_pairs) ran 1.2-1.25x slower than these (docs/fft.md,
+ * "Fourteenth round"). A product by -i s (s the sign of the exponent) is a
+ * swap within each pair and a sign pattern (MULMI); by a constant w = wr +
+ * i wi, z wr plus swap(z) (-wi, wi). */
+#if PRECISION == 32
+#define SP_ROWS 4
+typedef float8 spvec;
+#define SP_SPLAT2(a, b) ((spvec)(a, b, a, b, a, b, a, b))
+FFT_INLINE spvec pair_swap(spvec z) {
+  return shuffle(z, (uint8)(1, 0, 3, 2, 5, 4, 7, 6));
+}
+/* Transposes the 4 x 4 matrix of 64-bit elements in rows r[0..4):
+ * unpacks of pairs, then 128-bit halves (vunpcklpd / vperm2f128). */
+FFT_INLINE void transpose4_pairs(ulong4 *r) {
+  const ulong4 t0 = shuffle2(r[0], r[1], (ulong4)(0, 4, 2, 6));
+  const ulong4 t1 = shuffle2(r[0], r[1], (ulong4)(1, 5, 3, 7));
+  const ulong4 t2 = shuffle2(r[2], r[3], (ulong4)(0, 4, 2, 6));
+  const ulong4 t3 = shuffle2(r[2], r[3], (ulong4)(1, 5, 3, 7));
+  r[0] = shuffle2(t0, t2, (ulong4)(0, 1, 4, 5));
+  r[1] = shuffle2(t1, t3, (ulong4)(0, 1, 4, 5));
+  r[2] = shuffle2(t0, t2, (ulong4)(2, 3, 6, 7));
+  r[3] = shuffle2(t1, t3, (ulong4)(2, 3, 6, 7));
+}
+FFT_INLINE void short_pairs_in(__global const real2 *p, ulong stride,
+                               spvec *z) {
+  ulong4 lo[4], hi[4];
+  _Pragma("unroll") for (int l = 0; l < 4; l++) {
+    const ulong8 u =
+        as_ulong8(vload16(0, (__global const real *)(p + stride * l)));
+    lo[l] = u.lo;
+    hi[l] = u.hi;
+  }
+  transpose4_pairs(lo);
+  transpose4_pairs(hi);
+  _Pragma("unroll") for (int j = 0; j < 4; j++) {
+    z[j] = as_float8(lo[j]);
+    z[4 + j] = as_float8(hi[j]);
+  }
+}
+FFT_INLINE void short_pairs_out(__global real2 *p, ulong stride, spvec *z) {
+  ulong4 lo[4], hi[4];
+  _Pragma("unroll") for (int j = 0; j < 4; j++) {
+    lo[j] = as_ulong4(z[j]);
+    hi[j] = as_ulong4(z[4 + j]);
+  }
+  transpose4_pairs(lo);
+  transpose4_pairs(hi);
+  _Pragma("unroll") for (int l = 0; l < 4; l++) {
+    ulong8 u;
+    u.lo = lo[l];
+    u.hi = hi[l];
+    vstore16(as_float16(u), 0, (__global real *)(p + stride * l));
+  }
+}
+#else
+#define SP_ROWS 2
+typedef double4 spvec;
+#define SP_SPLAT2(a, b) ((spvec)(a, b, a, b))
+FFT_INLINE spvec pair_swap(spvec z) {
+  return shuffle(z, (ulong4)(1, 0, 3, 2));
+}
+FFT_INLINE void short_pairs_in(__global const real2 *p, ulong stride,
+                               spvec *z) {
+  __global const real *a = (__global const real *)p;
+  __global const real *b = (__global const real *)(p + stride);
+  _Pragma("unroll") for (int q = 0; q < 4; q++) {
+    const spvec u = vload4(q, a), v = vload4(q, b);
+    z[2 * q] = shuffle2(u, v, (ulong4)(0, 1, 4, 5));
+    z[2 * q + 1] = shuffle2(u, v, (ulong4)(2, 3, 6, 7));
+  }
+}
+FFT_INLINE void short_pairs_out(__global real2 *p, ulong stride, spvec *z) {
+  __global real *a = (__global real *)p;
+  __global real *b = (__global real *)(p + stride);
+  _Pragma("unroll") for (int q = 0; q < 4; q++) {
+    vstore4(shuffle2(z[2 * q], z[2 * q + 1], (ulong4)(0, 1, 4, 5)), q, a);
+    vstore4(shuffle2(z[2 * q], z[2 * q + 1], (ulong4)(2, 3, 6, 7)), q, b);
+  }
+}
+#endif
+#define MULMI(z) (pair_swap(z) * sgn_)
+#define DFT4P(z0, z1, z2, z3)                                   \
+  do {                                                          \
+    const spvec a0_ = z0 + z2, a1_ = z0 - z2;                   \
+    const spvec a2_ = z1 + z3, a3_ = MULMI(z1 - z3);            \
+    z0 = a0_ + a2_;                                             \
+    z2 = a0_ - a2_;                                             \
+    z1 = a1_ + a3_;                                             \
+    z3 = a1_ - a3_;                                             \
+  } while (0)
+/* SHORT_DFT on pairs: the 8 / n transforms of length n in z[0..8). */
+#define SHORT_DFT_PAIRS(n, z)                                           \
+  do {                                                                  \
+    if (n == 8) {                                                       \
+      DFT4P(z[0], z[2], z[4], z[6]);                                    \
+      DFT4P(z[1], z[3], z[5], z[7]);                                    \
+      const real c_ = (real)0.70710678118654752440;                     \
+      const spvec o1 = c_ * (z[3] + MULMI(z[3]));                       \
+      const spvec o2 = MULMI(z[5]);                                     \
+      const spvec o3 = c_ * (MULMI(z[7]) - z[7]);                       \
+      const spvec e0 = z[0], e1 = z[2], e2 = z[4], e3 = z[6], o0 = z[1]; \
+      z[0] = e0 + o0;                                                   \
+      z[1] = e1 + o1;                                                   \
+      z[2] = e2 + o2;                                                   \
+      z[3] = e3 + o3;                                                   \
+      z[4] = e0 - o0;                                                   \
+      z[5] = e1 - o1;                                                   \
+      z[6] = e2 - o2;                                                   \
+      z[7] = e3 - o3;                                                   \
+    } else if (n == 4) {                                                \
+      DFT4P(z[0], z[1], z[2], z[3]);                                    \
+      DFT4P(z[4], z[5], z[6], z[7]);                                    \
+    } else {                                                            \
+      _Pragma("unroll") for (int j = 0; j < 8; j += 2) {                \
+        const spvec a_ = z[j];                                          \
+        z[j] = a_ + z[j + 1];                                           \
+        z[j + 1] = a_ - z[j + 1];                                       \
+      }                                                                 \
+    }                                                                   \
+    _Pragma("unroll") for (int j = 0; j < 8; j++) z[j] *= scale;        \
+  } while (0)
+
 #define DFT8_REGS(re, im)                                                  \
   do {                                                                     \
     DFT4(re[0], im[0], re[2], im[2], re[4], im[4], re[6], im[6]);          \
@@ -1527,7 +1659,7 @@ __kernel void fft_stockham_c2r1(const uint m, const real scale,
       DFT4(re[0], im[0], re[1], im[1], re[2], im[2], re[3], im[3]);        \
       DFT4(re[4], im[4], re[5], im[5], re[6], im[6], re[7], im[7]);        \
     } else {                                                               \
-      for (int j = 0; j < 8; j += 2) {                                     \
+      _Pragma("unroll") for (int j = 0; j < 8; j += 2) {                   \
         const vec ar = re[j], ai = im[j];                                  \
         re[j] = ar + re[j + 1];                                            \
         im[j] = ai + im[j + 1];                                            \
@@ -1535,7 +1667,7 @@ __kernel void fft_stockham_c2r1(const uint m, const real scale,
         im[j + 1] = ai - im[j + 1];                                        \
       }                                                                    \
     }                                                                      \
-    for (int j = 0; j < 8; j++) {                                          \
+    _Pragma("unroll") for (int j = 0; j < 8; j++) {                        \
       re[j] *= scale;                                                      \
       im[j] *= scale;                                                      \
     }                                                                      \
@@ -1545,31 +1677,22 @@ __kernel void fft_stockham_short(const uint n, const int sign,
                                  const real scale, const ulong lines,
                                  __global const real2 *x, __global real2 *y) {
   const real s = sign < 0 ? (real)1 : (real)-1;
+  const spvec sgn_ = SP_SPLAT2(s, -s);
   const ulong count = lines * n, blocks = (count + 63) / 64;
   const ulong per = (blocks + get_global_size(0) - 1) / get_global_size(0);
   const ulong bend = min(blocks, (get_global_id(0) + 1) * per);
   for (ulong b = get_global_id(0) * per; b < bend; b++) {
     const ulong base = b * 64; /* complex values before the block */
-    vec re[8], im[8];
     if (count - base >= 64) {
-      for (int l = 0; l < 8; l++) {
-        const pvec v = vload16(0, (__global const real *)(x + base + 8 * l));
-        re[l] = v.even;
-        im[l] = v.odd;
-      }
-      transpose8(re);
-      transpose8(im);
-      SHORT_DFT(n, re, im);
-      transpose8(re);
-      transpose8(im);
-      for (int l = 0; l < 8; l++) {
-        pvec v;
-        v.even = re[l];
-        v.odd = im[l];
-        vstore16(v, 0, (__global real *)(y + base + 8 * l));
+      _Pragma("unroll") for (int h = 0; h < 64; h += 8 * SP_ROWS) {
+        spvec z[8];
+        short_pairs_in(x + base + h, 8, z);
+        SHORT_DFT_PAIRS(n, z);
+        short_pairs_out(y + base + h, 8, z);
       }
     } else {
       const uint left = (uint)(count - base); /* a multiple of n */
+      vec re[8], im[8];
       for (int j = 0; j < 8; j++) {
         real a[8], c[8];
         for (int l = 0; l < 8; l++) {
@@ -1594,15 +1717,16 @@ __kernel void fft_stockham_short(const uint n, const int sign,
 }
 
 /* fft_stockham_short16: lines of 16, the same in groups of 8 lines (128
- * values): the two halves of each line go through the transpose, so lane
- * l of re[j] (j < 16) holds element j of line l; then a 16-point DFT as
- * 4 x 4 (DFT4 over j2 for each j1 of j = j1 + 4 j2, the twiddles
- * w16^(j1 k1) as literals, DFT4 over j1), which leaves X[k1 + 4 k2] in
- * re[4 k1 + k2], read back in order for the transpose and the stores. A
- * last group of fewer than 8 lines goes element by element. */
+ * values), SP_ROWS lines at a time: the two halves of each line go through
+ * short_pairs_in, so lane pair l of z[j] (j < 16) holds element j of line
+ * l; then a 16-point DFT as 4 x 4 (DFT4 over j2 for each j1 of j = j1 + 4
+ * j2, the twiddles w16^(j1 k1) as literals, DFT4 over j1), which leaves
+ * X[k1 + 4 k2] in z[4 k1 + k2], read back in order for the transpose and
+ * the stores. A last group of fewer than 8 lines goes element by element
+ * (SHORT16, re and im apart in 8 lanes). */
 #define SHORT16(re, im)                                                    \
   do {                                                                     \
-    for (int j1 = 0; j1 < 4; j1++)                                         \
+    _Pragma("unroll") for (int j1 = 0; j1 < 4; j1++)                       \
       DFT4(re[j1], im[j1], re[j1 + 4], im[j1 + 4], re[j1 + 8], im[j1 + 8], \
            re[j1 + 12], im[j1 + 12]);                                      \
     /* cos and sin of 2 pi t/16, t = 0 .. 9 */                            \
@@ -1620,17 +1744,47 @@ __kernel void fft_stockham_short(const uint n, const int sign,
                           (real)0.70710678118654752440,                    \
                           (real)0.38268343236508977173, 0,                 \
                           (real)-0.38268343236508977173};                  \
-    for (int j1 = 1; j1 < 4; j1++)                                         \
-      for (int k1 = 1; k1 < 4; k1++) {                                     \
+    _Pragma("unroll") for (int j1 = 1; j1 < 4; j1++)                       \
+      _Pragma("unroll") for (int k1 = 1; k1 < 4; k1++) {                   \
         const int t_ = j1 * k1, q_ = j1 + 4 * k1;                          \
         const real wr_ = cw_[t_], wi_ = -s * sw_[t_];                      \
         const vec u_ = re[q_] * wr_ - im[q_] * wi_;                        \
         im[q_] = re[q_] * wi_ + im[q_] * wr_;                              \
         re[q_] = u_;                                                       \
       }                                                                    \
-    for (int k1 = 0; k1 < 4; k1++)                                         \
+    _Pragma("unroll") for (int k1 = 0; k1 < 4; k1++)                       \
       DFT4(re[4 * k1], im[4 * k1], re[4 * k1 + 1], im[4 * k1 + 1],         \
            re[4 * k1 + 2], im[4 * k1 + 2], re[4 * k1 + 3], im[4 * k1 + 3]); \
+  } while (0)
+
+/* SHORT16 on pairs (short_pairs_in): z[j], j < 16, value j of the lines. */
+#define SHORT16_PAIRS(z)                                                   \
+  do {                                                                     \
+    _Pragma("unroll") for (int j1 = 0; j1 < 4; j1++)                       \
+      DFT4P(z[j1], z[j1 + 4], z[j1 + 8], z[j1 + 12]);                      \
+    const real cw_[10] = {1, (real)0.92387953251128675613,                 \
+                          (real)0.70710678118654752440,                    \
+                          (real)0.38268343236508977173, 0,                 \
+                          (real)-0.38268343236508977173,                   \
+                          (real)-0.70710678118654752440,                   \
+                          (real)-0.92387953251128675613, -1,               \
+                          (real)-0.92387953251128675613};                  \
+    const real sw_[10] = {0, (real)0.38268343236508977173,                 \
+                          (real)0.70710678118654752440,                    \
+                          (real)0.92387953251128675613, 1,                 \
+                          (real)0.92387953251128675613,                    \
+                          (real)0.70710678118654752440,                    \
+                          (real)0.38268343236508977173, 0,                 \
+                          (real)-0.38268343236508977173};                  \
+    _Pragma("unroll") for (int j1 = 1; j1 < 4; j1++)                       \
+      _Pragma("unroll") for (int k1 = 1; k1 < 4; k1++) {                   \
+        const int t_ = j1 * k1, q_ = j1 + 4 * k1;                          \
+        const real wr_ = cw_[t_], wi_ = -s * sw_[t_];                      \
+        const spvec wp_ = SP_SPLAT2(-wi_, wi_);                            \
+        z[q_] = z[q_] * wr_ + pair_swap(z[q_]) * wp_;                      \
+      }                                                                    \
+    _Pragma("unroll") for (int k1 = 0; k1 < 4; k1++)                       \
+      DFT4P(z[4 * k1], z[4 * k1 + 1], z[4 * k1 + 2], z[4 * k1 + 3]);       \
   } while (0)
 
 __kernel void fft_stockham_short16(const int sign, const real scale,
@@ -1640,63 +1794,42 @@ __kernel void fft_stockham_short16(const int sign, const real scale,
   const ulong groups = (lines + 7) / 8;
   const ulong per = (groups + get_global_size(0) - 1) / get_global_size(0);
   const ulong gend = min(groups, (get_global_id(0) + 1) * per);
+  const spvec sgn_ = SP_SPLAT2(s, -s);
   for (ulong g = get_global_id(0) * per; g < gend; g++) {
     const ulong base = g * 128; /* complex values before the group */
-    vec re[16], im[16], orr[16], oi[16];
-    const int lanes = lines - g * 8 < 8 ? (int)(lines - g * 8) : 8;
-    if (lanes == 8) {
+    if (lines - g * 8 >= 8) {
+      _Pragma("unroll") for (int h = 0; h < 128; h += 16 * SP_ROWS) {
+        spvec z[16], o[16];
+        short_pairs_in(x + base + h, 16, z);
+        short_pairs_in(x + base + h + 8, 16, z + 8);
+        SHORT16_PAIRS(z);
+        _Pragma("unroll") for (int k = 0; k < 16; k++)
+          o[k] = z[4 * (k % 4) + k / 4] * scale;
+        short_pairs_out(y + base + h, 16, o);
+        short_pairs_out(y + base + h + 8, 16, o + 8);
+      }
+      continue;
+    }
+    /* A last group of fewer than 8 lines, element by element. */
+    vec re[16], im[16];
+    const int lanes = (int)(lines - g * 8);
+    for (int j = 0; j < 16; j++) {
+      real a[8], c[8];
       for (int l = 0; l < 8; l++) {
-        __global const real *p = (__global const real *)(x + base + 16 * l);
-        const pvec v0 = vload16(0, p), v1 = vload16(1, p);
-        re[l] = v0.even;
-        im[l] = v0.odd;
-        re[8 + l] = v1.even;
-        im[8 + l] = v1.odd;
+        const real2 v = l < lanes ? x[base + 16 * l + j] : (real2)(0, 0);
+        a[l] = v.x;
+        c[l] = v.y;
       }
-      transpose8(re);
-      transpose8(im);
-      transpose8(re + 8);
-      transpose8(im + 8);
-    } else {
-      for (int j = 0; j < 16; j++) {
-        real a[8], c[8];
-        for (int l = 0; l < 8; l++) {
-          const real2 v = l < lanes ? x[base + 16 * l + j] : (real2)(0, 0);
-          a[l] = v.x;
-          c[l] = v.y;
-        }
-        re[j] = vload8(0, a);
-        im[j] = vload8(0, c);
-      }
+      re[j] = vload8(0, a);
+      im[j] = vload8(0, c);
     }
     SHORT16(re, im);
     for (int k = 0; k < 16; k++) {
-      orr[k] = re[4 * (k % 4) + k / 4] * scale;
-      oi[k] = im[4 * (k % 4) + k / 4] * scale;
-    }
-    if (lanes == 8) {
-      transpose8(orr);
-      transpose8(oi);
-      transpose8(orr + 8);
-      transpose8(oi + 8);
-      for (int l = 0; l < 8; l++) {
-        __global real *p = (__global real *)(y + base + 16 * l);
-        pvec v0, v1;
-        v0.even = orr[l];
-        v0.odd = oi[l];
-        v1.even = orr[8 + l];
-        v1.odd = oi[8 + l];
-        vstore16(v0, 0, p);
-        vstore16(v1, 1, p);
-      }
-    } else {
-      for (int k = 0; k < 16; k++) {
-        real a[8], c[8];
-        vstore8(orr[k], 0, a);
-        vstore8(oi[k], 0, c);
-        for (int l = 0; l < lanes; l++)
-          y[base + 16 * l + k] = (real2)(a[l], c[l]);
-      }
+      real a[8], c[8];
+      vstore8(re[4 * (k % 4) + k / 4] * scale, 0, a);
+      vstore8(im[4 * (k % 4) + k / 4] * scale, 0, c);
+      for (int l = 0; l < lanes; l++)
+        y[base + 16 * l + k] = (real2)(a[l], c[l]);
     }
   }
 }
