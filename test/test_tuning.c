@@ -741,6 +741,83 @@ static void test_crash_isolation(void **state) {
   unsetenv("VNCL_TUNING_DB");
 }
 
+/* Every candidate is checked once more on a problem with ragged edges
+ * (worker.c): the built-in sets pass it, for GEMM and for an ops family
+ * (the values of the set in force, which the runner's child compares with
+ * the defaults' result on the edge shape), and a result spoiled in its
+ * last value (the test-only "edge" fault) is rejected naming the edge
+ * problem, where the timed shape alone had passed. */
+static void test_edge_check(void **state) {
+  (void)state;
+  setenv("VNCL_TUNE_TEST_FAULTS", "1", 1);
+  setenv("VNCL_TUNING_DB", "/nonexistent/none.json", 1);
+  tune_runner *r = tune_runner_new(worker_argv, 4);
+  assert_non_null(r);
+  char text[512];
+  int m = 96 + (int)(t_rand_u64() % 64), n = 64 + (int)(t_rand_u64() % 64),
+      k = 48 + (int)(t_rand_u64() % 64);
+  for (int spoil = 0; spoil < 2; spoil++) {
+    snprintf(text, sizeof text,
+             "{\"kind\":\"gemm\",\"dtype\":%d,\"shape\":0,\"m\":%d,\"n\":%d,"
+             "\"k\":%d,\"runs\":1%s}",
+             (int)VNCL_F32, m, n, k, spoil ? ",\"test\":\"edge\"" : "");
+    cJSON *req = cJSON_Parse(text);
+    cJSON *ans = tune_runner_eval(r, req);
+    const cJSON *why = cJSON_GetObjectItem(ans, "why");
+    if (spoil) {
+      char want[64];
+      snprintf(want, sizeof want, "at the edges (%d x %d x %d)", m - 1, n - 1,
+               k - 1);
+      assert_false(cJSON_IsTrue(cJSON_GetObjectItem(ans, "ok")));
+      assert_non_null(why);
+      if (!strstr(why->valuestring, want))
+        fail_msg("gemm: %s, expected %s", why->valuestring, want);
+    } else if (!cJSON_IsTrue(cJSON_GetObjectItem(ans, "ok"))) {
+      fail_msg("gemm %d x %d x %d: %s", m, n, k,
+               why ? why->valuestring : "?");
+    }
+    cJSON_Delete(ans);
+    cJSON_Delete(req);
+  }
+  /* The sum along rows: the set in force as the candidate. */
+  tspace sp;
+  assert_true(tspace_from_ops("reduce", false, &sp));
+  vncl_context *c = NULL;
+  assert_int_equal(vncl_context_create(&c, NULL), VNCL_OK);
+  vncl_tuning_params cur;
+  assert_int_equal(vncl_tuning_get(c, "reduce", VNCL_F32, NULL, &cur),
+                   VNCL_OK);
+  vncl_context_destroy(c);
+  for (int spoil = 0; spoil < 2; spoil++) {
+    cJSON *req = cJSON_CreateObject();
+    cJSON_AddStringToObject(req, "kind", "ops");
+    cJSON_AddStringToObject(req, "family", "reduce");
+    cJSON_AddNumberToObject(req, "runs", 1);
+    if (spoil) cJSON_AddStringToObject(req, "test", "edge");
+    cJSON *vals = cJSON_AddArrayToObject(req, "values");
+    for (int i = 0; i < sp.np; i++) {
+      double v = 0;
+      assert_true(params_get(&cur, sp.p[i].name, &v));
+      cJSON_AddItemToArray(vals, cJSON_CreateNumber(v));
+    }
+    cJSON *ans = tune_runner_eval(r, req);
+    const cJSON *why = cJSON_GetObjectItem(ans, "why");
+    if (spoil) {
+      assert_false(cJSON_IsTrue(cJSON_GetObjectItem(ans, "ok")));
+      assert_non_null(why);
+      if (!strstr(why->valuestring, "at the edges (4177935 elements)"))
+        fail_msg("reduce: %s", why->valuestring);
+    } else if (!cJSON_IsTrue(cJSON_GetObjectItem(ans, "ok"))) {
+      fail_msg("reduce: %s", why ? why->valuestring : "?");
+    }
+    cJSON_Delete(ans);
+    cJSON_Delete(req);
+  }
+  tune_runner_free(r);
+  unsetenv("VNCL_TUNE_TEST_FAULTS");
+  unsetenv("VNCL_TUNING_DB");
+}
+
 /* Writes a database with one gemm entry of storage class `dtype` ("f32",
  * "f16", ...), shape class square, for ctx's device. */
 static void write_gemm_db(const char *path, const vncl_context *c,
@@ -1070,6 +1147,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_two_contexts_two_databases),
       cmocka_unit_test(test_sixteen_bit_class),
       cmocka_unit_test(test_crash_isolation),
+      cmocka_unit_test(test_edge_check),
       cmocka_unit_test(test_resume),
       cmocka_unit_test(test_progress_count),
   };
