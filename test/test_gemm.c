@@ -732,16 +732,21 @@ static void test_param_sets(void **st) {
 
 /* ---- the small-product kernel ---------------------------------------------- */
 
-/* Whether ctx holds a gemm_small program built with option `opt`: the
- * products above went through that variant, not another path. */
-static bool small_built(const char *opt) {
+/* Whether ctx holds a gemm_small program built with options `opt` and
+ * `opt2`: the products above went through that variant, not another
+ * path. */
+static bool small_built2(const char *opt, const char *opt2) {
   const char *src[256], *opts[256];
   cl_program progs[256];
   int n = vncl__programs_list(ctx, src, opts, progs, 256);
   for (int i = 0; i < n && i < 256; i++)
-    if (!strcmp(src[i], "gemm_small.cl") && strstr(opts[i], opt)) return true;
+    if (!strcmp(src[i], "gemm_small.cl") && strstr(opts[i], opt) &&
+        strstr(opts[i], opt2))
+      return true;
   return false;
 }
+
+static bool small_built(const char *opt) { return small_built2(opt, ""); }
 
 /* gemm_small forced for every product (single and batched) under
  * parameter set q: odd sizes 1..maxs in every layout and transpose pair,
@@ -818,6 +823,48 @@ static void test_small_single(void **st) {
   q.small.nv = 4;
   maxs = 3 * 4 * (size_t)q.small.vw + 7;
   small_sweep_to(q, VNCL_F64, 8, maxs);
+}
+
+/* Rows of C that are a whole number of vectors, more than the set's SM_NV
+ * and at most 8, run as one tile (gemm.c, small_tile) on CPU rows: batches
+ * of f32 and f64 with n = 1 .. 8 vectors wider than the tile, odd m and k,
+ * checked against the reference, and the program built with the whole-row
+ * tile (SM_NV = n / SM_VW, SM_MR keeping the accumulators to half of
+ * VREGS and dividing SM_RB). */
+static void test_small_whole_rows(void **st) {
+  (void)st;
+  for (int d = 0; d < 2; d++) {
+    vncl_dtype dt = d ? VNCL_F64 : VNCL_F32;
+    if (dt == VNCL_F64 && !ctx->info.fp64) continue;
+    vncl__gemm_acc acc = vncl__gemm_acc_of(dt);
+    vncl__gemm_params p, q;
+    vncl__gemm_params_get(ctx, acc, VNCL__GEMM_SHAPE_SQUARE, &p);
+    if (p.vregs <= 0) continue; /* no register model: the set's tile */
+    q = p;
+    q.small_mnk = q.small_batch_mnk = 1e30;
+    for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+      T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, &q));
+    for (int nv = p.small.nv + 1; nv <= 8; nv++) {
+      int mr = p.vregs / 2 / nv;
+      if (mr > p.small.mr) mr = p.small.mr;
+      while (mr > 1 && p.small.rb % mr) mr--;
+      gcase g = {dt, VNCL_ROW_MAJOR, VNCL_NO_TRANS, VNCL_NO_TRANS,
+                 2 * (size_t)p.small.rb + 1 + t_rand_u64() % 7,
+                 (size_t)nv * p.small.vw, 3 + t_rand_u64() % 29,
+                 2 + t_rand_u64() % 3, alphas[nv % 4], betas[nv % 5],
+                 t_rand_u64() % 5, t_rand_u64() % 5, t_rand_u64() % 5,
+                 t_rand_u64() % 4, false, false};
+      run_case(&g);
+      char o1[32], o2[32];
+      snprintf(o1, sizeof o1, "-DSM_NV=%d ", nv);
+      snprintf(o2, sizeof o2, "-DSM_MR=%d ", mr);
+      if (!small_built2(o1, o2))
+        fail_msg("%s n=%zu: no gemm_small program with SM_NV=%d SM_MR=%d",
+                 vncl_dtype_name(dt), g.n, nv, mr);
+    }
+    for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+      T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, NULL));
+  }
 }
 
 /* gemm_small streaming C (small_stream_bytes 1: every launch where C's
@@ -1189,6 +1236,7 @@ int main(void) {
       cmocka_unit_test(test_param_sets),
       cmocka_unit_test(test_small_kernel),
       cmocka_unit_test(test_small_single),
+      cmocka_unit_test(test_small_whole_rows),
       cmocka_unit_test(test_small_routing),
       cmocka_unit_test(test_clblast_backend),
       cmocka_unit_test(test_ref_backend),

@@ -214,14 +214,49 @@ static bool stream_whole_lines(const vncl__gemm_problem *pr) {
          (pr->batch <= 1 || (pr->c_bs * es) % line == 0);
 }
 
+/* The tile of gemm_small for rows of n columns: a row that is a whole
+ * number of SM_VW vectors, more than the set's SM_NV and at most 8, is one
+ * tile (SM_NV = n / SM_VW), with as many rows as keep the accumulators to
+ * half the row's VREGS (at most SM_MR, and dividing SM_RB), so that A's
+ * rows are not passed over once per part of the row. CPU rows only (VREGS
+ * set), f32 and f64 storage and B's rows contiguous only: 16-bit storage
+ * widens each vector of B it loads (about 20 integer instructions) and a
+ * transposed B is gathered, which fewer rows per tile pay more often (f16
+ * batches of 96^3 ran at 0.40x, 128^3 0.78x with whole rows; B transposed
+ * f32 96^3 0.71x, f64 32^3 0.95x, 48^3 1.24x). Zen 5 EPYC, 2026-12-03, one process, batches of n^3, GFLOP/s of
+ * the row's 6 x 2 tile / the whole row: f64 32^3 81 / 101 (4 x 4), 40^3
+ * 62 / 85 (3 x 5), 48^3 83 / 117 (2 x 6), 56^3 84 / 131 (2 x 7), 64^3 97
+ * / 140 (2 x 8); f32 (6 x 4) 80^3 203 / 288 (3 x 5), 96^3 183 / 221
+ * (2 x 6). Whole rows with all the registers the model allows (6 x 4, 4 x
+ * 6) gained less or lost (docs/tuning.md, "f64 batches and gemm_small's
+ * tile"). */
+static void small_tile(vncl__gemm_params *p, const vncl__gemm_problem *pr) {
+  vncl__gemm_small_params *q = &p->small;
+  size_t n = pr->n;
+  if ((pr->ab != VNCL_F32 && pr->ab != VNCL_F64) || pr->b_cs != 1 ||
+      p->vregs <= 0 || q->vw < 1 || n % (size_t)q->vw)
+    return;
+  size_t nv = n / (size_t)q->vw;
+  if (nv <= (size_t)q->nv || nv > 8) return;
+  int mr = (int)((size_t)p->vregs / 2 / nv);
+  if (mr > q->mr) mr = q->mr;
+  while (mr > 1 && q->rb % mr) mr--;
+  if (mr < 1) return;
+  q->nv = (int)nv;
+  q->mr = mr;
+}
+
 /* gemm_small on the caller's buffers: ceil(m/rows) work-items per product
  * (small_rows). Groups of SM_WG work-items where there are enough of them
  * to keep every compute unit busy (or where the device wants the
  * multiple); else groups of one, so that a single small product still
  * spreads. */
-static vncl_status run_small(vncl_context *ctx, const vncl__gemm_params *p,
+static vncl_status run_small(vncl_context *ctx, const vncl__gemm_params *set,
                              const vncl__gemm_problem *pr, cl_uint num_wait,
                              const cl_event *wait, cl_event *event) {
+  vncl__gemm_params tiled = *set;
+  const vncl__gemm_params *p = &tiled;
+  small_tile(&tiled, pr);
   vncl__kernel gk = {0};
   vncl_status s =
       kernel_get(ctx, VNCL__GEMM_SMALL, kernel_name[VNCL__GEMM_SMALL], p, pr,

@@ -108,7 +108,8 @@ typedef enum vncl__gemm_backend {
   X(wg_multiple, WG_MULTIPLE, int, 0, 0, 1, (0), (0),                         \
     "1: work-groups must be a multiple of the device's preferred multiple")   \
   X(vregs, VREGS, int, 0, 0, 256, (0), (0),                                   \
-    "vector registers the tuner's register-pressure check assumes (0: none)")
+    "vector registers the tuner's register check and gemm_small's whole-row " \
+    "tiles assume (0: none)")
 
 /* gemm_direct.cl: strided operands in place. */
 #define VNCL__GEMM_DIRECT_TABLE(X)                                            \
