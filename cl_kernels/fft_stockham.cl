@@ -1479,7 +1479,7 @@ __kernel void fft_stockham_c2r1(const uint m, const real scale,
  * values (line l at x[n l], its output at y[n l]; x == y in place), the
  * whole transform in registers. The data are taken in blocks of 64
  * complex values, each as 8 / SP_ROWS blocks of SP_ROWS rows of 8 values
- * (short_pairs_in: lane pair l of z[j] holds value 8 l + j of the block).
+ * (short_pairs_in: lane pair l of z[j] holds value 8 l + j of its block).
  * As n divides 8, z[0..8) of lane pair l then hold 8 / n whole lines
  * (line (8 l + j) / n, element j mod n), so the block is 8 / n radix-n
  * butterflies on vectors (radix 8's, DFT4 or a sum and a difference, no
@@ -1724,26 +1724,28 @@ __kernel void fft_stockham_short(const uint n, const int sign,
  * X[k1 + 4 k2] in z[4 k1 + k2], read back in order for the transpose and
  * the stores. A last group of fewer than 8 lines goes element by element
  * (SHORT16, re and im apart in 8 lanes). */
+/* cos and sin of 2 pi t/16, t = 0 .. 9 (SHORT16, SHORT16_PAIRS). */
+#define W16_TABLES                                                     \
+  const real cw_[10] = {1, (real)0.92387953251128675613,               \
+                        (real)0.70710678118654752440,                  \
+                        (real)0.38268343236508977173, 0,               \
+                        (real)-0.38268343236508977173,                 \
+                        (real)-0.70710678118654752440,                 \
+                        (real)-0.92387953251128675613, -1,             \
+                        (real)-0.92387953251128675613};                \
+  const real sw_[10] = {0, (real)0.38268343236508977173,               \
+                        (real)0.70710678118654752440,                  \
+                        (real)0.92387953251128675613, 1,               \
+                        (real)0.92387953251128675613,                  \
+                        (real)0.70710678118654752440,                  \
+                        (real)0.38268343236508977173, 0,               \
+                        (real)-0.38268343236508977173}
 #define SHORT16(re, im)                                                    \
   do {                                                                     \
     _Pragma("unroll") for (int j1 = 0; j1 < 4; j1++)                       \
       DFT4(re[j1], im[j1], re[j1 + 4], im[j1 + 4], re[j1 + 8], im[j1 + 8], \
            re[j1 + 12], im[j1 + 12]);                                      \
-    /* cos and sin of 2 pi t/16, t = 0 .. 9 */                            \
-    const real cw_[10] = {1, (real)0.92387953251128675613,                 \
-                          (real)0.70710678118654752440,                    \
-                          (real)0.38268343236508977173, 0,                 \
-                          (real)-0.38268343236508977173,                   \
-                          (real)-0.70710678118654752440,                   \
-                          (real)-0.92387953251128675613, -1,               \
-                          (real)-0.92387953251128675613};                  \
-    const real sw_[10] = {0, (real)0.38268343236508977173,                 \
-                          (real)0.70710678118654752440,                    \
-                          (real)0.92387953251128675613, 1,                 \
-                          (real)0.92387953251128675613,                    \
-                          (real)0.70710678118654752440,                    \
-                          (real)0.38268343236508977173, 0,                 \
-                          (real)-0.38268343236508977173};                  \
+    W16_TABLES;                                                            \
     _Pragma("unroll") for (int j1 = 1; j1 < 4; j1++)                       \
       _Pragma("unroll") for (int k1 = 1; k1 < 4; k1++) {                   \
         const int t_ = j1 * k1, q_ = j1 + 4 * k1;                          \
@@ -1762,20 +1764,7 @@ __kernel void fft_stockham_short(const uint n, const int sign,
   do {                                                                     \
     _Pragma("unroll") for (int j1 = 0; j1 < 4; j1++)                       \
       DFT4P(z[j1], z[j1 + 4], z[j1 + 8], z[j1 + 12]);                      \
-    const real cw_[10] = {1, (real)0.92387953251128675613,                 \
-                          (real)0.70710678118654752440,                    \
-                          (real)0.38268343236508977173, 0,                 \
-                          (real)-0.38268343236508977173,                   \
-                          (real)-0.70710678118654752440,                   \
-                          (real)-0.92387953251128675613, -1,               \
-                          (real)-0.92387953251128675613};                  \
-    const real sw_[10] = {0, (real)0.38268343236508977173,                 \
-                          (real)0.70710678118654752440,                    \
-                          (real)0.92387953251128675613, 1,                 \
-                          (real)0.92387953251128675613,                    \
-                          (real)0.70710678118654752440,                    \
-                          (real)0.38268343236508977173, 0,                 \
-                          (real)-0.38268343236508977173};                  \
+    W16_TABLES;                                                            \
     _Pragma("unroll") for (int j1 = 1; j1 < 4; j1++)                       \
       _Pragma("unroll") for (int k1 = 1; k1 < 4; k1++) {                   \
         const int t_ = j1 * k1, q_ = j1 + 4 * k1;                          \

@@ -218,18 +218,18 @@ static bool stream_whole_lines(const vncl__gemm_problem *pr) {
  * number of SM_VW vectors, more than the set's SM_NV and at most 8, is one
  * tile (SM_NV = n / SM_VW), with as many rows as keep the accumulators to
  * half the row's VREGS (at most SM_MR, and dividing SM_RB), so that A's
- * rows are not passed over once per part of the row. CPU rows only (VREGS
- * set), f32 and f64 storage and B's rows contiguous only: 16-bit storage
- * widens each vector of B it loads (about 20 integer instructions) and a
- * transposed B is gathered, which fewer rows per tile pay more often (f16
- * batches of 96^3 ran at 0.40x, 128^3 0.78x with whole rows; B transposed
- * f32 96^3 0.71x, f64 32^3 0.95x, 48^3 1.24x). Zen 5 EPYC, 2026-12-03, one process, batches of n^3, GFLOP/s of
- * the row's 6 x 2 tile / the whole row: f64 32^3 81 / 101 (4 x 4), 40^3
- * 62 / 85 (3 x 5), 48^3 83 / 117 (2 x 6), 56^3 84 / 131 (2 x 7), 64^3 97
- * / 140 (2 x 8); f32 (6 x 4) 80^3 203 / 288 (3 x 5), 96^3 183 / 221
- * (2 x 6). Whole rows with all the registers the model allows (6 x 4, 4 x
- * 6) gained less or lost (docs/tuning.md, "f64 batches and gemm_small's
- * tile"). */
+ * rows are not passed over once per part of the row. Zen 5 EPYC,
+ * 2026-12-03, one process, batches of n^3, GFLOP/s of the row's 6 x 2
+ * tile / the whole row: f64 32^3 81 / 101 (4 x 4), 40^3 62 / 85 (3 x 5),
+ * 48^3 83 / 117 (2 x 6), 56^3 84 / 131 (2 x 7), 64^3 97 / 140 (2 x 8);
+ * f32 (6 x 4) 80^3 203 / 288 (3 x 5), 96^3 183 / 221 (2 x 6). Whole rows
+ * with all the registers the model allows (6 x 4, 4 x 6) gained less or
+ * lost (docs/tuning.md, "f64 batches and gemm_small's tile"). CPU rows
+ * only (VREGS set), f32 and f64 storage with B's rows contiguous only:
+ * 16-bit storage widens each vector of B it loads (about 20 integer
+ * instructions) and a transposed B is gathered, which fewer rows per tile
+ * pay more often (f16 96^3 0.40x, 128^3 0.78x; B transposed f32 96^3
+ * 0.71x, f64 32^3 0.95x, though 48^3 1.24x). */
 static void small_tile(vncl__gemm_params *p, const vncl__gemm_problem *pr) {
   vncl__gemm_small_params *q = &p->small;
   size_t n = pr->n;
