@@ -1486,8 +1486,8 @@ __kernel void fft_stockham_c2r1(const uint m, const real scale,
  * twiddles: one pass), the transpose back and the stores, times scale. No
  * scratch; sign as fft_stockham. Work-item g handles the contiguous range
  * of blocks [g per, (g + 1) per); a last block of fewer than 64 values is
- * loaded and stored element by element (missing values are zeros, their
- * results dropped), with re and im apart in 8 lanes. */
+ * loaded and stored element by element (short_pairs_in_part, missing
+ * values zeros, their results dropped). */
 #if VW == 8
 /* Whole blocks of short lines as complex pairs: SP_ROWS rows of 8 values
  * (row l at p + stride l) go through a transpose of complex elements, so
@@ -1506,6 +1506,8 @@ __kernel void fft_stockham_c2r1(const uint m, const real scale,
 #if PRECISION == 32
 #define SP_ROWS 4
 typedef float8 spvec;
+#define SP_LOAD vload8
+#define SP_STORE vstore8
 #define SP_SPLAT2(a, b) ((spvec)(a, b, a, b, a, b, a, b))
 FFT_INLINE spvec pair_swap(spvec z) {
   return shuffle(z, (uint8)(1, 0, 3, 2, 5, 4, 7, 6));
@@ -1556,6 +1558,8 @@ FFT_INLINE void short_pairs_out(__global real2 *p, ulong stride, spvec *z) {
 #else
 #define SP_ROWS 2
 typedef double4 spvec;
+#define SP_LOAD vload4
+#define SP_STORE vstore4
 #define SP_SPLAT2(a, b) ((spvec)(a, b, a, b))
 FFT_INLINE spvec pair_swap(spvec z) {
   return shuffle(z, (ulong4)(1, 0, 3, 2));
@@ -1589,7 +1593,34 @@ FFT_INLINE void short_pairs_out(__global real2 *p, ulong stride, spvec *z) {
     z1 = a1_ + a3_;                                             \
     z3 = a1_ - a3_;                                             \
   } while (0)
-/* SHORT_DFT on pairs: the 8 / n transforms of length n in z[0..8). */
+/* short_pairs_in and _out for a last, partial block, element by element:
+ * value j of row l (at p + stride l + j) only where stride l + j < left;
+ * zeros come in for the others, and they are not stored. */
+FFT_INLINE void short_pairs_in_part(__global const real2 *p, ulong stride,
+                                    ulong left, spvec *z) {
+  for (int j = 0; j < 8; j++) {
+    real a[2 * SP_ROWS];
+    for (int l = 0; l < SP_ROWS; l++) {
+      const ulong e = stride * l + j;
+      const real2 v = e < left ? p[e] : (real2)(0, 0);
+      a[2 * l] = v.x;
+      a[2 * l + 1] = v.y;
+    }
+    z[j] = SP_LOAD(0, a);
+  }
+}
+FFT_INLINE void short_pairs_out_part(__global real2 *p, ulong stride,
+                                     ulong left, const spvec *z) {
+  for (int j = 0; j < 8; j++) {
+    real a[2 * SP_ROWS];
+    SP_STORE(z[j], 0, a);
+    for (int l = 0; l < SP_ROWS; l++) {
+      const ulong e = stride * l + j;
+      if (e < left) p[e] = (real2)(a[2 * l], a[2 * l + 1]);
+    }
+  }
+}
+/* The 8 / n transforms of length n in z[0..8), then the scale. */
 #define SHORT_DFT_PAIRS(n, z)                                           \
   do {                                                                  \
     if (n == 8) {                                                       \
@@ -1621,57 +1652,21 @@ FFT_INLINE void short_pairs_out(__global real2 *p, ulong stride, spvec *z) {
     _Pragma("unroll") for (int j = 0; j < 8; j++) z[j] *= scale;        \
   } while (0)
 
-#define DFT8_REGS(re, im)                                                  \
-  do {                                                                     \
-    DFT4(re[0], im[0], re[2], im[2], re[4], im[4], re[6], im[6]);          \
-    DFT4(re[1], im[1], re[3], im[3], re[5], im[5], re[7], im[7]);          \
-    const real c_ = (real)0.70710678118654752440;                          \
-    const vec o1r = c_ * (re[3] + s * im[3]), o1i = c_ * (im[3] - s * re[3]); \
-    const vec o2r = s * im[5], o2i = -s * re[5];                           \
-    const vec o3r = c_ * (s * im[7] - re[7]), o3i = -c_ * (im[7] + s * re[7]); \
-    const vec e0r = re[0], e0i = im[0], e1r = re[2], e1i = im[2];          \
-    const vec e2r = re[4], e2i = im[4], e3r = re[6], e3i = im[6];          \
-    const vec o0r = re[1], o0i = im[1];                                    \
-    re[0] = e0r + o0r;                                                     \
-    im[0] = e0i + o0i;                                                     \
-    re[1] = e1r + o1r;                                                     \
-    im[1] = e1i + o1i;                                                     \
-    re[2] = e2r + o2r;                                                     \
-    im[2] = e2i + o2i;                                                     \
-    re[3] = e3r + o3r;                                                     \
-    im[3] = e3i + o3i;                                                     \
-    re[4] = e0r - o0r;                                                     \
-    im[4] = e0i - o0i;                                                     \
-    re[5] = e1r - o1r;                                                     \
-    im[5] = e1i - o1i;                                                     \
-    re[6] = e2r - o2r;                                                     \
-    im[6] = e2i - o2i;                                                     \
-    re[7] = e3r - o3r;                                                     \
-    im[7] = e3i - o3i;                                                     \
-  } while (0)
-
-/* The 8 / n transforms of length n in re[0..8), im[0..8), then the scale. */
-#define SHORT_DFT(n, re, im)                                               \
-  do {                                                                     \
-    if (n == 8) {                                                          \
-      DFT8_REGS(re, im);                                                   \
-    } else if (n == 4) {                                                   \
-      DFT4(re[0], im[0], re[1], im[1], re[2], im[2], re[3], im[3]);        \
-      DFT4(re[4], im[4], re[5], im[5], re[6], im[6], re[7], im[7]);        \
-    } else {                                                               \
-      _Pragma("unroll") for (int j = 0; j < 8; j += 2) {                   \
-        const vec ar = re[j], ai = im[j];                                  \
-        re[j] = ar + re[j + 1];                                            \
-        im[j] = ai + im[j + 1];                                            \
-        re[j + 1] = ar - re[j + 1];                                        \
-        im[j + 1] = ai - im[j + 1];                                        \
-      }                                                                    \
-    }                                                                      \
-    _Pragma("unroll") for (int j = 0; j < 8; j++) {                        \
-      re[j] *= scale;                                                      \
-      im[j] *= scale;                                                      \
-    }                                                                      \
-  } while (0)
+/* SP_ROWS rows of 8 values of a block at x (its output at y), of which
+ * `left` are values to transform (all of them from 8 SP_ROWS on). */
+FFT_INLINE void short_slice(__global const real2 *x, __global real2 *y,
+                            ulong left, uint n, spvec sgn_, real scale) {
+  spvec z[8];
+  if (left >= 8 * SP_ROWS)
+    short_pairs_in(x, 8, z);
+  else
+    short_pairs_in_part(x, 8, left, z);
+  SHORT_DFT_PAIRS(n, z);
+  if (left >= 8 * SP_ROWS)
+    short_pairs_out(y, 8, z);
+  else
+    short_pairs_out_part(y, 8, left, z);
+}
 
 __kernel void fft_stockham_short(const uint n, const int sign,
                                  const real scale, const ulong lines,
@@ -1683,35 +1678,13 @@ __kernel void fft_stockham_short(const uint n, const int sign,
   const ulong bend = min(blocks, (get_global_id(0) + 1) * per);
   for (ulong b = get_global_id(0) * per; b < bend; b++) {
     const ulong base = b * 64; /* complex values before the block */
-    if (count - base >= 64) {
-      _Pragma("unroll") for (int h = 0; h < 64; h += 8 * SP_ROWS) {
-        spvec z[8];
-        short_pairs_in(x + base + h, 8, z);
-        SHORT_DFT_PAIRS(n, z);
-        short_pairs_out(y + base + h, 8, z);
-      }
+    const ulong left = min(count - base, (ulong)64); /* a multiple of n */
+    if (left == 64) {
+      _Pragma("unroll") for (int h = 0; h < 64; h += 8 * SP_ROWS)
+        short_slice(x + base + h, y + base + h, 64 - h, n, sgn_, scale);
     } else {
-      const uint left = (uint)(count - base); /* a multiple of n */
-      vec re[8], im[8];
-      for (int j = 0; j < 8; j++) {
-        real a[8], c[8];
-        for (int l = 0; l < 8; l++) {
-          const uint e = 8 * l + j;
-          const real2 v = e < left ? x[base + e] : (real2)(0, 0);
-          a[l] = v.x;
-          c[l] = v.y;
-        }
-        re[j] = vload8(0, a);
-        im[j] = vload8(0, c);
-      }
-      SHORT_DFT(n, re, im);
-      for (int j = 0; j < 8; j++) {
-        real a[8], c[8];
-        vstore8(re[j], 0, a);
-        vstore8(im[j], 0, c);
-        for (int l = 0; l < 8; l++)
-          if (8 * l + j < left) y[base + 8 * l + j] = (real2)(a[l], c[l]);
-      }
+      for (uint h = 0; h < left; h += 8 * SP_ROWS)
+        short_slice(x + base + h, y + base + h, left - h, n, sgn_, scale);
     }
   }
 }
@@ -1722,49 +1695,27 @@ __kernel void fft_stockham_short(const uint n, const int sign,
  * l; then a 16-point DFT as 4 x 4 (DFT4 over j2 for each j1 of j = j1 + 4
  * j2, the twiddles w16^(j1 k1) as literals, DFT4 over j1), which leaves
  * X[k1 + 4 k2] in z[4 k1 + k2], read back in order for the transpose and
- * the stores. A last group of fewer than 8 lines goes element by element
- * (SHORT16, re and im apart in 8 lanes). */
-/* cos and sin of 2 pi t/16, t = 0 .. 9 (SHORT16, SHORT16_PAIRS). */
-#define W16_TABLES                                                     \
-  const real cw_[10] = {1, (real)0.92387953251128675613,               \
-                        (real)0.70710678118654752440,                  \
-                        (real)0.38268343236508977173, 0,               \
-                        (real)-0.38268343236508977173,                 \
-                        (real)-0.70710678118654752440,                 \
-                        (real)-0.92387953251128675613, -1,             \
-                        (real)-0.92387953251128675613};                \
-  const real sw_[10] = {0, (real)0.38268343236508977173,               \
-                        (real)0.70710678118654752440,                  \
-                        (real)0.92387953251128675613, 1,               \
-                        (real)0.92387953251128675613,                  \
-                        (real)0.70710678118654752440,                  \
-                        (real)0.38268343236508977173, 0,               \
-                        (real)-0.38268343236508977173}
-#define SHORT16(re, im)                                                    \
-  do {                                                                     \
-    _Pragma("unroll") for (int j1 = 0; j1 < 4; j1++)                       \
-      DFT4(re[j1], im[j1], re[j1 + 4], im[j1 + 4], re[j1 + 8], im[j1 + 8], \
-           re[j1 + 12], im[j1 + 12]);                                      \
-    W16_TABLES;                                                            \
-    _Pragma("unroll") for (int j1 = 1; j1 < 4; j1++)                       \
-      _Pragma("unroll") for (int k1 = 1; k1 < 4; k1++) {                   \
-        const int t_ = j1 * k1, q_ = j1 + 4 * k1;                          \
-        const real wr_ = cw_[t_], wi_ = -s * sw_[t_];                      \
-        const vec u_ = re[q_] * wr_ - im[q_] * wi_;                        \
-        im[q_] = re[q_] * wi_ + im[q_] * wr_;                              \
-        re[q_] = u_;                                                       \
-      }                                                                    \
-    _Pragma("unroll") for (int k1 = 0; k1 < 4; k1++)                       \
-      DFT4(re[4 * k1], im[4 * k1], re[4 * k1 + 1], im[4 * k1 + 1],         \
-           re[4 * k1 + 2], im[4 * k1 + 2], re[4 * k1 + 3], im[4 * k1 + 3]); \
-  } while (0)
-
-/* SHORT16 on pairs (short_pairs_in): z[j], j < 16, value j of the lines. */
+ * the stores. A last group of fewer than 8 lines is loaded and stored
+ * element by element (short_pairs_in_part, short_pairs_out_part). */
 #define SHORT16_PAIRS(z)                                                   \
   do {                                                                     \
     _Pragma("unroll") for (int j1 = 0; j1 < 4; j1++)                       \
       DFT4P(z[j1], z[j1 + 4], z[j1 + 8], z[j1 + 12]);                      \
-    W16_TABLES;                                                            \
+    /* cos and sin of 2 pi t/16, t = 0 .. 9 */                            \
+    const real cw_[10] = {1, (real)0.92387953251128675613,                 \
+                          (real)0.70710678118654752440,                    \
+                          (real)0.38268343236508977173, 0,                 \
+                          (real)-0.38268343236508977173,                   \
+                          (real)-0.70710678118654752440,                   \
+                          (real)-0.92387953251128675613, -1,               \
+                          (real)-0.92387953251128675613};                  \
+    const real sw_[10] = {0, (real)0.38268343236508977173,                 \
+                          (real)0.70710678118654752440,                    \
+                          (real)0.92387953251128675613, 1,                 \
+                          (real)0.92387953251128675613,                    \
+                          (real)0.70710678118654752440,                    \
+                          (real)0.38268343236508977173, 0,                 \
+                          (real)-0.38268343236508977173};                  \
     _Pragma("unroll") for (int j1 = 1; j1 < 4; j1++)                       \
       _Pragma("unroll") for (int k1 = 1; k1 < 4; k1++) {                   \
         const int t_ = j1 * k1, q_ = j1 + 4 * k1;                          \
@@ -1776,6 +1727,30 @@ __kernel void fft_stockham_short(const uint n, const int sign,
       DFT4P(z[4 * k1], z[4 * k1 + 1], z[4 * k1 + 2], z[4 * k1 + 3]);       \
   } while (0)
 
+/* SP_ROWS lines of 16 of a group at x (their output at y), of which
+ * `left` values are lines to transform (all of them from 16 SP_ROWS on). */
+FFT_INLINE void short16_slice(__global const real2 *x, __global real2 *y,
+                              ulong left, real s, spvec sgn_, real scale) {
+  spvec z[16], o[16];
+  if (left >= 16 * SP_ROWS) {
+    short_pairs_in(x, 16, z);
+    short_pairs_in(x + 8, 16, z + 8);
+  } else {
+    short_pairs_in_part(x, 16, left, z);
+    short_pairs_in_part(x + 8, 16, left, z + 8);
+  }
+  SHORT16_PAIRS(z);
+  _Pragma("unroll") for (int k = 0; k < 16; k++)
+    o[k] = z[4 * (k % 4) + k / 4] * scale;
+  if (left >= 16 * SP_ROWS) {
+    short_pairs_out(y, 16, o);
+    short_pairs_out(y + 8, 16, o + 8);
+  } else {
+    short_pairs_out_part(y, 16, left, o);
+    short_pairs_out_part(y + 8, 16, left, o + 8);
+  }
+}
+
 __kernel void fft_stockham_short16(const int sign, const real scale,
                                    const ulong lines, __global const real2 *x,
                                    __global real2 *y) {
@@ -1786,39 +1761,13 @@ __kernel void fft_stockham_short16(const int sign, const real scale,
   const spvec sgn_ = SP_SPLAT2(s, -s);
   for (ulong g = get_global_id(0) * per; g < gend; g++) {
     const ulong base = g * 128; /* complex values before the group */
-    if (lines - g * 8 >= 8) {
-      _Pragma("unroll") for (int h = 0; h < 128; h += 16 * SP_ROWS) {
-        spvec z[16], o[16];
-        short_pairs_in(x + base + h, 16, z);
-        short_pairs_in(x + base + h + 8, 16, z + 8);
-        SHORT16_PAIRS(z);
-        _Pragma("unroll") for (int k = 0; k < 16; k++)
-          o[k] = z[4 * (k % 4) + k / 4] * scale;
-        short_pairs_out(y + base + h, 16, o);
-        short_pairs_out(y + base + h + 8, 16, o + 8);
-      }
-      continue;
-    }
-    /* A last group of fewer than 8 lines, element by element. */
-    vec re[16], im[16];
-    const int lanes = (int)(lines - g * 8);
-    for (int j = 0; j < 16; j++) {
-      real a[8], c[8];
-      for (int l = 0; l < 8; l++) {
-        const real2 v = l < lanes ? x[base + 16 * l + j] : (real2)(0, 0);
-        a[l] = v.x;
-        c[l] = v.y;
-      }
-      re[j] = vload8(0, a);
-      im[j] = vload8(0, c);
-    }
-    SHORT16(re, im);
-    for (int k = 0; k < 16; k++) {
-      real a[8], c[8];
-      vstore8(re[4 * (k % 4) + k / 4] * scale, 0, a);
-      vstore8(im[4 * (k % 4) + k / 4] * scale, 0, c);
-      for (int l = 0; l < lanes; l++)
-        y[base + 16 * l + k] = (real2)(a[l], c[l]);
+    const ulong left = min(lines - g * 8, (ulong)8) * 16;
+    if (left == 128) {
+      _Pragma("unroll") for (int h = 0; h < 128; h += 16 * SP_ROWS)
+        short16_slice(x + base + h, y + base + h, 128 - h, s, sgn_, scale);
+    } else {
+      for (uint h = 0; h < left; h += 16 * SP_ROWS)
+        short16_slice(x + base + h, y + base + h, left - h, s, sgn_, scale);
     }
   }
 }
