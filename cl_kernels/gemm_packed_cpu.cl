@@ -33,8 +33,9 @@
  *          | +----------+----------+-- --+    MR*NR/VW fused multiply-adds
  *          v
  *
- * KC == 0: each micro-tile runs over the whole depth and is written to C once.
- * KC  > 0: the depth is cut in chunks of KC; the sliver of B (KC x NR) stays
+ * KC == 0, or a depth of at most KC: each micro-tile runs over the whole
+ *          depth and is written to C once.
+ * KC  > 0 and a longer depth: the depth is cut in chunks of KC; the sliver of B (KC x NR) stays
  *          in L1 while the panels of A stream past it, and the partial sums of
  *          the whole block live in a private array of MB*NB accumulators until
  *          the last chunk, so C (possibly 16-bit) is rounded only once.
@@ -313,7 +314,62 @@ __kernel void gemm_packed_cpu(const uint m, const uint n, const uint k,
     bp += g * bp_bs + (ulong)jb * kp;
     c += c_off + g * c_bs;
 
-#if KC == 0
+#if KC != 0
+    if (kk > KC) {
+        /* Partial sums of the whole block, tile by tile. */
+        VT blk[TM * TN][MR][NV];
+        for (uint pc = 0; pc < kk; pc += KC) {
+            const uint kc = min((uint)KC, kk - pc);
+#if ORDER == 0
+            for (uint tj = 0; tj < TN; ++tj) {
+                for (uint ti = 0; ti < TM; ++ti) {
+#else
+            for (uint ti = 0; ti < TM; ++ti) {
+                for (uint tj = 0; tj < TN; ++tj) {
+#endif
+                    __global const A_T *a_ = a + (ulong)ti * MR * kp + pc * MR;
+                    __global const ACC *b_ = bp + (ulong)tj * NR * kp + pc * NR;
+                    A_SETUP(ib + ti * MR);
+#if !A_PACKED
+                    _Pragma("unroll")
+                    for (uint r = 0; r < MR; ++r)
+                        arow_[r] += (ulong)pc * a_cs;
+#endif
+                    VT acc[MR][NV];
+                    const uint t = ti * TN + tj;
+                    _Pragma("unroll")
+                    for (uint r = 0; r < MR; ++r)
+                        _Pragma("unroll")
+                        for (uint v = 0; v < NV; ++v)
+                            acc[r][v] = pc == 0 ? (VT)0 : blk[t][r][v];
+                    MICRO_KERNEL(acc, A_PANEL, b_, kc);
+                    _Pragma("unroll")
+                    for (uint r = 0; r < MR; ++r)
+                        _Pragma("unroll")
+                        for (uint v = 0; v < NV; ++v)
+                            blk[t][r][v] = acc[r][v];
+                }
+            }
+        }
+        for (uint ti = 0; ti < TM; ++ti) {
+            for (uint tj = 0; tj < TN; ++tj) {
+                if (ib + ti * MR >= m || jb + tj * NR >= n)
+                    continue;
+                const uint t = ti * TN + tj;
+                VT acc[MR][NV];
+                _Pragma("unroll")
+                for (uint r = 0; r < MR; ++r)
+                    _Pragma("unroll")
+                    for (uint v = 0; v < NV; ++v)
+                        acc[r][v] = blk[t][r][v];
+                STORE_TILE(acc, ib + ti * MR, jb + tj * NR);
+            }
+        }
+        return;
+    }
+#endif
+    /* The whole depth at once (KC 0, or a depth within one chunk): each
+     * micro-tile is written to C once, no private block of sums. */
 #if ORDER == 0
     for (uint jr = 0; jr < NB; jr += NR) {
         for (uint ir = 0; ir < MB; ir += MR) {
@@ -336,55 +392,4 @@ __kernel void gemm_packed_cpu(const uint m, const uint n, const uint k,
             STORE_TILE(acc, ib + ir, jb + jr);
         }
     }
-#else
-    /* Partial sums of the whole block, tile by tile. */
-    VT blk[TM * TN][MR][NV];
-    for (uint pc = 0; pc < kk; pc += KC) {
-        const uint kc = min((uint)KC, kk - pc);
-#if ORDER == 0
-        for (uint tj = 0; tj < TN; ++tj) {
-            for (uint ti = 0; ti < TM; ++ti) {
-#else
-        for (uint ti = 0; ti < TM; ++ti) {
-            for (uint tj = 0; tj < TN; ++tj) {
-#endif
-                __global const A_T *a_ = a + (ulong)ti * MR * kp + pc * MR;
-                __global const ACC *b_ = bp + (ulong)tj * NR * kp + pc * NR;
-                A_SETUP(ib + ti * MR);
-#if !A_PACKED
-                _Pragma("unroll")
-                for (uint r = 0; r < MR; ++r)
-                    arow_[r] += (ulong)pc * a_cs;
-#endif
-                VT acc[MR][NV];
-                const uint t = ti * TN + tj;
-                _Pragma("unroll")
-                for (uint r = 0; r < MR; ++r)
-                    _Pragma("unroll")
-                    for (uint v = 0; v < NV; ++v)
-                        acc[r][v] = pc == 0 ? (VT)0 : blk[t][r][v];
-                MICRO_KERNEL(acc, A_PANEL, b_, kc);
-                _Pragma("unroll")
-                for (uint r = 0; r < MR; ++r)
-                    _Pragma("unroll")
-                    for (uint v = 0; v < NV; ++v)
-                        blk[t][r][v] = acc[r][v];
-            }
-        }
-    }
-    for (uint ti = 0; ti < TM; ++ti) {
-        for (uint tj = 0; tj < TN; ++tj) {
-            if (ib + ti * MR >= m || jb + tj * NR >= n)
-                continue;
-            const uint t = ti * TN + tj;
-            VT acc[MR][NV];
-            _Pragma("unroll")
-            for (uint r = 0; r < MR; ++r)
-                _Pragma("unroll")
-                for (uint v = 0; v < NV; ++v)
-                    acc[r][v] = blk[t][r][v];
-            STORE_TILE(acc, ib + ti * MR, jb + tj * NR);
-        }
-    }
-#endif
 }

@@ -629,7 +629,8 @@ static void test_param_sets(void **st) {
    * gemm_small, whatever the device's row routes there. */
   p.small_mnk = p.small_batch_mnk = 0;
   /* The packed CPU kernel at every size, A packed and in place, with and
-   * without depth chunks. */
+   * without depth chunks (with KC 8, depth 1 stays within one chunk and
+   * runs the whole-depth path, the others the chunked one). */
   vncl__gemm_params q = p;
   q.fast = VNCL__GEMM_PACKED_CPU;
   q.switch_mnk = q.switch_mnk_bt = 0;

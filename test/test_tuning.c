@@ -747,6 +747,31 @@ static void test_crash_isolation(void **state) {
  * the defaults' result on the edge shape), and a result spoiled in its
  * last value (the test-only "edge" fault) is rejected naming the edge
  * problem, where the timed shape alone had passed. */
+/* The sizes the GEMM confirmations add: the packed set is confirmed at the
+ * smallest square product the packed path runs (the AMD AVX-512 rows
+ * switch at 6e8, about 843^3; the others at 384^3, below 512), the direct
+ * set at the largest one the direct kernel runs (a product of exactly the
+ * switch runs packed). */
+static void test_confirm_sizes(void **state) {
+  (void)state;
+  static const struct {
+    double sw;
+    size_t low, top;
+  } c[] = {{6e8, 848, 832},         {4e8, 752, 736},
+           {56623104, 512, 368},    {16777216, 512, 240},
+           {2097152, 512, 112},     {0, 512, 16},
+           {1e30, 8192, 1024}};
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+    size_t low = autotune_square_low(c[i].sw), top = autotune_direct_top(c[i].sw);
+    assert_int_equal(low, c[i].low);
+    assert_int_equal(top, c[i].top);
+    if (c[i].sw > 0 && c[i].sw < 1e30) {
+      assert_true((double)low * low * low >= c[i].sw);
+      assert_true((double)top * top * top < c[i].sw);
+    }
+  }
+}
+
 static void test_edge_check(void **state) {
   (void)state;
   setenv("VNCL_TUNE_TEST_FAULTS", "1", 1);
@@ -1147,6 +1172,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_two_contexts_two_databases),
       cmocka_unit_test(test_sixteen_bit_class),
       cmocka_unit_test(test_crash_isolation),
+      cmocka_unit_test(test_confirm_sizes),
       cmocka_unit_test(test_edge_check),
       cmocka_unit_test(test_resume),
       cmocka_unit_test(test_progress_count),

@@ -335,6 +335,25 @@ static const vncl__tunable clblast_tunables[] = {
  * 3000^3: not taken. */
 #define ZEN512_BIG64 "big_mnk=2e9 big_tall=2 "
 #define ZEN512_64 CPU_BASE "VREGS=32 switch_mnk=4e8 " ZEN512_BIG64
+/* The AMD AVX-512 square rows' packed set: A's rows in place as on the
+ * other AVX-512 rows, but 4 depths per row load (f32 and 16-bit storage,
+ * KU=4) or 8 (f64, one double8), where those take 16. Zen 5 EPYC (2-core
+ * guest), 2026-12-04, quiet, one process, the sets alternated with
+ * cblas_{s,d}gemm (medians of 5-9 rounds), GFLOP/s KU 16 / 4 / 8: f32
+ * 1000^3 353 / 364 / 368, 1024^3 375 / 394 / 389, 2047^3 343 / 374 / 367,
+ * 2048^3 350-359 / 385-389 / 378-384, 4096^3 319 / 347 / 328; f64 1000^3
+ * 166-172 / 182 / 186, 1024^3 172-175 / 186 / 189, 2047^3 174-176 / 182 /
+ * 185, 2048^3 178-179 / 193 / 189, 4096^3 163 / 172 / 169; f16 2048^3 352 /
+ * 386 / 364, bf16 357 / 383 / 388, 1024^3 within 2% (bf16 KU 8 0.86x).
+ * 512^3 and below run the direct kernel (switch_mnk). Depths beyond 2048
+ * in chunks of 2048 (KC; a depth within one chunk runs as KC 0 does): the
+ * B sliver of all 4096 depths (1 MiB) outgrew L2. Same runs, KC 0 / 2048 /
+ * 1024: f32 4096^3 331 / 364 / 360, 3000^3 340 / 353 / 362; f64 4096^3 155
+ * / 172 / 176, 3000^3 172 / 173 / 175; at 2048^3 KC 1024 (two chunks) lost
+ * 2-3%, KC 2048 nothing. Not measured on the Zen 4, which PoCL names
+ * alike. docs/tuning.md, "Depths per row load on a Zen 5". */
+#define ZEN512_PACKED "MR=6 NR=64 VW=16 MB=96 NB=64 KC=2048 KU=4 ORDER=0 A_PACKED=2 "
+#define ZEN512_PACKED64 "MR=6 NR=32 VW=8 MB=96 NB=64 KC=2048 KU=8 ORDER=0 A_PACKED=2 "
 
 /* GPUs: 64 work-items per direct group (8 x 8, a 32 x 32 tile through local
  * memory); the packed kernel with 16 x 16 work-items, 8 x 8 accumulators
@@ -373,17 +392,17 @@ static const vncl__tunable clblast_tunables[] = {
 #define MEASURED32SQ "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02"
 
 #define MEASURED16 "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02 (Xeon) and 2026-12-03 (Zen 4 EPYC)"
-#define MEASURED_ZEN16 "PoCL 3.1, 2-core Zen 4 EPYC guest: direct set and switch_mnk 2026-12-03 (16-bit storage against f32), batches as the AVX-512 16-bit row; 5-row direct tiles on a Zen 5 EPYC guest, 2026-12-03"
-#define MEASURED_ZEN "PoCL 3.1, 2-core Zen 4 EPYC guest: switch_mnk 2026-12-03, f32 direct set and small_batch_mnk_bt 2026-12-02 and 2026-12-03, the rest as the AVX-512 rows"
+#define MEASURED_ZEN16 "PoCL 3.1, 2-core Zen 4 EPYC guest: direct set and switch_mnk 2026-12-03 (16-bit storage against f32), batches as the AVX-512 16-bit row; 5-row direct tiles on a Zen 5 EPYC guest, 2026-12-03; packed KU on the Zen 5, 2026-12-04"
+#define MEASURED_ZEN "PoCL 3.1, 2-core Zen 4 EPYC guest: switch_mnk 2026-12-03, f32 direct set and small_batch_mnk_bt 2026-12-02 and 2026-12-03; packed KU on a Zen 5 EPYC guest, 2026-12-04; the rest as the AVX-512 rows"
 
 static const vncl__param_row gemm_rows[] = {
     {R_CPU_OF("AuthenticAMD", 16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE),
-     ZEN512_32 CPU512_DIRECT_ZEN ZEN512_SMALL CPU512_PACKED, MEASURED_ZEN},
+     ZEN512_32 CPU512_DIRECT_ZEN ZEN512_SMALL ZEN512_PACKED, MEASURED_ZEN},
     {R_CPU_OF("AuthenticAMD", 16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE),
-     ZEN512_64 CPU512_DIRECT64 CPU512_SMALL64 CPU512_PACKED64, MEASURED_ZEN},
+     ZEN512_64 CPU512_DIRECT64 CPU512_SMALL64 ZEN512_PACKED64, MEASURED_ZEN},
     /* AMD, 16-bit storage, square: f32's direct tile and switch point. */
     {R_CPU_OF("AuthenticAMD", 16, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_SQUARE),
-     ZEN512_32 CPU512_DIRECT_ZEN16 CPU512_SMALL16 CPU512_PACKED, MEASURED_ZEN16},
+     ZEN512_32 CPU512_DIRECT_ZEN16 CPU512_SMALL16 ZEN512_PACKED, MEASURED_ZEN16},
     {R_CPU(16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_NARROW, MEASURED},
     {R_CPU(16, VNCL__GEMM_ACC32, ANY),

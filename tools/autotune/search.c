@@ -470,24 +470,70 @@ static bool confirm(session *s, const job *j, const vncl_tuning_params *def,
   return ratio[n / 2] >= bar;
 }
 
+/* The packed path's switch for a square product of this dtype (as
+ * lib/gemm/gemm.c's packed_from: 16-bit storage may switch earlier). */
+static double packed_switch(const job *j, const vncl_tuning_params *p) {
+  double sw = 0, sw16 = 1e30;
+  params_get(p, "switch_mnk", &sw);
+  params_get(p, "switch_mnk16", &sw16);
+  if ((j->dtype == VNCL_F16 || j->dtype == VNCL_BF16) && sw16 < sw) sw = sw16;
+  return sw;
+}
+
 /* The square class runs every product from the packed path's switch up
  * (issue 14 asks for 512^3 to 4096^3), but the search times one size,
- * 1024^3 or 2048^3. A set that wins there must not lose at 512^3 too: on
- * an AMD EPYC a full f64 search took a set at 1.05x the built-in row at
- * 1024^3 that ran 0.75x of it at 512^3 (docs/tuning.md, "Quick against
- * full"). So the confirmation is repeated at 512^3, where the tuned set
- * must reach 0.97x (the noise of a median of five pairs). */
+ * 1024^3 or 2048^3. A set that wins there must not lose at the low end
+ * too: on an AMD EPYC a full f64 search took a set at 1.05x the built-in
+ * row at 1024^3 that ran 0.75x of it at 512^3 (docs/tuning.md, "Quick
+ * against full"). So the confirmation is repeated at the smallest square
+ * product the packed path runs, 512^3 or the switch if that is higher
+ * (below it the packed set plays no part: the AMD rows switch at about
+ * 843^3), where the tuned set must reach 0.97x (the noise of a median of
+ * five pairs). */
 #define SQUARE_LOW 512
+size_t autotune_square_low(double sw) {
+  size_t n = SQUARE_LOW;
+  while (n < 8192 && (double)n * n * n < sw) n += 16;
+  return n;
+}
+
+size_t autotune_direct_top(double sw) {
+  size_t top = 16;
+  while (top < 1024 && (double)(top + 16) * (top + 16) * (top + 16) < sw)
+    top += 16;
+  return top;
+}
+
 static bool holds_at_low_end(session *s, const job *j,
                              const vncl_tuning_params *def,
                              const vncl_tuning_params *tuned) {
-  if (j->m <= SQUARE_LOW) return true;
+  size_t low_n = autotune_square_low(packed_switch(j, def));
+  if (j->m <= low_n) return true;
   job low = *j;
-  low.m = low.n = low.k = SQUARE_LOW;
-  snprintf(low.label, sizeof low.label, "%.30s at %d^3", j->label,
-           SQUARE_LOW);
+  low.m = low.n = low.k = low_n;
+  snprintf(low.label, sizeof low.label, "%.30s at %zu^3", j->label, low_n);
   double x, y;
   return confirm(s, &low, def, tuned, 0.97, &x, &y);
+}
+
+/* The direct kernel's set is searched on a batch of small products, but it
+ * also serves every single product below the packed path's switch: on the
+ * Zen 5 EPYC a quick search took a 6 x 32 direct tile at 1.33x on 16 x
+ * 96^3 that ran 0.81x the row's 6 x 64 at 768^3 (docs/tuning.md, "Depths
+ * per row load on a Zen 5"). So it is confirmed once more on the largest
+ * square product below the switch (at most 1024^3), where it must reach
+ * 0.97x. */
+static bool direct_holds_below_switch(session *s, const job *d,
+                                      const vncl_tuning_params *def,
+                                      const vncl_tuning_params *tuned) {
+  size_t top = autotune_direct_top(packed_switch(d, def));
+  if (top <= d->m) return true;
+  job one = *d;
+  one.m = one.n = one.k = top;
+  one.batch = 1;
+  snprintf(one.label, sizeof one.label, "%.30s, one %zu^3", d->label, top);
+  double x, y;
+  return confirm(s, &one, def, tuned, 0.97, &x, &y);
 }
 
 /* The test-only candidates that crash and hang (VNCL_TUNE_TEST_FAULTS). */
@@ -715,6 +761,7 @@ static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
        * into the set. */
       vncl_tuning_params dbest = best;
       params_put(&dbest, "small_batch_mnk", 0);
+      params_put(&dbest, "small_mnk", 0);
       double dbase = eval_baseline(s, &d, &dbest, false);
       result dr;
       search(s, &d, &dbest, dbase, &dr);
@@ -724,7 +771,8 @@ static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
         for (int i = 0; i < d.space->np; i++)
           params_put(&cand, d.space->p[i].name, d.space->p[i].v[dr.idx[i]]);
         drate = dr.rate;
-        if (confirm(s, &d, &dbest, &cand, 1.03, &dbase, &drate)) {
+        if (confirm(s, &d, &dbest, &cand, 1.03, &dbase, &drate) &&
+            direct_holds_below_switch(s, &d, &dbest, &cand)) {
           for (int i = 0; i < d.space->np; i++)
             params_put(&best, d.space->p[i].name, d.space->p[i].v[dr.idx[i]]);
         } else {
