@@ -677,6 +677,10 @@ static void test_param_sets(void **st) {
     d.switch_mnk = d.switch_mnk_bt = 0;
     d.cpu = (vncl__gemm_cpu_params){6, 32, 8, 18, 64, 0, 16, 0, 2, 8};
     with_params(&d, VNCL_F64);
+    /* f64 in depth chunks with A in place, 8 depths a row load (the AMD
+     * AVX-512 f64 row's KU, with chunks of 2048 there). */
+    d.cpu = (vncl__gemm_cpu_params){6, 32, 8, 18, 64, 16, 8, 0, 2, 0};
+    with_params(&d, VNCL_F64);
   }
   /* The GPU-shaped kernels: local-memory direct kernel, packed tiles. */
   q = p;
