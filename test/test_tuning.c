@@ -741,12 +741,6 @@ static void test_crash_isolation(void **state) {
   unsetenv("VNCL_TUNING_DB");
 }
 
-/* Every candidate is checked once more on a problem with ragged edges
- * (worker.c): the built-in sets pass it, for GEMM and for an ops family
- * (the values of the set in force, which the runner's child compares with
- * the defaults' result on the edge shape), and a result spoiled in its
- * last value (the test-only "edge" fault) is rejected naming the edge
- * problem, where the timed shape alone had passed. */
 /* The sizes the GEMM confirmations add: the packed set is confirmed at the
  * smallest square product the packed path runs (the AMD AVX-512 rows
  * switch at 6e8, about 843^3; the others at 384^3, below 512), the direct
@@ -762,7 +756,8 @@ static void test_confirm_sizes(void **state) {
            {2097152, 512, 112},     {0, 512, 16},
            {1e30, 8192, 1024}};
   for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
-    size_t low = autotune_square_low(c[i].sw), top = autotune_direct_top(c[i].sw);
+    size_t low = autotune_square_low(c[i].sw);
+    size_t top = autotune_direct_top(c[i].sw);
     assert_int_equal(low, c[i].low);
     assert_int_equal(top, c[i].top);
     if (c[i].sw > 0 && c[i].sw < 1e30) {
@@ -772,6 +767,12 @@ static void test_confirm_sizes(void **state) {
   }
 }
 
+/* Every candidate is checked once more on a problem with ragged edges
+ * (worker.c): the built-in sets pass it, for GEMM and for an ops family
+ * (the values of the set in force, which the runner's child compares with
+ * the defaults' result on the edge shape), and a result spoiled in its
+ * last value (the test-only "edge" fault) is rejected naming the edge
+ * problem, where the timed shape alone had passed. */
 static void test_edge_check(void **state) {
   (void)state;
   setenv("VNCL_TUNE_TEST_FAULTS", "1", 1);
