@@ -830,6 +830,18 @@ static void test_small_single(void **st) {
   small_sweep_to(q, VNCL_F64, 8, maxs);
 }
 
+/* The square set of f32 (d 0) or f64 (d 1) on this device, for the tests
+ * of the host's per-call gemm_small tiles; false where the device has no
+ * fp64, or no register model (GPU rows keep the set's tile). */
+static bool small_square_set(int d, vncl_dtype *dt, vncl__gemm_acc *acc,
+                             vncl__gemm_params *p) {
+  *dt = d ? VNCL_F64 : VNCL_F32;
+  if (*dt == VNCL_F64 && !ctx->info.fp64) return false;
+  *acc = vncl__gemm_acc_of(*dt);
+  vncl__gemm_params_get(ctx, *acc, VNCL__GEMM_SHAPE_SQUARE, p);
+  return p->vregs > 0;
+}
+
 /* Rows of C that are a whole number of vectors, more than the set's SM_NV
  * and at most 8, run as one tile (gemm.c, small_tile) on CPU rows: batches
  * of f32 and f64 with n = 1 .. 8 vectors wider than the tile, odd m and k,
@@ -839,12 +851,10 @@ static void test_small_single(void **st) {
 static void test_small_whole_rows(void **st) {
   (void)st;
   for (int d = 0; d < 2; d++) {
-    vncl_dtype dt = d ? VNCL_F64 : VNCL_F32;
-    if (dt == VNCL_F64 && !ctx->info.fp64) continue;
-    vncl__gemm_acc acc = vncl__gemm_acc_of(dt);
+    vncl_dtype dt;
+    vncl__gemm_acc acc;
     vncl__gemm_params p, q;
-    vncl__gemm_params_get(ctx, acc, VNCL__GEMM_SHAPE_SQUARE, &p);
-    if (p.vregs <= 0) continue; /* no register model: the set's tile */
+    if (!small_square_set(d, &dt, &acc, &p)) continue;
     q = p;
     q.small_mnk = q.small_batch_mnk = 1e30;
     for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
@@ -869,6 +879,54 @@ static void test_small_whole_rows(void **st) {
     }
     for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
       T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, NULL));
+  }
+}
+
+/* Batches whose products' rows the set's tile rows would overrun: with
+ * the CPU rows' 6-row tiles and 24 rows a work-item, a product of 32 rows
+ * computes 36 (the last tile clamped), so gemm_small takes 4-row tiles,
+ * which divide it (and 8, 16 and 20 rows too; 17, 64 and 100 keep the
+ * set's tile). Rows of exactly the set's tile width, so that no whole-row
+ * tile is taken. Every product is checked against the reference; on the
+ * CPU rows the 4-row program must have been built. */
+static void test_small_rows_by_m(void **st) {
+  (void)st;
+  static const size_t ms[] = {32, 8, 16, 20, 17, 64, 100};
+  for (int d = 0; d < 2; d++) {
+    vncl_dtype dt;
+    vncl__gemm_acc acc;
+    vncl__gemm_params p, q;
+    if (!small_square_set(d, &dt, &acc, &p)) continue;
+    /* A fresh context, whose program list holds only what this test
+     * builds. */
+    vncl_context *fresh = NULL, *saved = ctx;
+    T_OK(NULL, vncl_context_create(&fresh, NULL));
+    ctx = fresh;
+    vncl_context_cl(ctx, &clctx, &clq, NULL);
+    q = p;
+    q.small_mnk = q.small_batch_mnk = 1e30;
+    for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+      T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, &q));
+    size_t n = (size_t)p.small.nv * (size_t)p.small.vw;
+    for (size_t i = 0; i < sizeof ms / sizeof *ms; i++) {
+      gcase g = {dt, VNCL_ROW_MAJOR, VNCL_NO_TRANS, VNCL_NO_TRANS,
+                 ms[i], n, 3 + t_rand_u64() % 29, 2 + t_rand_u64() % 3,
+                 alphas[i % 4], betas[i % 5], t_rand_u64() % 5,
+                 t_rand_u64() % 5, t_rand_u64() % 5, t_rand_u64() % 4,
+                 false, false};
+      run_case(&g);
+      /* After the first case (m 32) only. */
+      if (i == 0 && p.small.mr == 6 && p.small.rb == 24) {
+        char o1[32];
+        snprintf(o1, sizeof o1, "-DSM_NV=%d ", p.small.nv);
+        if (!small_built2(o1, "-DSM_MR=4 "))
+          fail_msg("%s: no gemm_small program with 4-row tiles for m = 32",
+                   vncl_dtype_name(dt));
+      }
+    }
+    ctx = saved;
+    vncl_context_cl(ctx, &clctx, &clq, NULL);
+    vncl_context_destroy(fresh);
   }
 }
 
@@ -1242,6 +1300,7 @@ int main(void) {
       cmocka_unit_test(test_small_kernel),
       cmocka_unit_test(test_small_single),
       cmocka_unit_test(test_small_whole_rows),
+      cmocka_unit_test(test_small_rows_by_m),
       cmocka_unit_test(test_small_routing),
       cmocka_unit_test(test_clblast_backend),
       cmocka_unit_test(test_ref_backend),
