@@ -35,10 +35,11 @@
  *
  * KC == 0, or a depth of at most KC: each micro-tile runs over the whole
  *          depth and is written to C once.
- * KC  > 0 and a longer depth: the depth is cut in chunks of KC; the sliver of B (KC x NR) stays
- *          in L1 while the panels of A stream past it, and the partial sums of
- *          the whole block live in a private array of MB*NB accumulators until
- *          the last chunk, so C (possibly 16-bit) is rounded only once.
+ * KC  > 0 and a longer depth: the depth is cut in chunks of KC; the sliver
+ *          of B (KC x NR) stays in cache while the panels of A stream past
+ *          it, and the partial sums of the whole block live in a private
+ *          array of MB*NB accumulators until the last chunk, so C (possibly
+ *          16-bit) is rounded only once.
  * beta == 0 means C is not read.
  */
 

@@ -217,9 +217,10 @@ static bool stream_whole_lines(const vncl__gemm_problem *pr) {
 /* Tile rows for a batch's products of m rows (where small_tile below takes
  * no whole row): each work-item takes SM_RB rows, the last one of a
  * product the rest, in tiles of SM_MR rows, and a tile past the product's
- * last row is computed whole (its rows clamped, not stored). Where that wastes an eighth of m or more, fewer
- * rows a tile that divide m and SM_RB (at least half SM_MR) waste none:
- * m 32 with 6-row tiles computes 36 rows. Zen 5 EPYC, 2026-12-04, the
+ * last row is computed whole (its rows clamped, not stored). Where that
+ * wastes an eighth of m or more, fewer rows a tile that divide m and SM_RB
+ * (at least half SM_MR) waste none: m 32 with 6-row tiles computes 36
+ * rows. Zen 5 EPYC, 2026-12-04, the
  * same harness, batches of n^3 (10000 up to 32^3, 1000 above), GFLOP/s
  * 6-row / 4-row tiles, two rounds each: f32 8^3 10.0-10.1 / 13.2-13.4,
  * 16^3 86-90 / 91-93, 20^3 93-94 / 96, 32^3 233-246 / 277-282; f64 8^3

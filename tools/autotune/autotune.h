@@ -92,9 +92,8 @@ typedef struct autotune_opts {
 /* The square products the GEMM confirmations time beside the searched one,
  * for a packed path switching at m*n*k >= sw: the smallest that runs
  * packed (512^3, or the first multiple of 16 from the switch on, at most
- * 8192: beyond every size the search times), and the
- * largest below the switch that the direct kernel runs (a multiple of 16,
- * at most 1024). */
+ * 8192: beyond every size the search times), and the largest below the
+ * switch that the direct kernel runs (a multiple of 16, at most 1024). */
 size_t autotune_square_low(double sw);
 size_t autotune_direct_top(double sw);
 

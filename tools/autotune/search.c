@@ -504,16 +504,26 @@ size_t autotune_direct_top(double sw) {
   return top;
 }
 
+/* The confirmation of j's tuned set repeated on `batch` square products of
+ * size^3, where it must reach 0.97x the defaults (the noise of a median
+ * of five pairs). */
+static bool holds_at(session *s, const job *j, size_t size, size_t batch,
+                     const vncl_tuning_params *def,
+                     const vncl_tuning_params *tuned) {
+  job at = *j;
+  at.m = at.n = at.k = size;
+  at.batch = batch;
+  snprintf(at.label, sizeof at.label, "%.30s, %zu x %zu^3", j->label, batch,
+           size);
+  double x, y;
+  return confirm(s, &at, def, tuned, 0.97, &x, &y);
+}
+
 static bool holds_at_low_end(session *s, const job *j,
                              const vncl_tuning_params *def,
                              const vncl_tuning_params *tuned) {
   size_t low_n = autotune_square_low(packed_switch(j, def));
-  if (j->m <= low_n) return true;
-  job low = *j;
-  low.m = low.n = low.k = low_n;
-  snprintf(low.label, sizeof low.label, "%.30s at %zu^3", j->label, low_n);
-  double x, y;
-  return confirm(s, &low, def, tuned, 0.97, &x, &y);
+  return j->m <= low_n || holds_at(s, j, low_n, j->batch, def, tuned);
 }
 
 /* The direct kernel's set is searched on a batch of small products, but it
@@ -527,13 +537,7 @@ static bool direct_holds_below_switch(session *s, const job *d,
                                       const vncl_tuning_params *def,
                                       const vncl_tuning_params *tuned) {
   size_t top = autotune_direct_top(packed_switch(d, def));
-  if (top <= d->m) return true;
-  job one = *d;
-  one.m = one.n = one.k = top;
-  one.batch = 1;
-  snprintf(one.label, sizeof one.label, "%.30s, one %zu^3", d->label, top);
-  double x, y;
-  return confirm(s, &one, def, tuned, 0.97, &x, &y);
+  return top <= d->m || holds_at(s, d, top, 1, def, tuned);
 }
 
 /* The test-only candidates that crash and hang (VNCL_TUNE_TEST_FAULTS). */
@@ -756,9 +760,10 @@ static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
       snprintf(d.label, sizeof d.label, "gemm %s small batched", dn);
       job_begin(s, &d);
       /* The job measures gemm_direct: a set whose small_batch_mnk covers
-       * 96^3 would run these products on gemm_small, which the direct
-       * kernel's parameters do not touch. Only the direct parameters go
-       * into the set. */
+       * 96^3 (or small_mnk the single product of its second confirmation)
+       * would run these products on gemm_small, which the direct kernel's
+       * parameters do not touch. Only the direct parameters go into the
+       * set. */
       vncl_tuning_params dbest = best;
       params_put(&dbest, "small_batch_mnk", 0);
       params_put(&dbest, "small_mnk", 0);
