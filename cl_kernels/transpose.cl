@@ -38,7 +38,8 @@
  *   permute_rows    the innermost axis stays innermost, on CPUs (ROW_ITEMS):
  *                   work-item g copies run g % nruns (RUN elements) of
  *                   output row g / nruns, a contiguous copy on both sides;
- *                   only the row's input offset is decomposed.
+ *                   only the row's input offset is decomposed. RUN_NT
+ *                   chooses its stores.
  *   permute_gather  one output element per work-item, read from wherever the
  *                   permutation puts it: the path when the innermost axis
  *                   stays innermost (reads are then contiguous too), and the
@@ -72,6 +73,13 @@
  * it (ROW_ITEMS kernels; permute_blocks also needs the host's nt). */
 #ifndef NT_STORE
 #define NT_STORE 0
+#endif
+/* 1: permute_rows stores 16-element vectors non-temporally from the first
+ * aligned one of its output run on (where the compiler has them); 0:
+ * ordinary stores (some CPUs skip the read of a line written whole in
+ * order, and then ordinary stores run faster: docs/ops.md). */
+#ifndef RUN_NT
+#define RUN_NT 0
 #endif
 /* Index width: 32 or 64 bits. */
 #ifndef IDX_BITS
@@ -398,6 +406,13 @@ permute_gather(const IDX n, const int nd, const IDX8 shape, const IDX8 istr,
   out[ooff + o] = in[ioff + ii];
 }
 
+/* A non-temporal store of 16 elements (an aligned T16) for permute_rows. */
+#if RUN_NT && defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define ST_NT_RUN(p, x) __builtin_nontemporal_store((x), (__global T16 *)(p))
+#endif
+#endif
+
 /* Output rows of L elements: row q of the output starts at input element
  * sum of its coordinates (output dimensions nd-2 .. 0, innermost first in
  * shape/istr) times the input strides. */
@@ -413,5 +428,15 @@ permute_rows(const IDX nrows, const IDX L, const IDX nruns, const int nd,
   GDECOMP(4) GDECOMP(5) GDECOMP(6)
   __global const T *src = in + ioff + ii;
   __global T *dst = out + ooff + q * L;
-  for (IDX i = c; i < e; i++) ST_NT(dst + i, src[i]);
+#if RUN_NT && defined(ST_NT_RUN)
+  /* element by element up to the first output address that is a multiple
+   * of the vector's size (an aligned T16), then whole vectors stored
+   * non-temporally, then the rest */
+  IDX i = c;
+  while (i < e && (size_t)(dst + i) % sizeof(T16)) dst[i] = src[i], i++;
+  for (; i + 16 <= e; i += 16) ST_NT_RUN(dst + i, vload16(0, src + i));
+  for (; i < e; i++) dst[i] = src[i];
+#else
+  for (IDX i = c; i < e; i++) dst[i] = src[i];
+#endif
 }

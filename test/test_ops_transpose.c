@@ -224,6 +224,31 @@ static void test_register_blocks_16bit(void **st) {
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, NULL));
 }
 
+/* Row copies (the innermost axis kept, permute_rows on CPUs): ordinary
+ * stores and non-temporal vectors (RUN_NT), with output rows at every
+ * alignment (odd lengths: element stores up to the first aligned vector,
+ * whole vectors, then the rest), rows shorter than a vector, a row longer
+ * than one work-item's run, 4-D, every element size. */
+static void test_row_copies(void **st) {
+  (void)st;
+  /* TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT */
+  static const int sets[][VNCL__OPS_MAX_PARAMS] = {
+      {64, 16, 2, 1, 0}, {64, 16, 2, 1, 1}, {8, 8, 1, 0, 1}};
+  static const int64_t s3[][3] = {
+      {4, 3, 600}, {3, 5, 16}, {2, 7, 17}, {5, 2, 1000}, {3, 4, 47}};
+  int64_t s4[4] = {2, 3, 4, 77};
+  int p3[3] = {1, 0, 2}, p4[4] = {2, 1, 0, 3};
+  for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
+    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, sets[k]));
+    for (int ti = 0; ti < 5; ti++) {
+      for (size_t i = 0; i < sizeof s3 / sizeof *s3; i++)
+        run_permute(all_types[ti], 3, s3[i], p3, 0);
+      run_permute(all_types[ti], 4, s4, p4, 0);
+    }
+  }
+  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, NULL));
+}
+
 static void test_bad_inputs(void **st) {
   (void)st;
   int64_t s[2] = {3, 4}, sT[2] = {4, 3}, s1[1] = {12};
@@ -273,6 +298,7 @@ int main(void) {
       cmocka_unit_test(test_tile_params),
       cmocka_unit_test(test_register_blocks),
       cmocka_unit_test(test_register_blocks_16bit),
+      cmocka_unit_test(test_row_copies),
       cmocka_unit_test(test_bad_inputs),
   };
   return cmocka_run_group_tests(tests, t_setup, t_teardown);

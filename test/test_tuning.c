@@ -466,6 +466,67 @@ static void test_vendor_rows(void **state) {
   assert_true(gr.small_stream_bytes == 0);
 }
 
+/* The rules' CPU family (cpuid of the host, for CPU devices): the family
+ * read as /proc/cpuinfo reads it; a family row outranks a vendor row and
+ * matches no other family, no GPU and no narrower vectors; and the ops
+ * rows this host gets follow from it (the Zen 5's transpose row on AMD
+ * family 26 with 16-wide floats, the CPU row elsewhere). */
+static void test_cpu_family_rows(void **state) {
+  (void)state;
+  int fam = vncl__host_cpu_family();
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (f) {
+    char line[512];
+    int want = -1;
+    while (want < 0 && fgets(line, sizeof line, f))
+      if (!strncmp(line, "cpu family", 10)) {
+        const char *c = strchr(line, ':');
+        if (c) want = atoi(c + 1);
+      }
+    fclose(f);
+#if defined(__x86_64__) || defined(__i386__)
+    if (want >= 0) assert_int_equal(fam, want);
+#else
+    assert_int_equal(fam, 0);
+#endif
+  }
+  const int ANY = VNCL__RULE_ANY;
+  const vncl__device_rule rows[] = {
+      {"AuthenticAMD", VNCL_DEVICE_CPU, ANY, 16, ANY, ANY, 26},
+      {"AuthenticAMD", VNCL_DEVICE_CPU, ANY, 16, ANY, ANY, 0},
+      {NULL, VNCL_DEVICE_CPU, ANY, 0, ANY, ANY, 0}};
+  const struct {
+    const char *vendor;
+    vncl_device_type type;
+    int vec, family, row;
+  } keys[] = {{"AuthenticAMD", VNCL_DEVICE_CPU, 16, 26, 0},
+              {"AuthenticAMD", VNCL_DEVICE_CPU, 16, 25, 1},
+              {"AuthenticAMD", VNCL_DEVICE_CPU, 8, 26, 2},
+              {"GenuineIntel", VNCL_DEVICE_CPU, 16, 6, 2},
+              {"AuthenticAMD", VNCL_DEVICE_GPU, 16, 0, -1}};
+  for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+    vncl__device_key k = {keys[i].vendor, keys[i].type, true, keys[i].vec,
+                          ANY, ANY, keys[i].family};
+    int got = vncl__rule_pick(rows, 3, sizeof *rows, &k, -1);
+    if (got != keys[i].row)
+      fail_msg("%s, type %d, width %d, family %d: row %d, not %d",
+               keys[i].vendor, (int)keys[i].type, keys[i].vec,
+               keys[i].family, got, keys[i].row);
+  }
+  /* The transpose rows of the ops table on this host's family. */
+  for (int v = 0; v < 2; v++) {
+    vncl__tune_device c = fake_cpu(16);
+    vncl__strlcpy(c.info.vendor, v ? "GenuineIntel" : "AuthenticAMD",
+                  sizeof c.info.vendor);
+    int set[VNCL__OPS_MAX_PARAMS];
+    assert_true(vncl__params_builtin(
+        vncl__ops_family_of(VNCL__OPS_TRANSPOSE), &c.info, 16, 0, 0, set));
+    int zen5 = !v && fam == 26;
+    assert_int_equal(set[TR_TILE], zen5 ? 8 : 64);
+    assert_int_equal(set[TR_RUN_NT], zen5 ? 0 : 1);
+  }
+}
+
 static void test_round_trip_and_lookup(void **state) {
   (void)state;
   char dir[512], path[600], why[256];
@@ -1167,6 +1228,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_space_with_base),
       cmocka_unit_test(test_register_model),
       cmocka_unit_test(test_vendor_rows),
+      cmocka_unit_test(test_cpu_family_rows),
       cmocka_unit_test(test_round_trip_and_lookup),
       cmocka_unit_test(test_corrupt_and_old),
       cmocka_unit_test(test_apply_and_show),

@@ -37,13 +37,15 @@ static const struct {
   vncl__fft_tuning t;
 } fft_table[] = {
     {{"AuthenticAMD", VNCL_DEVICE_CPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY,
-      VNCL__RULE_ANY},
+      VNCL__RULE_ANY, 0},
      {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4, (size_t)1 << 20, 16, 256}},
-    {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
+    {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY,
+      0},
      {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4, (size_t)1 << 20, 8, 1024}},
-    {{NULL, VNCL_DEVICE_GPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
+    {{NULL, VNCL_DEVICE_GPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY,
+      0},
      {VNCL_FFT_BACKEND_VNCL, 8, 8, 4096, 4, 0, 0, 0}},
-    {{NULL, 0, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
+    {{NULL, 0, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY, 0},
      {VNCL_FFT_BACKEND_CLFFT, 8, 8, 4096, 4, 0, 0, 0}},
 };
 

@@ -374,10 +374,10 @@ static const vncl__tunable clblast_tunables[] = {
 #define LOCAL_SMALL "MWG=64 NWG=64 KWG=16 MDIMC=8 NDIMC=8 VWM=2 VWN=2 KWI=1 SA=1 SB=1"
 
 #define ANY VNCL__RULE_ANY
-#define R_CPU(vec, acc, shape) {NULL, VNCL_DEVICE_CPU, ANY, vec, acc, shape}
+#define R_CPU(vec, acc, shape) {NULL, VNCL_DEVICE_CPU, ANY, vec, acc, shape, 0}
 #define R_CPU_OF(vendor, vec, acc, shape)                                      \
-  {vendor, VNCL_DEVICE_CPU, ANY, vec, acc, shape}
-#define R_GPU(vendor) {vendor, VNCL_DEVICE_GPU, ANY, 0, ANY, ANY}
+  {vendor, VNCL_DEVICE_CPU, ANY, vec, acc, shape, 0}
+#define R_GPU(vendor) {vendor, VNCL_DEVICE_GPU, ANY, 0, ANY, ANY, 0}
 #define MEASURED "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, batches 2026-12-02"
 /* f64: the direct kernel's KWGD, and packed variants that did not beat the
  * row (docs/tuning.md, "What bounds f64"). */
@@ -437,7 +437,7 @@ static const vncl__param_row gemm_rows[] = {
     {R_GPU("intel"), GPU GPU_DIRECT GPU_SMALL GPU_LOCAL64, NULL},
     /* Any GPU, then any device at all: small groups that fit everywhere. */
     {R_GPU(NULL), GPU GPU_DIRECT GPU_SMALL LOCAL_SMALL, NULL},
-    {{NULL, 0, ANY, 0, ANY, ANY},
+    {{NULL, 0, ANY, 0, ANY, ANY, 0},
      "fast=3 pack_elem=1 pack_wg0=16 pack_wg1=16 VREGS=16 " DIRECT_SMALL
      LOCAL_SMALL, NULL},
 };

@@ -9,9 +9,10 @@
  *   family       source            parameters
  *   elementwise  elementwise.cl    WG, VW, IPT, ITEM_CONTIG, NT_STORE
  *   cast         cast.cl           WG, IPT, ITEM_CONTIG, NT_STORE (casts, fill, copy)
- *   transpose    transpose.cl      TILE, WGY, ROW_ITEMS
+ *   transpose    transpose.cl      TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT
  *   reduce       reduce.cl         WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS
- *   softmax      softmax.cl        WG, VW, ITEM_CONTIG, PREFETCH
+ *   softmax      softmax.cl        WG, VW, ITEM_CONTIG, ROW_ITEM, PREFETCH, ITEM_ROWS,
+ *                                  NT_STORE
  *   random       random.cl         WG, BPI
  *
  * Every parameter reaches the compiler as -DNAME=value through
@@ -67,7 +68,10 @@
     "0: a tile row is moved by a row of work-items (GPUs)")                   \
   P(NT_STORE, 0, (0, 1), (0, 1),                                               \
     "1: non-temporal stores of whole output lines where the compiler has "     \
-    "them (ROW_ITEMS 1 and 2, and the CPUs' row copies)")
+    "them (ROW_ITEMS 1 and 2)")                                               \
+  P(RUN_NT, 0, (0, 1), (0, 1),                                                 \
+    "the CPUs' row copies (innermost axis kept, ROW_ITEMS): 1 non-temporal "   \
+    "16-element vector stores from the first aligned one, 0 ordinary stores")
 
 #define VNCL__OPS_REDUCE_TABLE(P)                                              \
   P(WG, 256, VNCL__OPS_WG_VALUES, VNCL__OPS_WG_QUICK,                          \
@@ -101,7 +105,10 @@
   P(ITEM_ROWS, 1, (1, 2, 4, 8), (1, 4),                                        \
     "rows a work-item takes where rows go to work-items (ROW_ITEM), their "    \
     "passes interleaved so that one row's reductions and log overlap the "     \
-    "others' work")
+    "others' work")                                                            \
+  P(NT_STORE, 1, (0, 1), (0, 1),                                               \
+    "1: non-temporal final stores where every row starts on a whole vector "   \
+    "(and the compiler has them); 0: ordinary stores")
 
 #define VNCL__OPS_RANDOM_TABLE(P)                                              \
   P(WG, 256, VNCL__OPS_WG_VALUES, VNCL__OPS_WG_QUICK,                          \
@@ -128,7 +135,7 @@ typedef enum vncl__ops_family {
   VNCL__OPS_FAMILIES
 } vncl__ops_family;
 
-#define VNCL__OPS_MAX_PARAMS 6 /* the longest table */
+#define VNCL__OPS_MAX_PARAMS 7 /* the longest table */
 
 /* Each family's parameter set is a small array of ints in table order;
  * these name the positions (EW_WG, CAST_IPT, TR_TILE, RED_ROWS_ITEM, ...). */

@@ -53,19 +53,39 @@ _Static_assert(EW_COUNT <= VNCL__OPS_MAX_PARAMS &&
  * docs/ops.md; `vncl autotune --quick` kept the 2026-11-29 sets); each
  * row's string says when, and what was added later. */
 #define CPU_ROW(set, when)                                                    \
-  {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY}, \
+  {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY, \
+    0},                                                                       \
    set, "PoCL 3.1, 2-core AVX-512 guest, " when}
 static const vncl__param_row r_elementwise[] = {
     CPU_ROW("WG=16 VW=16 IPT=64 ITEM_CONTIG=1 NT_STORE=1", "2026-11-29")};
 static const vncl__param_row r_cast[] = {
     CPU_ROW("WG=16 IPT=64 ITEM_CONTIG=1 NT_STORE=1",
             "2026-11-29; NT_STORE 2026-12-01 (docs/ops.md, fifth pass)")};
+/* The Zen 5 (AMD, x86 family 26; PoCL 3.1 names it as it names a Zen 4,
+ * the family tells them apart): groups of 8 x 8 blocks and ordinary stores
+ * in the row copies (docs/ops.md, twelfth pass). The Zen 4 keeps the CPU
+ * row, measured there at 0.8x memcpy and more. */
+#define ZEN5 26
 static const vncl__param_row r_transpose[] = {
-    CPU_ROW("TILE=64 WGY=16 ROW_ITEMS=2 NT_STORE=1", "2026-11-29")};
+    {{"AuthenticAMD", VNCL_DEVICE_CPU, VNCL__RULE_ANY, 16, VNCL__RULE_ANY,
+      VNCL__RULE_ANY, ZEN5},
+     "TILE=8 WGY=8 ROW_ITEMS=2 NT_STORE=1 RUN_NT=0",
+     "PoCL 3.1, 2-core Zen 5 EPYC guest, 2026-12-04"},
+    CPU_ROW("TILE=64 WGY=16 ROW_ITEMS=2 NT_STORE=1 RUN_NT=1",
+            "2026-11-29; RUN_NT 2026-12-04 on the Zen 5 (vectors in place of "
+            "the element stores before)")};
 static const vncl__param_row r_reduce[] = {
     CPU_ROW("WG=16 VW=16 ITEM_CONTIG=1 ROWS_ITEM=65536 CB=4 STREAMS=8",
             "2026-11-29; STREAMS 2026-12-01 (docs/ops.md, sixth pass)")};
+/* The Zen 5: the CPU row with ordinary final stores (rows of 64 1.15-1.2x
+ * faster there, longer rows the same; docs/ops.md, twelfth pass). */
 static const vncl__param_row r_softmax[] = {
+    {{"AuthenticAMD", VNCL_DEVICE_CPU, VNCL__RULE_ANY, 16, VNCL__RULE_ANY,
+      VNCL__RULE_ANY, ZEN5},
+     "WG=16 VW=16 ITEM_CONTIG=1 ROW_ITEM=1024 PREFETCH=2 ITEM_ROWS=4 "
+     "NT_STORE=0",
+     "PoCL 3.1, 2-core Zen 5 EPYC guest, 2026-12-04 (NT_STORE; the rest as "
+     "the CPU row)"},
     CPU_ROW("WG=16 VW=16 ITEM_CONTIG=1 ROW_ITEM=1024 PREFETCH=2 ITEM_ROWS=4",
             "2026-11-29; PREFETCH 2026-12-01 (docs/ops.md, third pass); WG, "
             "ROW_ITEM and PREFETCH 2 2026-12-01, quiet, also as AVX2 code "

@@ -2,10 +2,39 @@
  * parameter rows, the FFT engine table, the transfer path table) is rows of
  * data, each with a rule that says which devices it is for; this picks the
  * row for a device. docs/tuning.md ("The device-rule matcher"). */
+#include <pthread.h>
+
 #include "runtime/runtime.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+static int host_family;
+static pthread_once_t host_family_once = PTHREAD_ONCE_INIT;
+
+static void host_family_init(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(1, &a, &b, &c, &d)) {
+    unsigned family = (a >> 8) & 0xf;
+    if (family == 0xf) family += (a >> 20) & 0xff;
+    host_family = (int)family;
+  }
+#endif
+}
+
+int vncl__host_cpu_family(void) {
+  pthread_once(&host_family_once, host_family_init);
+  return host_family;
+}
 
 int vncl__rule_score(const vncl__device_rule *r, const vncl__device_key *k) {
   int score = 0;
+  if (r->cpu_family > 0) {
+    if (k->cpu_family != r->cpu_family) return -1;
+    score += 1 << 13;
+  }
   if (r->vendor && r->vendor[0]) {
     if (!k->vendor || !vncl__contains_nocase(k->vendor, r->vendor)) return -1;
     score += 1 << 12;
@@ -81,4 +110,6 @@ void vncl__device_key_of(const vncl_device_info *info, int vec, int acc,
   out->vec = vec;
   out->acc = acc;
   out->shape = shape;
+  out->cpu_family =
+      info->type == VNCL_DEVICE_CPU ? vncl__host_cpu_family() : 0;
 }

@@ -35,10 +35,10 @@ typedef void (*vncl__release_hook)(vncl_context *ctx);
 /* Per-device knowledge is rows of data (GEMM and ops parameter rows, the FFT
  * engine table, the transfer path table), each with a rule; a rule's field
  * left at "any" matches every device. Of the rows whose rule matches, the
- * most specific wins: a vendor outranks a device type, which outranks the
- * memory kind, then the vector-width class (a higher minimum width ranks
- * higher), the accumulation type and the shape class; among equals the
- * first row. docs/tuning.md. */
+ * most specific wins: a CPU family outranks a vendor, which outranks a
+ * device type, which outranks the memory kind, then the vector-width class
+ * (a higher minimum width ranks higher), the accumulation type and the
+ * shape class; among equals the first row. docs/tuning.md. */
 #define VNCL__RULE_ANY (-1)
 enum { VNCL__RULE_DISCRETE = 0, VNCL__RULE_UNIFIED = 1 };
 typedef struct vncl__device_rule {
@@ -48,6 +48,9 @@ typedef struct vncl__device_rule {
   int min_vec;           /* native float vector width at least; 0: any */
   int acc;               /* storage class of the family; _ANY */
   int shape;             /* shape class of the family; _ANY */
+  int cpu_family;        /* CPU devices: the host's x86 family (cpuid: 25
+                            Zen 3 and 4, 26 Zen 5; 6 most Intel cores); 0:
+                            any */
 } vncl__device_rule;
 /* What a rule is matched against. */
 typedef struct vncl__device_key {
@@ -55,7 +58,13 @@ typedef struct vncl__device_key {
   vncl_device_type type;
   bool unified;
   int vec, acc, shape;
+  int cpu_family; /* vncl__host_cpu_family() for CPU devices, else 0 */
 } vncl__device_key;
+/* The x86 family of the CPU this process runs on (cpuid leaf 1, base plus
+ * extended family), 0 elsewhere. PoCL and the other CPU drivers run on
+ * the host, so for a CPU device it is the device's family: PoCL names a
+ * Zen 4 and a Zen 5 EPYC alike, their families differ. */
+int vncl__host_cpu_family(void);
 void vncl__device_key_of(const vncl_device_info *info, int vec, int acc,
                          int shape, vncl__device_key *out);
 /* The rule's specificity for k, -1 when it does not match. */

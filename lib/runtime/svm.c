@@ -39,13 +39,13 @@ static const struct svm_policy {
      * ordinary one, and a 1 MiB blocking transfer takes 0.84-0.95x memcpy
      * instead of 0.18-0.40x (docs/transfers.md, "Tensors in SVM"). */
     {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_UNIFIED, 0, VNCL__RULE_ANY,
-      VNCL__RULE_ANY},
+      VNCL__RULE_ANY, 0},
      true},
     /* Everything else, integrated GPUs included: on some (AMD APUs)
      * fine-grained memory is coherent by bypassing the GPU's caches, so
      * kernels could slow down; unmeasured here (no GPU), so off. A
      * discrete device would reach such memory across the bus. */
-    {{NULL, 0, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY}, false},
+    {{NULL, 0, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY, 0}, false},
 };
 
 bool vncl__svm_choose(vncl_context *ctx) {

@@ -46,7 +46,7 @@ static const struct policy {
      * command a round trip of 25-75 us; the host copy 0.91-0.95x in plain C
      * (docs/transfers.md, "Tensors in SVM"). Async transfers go direct (a
      * host copy would have to wait for the queue). */
-    {{NULL, 0, VNCL__RULE_UNIFIED, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
+    {{NULL, 0, VNCL__RULE_UNIFIED, 0, VNCL__RULE_ANY, VNCL__RULE_ANY, 0},
      "unified-svm", -1, 1, VNCL_TRANSFER_MAP, VNCL_TRANSFER_MAP, 0,
      VNCL_TRANSFER_MAP, VNCL_TRANSFER_MAP, 0, VNCL__STAGE_TENSOR},
     /* Measured on PoCL 3.1 (pthread CPU device) on an Intel Xeon whose
@@ -57,7 +57,7 @@ static const struct policy {
      * copies on two cores that share one memory bus the pipeline cannot
      * reach 0.9x memcpy (docs/transfers.md, "Staging on unified memory"),
      * so path=staged copies once, through the tensor's own mapping. */
-    {{NULL, 0, VNCL__RULE_UNIFIED, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
+    {{NULL, 0, VNCL__RULE_UNIFIED, 0, VNCL__RULE_ANY, VNCL__RULE_ANY, 0},
      "unified", 1, 0, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_DIRECT, 0,
      VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_DIRECT, 0, VNCL__STAGE_TENSOR},
     /* The same device on a host whose memcpy slows down 3-4x for some
@@ -66,7 +66,7 @@ static const struct policy {
      * be steered, so large transfers map the tensor and copy with
      * vncl__host_copy, which avoids the slow alignments; small ones stay
      * direct (the map's round trip dominates below 1 MiB). */
-    {{NULL, 0, VNCL__RULE_UNIFIED, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
+    {{NULL, 0, VNCL__RULE_UNIFIED, 0, VNCL__RULE_ANY, VNCL__RULE_ANY, 0},
      "unified-aligned-copy", 0, 0, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_MAP,
      1 * MIB, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_MAP, 1 * MIB,
      VNCL__STAGE_TENSOR},
@@ -76,7 +76,7 @@ static const struct policy {
      * vncl__host_copy, so the chunk's alignment never hits a slow memcpy).
      * Small copies are latency-bound and go direct. Not measured here (no
      * GPU on the build machine): estimates to confirm with the bench. */
-    {{NULL, 0, VNCL__RULE_DISCRETE, 0, VNCL__RULE_ANY, VNCL__RULE_ANY},
+    {{NULL, 0, VNCL__RULE_DISCRETE, 0, VNCL__RULE_ANY, VNCL__RULE_ANY, 0},
      "discrete", -1, -1, VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_STAGED, 256 * KIB,
      VNCL_TRANSFER_DIRECT, VNCL_TRANSFER_STAGED, 1 * MIB, VNCL__STAGE_CHUNKS},
 };
