@@ -56,14 +56,15 @@
 #ifndef ROW_LOCAL
 #define ROW_LOCAL 0
 #endif
-/* 1: the output rows are aligned to whole vectors (the host sets it). */
+/* 1: the final vector stores are non-temporal (the host sets it when the
+ * output rows are aligned to whole vectors and at least NT_MIN long). */
 #ifndef NT_OUT
 #define NT_OUT 0
 #endif
-/* 1: the final vector stores are non-temporal where NT_OUT allows them;
- * 0: ordinary stores (faster on some CPUs, docs/ops.md). */
-#ifndef NT_STORE
-#define NT_STORE 1
+/* Rows shorter than this get ordinary final stores; read by the host,
+ * which folds it into NT_OUT (docs/ops.md, twelfth pass). */
+#ifndef NT_MIN
+#define NT_MIN 0
 #endif
 /* Index width: 32 or 64 bits. */
 #ifndef IDX_BITS
@@ -109,7 +110,7 @@ typedef CAT(ACC, VSUF) accv;
 /* The final stores: non-temporal where asked for and the compiler has
  * them (not for f16, whose stores are conversions). */
 #define STV_OUT(p, v, x) STV(p, v, x)
-#if NT_OUT && NT_STORE && VW > 1 && DTYPE != 2 && defined(__has_builtin)
+#if NT_OUT && VW > 1 && DTYPE != 2 && defined(__has_builtin)
 #if __has_builtin(__builtin_nontemporal_store)
 #undef STV_OUT
 #if DTYPE == 3

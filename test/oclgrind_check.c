@@ -1480,9 +1480,10 @@ static void test_softmax(void **st) {
    * the results); the rest is the CPU row (WG, VW, ITEM_CONTIG), with
    * ROW_ITEM 256 (4 x 5 and 70 x 48 run one row per work-item, f32's e in
    * 16 KiB of local memory, which the 32 KiB of the generic-gpu run
-   * allow), ITEM_ROWS 1 and non-temporal stores (NT_STORE 1; the run with
-   * ITEM_ROWS 2 below takes ordinary ones). */
-  static const int cpu[VNCL__OPS_MAX_PARAMS] = {16, 16, 1, 256, 0, 1, 1};
+   * allow), ITEM_ROWS 1 and non-temporal stores for every row (NT_MIN 0;
+   * the run with ITEM_ROWS 2 below takes ordinary ones for rows under
+   * 4096). */
+  static const int cpu[VNCL__OPS_MAX_PARAMS] = {16, 16, 1, 256, 0, 1, 0};
   with_cpu_rows(softmax_cases, VNCL__OPS_SOFTMAX, cpu);
   if (!cpu_rows) return;
   /* Two rows a work-item (ITEM_ROWS 2): groups of 8 keep both rows' e in
@@ -1490,7 +1491,7 @@ static void test_softmax(void **st) {
    * one compute unit the groups that ITEM_ROWS 2 needs, 67 x 24 too, its
    * last work-item's second row repeating the last row; 7 x 300 goes a
    * group a row with a tail of 12 over 8 work-items. */
-  static const int two[VNCL__OPS_MAX_PARAMS] = {8, 16, 1, 256, 0, 2, 0};
+  static const int two[VNCL__OPS_MAX_PARAMS] = {8, 16, 1, 256, 0, 2, 4096};
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, two));
   sm_short_rows_only = 1;
   softmax_cases();

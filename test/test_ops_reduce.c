@@ -384,7 +384,7 @@ static void test_softmax_exp(void **st) {
   const int denorm = (fp & CL_FP_DENORM) != 0;
   static const int vws[] = {1, 4, 16};
   for (size_t v = 0; v < sizeof vws / sizeof *vws; v++) {
-    int set[VNCL__OPS_MAX_PARAMS] = {64, vws[v], 1, 0, 0, 1, 1};
+    int set[VNCL__OPS_MAX_PARAMS] = {64, vws[v], 1, 0, 0, 1, 0};
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, set));
     float *got = t_probe(ctx, VNCL__OPS_SOFTMAX, SM_VW, "softmax_exp_probe",
                          in, n, 1);
@@ -437,9 +437,10 @@ static void test_softmax_wide(void **st) {
  * this device gets its groups with ITEM_ROWS rows a work-item (the host's
  * condition, from the device's own count), and a row count no multiple of
  * it (the last work-item's missing rows repeat the last row), rows of
- * whole vectors (non-temporal stores, or ordinary ones with NT_STORE 0)
- * and with a tail, rows of 16 and
- * fewer (taken whatever their count), e kept in local memory (the rows'
+ * whole vectors (non-temporal stores, or ordinary ones for rows shorter
+ * than NT_MIN: all of them, or those below 512) and with a tail, rows of
+ * 16 and fewer (taken whatever their count), e kept in local memory (the
+ * rows'
  * vectors interleaved) or computed again (ROW_ITEM 4096 leaves no room for
  * f64's), special values. */
 /* Whether a softmax_rows_item program with ITEM_ROWS ir was built. */
@@ -461,11 +462,11 @@ static bool sm_item_built(int ir) {
 static void test_softmax_rows_item(void **st) {
   (void)st;
   const size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1;
-  /* WG, VW, ITEM_CONTIG, ROW_ITEM, PREFETCH, ITEM_ROWS, NT_STORE */
+  /* WG, VW, ITEM_CONTIG, ROW_ITEM, PREFETCH, ITEM_ROWS, NT_MIN */
   static const int sets[][VNCL__OPS_MAX_PARAMS] = {
-      {16, 16, 1, 1024, 2, 4, 1}, {16, 4, 1, 4096, 0, 2, 0},
-      {32, 2, 1, 256, 1, 1, 1},   {16, 8, 1, 256, 0, 8, 1},
-      {16, 1, 1, 256, 0, 1, 1},   {16, 16, 1, 1024, 2, 4, 0}};
+      {16, 16, 1, 1024, 2, 4, 0},  {16, 4, 1, 4096, 0, 2, 65536},
+      {32, 2, 1, 256, 1, 1, 0},    {16, 8, 1, 256, 0, 8, 0},
+      {16, 1, 1, 256, 0, 1, 0},    {16, 16, 1, 1024, 2, 4, 512}};
   for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, sets[k]));
     const int64_t R =
@@ -523,10 +524,10 @@ static void test_params_independent(void **st) {
   static const int red_sets[][VNCL__OPS_MAX_PARAMS] = {
       {32, 1, 0, 0, 1, 1}, {256, 4, 0, 16, 2, 2}, {1024, 16, 1, 65536, 8, 8},
       {8, 16, 0, 0, 1, 1}};
-  /* WG, VW, ITEM_CONTIG, ROW_ITEM, PREFETCH, ITEM_ROWS, NT_STORE */
+  /* WG, VW, ITEM_CONTIG, ROW_ITEM, PREFETCH, ITEM_ROWS, NT_MIN */
   static const int sm_sets[][VNCL__OPS_MAX_PARAMS] = {
-      {32, 1, 0, 0, 0, 1, 1}, {256, 16, 1, 0, 1, 2, 0}, {128, 2, 1, 0, 2, 4, 1},
-      {8, 16, 1, 0, 0, 1, 1}};
+      {32, 1, 0, 0, 0, 1, 0}, {256, 16, 1, 0, 1, 2, 4096},
+      {128, 2, 1, 0, 2, 4, 0}, {8, 16, 1, 0, 0, 1, 0}};
   int64_t s2[2] = {5, 20013}, s3[2] = {1001, 7}, sm[2] = {9, 333};
   for (size_t k = 0; k < sizeof sm_sets / sizeof *sm_sets; k++) {
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, red_sets[k]));

@@ -12,7 +12,7 @@
  *   transpose    transpose.cl      TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT
  *   reduce       reduce.cl         WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS
  *   softmax      softmax.cl        WG, VW, ITEM_CONTIG, ROW_ITEM, PREFETCH, ITEM_ROWS,
- *                                  NT_STORE
+ *                                  NT_MIN
  *   random       random.cl         WG, BPI
  *
  * Every parameter reaches the compiler as -DNAME=value through
@@ -106,9 +106,10 @@
     "rows a work-item takes where rows go to work-items (ROW_ITEM), their "    \
     "passes interleaved so that one row's reductions and log overlap the "     \
     "others' work")                                                            \
-  P(NT_STORE, 1, (0, 1), (0, 1),                                               \
-    "1: non-temporal final stores where every row starts on a whole vector "   \
-    "(and the compiler has them); 0: ordinary stores")
+  P(NT_MIN, 0, (0, 128, 256, 512, 1024, 4096, 65536), (0, 512),               \
+    "rows of at least this many elements get non-temporal final stores "       \
+    "where every row starts on a whole vector (and the compiler has them); "   \
+    "shorter rows ordinary stores (read by the host: NT_OUT)")
 
 #define VNCL__OPS_RANDOM_TABLE(P)                                              \
   P(WG, 256, VNCL__OPS_WG_VALUES, VNCL__OPS_WG_QUICK,                          \

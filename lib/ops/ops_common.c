@@ -77,14 +77,15 @@ static const vncl__param_row r_transpose[] = {
 static const vncl__param_row r_reduce[] = {
     CPU_ROW("WG=16 VW=16 ITEM_CONTIG=1 ROWS_ITEM=65536 CB=4 STREAMS=8",
             "2026-11-29; STREAMS 2026-12-01 (docs/ops.md, sixth pass)")};
-/* The Zen 5: the CPU row with ordinary final stores (rows of 64 1.15-1.2x
- * faster there, longer rows the same; docs/ops.md, twelfth pass). */
+/* The Zen 5: the CPU row with ordinary final stores for rows shorter than
+ * 512 (rows of 64 1.2x faster there, of 512 to 16384 mostly slower;
+ * docs/ops.md, twelfth pass). */
 static const vncl__param_row r_softmax[] = {
     {{"AuthenticAMD", VNCL_DEVICE_CPU, VNCL__RULE_ANY, 16, VNCL__RULE_ANY,
       VNCL__RULE_ANY, ZEN5},
      "WG=16 VW=16 ITEM_CONTIG=1 ROW_ITEM=1024 PREFETCH=2 ITEM_ROWS=4 "
-     "NT_STORE=0",
-     "PoCL 3.1, 2-core Zen 5 EPYC guest, 2026-12-04 (NT_STORE; the rest as "
+     "NT_MIN=512",
+     "PoCL 3.1, 2-core Zen 5 EPYC guest, 2026-12-04 (NT_MIN; the rest as "
      "the CPU row)"},
     CPU_ROW("WG=16 VW=16 ITEM_CONTIG=1 ROW_ITEM=1024 PREFETCH=2 ITEM_ROWS=4",
             "2026-11-29; PREFETCH 2026-12-01 (docs/ops.md, third pass); WG, "

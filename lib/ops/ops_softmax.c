@@ -2,7 +2,7 @@
  * work-group per row. A row whose exp values fit in half the device's local
  * memory keeps them there (ROW_LOCAL, rounded up to a power of two so that
  * few programs serve every length); rows aligned to whole vectors get
- * non-temporal final stores (NT_OUT, where the set's NT_STORE asks). Short
+ * non-temporal final stores (NT_OUT, rows of NT_MIN or more). Short
  * rows (up to ROW_ITEM elements, the CPU layout), enough of them to give
  * every compute unit a few groups, run ITEM_ROWS per work-item instead
  * (softmax_rows_item). */
@@ -31,8 +31,8 @@ static vncl_status launch(vncl_context *ctx, int logmode, const vncl_tensor *x,
     if ((local + wg) * accsz > half) local = 0;
   }
   size_t vw = (size_t)p[SM_VW];
-  /* NT_OUT: rows of whole vectors (non-temporal under NT_STORE) */
-  int nt = N % vw == 0 && oo % vw == 0;
+  /* NT_OUT: rows of whole vectors, at least NT_MIN long */
+  int nt = N % vw == 0 && oo % vw == 0 && N >= (size_t)p[SM_NT_MIN];
   char extra[128];
   snprintf(extra, sizeof extra, "-DDTYPE=%d -DIDX_BITS=%d -D%s=%zu -DNT_OUT=%d",
            (int)x->dtype, bits, item ? "ITEM_LOCAL" : "ROW_LOCAL", local, nt);
