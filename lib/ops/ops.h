@@ -11,8 +11,8 @@
  *   cast         cast.cl           WG, IPT, ITEM_CONTIG, NT_STORE (casts, fill, copy)
  *   transpose    transpose.cl      TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT
  *   reduce       reduce.cl         WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS
- *   softmax      softmax.cl        WG, VW, ITEM_CONTIG, ROW_ITEM, PREFETCH, ITEM_ROWS,
- *                                  NT_MIN
+ *   softmax      softmax.cl        WG, VW, ITEM_CONTIG, ROW_ITEM, PREFETCH,
+ *                                  ITEM_ROWS, NT_MIN
  *   random       random.cl         WG, BPI
  *
  * Every parameter reaches the compiler as -DNAME=value through
