@@ -31,7 +31,12 @@ typedef enum {
   K_PERM3_KEEP, /* [64, m, n] -> [m, 64, n] (the innermost axis stays) */
   K_PERM4,     /* [8, m/8, 64, n/64] -> [8, n/64, 64, m/8] */
   K_NORMAL,    /* normal f32 */
-  K_PERM3_H    /* K_PERM3 on f16 (2-byte elements) */
+  K_PERM3_H,   /* K_PERM3 on f16 (2-byte elements) */
+  K_MAX_ROWS,  /* max over the last axis */
+  K_MAX_COLS,  /* max over the first axis */
+  K_ARGMAX_ROWS, /* argmax over the last axis (i32 out) */
+  K_ARGMAX_COLS, /* argmax over the first axis */
+  K_ARGMAX_ALL /* argmax of everything */
 } kind;
 
 typedef struct ops_bench {
@@ -70,6 +75,11 @@ static vncl_status run(ops_bench *o, kind k, vncl_tensor *a, vncl_tensor *b,
     case K_PERM3_KEEP: return vncl_permute(ctx, a, perm3_keep, c);
     case K_PERM4: return vncl_permute(ctx, a, perm4, c);
     case K_NORMAL: return vncl_random_normal(ctx, c, 1234, 0, 0, 0, 1);
+    case K_MAX_ROWS: return vncl_reduce(ctx, VNCL_REDUCE_MAX, a, 1, c);
+    case K_MAX_COLS: return vncl_reduce(ctx, VNCL_REDUCE_MAX, a, 0, c);
+    case K_ARGMAX_ROWS: return vncl_reduce(ctx, VNCL_REDUCE_ARGMAX, a, 1, c);
+    case K_ARGMAX_COLS: return vncl_reduce(ctx, VNCL_REDUCE_ARGMAX, a, 0, c);
+    case K_ARGMAX_ALL: return vncl_reduce_all(ctx, VNCL_REDUCE_ARGMAX, a, c);
   }
   return VNCL_ERR_INVALID_ARG;
 }
@@ -117,6 +127,26 @@ static bool verify(ops_bench *o, kind k, const vncl_tensor *c) {
         }
         want = sm;
         tol = 1e-5 * sa;
+        break;
+      }
+      case K_MAX_ROWS:
+      case K_MAX_COLS:
+      case K_ARGMAX_ROWS:
+      case K_ARGMAX_COLS:
+      case K_ARGMAX_ALL: { /* the first maximum (the values hold no NaN) */
+        bool rows = k == K_MAX_ROWS || k == K_ARGMAX_ROWS;
+        size_t cnt = rows ? C : k == K_ARGMAX_ALL ? N : R;
+        double m = -INFINITY;
+        size_t at = 0;
+        for (size_t j = 0; j < cnt; j++) {
+          double v = rows ? x[i * C + j] : k == K_ARGMAX_ALL ? x[j]
+                                                             : x[j * C + i];
+          if (v > m) m = v, at = j;
+        }
+        bool arg = k != K_MAX_ROWS && k != K_MAX_COLS;
+        want = arg ? (double)at : m;
+        if (arg) got = ((const int32_t *)raw)[i];
+        tol = 0;
         break;
       }
       case K_ADD_COL: want = (double)x[i] + x[i / C]; break;
@@ -284,6 +314,9 @@ int bench_suite_ops(bench_ctx *b) {
   vncl_tensor *rsum = tensor(b, VNCL_F32, 1, o.rows, 0);
   vncl_tensor *csum = tensor(b, VNCL_F32, 1, o.cols, 0);
   vncl_tensor *one = tensor(b, VNCL_F32, 1, 1, 0);
+  vncl_tensor *irow = tensor(b, VNCL_I32, 1, o.rows, 0);
+  vncl_tensor *icol = tensor(b, VNCL_I32, 1, o.cols, 0);
+  vncl_tensor *ione = tensor(b, VNCL_I32, 1, 1, 0);
   vncl_tensor *tr = tensor(b, VNCL_F32, 2, o.cols, o.rows);
   vncl_tensor *h = tensor(b, VNCL_BF16, 2, o.rows, o.cols);
   vncl_tensor *hf = tensor(b, VNCL_F16, 2, o.rows, o.cols);
@@ -304,8 +337,9 @@ int bench_suite_ops(bench_ctx *b) {
   vncl_tensor *q3 = tensor4t(b, VNCL_F16, 3, C0, M, 64, 0);
   int rc = -1;
   if (!o.host || !o.psrc || !o.pdst || !a || !bb || !c || !row || !rsum ||
-      !csum || !one || !tr || !h || !hf || !d || !col || !sc || !a3 || !o3 || !b3 || !s3 || !p3 ||
-      !k3 || !a4 || !p4 || !h3 || !q3)
+      !csum || !one || !irow || !icol || !ione || !tr || !h || !hf || !d ||
+      !col || !sc || !a3 || !o3 || !b3 || !s3 || !p3 || !k3 || !a4 || !p4 ||
+      !h3 || !q3)
     goto out;
   /* Inputs: b is a shifted copy of a, the row is a's first row. */
   srand(7);
@@ -385,6 +419,18 @@ int bench_suite_ops(bench_ctx *b) {
   }
   snprintf(name, sizeof name, "cast f32->f16 %s", sz);
   bench_case_run(&o, name, "f32", K_CAST, a, NULL, hf, 6 * n);
+  /* Max and argmax along rows, down columns and over everything: the
+   * other reductions (sums above); argmax writes i32. */
+  snprintf(name, sizeof name, "max rows %.0fx%.0f", R, C);
+  bench_case_run(&o, name, "f32", K_MAX_ROWS, a, NULL, rsum, 4 * n + 4 * R);
+  snprintf(name, sizeof name, "max cols %.0fx%.0f", R, C);
+  bench_case_run(&o, name, "f32", K_MAX_COLS, a, NULL, csum, 4 * n + 4 * C);
+  snprintf(name, sizeof name, "argmax rows %.0fx%.0f", R, C);
+  bench_case_run(&o, name, "f32", K_ARGMAX_ROWS, a, NULL, irow, 4 * n + 4 * R);
+  snprintf(name, sizeof name, "argmax cols %.0fx%.0f", R, C);
+  bench_case_run(&o, name, "f32", K_ARGMAX_COLS, a, NULL, icol, 4 * n + 4 * C);
+  snprintf(name, sizeof name, "argmax all %s", sz);
+  bench_case_run(&o, name, "f32", K_ARGMAX_ALL, a, NULL, ione, 4 * n);
   /* Softmax over short rows, the same values as rows of 64 and 1024 (the
    * issue's range starts at 16; one group per row ran them at 0.03x and
    * 0.38x memcpy, docs/ops.md "Eighth pass"). */
@@ -411,8 +457,9 @@ int bench_suite_ops(bench_ctx *b) {
   }
   rc = 0;
 out:;
-  vncl_tensor *all[] = {a,  bb, c,  row, rsum, csum, one, tr, h,  hf, d,
-                        col, sc, a3, o3, b3, s3, p3, k3, a4, p4, h3, q3};
+  vncl_tensor *all[] = {a,  bb, c,  row, rsum, csum, one, irow, icol, ione,
+                        tr, h, hf, d,  col, sc, a3, o3, b3, s3, p3, k3,
+                        a4, p4, h3, q3};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++)
     vncl_tensor_destroy(all[i]);
   free(o.host);

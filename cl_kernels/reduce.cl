@@ -153,10 +153,11 @@ typedef CAT(ACC, VSUF) accv;
 /* The compensated value of (s, c). */
 #define KAHAN_VALUE(s, c) (IS_FINITE(s) ? (s) - (c) : (s))
 
-/* Adds F(LOAD(v)) for v = vb, vb + vs, ... below ve into (sv, cv): blocks of
- * 8 vectors are summed pairwise (independent adds, so the loop is not
- * bound by one chain of additions), and each block is added with Kahan's
- * compensation. */
+/* Folds F(LOAD(v)) for v = vb, vb + vs, ... below ve into an accumulator:
+ * blocks of 8 vectors are combined pairwise by C (independent steps, so
+ * the loop is not bound by one chain of dependent ones), and each block
+ * goes in by one STEP(a, b, block): a Kahan step into (a, b) = (sv, cv)
+ * for sums, NMAX or NMIN into a = m for max and min (b unused). */
 #define SQ(e) ((e) * (e))
 #define ID(e) (e)
 /* The plain sum's F: e + 0, the same value (a -0 becomes +0, which the sum,
@@ -165,7 +166,13 @@ typedef CAT(ACC, VSUF) accv;
  * 2-lane adds (row sums ran at 0.65-0.75x of the same loop with full
  * vectors); the extra add keeps whole zmm loads and adds. */
 #define IDZ(e) ((e) + (accv)0)
-#define SUM_VECTORS(F, LOAD, vb, ve, vs, sv, cv)                           \
+#define ADD2(x, y) ((x) + (y))
+#define KSTEP(s, c, x) KAHAN(s, c, x)
+#define MAXSTEP(m, u, x) ((m) = NMAX(m, x))
+#define MINSTEP(m, u, x) ((m) = NMIN(m, x))
+#define FOLD8(F, C, e0, e1, e2, e3, e4, e5, e6, e7)             \
+  C(C(C(F(e0), F(e1)), C(F(e2), F(e3))), C(C(F(e4), F(e5)), C(F(e6), F(e7))))
+#define FOLD_VECTORS(F, C, STEP, LOAD, vb, ve, vs, a, b)                   \
   do {                                                                     \
     IDX v_ = (vb);                                                         \
     for (; v_ + 7 * (vs) < (ve); v_ += 8 * (vs)) {                         \
@@ -173,23 +180,22 @@ typedef CAT(ACC, VSUF) accv;
       const accv e2 = LOAD(v_ + 2 * (vs)), e3 = LOAD(v_ + 3 * (vs));       \
       const accv e4 = LOAD(v_ + 4 * (vs)), e5 = LOAD(v_ + 5 * (vs));       \
       const accv e6 = LOAD(v_ + 6 * (vs)), e7 = LOAD(v_ + 7 * (vs));       \
-      KAHAN(sv, cv, ((F(e0) + F(e1)) + (F(e2) + F(e3))) +                  \
-                        ((F(e4) + F(e5)) + (F(e6) + F(e7))));              \
+      STEP(a, b, FOLD8(F, C, e0, e1, e2, e3, e4, e5, e6, e7));             \
     }                                                                      \
     for (; v_ < (ve); v_ += (vs)) {                                        \
       const accv e_ = LOAD(v_);                                            \
-      KAHAN(sv, cv, F(e_));                                                \
+      STEP(a, b, F(e_));                                                   \
     }                                                                      \
   } while (0)
 
-/* As SUM_VECTORS over a contiguous range (step 1), read as STREAMS runs
+/* As FOLD_VECTORS over a contiguous range (step 1), read as STREAMS runs
  * at once: the range is cut into STREAMS equal parts of a multiple of
  * 8 / STREAMS vectors each, and each block of 8 vectors takes 8 / STREAMS
- * consecutive vectors from every part (pairwise sum, then one Kahan step,
- * as in SUM_VECTORS); the rest, fewer than 8 vectors, one by one. */
+ * consecutive vectors from every part (combined pairwise, then one STEP,
+ * as in FOLD_VECTORS); the rest, fewer than 8 vectors, one by one. */
 #define SS_PER (8 / STREAMS)
 #define SS_AT(b, q, j) ((b) + (IDX)((j) / SS_PER) * (q) + (IDX)((j) % SS_PER))
-#define SUM_STREAMS(F, LOAD, vb, ve, sv, cv)                                 \
+#define FOLD_STREAMS(F, C, STEP, LOAD, vb, ve, a, b)                       \
   do {                                                                     \
     const IDX q_ = ((ve) - (vb)) / 8 * SS_PER;                             \
     for (IDX i_ = 0; i_ < q_; i_ += SS_PER) {                              \
@@ -198,22 +204,36 @@ typedef CAT(ACC, VSUF) accv;
       const accv e2 = LOAD(SS_AT(b_, q_, 2)), e3 = LOAD(SS_AT(b_, q_, 3)); \
       const accv e4 = LOAD(SS_AT(b_, q_, 4)), e5 = LOAD(SS_AT(b_, q_, 5)); \
       const accv e6 = LOAD(SS_AT(b_, q_, 6)), e7 = LOAD(SS_AT(b_, q_, 7)); \
-      KAHAN(sv, cv, ((F(e0) + F(e1)) + (F(e2) + F(e3))) +                  \
-                        ((F(e4) + F(e5)) + (F(e6) + F(e7))));              \
+      STEP(a, b, FOLD8(F, C, e0, e1, e2, e3, e4, e5, e6, e7));             \
     }                                                                      \
     for (IDX v_ = (vb) + STREAMS * q_; v_ < (ve); v_++) {                  \
       const accv e_ = LOAD(v_);                                            \
-      KAHAN(sv, cv, F(e_));                                                \
+      STEP(a, b, F(e_));                                                   \
     }                                                                      \
   } while (0)
-/* A work-item's vectors vb, vb + vs, ... below ve into (sv, cv). */
+/* A work-item's vectors vb, vb + vs, ... below ve. */
 #if ITEM_CONTIG && STREAMS > 1
-#define SUM_RANGE(F, LOAD, vb, ve, vs, sv, cv) \
-  SUM_STREAMS(F, LOAD, vb, ve, sv, cv)
+#define FOLD_RANGE(F, C, STEP, LOAD, vb, ve, vs, a, b) \
+  FOLD_STREAMS(F, C, STEP, LOAD, vb, ve, a, b)
 #else
-#define SUM_RANGE(F, LOAD, vb, ve, vs, sv, cv) \
-  SUM_VECTORS(F, LOAD, vb, ve, vs, sv, cv)
+#define FOLD_RANGE(F, C, STEP, LOAD, vb, ve, vs, a, b) \
+  FOLD_VECTORS(F, C, STEP, LOAD, vb, ve, vs, a, b)
 #endif
+/* Sums into (sv, cv); the maximum or minimum into m (max and min carry a
+ * NaN: NMAX/NMIN return their first operand when it is NaN, else the
+ * larger, which is the second when that is NaN). Before the blocks, a
+ * max or min stepped every vector into m, one chain of dependent
+ * compare-and-selects: the max of everything 0.64x memcpy on a Zen 5,
+ * 1.1-1.5x since (docs/ops.md, thirteenth pass). */
+#define SUM_RANGE(F, LOAD, vb, ve, vs, sv, cv) \
+  FOLD_RANGE(F, ADD2, KSTEP, LOAD, vb, ve, vs, sv, cv)
+#define EXT_RANGE(mx, LOAD, vb, ve, vs, m)                           \
+  do {                                                               \
+    if (mx)                                                          \
+      FOLD_RANGE(ID, NMAX, MAXSTEP, LOAD, vb, ve, vs, m, m);         \
+    else                                                             \
+      FOLD_RANGE(ID, NMIN, MINSTEP, LOAD, vb, ve, vs, m, m);         \
+  } while (0)
 
 /* Lanes of a vector into a private array, for the horizontal step. */
 #if VW == 1
@@ -257,6 +277,52 @@ inline void put(const int op, const IDX at, const acc v, const IDX iv,
 #define RANGE(n, b, e, st) \
   const IDX b = (IDX)lid, e = (n), st = WG
 #endif
+
+/* argmax of the vectors vb, vb + vs, ... below ve of p (element v VW + j
+ * is lane j of vector v): blocks of 8 vectors reduced to their maximum
+ * (NMAX, so a NaN wins), the first block kept and then only a strictly
+ * better one (a NaN beats any number, nothing beats a NaN), so that the
+ * kept block holds the range's first maximum; that block is then read
+ * again for its first element equal to the maximum (or NaN). *val, *idx:
+ * the maximum and its index (-inf and IDX_NONE for an empty range). One
+ * compare of the block's maximum per 8 vectors, where the element-by-
+ * element form ran a compare and branch per element: argmax over rows
+ * 0.4x memcpy on a Zen 5 (docs/ops.md, thirteenth pass). */
+inline void argmax_vectors(__global const STORE *p, const IDX vb,
+                           const IDX ve, const IDX vs, acc *val, IDX *idx) {
+  acc bm = -INFINITY;
+  IDX bb = IDX_NONE, bn = 0;
+  for (IDX v = vb; v < ve;) {
+    const IDX n = v + 7 * vs < ve ? 8 : 1;
+    accv t = LDV(p, v);
+    if (n == 8) {
+      const accv e1 = LDV(p, v + vs), e2 = LDV(p, v + 2 * vs);
+      const accv e3 = LDV(p, v + 3 * vs), e4 = LDV(p, v + 4 * vs);
+      const accv e5 = LDV(p, v + 5 * vs), e6 = LDV(p, v + 6 * vs);
+      const accv e7 = LDV(p, v + 7 * vs);
+      t = FOLD8(ID, NMAX, t, e1, e2, e3, e4, e5, e6, e7);
+    }
+    acc h;
+    VNCL_HRED(ACC, VW, NMAX, t, h);
+    if (bb == IDX_NONE || (IS_NAN(h) ? !IS_NAN(bm) : h > bm)) {
+      bm = h;
+      bb = v;
+      bn = n;
+    }
+    v += n * vs;
+  }
+  *val = bm;
+  *idx = IDX_NONE;
+  for (IDX j = 0; j < bn; j++) {
+    acc l[VW];
+    LANES(LDV(p, bb + j * vs), l);
+    for (int k = 0; k < VW; k++)
+      if (IS_NAN(bm) ? IS_NAN(l[k]) : l[k] == bm) {
+        *idx = (bb + j * vs) * VW + (IDX)k;
+        return;
+      }
+  }
+}
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 reduce_rows(const int op, const IDX R, const IDX chunk, const IDX S,
@@ -302,16 +368,7 @@ reduce_rows(const int op, const IDX R, const IDX chunk, const IDX S,
     RANGE(nv, vb, ve, vs);
     const int mx = op == R_MAX;
     accv m = mx ? (accv)(-INFINITY) : (accv)(INFINITY);
-    if (mx)
-      for (IDX v = vb; v < ve; v += vs) {
-        const accv e = LDV(p, v);
-        m = NMAX(m, e);
-      }
-    else
-      for (IDX v = vb; v < ve; v += vs) {
-        const accv e = LDV(p, v);
-        m = NMIN(m, e);
-      }
+    EXT_RANGE(mx, LOAD_ROW, vb, ve, vs, m);
     acc lm[VW];
     LANES(m, lm);
     val = lm[0];
@@ -321,10 +378,11 @@ reduce_rows(const int op, const IDX R, const IDX chunk, const IDX S,
       const acc e = LD(p, i);
       val = mx ? NMAX(val, e) : NMIN(val, e);
     }
-  } else { /* argmax: element by element */
-    RANGE(len, ib, ie, is);
-    val = -INFINITY;
-    for (IDX i = ib; i < ie; i += is) {
+  } else { /* argmax */
+    RANGE(nv, vb, ve, vs);
+    argmax_vectors(p, vb, ve, vs, &val, &idx);
+    if (idx != IDX_NONE) idx += c0;
+    for (IDX i = tail + lid; i < len; i += WG) {
       const acc e = LD(p, i);
       if (BETTER(e, c0 + i, val, idx)) {
         val = e;
@@ -390,16 +448,7 @@ reduce_rows_item(const int op, const IDX R, const IDX rows,
   } else if (op == R_MAX || op == R_MIN) {
     const int mx = op == R_MAX;
     accv m = mx ? (accv)(-INFINITY) : (accv)(INFINITY);
-    if (mx)
-      for (IDX v = 0; v < nv; v++) {
-        const accv e = LDV(p, v);
-        m = NMAX(m, e);
-      }
-    else
-      for (IDX v = 0; v < nv; v++) {
-        const accv e = LDV(p, v);
-        m = NMIN(m, e);
-      }
+    EXT_RANGE(mx, LOAD_ROW, 0, nv, 1, m);
     acc lm[VW];
     LANES(m, lm);
     val = lm[0];
@@ -410,8 +459,8 @@ reduce_rows_item(const int op, const IDX R, const IDX rows,
       val = mx ? NMAX(val, e) : NMIN(val, e);
     }
   } else {
-    val = -INFINITY;
-    for (IDX i = 0; i < R; i++) {
+    argmax_vectors(p, 0, nv, 1, &val, &idx);
+    for (IDX i = nv * VW; i < R; i++) {
       const acc e = LD(p, i);
       if (BETTER(e, i, val, idx)) {
         val = e;
@@ -458,10 +507,44 @@ inline void col_scalar(const int op, __global const STORE *p, const IDX inner,
   }
 }
 
+/* Whether e beats the best so far b in argmax down rows taken in order:
+ * larger, or NaN where b is not (so the first maximum, or the first NaN,
+ * keeps its row). Lane by lane for vectors (-1/0 lanes as wide as the
+ * values: a select mask), 1/0 for scalars. */
+#define AM_BEATS(e, b) (((e) > (b)) || (IS_NAN(e) && !IS_NAN(b)))
+#if DTYPE == 1
+#define ROWT long
+#else
+#define ROWT int
+#endif
+typedef ROWT rowt;
+typedef CAT(ROWT, VSUF) rowv;
+/* Row r's values e into the best values v and their rows i, lane by lane. */
+#define AM_TAKE(v, i, e, r)                  \
+  do {                                       \
+    const rowv b_ = AM_BEATS(e, v);          \
+    (v) = b_ ? (e) : (v);                    \
+    (i) = b_ ? (rowv)((rowt)(r)) : (i);      \
+  } while (0)
+/* Stores the VW lanes of best values v with their rows i from output at
+ * (argmax's outputs or partials). */
+inline void put_argmax_lanes(const IDX at, const accv v, const rowv i,
+                             const IDX R, const int partial,
+                             __global STORE *out, __global int *outi,
+                             __global acc *pv, __global IDX *pi) {
+  acc l[VW];
+  rowt rl[VW];
+  LANES(v, l);
+  LANES(i, rl);
+  for (int j = 0; j < VW; j++)
+    put(R_ARGMAX, at + j, l[j], (IDX)rl[j], R, partial, out, outi, pv, pi);
+}
+
 /* Work-item (xi, o*S + s) reduces the CB*VW columns from xi*CB*VW of row
  * block o over chunk s of the axis: row by row, CB vector loads per row
- * into CB independent accumulators (sum, norm, max, min); one column at a
- * time for argmax and for the last, partial block of columns. */
+ * into CB independent accumulators (sum, norm, max, min; argmax a best
+ * value and its row per lane, the chunk's first row starting them); one
+ * column at a time for the last, partial block of columns. */
 __kernel void reduce_cols(const int op, const IDX R, const IDX inner,
                           const IDX chunk, const IDX S,
                           __global const STORE *x, const IDX xoff,
@@ -474,9 +557,24 @@ __kernel void reduce_cols(const int op, const IDX R, const IDX inner,
   __global const STORE *p = x + xoff + o * R * inner + c0;
   const int partial = S > 1;
   const IDX at = partial ? os * inner + c0 : ooff + o * inner + c0;
-  if (c0 + VW * CB <= inner && op != R_ARGMAX) {
+  if (c0 + VW * CB <= inner) {
     acc lanes[VW];
-    if (op == R_SUM || op == R_MEAN || op == R_NORM2) {
+    if (op == R_ARGMAX) {
+      accv bv[CB];
+      rowv bi[CB];
+      for (int q = 0; q < CB; q++) {
+        bv[q] = LDV_AT(p, r0 * inner + q * VW);
+        bi[q] = (rowv)((rowt)r0);
+      }
+      for (IDX r = r0 + 1; r < r1; r++)
+        for (int q = 0; q < CB; q++) {
+          const accv e = LDV_AT(p, r * inner + q * VW);
+          AM_TAKE(bv[q], bi[q], e, r);
+        }
+      for (int q = 0; q < CB; q++)
+        put_argmax_lanes(at + q * VW, bv[q], bi[q], R, partial, out, outi,
+                         pv, pi);
+    } else if (op == R_SUM || op == R_MEAN || op == R_NORM2) {
       accv sv[CB], cv[CB];
       for (int q = 0; q < CB; q++) sv[q] = cv[q] = 0;
       for (IDX r = r0; r < r1; r++)
@@ -525,29 +623,98 @@ __kernel void reduce_cols(const int op, const IDX R, const IDX inner,
 }
 
 /* F(element at offset off of rows r .. r + STREAMS - 1 of a strip, pr at
- * row r), added pairwise (reduce_cols_strip). */
+ * row r), combined pairwise by C (reduce_cols_strip). */
 #define RB(F, L, i, off) F(L(pr + (IDX)(i) * inner, off))
 #if STREAMS == 2
-#define ROWBLK(F, L, off) (RB(F, L, 0, off) + RB(F, L, 1, off))
+#define ROWBLK(C, F, L, off) C(RB(F, L, 0, off), RB(F, L, 1, off))
 #elif STREAMS == 4
-#define ROWBLK(F, L, off) \
-  ((RB(F, L, 0, off) + RB(F, L, 1, off)) + (RB(F, L, 2, off) + RB(F, L, 3, off)))
+#define ROWBLK(C, F, L, off)                               \
+  C(C(RB(F, L, 0, off), RB(F, L, 1, off)),                 \
+    C(RB(F, L, 2, off), RB(F, L, 3, off)))
 #elif STREAMS == 8
-#define ROWBLK(F, L, off)                              \
-  (((RB(F, L, 0, off) + RB(F, L, 1, off)) +            \
-    (RB(F, L, 2, off) + RB(F, L, 3, off))) +           \
-   ((RB(F, L, 4, off) + RB(F, L, 5, off)) +            \
-    (RB(F, L, 6, off) + RB(F, L, 7, off))))
+#define ROWBLK(C, F, L, off)                               \
+  C(C(C(RB(F, L, 0, off), RB(F, L, 1, off)),               \
+      C(RB(F, L, 2, off), RB(F, L, 3, off))),              \
+    C(C(RB(F, L, 4, off), RB(F, L, 5, off)),               \
+      C(RB(F, L, 6, off), RB(F, L, 7, off))))
 #elif STREAMS != 1
 #error "STREAMS: 1, 2, 4 or 8"
 #endif
+
+/* argmax for reduce_cols_strip: the strip's columns (nvec vectors, then
+ * nrest alone, from p) down rows r0 .. r1 - 1 of the chunk, keeping per
+ * column the best value and its row, a vector of columns at a time,
+ * STREAMS rows' runs read at once; the chunk's first row starts the best.
+ * Columns one at a time down strided rows (reduce_cols' scalar path) ran
+ * argmax over columns at 0.03x memcpy on a Zen 5 (docs/ops.md, thirteenth
+ * pass). */
+inline void argmax_strip(__global const STORE *p, const IDX inner,
+                         const IDX r0, const IDX r1, const int nvec,
+                         const int nrest, const IDX at, const IDX R,
+                         const int partial, __global STORE *out,
+                         __global int *outi, __global acc *pv,
+                         __global IDX *pi) {
+  accv bv[STRIP];
+  rowv bi[STRIP];
+  acc bs[VW];
+  IDX bj[VW];
+  __global const STORE *pr = p + r0 * inner;
+  for (int q = 0; q < nvec; q++) {
+    bv[q] = LDV_AT(pr, q * VW);
+    bi[q] = (rowv)((rowt)r0);
+  }
+  for (int j = 0; j < nrest; j++) {
+    bs[j] = LD(pr, nvec * VW + j);
+    bj[j] = r0;
+  }
+  /* Rows r .. r + n - 1 (n = STREAMS, or 1 for the rows left over): per
+   * vector of columns the n rows' runs read together, the best kept in
+   * registers across them. */
+#define AM_ROWS(n)                                                   \
+  do {                                                               \
+    for (int q = 0; q < nvec; q++) {                                 \
+      accv v_ = bv[q];                                               \
+      rowv i_ = bi[q];                                               \
+      _Pragma("unroll") for (int k = 0; k < (n); k++) {              \
+        const accv e = LDV_AT(pr + (IDX)k * inner, q * VW);          \
+        AM_TAKE(v_, i_, e, r + (IDX)k);                              \
+      }                                                              \
+      bv[q] = v_;                                                    \
+      bi[q] = i_;                                                    \
+    }                                                                \
+    for (int j = 0; j < nrest; j++)                                  \
+      _Pragma("unroll") for (int k = 0; k < (n); k++) {              \
+        const acc e = LD(pr + (IDX)k * inner, nvec * VW + j);        \
+        if (AM_BEATS(e, bs[j])) {                                    \
+          bs[j] = e;                                                 \
+          bj[j] = r + (IDX)k;                                        \
+        }                                                            \
+      }                                                              \
+  } while (0)
+  IDX r = r0 + 1;
+  for (; r + STREAMS <= r1; r += STREAMS) {
+    pr = p + r * inner;
+    AM_ROWS(STREAMS);
+  }
+  for (; r < r1; r++) {
+    pr = p + r * inner;
+    AM_ROWS(1);
+  }
+#undef AM_ROWS
+  for (int q = 0; q < nvec; q++)
+    put_argmax_lanes(at + q * VW, bv[q], bi[q], R, partial, out, outi, pv,
+                     pi);
+  for (int j = 0; j < nrest; j++)
+    put(R_ARGMAX, at + nvec * VW + j, bs[j], bj[j], R, partial, out, outi,
+        pv, pi);
+}
 
 /* Work-item (t, o*S + s) of a [nstrips, outer*S] range: columns c0 =
  * t*STRIP*VW .. c0 + STRIP*VW - 1 (fewer in the last strip) of row block o,
  * rows of chunk s, row by row: one vector load per STRIP vectors and a
  * Kahan step into that vector's accumulator (sum, mean, norm2), or a
  * max/min; columns past the last whole vector go one by one in the same
- * row loop. Not for argmax (reduce_cols). */
+ * row loop; argmax in argmax_strip. */
 __kernel void reduce_cols_strip(const int op, const IDX R, const IDX inner,
                                 const IDX chunk, const IDX S,
                                 __global const STORE *x, const IDX xoff,
@@ -563,6 +730,11 @@ __kernel void reduce_cols_strip(const int op, const IDX R, const IDX inner,
   const IDX at = partial ? os * inner + c0 : ooff + o * inner + c0;
   const IDX ncols = min((IDX)(STRIP * VW), inner - c0);
   const int nvec = (int)(ncols / VW), nrest = (int)(ncols - nvec * VW);
+  if (op == R_ARGMAX) {
+    argmax_strip(p, inner, r0, r1, nvec, nrest, at, R, partial, out, outi,
+                 pv, pi);
+    return;
+  }
   const int sum = op == R_SUM || op == R_MEAN || op == R_NORM2;
   accv sv[STRIP], cv[STRIP];
   acc ss[VW], cs[VW];
@@ -584,16 +756,33 @@ __kernel void reduce_cols_strip(const int op, const IDX R, const IDX inner,
       __global const STORE *pr = p + r * inner;
       if (sq) {
         for (int q = 0; q < nvec; q++)
-          KAHAN(sv[q], cv[q], ROWBLK(SQ, LDV_AT, q * VW));
+          KAHAN(sv[q], cv[q], ROWBLK(ADD2, SQ, LDV_AT, q * VW));
         for (int j = 0; j < nrest; j++)
-          KAHAN1(ss[j], cs[j], ROWBLK(SQ, LD, nvec * VW + j));
+          KAHAN1(ss[j], cs[j], ROWBLK(ADD2, SQ, LD, nvec * VW + j));
       } else {
         for (int q = 0; q < nvec; q++)
-          KAHAN(sv[q], cv[q], ROWBLK(IDZ, LDV_AT, q * VW));
+          KAHAN(sv[q], cv[q], ROWBLK(ADD2, IDZ, LDV_AT, q * VW));
         for (int j = 0; j < nrest; j++)
-          KAHAN1(ss[j], cs[j], ROWBLK(ID, LD, nvec * VW + j));
+          KAHAN1(ss[j], cs[j], ROWBLK(ADD2, ID, LD, nvec * VW + j));
       }
     }
+  } else {
+    /* max and min too: STREAMS rows' runs in flight at once (one row at a
+     * time, max over columns read 0.63x memcpy, where the sums ran
+     * 1.2-1.3x; docs/ops.md, thirteenth pass) */
+#define EXT_ROWBLKS(OPX)                                              \
+  for (; r + STREAMS <= r1; r += STREAMS) {                           \
+    __global const STORE *pr = p + r * inner;                         \
+    for (int q = 0; q < nvec; q++)                                    \
+      sv[q] = OPX(sv[q], ROWBLK(OPX, ID, LDV_AT, q * VW));            \
+    for (int j = 0; j < nrest; j++)                                   \
+      ss[j] = OPX(ss[j], ROWBLK(OPX, ID, LD, nvec * VW + j));         \
+  }
+    if (op == R_MAX)
+      EXT_ROWBLKS(NMAX)
+    else
+      EXT_ROWBLKS(NMIN)
+#undef EXT_ROWBLKS
   }
 #endif
   for (; r < r1; r++) {
@@ -647,6 +836,7 @@ __kernel void reduce_cols_strip(const int op, const IDX R, const IDX inner,
     put(op, at + nvec * VW + j, sum ? KAHAN_VALUE(ss[j], cs[j]) : ss[j],
         IDX_NONE, R, partial, out, outi, pv, pi);
 }
+
 
 /* Partials are [outer, S, inner]; output j = o * inner + i. */
 __kernel void reduce_partials(const int op, const IDX n, const IDX S,

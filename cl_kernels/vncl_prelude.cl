@@ -61,6 +61,30 @@
 #define IS_NAN(x) ((x) != (x))
 #define IS_FINITE(x) ((x) - (x) == 0)
 
+/* ---- one value from the N lanes of a vector ------------------------------
+ * r = OP over the lanes of v (a vector of N values of type T; N 1, 2, 4, 8
+ * or 16), by halves: log2(N) vector operations, where the lanes through a
+ * private array and a scalar loop took N of them (a short row's two
+ * reductions cost as much as its elements; softmax.cl, reduce.cl). */
+#define VNCL_HRED_1(T, OP, v, r) r = (v)
+#define VNCL_HRED_2(T, OP, v, r) r = OP((v).x, (v).y)
+#define VNCL_HRED_4(T, OP, v, r)                \
+  do {                                          \
+    const CAT(T, 2) h2_ = OP((v).lo, (v).hi);   \
+    VNCL_HRED_2(T, OP, h2_, r);                 \
+  } while (0)
+#define VNCL_HRED_8(T, OP, v, r)                \
+  do {                                          \
+    const CAT(T, 4) h4_ = OP((v).lo, (v).hi);   \
+    VNCL_HRED_4(T, OP, h4_, r);                 \
+  } while (0)
+#define VNCL_HRED_16(T, OP, v, r)               \
+  do {                                          \
+    const CAT(T, 8) h8_ = OP((v).lo, (v).hi);   \
+    VNCL_HRED_8(T, OP, h8_, r);                 \
+  } while (0)
+#define VNCL_HRED(T, N, OP, v, r) CAT(VNCL_HRED_, N)(T, OP, v, r)
+
 /* ---- bf16 <-> float --------------------------------------------------------
  * vncl_bf16_to_float[N](ushort[N])  exact: the bits become the top half.
  * vncl_float[N]_to_bf16(float[N])   round to nearest even on the float bits;

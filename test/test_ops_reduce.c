@@ -223,6 +223,63 @@ static void test_reduce_special(void **st) {
   }
 }
 
+/* Long axes, along rows and down columns (the same lines as rows of
+ * [C, L] and as columns of [L, C] and of [2, L, C] along the middle axis):
+ * max, min and argmax fold blocks of vectors and streams of rows, and
+ * argmax keeps the first maximum block by block, so NaN, ties and the
+ * maximum sit in different blocks, chunks and the tail: the first NaN of
+ * two far apart, a tie far apart, a maximum only in the last element, all
+ * equal, all -inf but a NaN next to last, +inf twice, the maximum in the
+ * first element and again later, one NaN. C = 37 columns: two vectors of
+ * 16 and 5 columns alone. With the device's parameters and with the GPU
+ * layout (columns a vector of 4 a lane, 2 vectors a work-item). */
+static void test_reduce_special_long(void **st) {
+  (void)st;
+  enum { L = 5003, C = 37, P = 8 };
+  double *line = malloc((size_t)L * C * sizeof *line);
+  double *rows = malloc((size_t)L * C * sizeof *rows);
+  double *cols = malloc((size_t)2 * L * C * sizeof *cols);
+  for (int ti = 0; ti < 4; ti++) {
+    vncl_dtype t = t_float_types[ti];
+    for (int c = 0; c < C; c++) {
+      double *v = line + (size_t)c * L;
+      for (int i = 0; i < L; i++) v[i] = t_round(t, t_rand_uniform(-1, 1));
+      switch (c % P) {
+        case 0: v[4000] = NAN, v[4500] = NAN; break;
+        case 1: v[100] = 7, v[4900] = 7; break;
+        case 2: v[L - 1] = 7; break;
+        case 3: for (int i = 0; i < L; i++) v[i] = 0.5; break;
+        case 4:
+          for (int i = 0; i < L; i++) v[i] = -INFINITY;
+          v[L - 2] = NAN;
+          break;
+        case 5: v[3000] = INFINITY, v[4000] = INFINITY; break;
+        case 6: v[0] = 7, v[2500] = 7; break;
+        default: v[17 + c] = NAN; break;
+      }
+    }
+    for (int c = 0; c < C; c++)
+      for (int i = 0; i < L; i++) {
+        rows[(size_t)c * L + i] = line[(size_t)c * L + i];
+        cols[(size_t)i * C + c] = line[(size_t)c * L + i];
+        cols[(size_t)(L + i) * C + c] = line[(size_t)((c + 3) % C) * L + i];
+      }
+    /* the device's set, then the GPU layout (reduce_cols' vectors) */
+    for (int g = 0; g < 2; g++) {
+      static const int gpu[VNCL__OPS_MAX_PARAMS] = {64, 4, 0, 0, 2, 1};
+      T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, g ? gpu : NULL));
+      for (int op = VNCL_REDUCE_MAX; op <= VNCL_REDUCE_ARGMAX; op++) {
+        run_reduce(t, op, 2, (int64_t[]){C, L}, rows, 1, 0);
+        run_reduce(t, op, 2, (int64_t[]){L, C}, cols, 0, 0);
+        run_reduce(t, op, 3, (int64_t[]){2, L, C}, cols, 1, 0);
+        run_reduce(t, op, 1, (int64_t[]){L}, rows + (size_t)L, INT32_MIN, 0);
+      }
+    }
+    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, NULL));
+  }
+  free(line), free(rows), free(cols);
+}
+
 /* Empty axes: sums give 0, mean NaN; max/min/argmax are refused; an empty
  * output is nothing to do. */
 static void test_reduce_empty(void **st) {
@@ -327,7 +384,7 @@ static void test_softmax(void **st) {
 }
 
 /* -inf entries give 0 (log: -inf); rows all -inf, with +inf or with NaN
- * give NaN; large values do not overflow. */
+ * give NaN, short rows and long ones; large values do not overflow. */
 static void test_softmax_special(void **st) {
   (void)st;
   enum { N = 40 };
@@ -343,6 +400,31 @@ static void test_softmax_special(void **st) {
     for (int i = 0; i < N; i++)  /* large values: exp would overflow */
       xv[4 * N + i] = t_round(t, t == VNCL_F16 ? 60000 - i * 32 : 1e4 + i);
     for (int lg = 0; lg < 2; lg++) run_softmax(t, lg, 2, shape, xv);
+    /* Rows a group each (longer than any row's ROW_ITEM), the special
+     * value in each of pass 1's four running maxima (elements 0, 19, 37
+     * and 55: vectors 0-3 of a work-item's part with vectors of 16), past
+     * the last vector and far along: NaN must come out of pass 2,
+     * whatever maximum pass 1 found. */
+    enum { L = 4109 };
+    static const int at[] = {0, 19, 37, 55, L - 3, 114, 2000};
+    const int nat = (int)(sizeof at / sizeof *at);
+    int64_t lshape[2] = {3 * nat + 3, L};
+    double *lv = t_rand_vals(t, (size_t)lshape[0] * L, -6, 6);
+    for (int k = 0; k < nat; k++) {
+      lv[(size_t)k * L + at[k]] = NAN;
+      lv[(size_t)(nat + k) * L + at[k]] = INFINITY;
+      /* the maximum alone there, by more than exp's range: a maximum
+       * that missed it would overflow the others' exp */
+      lv[(size_t)(2 * nat + k) * L + at[k]] = 100;
+    }
+    double *r = lv + (size_t)3 * nat * L;
+    for (int i = 0; i < L; i++) r[i] = -INFINITY; /* all -inf */
+    r += L;
+    r[1] = -INFINITY, r[L - 1] = -INFINITY; /* finite results */
+    r += L;
+    r[20] = -INFINITY, r[3001] = INFINITY;
+    for (int lg = 0; lg < 2; lg++) run_softmax(t, lg, 2, lshape, lv);
+    free(lv);
   }
 }
 
@@ -655,6 +737,7 @@ int main(void) {
       cmocka_unit_test(test_reduce_all),
       cmocka_unit_test(test_long_row_accuracy),
       cmocka_unit_test(test_reduce_special),
+      cmocka_unit_test(test_reduce_special_long),
       cmocka_unit_test(test_reduce_empty),
       cmocka_unit_test(test_softmax),
       cmocka_unit_test(test_softmax_special),
@@ -665,5 +748,6 @@ int main(void) {
       cmocka_unit_test(test_reduce_streams),
       cmocka_unit_test(test_bad_inputs),
   };
+  if (getenv("VNCL_TEST_FILTER")) cmocka_set_test_filter(getenv("VNCL_TEST_FILTER"));
   return cmocka_run_group_tests(tests, t_setup, t_teardown);
 }

@@ -5,10 +5,10 @@
  * local memory), inner > 1 reduce_cols (a work-item per column vector,
  * coalesced: GPUs) or, where work-items run contiguous parts (ITEM_CONTIG,
  * CPUs), reduce_cols_strip (a work-item per strip of up to 64 vectors of
- * columns, walking its rows in order). When there
- * are too few outputs to occupy the device, the axis is split into S chunks
- * whose partial results (with the argmax index) go to scratch memory and
- * reduce_partials combines them. */
+ * columns, walking its rows in order; argmax too).
+ * When there are too few outputs to occupy the device, the axis is split
+ * into S chunks whose partial results (with the argmax index) go to
+ * scratch memory and reduce_partials combines them. */
 #include <stdio.h>
 #include <string.h>
 
@@ -68,7 +68,7 @@ static vncl_status reduce_run(vncl_context *ctx, int op, const vncl_tensor *x,
 
   /* Split of the axis. */
   size_t S = 1, chunk = R ? R : 1, lx = 0, gx = 1, strip = 0;
-  bool strips = !rows && p[RED_ITEM_CONTIG] && op != VNCL_REDUCE_ARGMAX;
+  bool strips = !rows && p[RED_ITEM_CONTIG];
   if (strips) {
     /* Strips of up to 64 vectors (4 KiB of f32 per row with VW 16): long
      * runs for the prefetcher, accumulators that stay in L1. A power of
