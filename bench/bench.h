@@ -34,6 +34,11 @@ typedef struct bench_case {
   double wall_seconds;   /* vncl: median wall time end to end */
   double host_seconds;   /* vncl: median time until the call returns, for
                             calls queued back to back (0: n/a) */
+  double floor_seconds;  /* single calls: the driver's floor per call (an
+                            empty kernel, waited or queued as the case),
+                            median over the same rounds (0: n/a) */
+  double over_floor_seconds; /* single calls: median over the rounds of
+                                the call's time less the floor's */
   const char *peer;      /* "clblast", "openblas", "clfft", "fftw", "memcpy" */
   double peer_value;     /* peer: median, same unit (0: peer not run) */
   double peer_spread;

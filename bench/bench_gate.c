@@ -37,6 +37,10 @@
  * bench read the quick permutations at 0.26-0.27x, 0.41-0.79x before, and
  * the code of d78568a and of this day ran them alike, 11-17 GB/s against
  * memcpy's 28-45, in one process; docs/benchmarks.md, "A Zen 5 EPYC");
+ * "Xeon 167": an Intel Xeon guest of x86 family 6, model 167 (2026-12-04,
+ * session 22: two full runs and one quick run; sum all 64Mi read 0.98x
+ * and 0.76x with spreads of 55% and 53%; a harness read it at 15 and
+ * then 29 GB/s in two stretches of one process, docs/benchmarks.md);
  * "CI s16": CI's quick bench of session 16's last submission on the Zen 5
  * (its printed table: the f64->f16 cast at 0.33x with a spread of 6%,
  * where quiet runs read 0.53-1.10x, failed it). The max and argmax cases
@@ -84,6 +88,8 @@ static const struct {
     {"ops", "argmax cols 4096x16384", "f32", 0.40},         /* 0.54x, Zen 5 */
     {"ops", "argmax rows 1024x4096", "f32", 0.30},          /* 0.40x, 1st */
     {"ops", "cast f32->bf16 4Mi", "f32", 0.45},             /* 0.63x, Zen 5 q */
+    {"ops", "cast f32->f16 4Mi", "f32", 0.55},              /* 0.74x, Xeon 167 q */
+    {"ops", "cast f32->f64 4Mi", "f32", 0.55},              /* 0.78x, Xeon 167 q */
     {"ops", "cast f64->bf16 4Mi", "f64", 0.45},             /* 0.66x, CI s16 */
     {"ops", "cast f64->f32 4Mi", "f64", 0.45},              /* 0.66x, CI s16 */
     {"ops", "cast f64->f16 4Mi", "f64", 0.20},              /* 0.33x, CI s16 */
@@ -113,6 +119,7 @@ static const struct {
     {"ops", "softmax rows 65536x1024", "f32", 0.45},        /* 0.62x, AMD */
     {"ops", "softmax rows 65536x64", "f32", 0.25},          /* 0.39x, AMD q */
     {"ops", "sum all 4Mi", "f32", 0.45},                    /* 0.63x, Zen 5 q */
+    {"ops", "sum all 64Mi", "f32", 0.55},                   /* 0.76x, Xeon 167 */
     {"ops", "sum cols 1024x4096", "f32", 0.40},             /* 0.54x, Zen 5 q */
     {"ops", "sum mid 64x16x4096", "f32", 0.20},             /* 0.31x, CI s16 */
     {"ops", "sum mid 64x64x16384", "f32", 0.55},            /* 0.75x, Zen 5 */

@@ -140,6 +140,8 @@ typedef struct call_times {
   double vncl, vncl_spread, peer, peer_spread; /* seconds */
   double device; /* the products' device time (profiling events) */
   double host;   /* queued calls: until vncl_gemm returns (0: waited) */
+  double floor;  /* an empty kernel in the same rounds and mode (0: none) */
+  double over;   /* median over the rounds of vncl's time less floor's */
 } call_times;
 
 /* A case of value v (in unit) from the times t. */
@@ -156,6 +158,8 @@ static void record(bench_ctx *bc, const char *name, const prod *p,
                   .device_seconds = t->device,
                   .wall_seconds = t->vncl,
                   .host_seconds = t->host,
+                  .floor_seconds = t->floor,
+                  .over_floor_seconds = t->over,
                   .peer = peer,
                   .peer_value = pv,
                   .peer_spread = t->peer_spread,
@@ -167,6 +171,52 @@ static void record(bench_ctx *bc, const char *name, const prod *p,
   bench_record(bc, &c);
 }
 
+/* An empty kernel on the context's queue: what the driver costs a call
+ * (its launch, and its wait when waited), the floor under vncl's calls. */
+typedef struct empty_kernel {
+  cl_program prog;
+  cl_kernel k;
+  cl_command_queue q;
+} empty_kernel;
+
+static bool empty_make(bench_ctx *bc, empty_kernel *e) {
+  cl_context cx;
+  cl_device_id dev;
+  memset(e, 0, sizeof *e);
+  if (vncl_context_cl(bc->ctx, &cx, &e->q, &dev)) return false;
+  const char *src = "__kernel void vncl_bench_empty(void) {}";
+  cl_int err;
+  e->prog = clCreateProgramWithSource(cx, 1, &src, NULL, &err);
+  if (e->prog && clBuildProgram(e->prog, 1, &dev, "", NULL, NULL) == CL_SUCCESS)
+    e->k = clCreateKernel(e->prog, "vncl_bench_empty", &err);
+  return e->k != NULL;
+}
+
+static void empty_free(empty_kernel *e) {
+  if (e->k) clReleaseKernel(e->k);
+  if (e->prog) clReleaseProgram(e->prog);
+  memset(e, 0, sizeof *e);
+}
+
+/* `calls` empty kernels, a finish after each (waited) or one at the end:
+ * *per_call the seconds per call, *submit (when not NULL) per call until
+ * the enqueues had returned. */
+static bool empty_calls(const empty_kernel *e, int calls, bool waited,
+                        double *per_call, double *submit) {
+  size_t one = 1;
+  bool ok = true;
+  double t0 = bench_now();
+  for (int i = 0; i < calls && ok; i++) {
+    ok = clEnqueueNDRangeKernel(e->q, e->k, 1, NULL, &one, &one, 0, NULL,
+                                NULL) == CL_SUCCESS;
+    if (waited && ok) ok = clFinish(e->q) == CL_SUCCESS;
+  }
+  if (submit) *submit = (bench_now() - t0) / calls;
+  if (!waited && ok) ok = clFinish(e->q) == CL_SUCCESS;
+  *per_call = (bench_now() - t0) / calls;
+  return ok;
+}
+
 /* Times `calls` vncl products (waited: a finish after each; else one at
  * the end) and `calls` host products, interleaved over the rounds; returns
  * the medians per call in seconds. vncl's calls start only once
@@ -176,13 +226,16 @@ static void record(bench_ctx *bc, const char *name, const prod *p,
  * then, so the timed ones find vncl's threads running (as a program that
  * calls it in a loop), else the first call comes after that idle spell
  * (one that calls it now and then). The host products likewise follow one
- * untimed host product. */
+ * untimed host product. e (not NULL): an empty kernel timed in each round
+ * right after vncl's calls, in the same mode and after the same warm
+ * call, the driver's floor beside them (t->floor, t->over). */
 static bool time_calls(bench_ctx *bc, prod *p, int calls, bool waited,
-                       bool warm, call_times *t) {
+                       bool warm, const empty_kernel *e, call_times *t) {
   int reps = bc->repeats;
   double *v = calloc((size_t)reps, sizeof *v), *h = calloc((size_t)reps, sizeof *h),
-         *dv = calloc((size_t)reps, sizeof *dv), *hv = calloc((size_t)reps, sizeof *hv);
-  bool ok = v && h && dv && hv && vncl_products(bc, p) == 0 &&
+         *dv = calloc((size_t)reps, sizeof *dv), *hv = calloc((size_t)reps, sizeof *hv),
+         *fv = calloc((size_t)reps, sizeof *fv), *ov = calloc((size_t)reps, sizeof *ov);
+  bool ok = v && h && dv && hv && fv && ov && vncl_products(bc, p) == 0 &&
             vncl_finish(bc->ctx) == 0;
   host_products(p);
   for (int r = 0; r < reps && ok; r++) {
@@ -198,6 +251,15 @@ static bool time_calls(bench_ctx *bc, prod *p, int calls, bool waited,
     if (!waited && ok) ok = vncl_finish(bc->ctx) == VNCL_OK;
     v[r] = (bench_now() - t0) / calls;
     dv[r] = bench_gemm_device_seconds(bc) / calls;
+    if (e && ok) {
+      /* The floor in the same round and mode, after the same warm call:
+       * alone, before the sizes, it read 76 us waited where the calls
+       * read 33 (the guest's wake-ups drift over seconds). */
+      double unused;
+      if (warm) ok = empty_calls(e, 1, true, &unused, NULL);
+      ok = ok && empty_calls(e, calls, waited, &fv[r], NULL);
+      ov[r] = v[r] - fv[r];
+    }
     host_products(p);
     t0 = bench_now();
     for (int i = 0; i < calls; i++) host_products(p);
@@ -209,11 +271,17 @@ static bool time_calls(bench_ctx *bc, prod *p, int calls, bool waited,
     t->peer = bench_median(h, reps, &t->peer_spread);
     t->device = bench_median(dv, reps, &unused);
     t->host = waited ? 0 : bench_median(hv, reps, &unused);
+    if (e) {
+      t->floor = bench_median(fv, reps, &unused);
+      t->over = bench_median(ov, reps, &unused);
+    }
   }
   free(v);
   free(h);
   free(dv);
   free(hv);
+  free(fv);
+  free(ov);
   return ok;
 }
 
@@ -233,7 +301,7 @@ static void f64_cases(bench_ctx *bc) {
     }
     call_times t = {0};
     int calls = sz[s] >= 1024 ? 1 : 4;
-    bool ok = time_calls(bc, &p, calls, true, true, &t);
+    bool ok = time_calls(bc, &p, calls, true, true, NULL, &t);
     bool correct = ok && prod_check(&p);
     char name[64];
     snprintf(name, sizeof name, "dgemm %zux%zux%zu", sz[s], sz[s], sz[s]);
@@ -246,45 +314,23 @@ static void f64_cases(bench_ctx *bc) {
 
 /* ---- single small calls ---------------------------------------------- */
 
-/* An empty kernel on the context's queue: the driver's floor per call,
- * waited and queued, and (submit) the time until a queued enqueue returns,
- * the driver's part of what a queued vncl call costs the caller's thread. */
+/* The driver's floor per call, waited and queued, measured alone (the
+ * line before the sizes), and (submit) the time until a queued enqueue
+ * returns, the driver's part of what a queued vncl call costs the
+ * caller's thread. */
 typedef struct floor_t {
   double waited, queued, submit;
 } floor_t;
 
-static bool floor_times(bench_ctx *bc, int calls, floor_t *f) {
-  cl_context cx;
-  cl_command_queue q;
-  cl_device_id dev;
-  vncl_context_cl(bc->ctx, &cx, &q, &dev);
-  const char *src = "__kernel void vncl_bench_empty(void) {}";
-  cl_int err;
-  cl_program pr = clCreateProgramWithSource(cx, 1, &src, NULL, &err);
-  if (!pr) return false;
-  cl_kernel k = NULL;
-  if (clBuildProgram(pr, 1, &dev, "", NULL, NULL) == CL_SUCCESS)
-    k = clCreateKernel(pr, "vncl_bench_empty", &err);
-  bool ok = k != NULL;
-  size_t one = 1;
+static bool floor_times(bench_ctx *bc, const empty_kernel *e, int calls,
+                        floor_t *f) {
   int reps = bc->repeats;
   double *w = calloc((size_t)reps, sizeof *w), *qd = calloc((size_t)reps, sizeof *qd),
          *sb = calloc((size_t)reps, sizeof *sb);
-  ok = ok && w && qd && sb;
-  for (int r = 0; r < reps && ok; r++) {
-    double t0 = bench_now();
-    for (int i = 0; i < calls && ok; i++)
-      ok = clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, NULL) ==
-               CL_SUCCESS && clFinish(q) == CL_SUCCESS;
-    w[r] = (bench_now() - t0) / calls;
-    t0 = bench_now();
-    for (int i = 0; i < calls && ok; i++)
-      ok = clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, NULL) ==
-           CL_SUCCESS;
-    sb[r] = (bench_now() - t0) / calls;
-    ok = ok && clFinish(q) == CL_SUCCESS;
-    qd[r] = (bench_now() - t0) / calls;
-  }
+  bool ok = w && qd && sb;
+  for (int r = 0; r < reps && ok; r++)
+    ok = empty_calls(e, calls, true, &w[r], NULL) &&
+         empty_calls(e, calls, false, &qd[r], &sb[r]);
   double unused;
   if (ok) {
     f->waited = bench_median(w, reps, &unused);
@@ -294,21 +340,23 @@ static bool floor_times(bench_ctx *bc, int calls, floor_t *f) {
   free(w);
   free(qd);
   free(sb);
-  if (k) clReleaseKernel(k);
-  clReleaseProgram(pr);
   return ok;
 }
 
-/* One call's time against the driver's floor, and where it goes: how long
- * the call keeps the caller (queued: until vncl_gemm returns, beside the
- * empty kernel's enqueue; the difference is vncl's own work per call plus
- * PoCL's for a kernel with arguments) and how long the product runs on the
- * device (profiling events). */
+/* One call's time against the driver's floor, and where it goes: the
+ * call less an empty kernel's time in the same rounds and mode (the
+ * median of the rounds' differences: vncl's own work per call plus
+ * PoCL's for a kernel with arguments and work), how long a queued call
+ * keeps the caller (until vncl_gemm returns, beside the empty kernel's
+ * enqueue) and how long the product runs on the device (profiling
+ * events). */
 static void print_split(const char *name, const call_times *t,
                         const floor_t *f, bool waited) {
-  double over = (t->vncl - (waited ? f->waited : f->queued)) * 1e6;
-  printf("          %s: %.1f us per call, %.1f us %s the driver's floor; ",
-         name, t->vncl * 1e6, fabs(over), over < 0 ? "below" : "above");
+  double over = t->over * 1e6;
+  printf("          %s: %.1f us per call, %.1f us %s the driver's floor "
+         "(%.1f us in the same rounds); ",
+         name, t->vncl * 1e6, fabs(over), over < 0 ? "below" : "above",
+         t->floor * 1e6);
   if (!waited)
     printf("returns after %.1f us (an empty kernel's enqueue %.1f us), ",
            t->host * 1e6, f->submit * 1e6);
@@ -322,10 +370,11 @@ static void small_calls(bench_ctx *bc) {
   size_t ns = bc->quick ? 2 : sizeof full / sizeof *full;
   int calls = bc->quick ? 50 : 200;
   floor_t fl = {0};
-  bool have_floor = floor_times(bc, calls, &fl);
+  empty_kernel ek;
+  bool have_floor = empty_make(bc, &ek) && floor_times(bc, &ek, calls, &fl);
   if (have_floor)
-    printf("gemm      driver floor (empty kernel): %.1f us waited, %.1f us "
-           "queued per call (the enqueue returns after %.1f us)\n",
+    printf("gemm      driver floor (empty kernel, alone): %.1f us waited, "
+           "%.1f us queued per call (the enqueue returns after %.1f us)\n",
            fl.waited * 1e6, fl.queued * 1e6, fl.submit * 1e6);
   for (size_t s = 0; s < ns; s++) {
     prod p;
@@ -335,7 +384,8 @@ static void small_calls(bench_ctx *bc) {
     }
     for (int waited = 1; waited >= 0; waited--) {
       call_times t = {0};
-      bool ok = time_calls(bc, &p, calls, waited, true, &t);
+      bool ok = time_calls(bc, &p, calls, waited, true, have_floor ? &ek : NULL,
+                           &t);
       bool correct = ok && prod_check(&p);
       char name[80];
       snprintf(name, sizeof name, "sgemm %zu^3 one call, %s", sz[s],
@@ -346,6 +396,7 @@ static void small_calls(bench_ctx *bc) {
     }
     prod_free(&p);
   }
+  empty_free(&ek);
 }
 
 /* ---- strided batches ------------------------------------------------- */
@@ -383,7 +434,7 @@ static void batches(bench_ctx *bc) {
         call_times t = {0};
         /* Repeated: three calls a sample (a few milliseconds each; one
          * call a sample gave spreads of 60-110% on the model-207 Xeon). */
-        bool ok = time_calls(bc, &p, warm ? 3 : 1, true, warm, &t);
+        bool ok = time_calls(bc, &p, warm ? 3 : 1, true, warm, NULL, &t);
         bool correct = ok && prod_check(&p);
         char name[80];
         snprintf(name, sizeof name, "%cgemm batch %zu x %zu^3%s%s",

@@ -41,6 +41,10 @@ void bench_record(bench_ctx *b, const bench_case *c) {
   cJSON_AddNumberToObject(j, "wall_seconds", c->wall_seconds);
   if (c->host_seconds > 0)
     cJSON_AddNumberToObject(j, "host_seconds", c->host_seconds);
+  if (c->floor_seconds > 0) {
+    cJSON_AddNumberToObject(j, "floor_seconds", c->floor_seconds);
+    cJSON_AddNumberToObject(j, "over_floor_seconds", c->over_floor_seconds);
+  }
   cJSON_AddStringToObject(j, "peer", c->peer ? c->peer : "");
   cJSON_AddNumberToObject(j, "peer_value", c->peer_value);
   cJSON_AddNumberToObject(j, "peer_spread", c->peer_spread);
