@@ -381,7 +381,7 @@ static const vncl__tunable clblast_tunables[] = {
 #define MEASURED "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, batches 2026-12-02"
 /* f64: the direct kernel's KWGD, and packed variants that did not beat the
  * row (docs/tuning.md, "What bounds f64"). */
-#define MEASURED64 "PoCL 3.1, 2-core AVX-512 guest, 2026-12-01, batches 2026-12-02"
+#define MEASURED64 "PoCL 3.1, 2-core AVX-512 guest, 2026-12-01, batches 2026-12-02; kept by `vncl autotune --quick` on an Intel Xeon (x86 family 6, model 167), 2026-12-04"
 /* The AVX2 rows: their direct kernel's KWGD=1 comes from the register
  * check, not from a run. */
 #define UNMEASURED256 "register model; packed sets timed as AVX2 code on the AVX-512 guest (POCL_KERNELLIB_NAME=avx2), 2026-12-01 and 2026-12-02; not on an AVX2 host"
@@ -389,9 +389,9 @@ static const vncl__tunable clblast_tunables[] = {
 #define MEASURED256_16 "as AVX2 code on a Zen 4 EPYC guest (POCL_KERNELLIB_NAME=avx2): KU and switch_mnk16 2026-12-03; the rest as the AVX2 rows; not on an AVX2 host"
 /* The square f32 row: the 2026-11-29 sets, A in place (A_PACKED=2) since;
  * switch_mnk16 2026-12-01 (loaded, noisy). */
-#define MEASURED32SQ "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02"
+#define MEASURED32SQ "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02; kept by `vncl autotune --quick` on an Intel Xeon (x86 family 6, model 167), 2026-12-04"
 
-#define MEASURED16 "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02 (Xeon) and 2026-12-03 (Zen 4 EPYC)"
+#define MEASURED16 "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02 (Xeon) and 2026-12-03 (Zen 4 EPYC); KU 16 against the AMD rows' 4 on an Intel Xeon (x86 family 6, model 167), 2026-12-04: bf16 2048^3 0.96-0.99x f32 against 0.85-0.91x"
 #define MEASURED_ZEN16 "PoCL 3.1, 2-core Zen 4 EPYC guest: direct set and switch_mnk 2026-12-03 (16-bit storage against f32), batches as the AVX-512 16-bit row; 5-row direct tiles on a Zen 5 EPYC guest, 2026-12-03; packed KU on the Zen 5, 2026-12-04"
 #define MEASURED_ZEN "PoCL 3.1, 2-core Zen 4 EPYC guest: switch_mnk 2026-12-03, f32 direct set and small_batch_mnk_bt 2026-12-02 and 2026-12-03; packed KU on a Zen 5 EPYC guest, 2026-12-04; the rest as the AVX-512 rows"
 

@@ -64,7 +64,9 @@ static const vncl__param_row r_cast[] = {
 /* The Zen 5 (AMD, x86 family 26; PoCL 3.1 names it as it names a Zen 4,
  * the family tells them apart): groups of 8 x 8 blocks and ordinary stores
  * in the row copies (docs/ops.md, twelfth pass). The Zen 4 keeps the CPU
- * row (its transpose at 0.81x memcpy there, 2026-12-02). */
+ * row (its transpose at 0.81x memcpy there, 2026-12-02), and so does an
+ * Intel Xeon, where the Zen 5's sets run the transpose at half the CPU
+ * row's rate (docs/ops.md, fourteenth pass). */
 #define ZEN5 26
 static const vncl__param_row r_transpose[] = {
     {{"AuthenticAMD", VNCL_DEVICE_CPU, VNCL__RULE_ANY, 16, VNCL__RULE_ANY,
@@ -73,7 +75,10 @@ static const vncl__param_row r_transpose[] = {
      "PoCL 3.1, 2-core Zen 5 EPYC guest, 2026-12-04"},
     CPU_ROW("TILE=64 WGY=16 ROW_ITEMS=2 NT_STORE=1 RUN_NT=1",
             "2026-11-29; RUN_NT 2026-12-04 on the Zen 5 (vectors in place of "
-            "the element stores before)")};
+            "the element stores before); against the Zen 5 row on an Intel "
+            "Xeon (x86 family 6, model 167), 2026-12-04: transpose 1.06x "
+            "against 0.54x memcpy, (1,0,2) 1.45x against 1.02x (docs/ops.md, "
+            "fourteenth pass)")};
 static const vncl__param_row r_reduce[] = {
     CPU_ROW("WG=16 VW=16 ITEM_CONTIG=1 ROWS_ITEM=65536 CB=4 STREAMS=8",
             "2026-11-29; STREAMS 2026-12-01 (docs/ops.md, sixth pass)")};
