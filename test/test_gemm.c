@@ -681,6 +681,12 @@ static void test_param_sets(void **st) {
      * AVX-512 f64 row's KU, with chunks of 2048 there). */
     d.cpu = (vncl__gemm_cpu_params){6, 32, 8, 18, 64, 16, 8, 0, 2, 0};
     with_params(&d, VNCL_F64);
+    /* f64 from big_mnk on, as the AVX-512 f64 square rows take it (AMD
+     * and Intel, big_tall 2): 36 x 32 blocks of doubles. */
+    d.big_mnk = 300000;
+    d.big_tall = 2;
+    with_params(&d, VNCL_F64);
+    assert_true(cpu_built("-DVW=8 -DMB=36 -DNB=32 ", "-DKC=16 "));
   }
   /* The GPU-shaped kernels: local-memory direct kernel, packed tiles. */
   q = p;

@@ -427,7 +427,8 @@ static void test_vendor_rows(void **state) {
       {"GenuineIntel", 8, A32, FL, 56623104, 1e30, 1e30, 6, 16, 1, 1e30, 1},
       {"GenuineIntel", 16, A32, SQ, 56623104, 1e30, 9e5, 6, 32, 4, 1e30, 1},
       {"GenuineIntel", 16, A16, FL, 56623104, 2097152, 9e5, 6, 32, 4, 1e30, 1},
-      {"GenuineIntel", 16, A64, SQ, 56623104, 1e30, 1e6, 6, 32, 1, 1e30, 1},
+      {"GenuineIntel", 16, A64, SQ, 56623104, 1e30, 1e6, 6, 32, 1, 2e9, 2},
+      {"GenuineIntel", 16, A64, FL, 56623104, 1e30, 1e6, 6, 32, 1, 1e30, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     vncl__tune_device c = fake_cpu(cases[i].width);

@@ -333,8 +333,8 @@ static const vncl__tunable clblast_tunables[] = {
  * 1.04-1.06x (every pair above the row), 2048^3 0.98-1.02x: a gain near
  * the noise. f32 (6 x 64 micro-tiles, 192 x 64 blocks) 1.01x at 2048^3 and
  * 3000^3: not taken. */
-#define ZEN512_BIG64 "big_mnk=2e9 big_tall=2 "
-#define ZEN512_64 CPU_BASE "VREGS=32 switch_mnk=4e8 " ZEN512_BIG64
+#define CPU512_BIG64 "big_mnk=2e9 big_tall=2 "
+#define ZEN512_64 CPU_BASE "VREGS=32 switch_mnk=4e8 " CPU512_BIG64
 /* The AMD AVX-512 square rows' packed set: A's rows in place as on the
  * other AVX-512 rows, but 4 depths per row load (f32 and 16-bit storage,
  * KU=4) or 8 (f64, one double8), where those take 16. Zen 5 EPYC (2-core
@@ -381,6 +381,10 @@ static const vncl__tunable clblast_tunables[] = {
 #define MEASURED "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, batches 2026-12-02"
 /* f64: the direct kernel's KWGD, and packed variants that did not beat the
  * row (docs/tuning.md, "What bounds f64"). */
+/* The square f64 row's blocks from big_mnk on (CPU512_BIG64, as the AMD
+ * AVX-512 f64 row): docs/tuning.md, "Quick search on an Intel Xeon, model
+ * 167". */
+#define BIG64_INTEL "; big_mnk blocks on an Intel Xeon (x86 family 6, model 167), 2026-12-04"
 #define MEASURED64 "PoCL 3.1, 2-core AVX-512 guest, 2026-12-01, batches 2026-12-02; kept by `vncl autotune --quick` on an Intel Xeon (x86 family 6, model 167), 2026-12-04"
 /* The AVX2 rows: their direct kernel's KWGD=1 comes from the register
  * check, not from a run. */
@@ -416,6 +420,9 @@ static const vncl__param_row gemm_rows[] = {
      CPU512 CPU512_DIRECT CPU512_SMALL16 CPU512_PACKED CPU_16, MEASURED16},
     {R_CPU(16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT64 CPU512_SMALL64 CPU512_NARROW64, NULL},
+    {R_CPU(16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE),
+     CPU512 CPU512_DIRECT64 CPU512_SMALL64 CPU512_PACKED64 CPU512_BIG64,
+     MEASURED64 BIG64_INTEL},
     {R_CPU(16, VNCL__GEMM_ACC64, ANY),
      CPU512 CPU512_DIRECT64 CPU512_SMALL64 CPU512_PACKED64, MEASURED64},
     {R_CPU(0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
