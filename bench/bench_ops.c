@@ -36,7 +36,9 @@ typedef enum {
   K_MAX_COLS,  /* max over the first axis */
   K_ARGMAX_ROWS, /* argmax over the last axis (i32 out) */
   K_ARGMAX_COLS, /* argmax over the first axis */
-  K_ARGMAX_ALL /* argmax of everything */
+  K_ARGMAX_ALL, /* argmax of everything */
+  K_WIDEN_F16, /* f16 -> f32 (a's values rounded to f16) */
+  K_WIDEN_BF16 /* bf16 -> f32 (a's values rounded to bf16) */
 } kind;
 
 typedef struct ops_bench {
@@ -63,7 +65,9 @@ static vncl_status run(ops_bench *o, kind k, vncl_tensor *a, vncl_tensor *b,
     case K_SUM_ALL: return vncl_reduce_all(ctx, VNCL_REDUCE_SUM, a, c);
     case K_SOFTMAX: return vncl_softmax(ctx, a, c);
     case K_TRANSPOSE: return vncl_transpose(ctx, a, c);
-    case K_CAST: return vncl_cast(ctx, a, c);
+    case K_CAST:
+    case K_WIDEN_F16:
+    case K_WIDEN_BF16: return vncl_cast(ctx, a, c);
     case K_RANDOM: return vncl_random_uniform(ctx, c, 1234, 0, 0, 0, 1);
     case K_ADD_COL:
     case K_ADD_SCALAR:
@@ -198,6 +202,13 @@ static bool verify(ops_bench *o, kind k, const vncl_tensor *c) {
         tol *= fabs(want);
         break;
       }
+      case K_WIDEN_F16:
+      case K_WIDEN_BF16: /* within the 16-bit rounding of a's values (f16:
+                            its subnormals' absolute step below 2^-14) */
+        want = x[i];
+        tol = (k == K_WIDEN_BF16 ? 0x1p-8 : 0x1p-11) * fabs(want) +
+              (k == K_WIDEN_F16 ? 0x1p-25 : 0);
+        break;
       case K_RANDOM: want = 0.5; tol = 0.5; break;
       default: want = NAN;
     }
@@ -419,6 +430,12 @@ int bench_suite_ops(bench_ctx *b) {
   }
   snprintf(name, sizeof name, "cast f32->f16 %s", sz);
   bench_case_run(&o, name, "f32", K_CAST, a, NULL, hf, 6 * n);
+  /* Widening from 16-bit storage (what the casts above wrote: a's values
+   * rounded): 2 bytes read, 4 written per element. */
+  snprintf(name, sizeof name, "cast f16->f32 %s", sz);
+  bench_case_run(&o, name, "f16", K_WIDEN_F16, hf, NULL, c, 6 * n);
+  snprintf(name, sizeof name, "cast bf16->f32 %s", sz);
+  bench_case_run(&o, name, "bf16", K_WIDEN_BF16, h, NULL, c, 6 * n);
   /* Max and argmax along rows, down columns and over everything: the
    * other reductions (sums above); argmax writes i32. */
   snprintf(name, sizeof name, "max rows %.0fx%.0f", R, C);
