@@ -81,10 +81,10 @@ void tuning_show(vncl_context *ctx, FILE *f) {
               value(&p, "switch_mnk"), value(&p, "switch_mnk_bt"));
       if (s16 < 1e15) fprintf(f, ", switch_mnk16 %.0f (f16/bf16)", s16);
       /* Larger products' blocks: MB times big_tall, NB over it. */
-      double big = value(&p, "big_mnk");
+      double big = value(&p, "big_mnk"), tall = value(&p, "big_tall");
       if (big < 1e15)
-        fprintf(f, ", big_mnk %.0f (blocks MB x %.0f, NB / %.0f)", big,
-                value(&p, "big_tall"), value(&p, "big_tall"));
+        fprintf(f, ", big_mnk %.0f (blocks MB x %.0f, NB / %.0f)", big, tall,
+                tall);
       /* gemm_small's reach: single products, batches, batches with B's
        * columns strided (1e30: no limit of its own). */
       double sbt = value(&p, "small_batch_mnk_bt");

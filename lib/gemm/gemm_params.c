@@ -326,13 +326,15 @@ static const vncl__tunable clblast_tunables[] = {
  * 768^3 339 / 288; bf16 (either C) 512^3-768^3 0.96-1.02x (one pair
  * 1.15x): no loss. Not measured on the Zen 4 since. */
 #define CPU512_DIRECT_ZEN16 "WGD_M=5 WGD_N=64 LDM=1 LDN=1 KWGD=1 VWD=16 DIRECT_LOCAL=0 "
-/* The AMD AVX-512 f64 row's packed blocks from 2e9 (about 1260^3): 192 x
- * 32 (big_tall 2 on 96 x 64), "Blocks for large products" in
+/* The AVX-512 f64 square rows' packed blocks from 2e9 (about 1260^3): 192
+ * x 32 (big_tall 2 on 96 x 64), "Blocks for large products" in
  * docs/tuning.md. Zen 4 EPYC, 2026-12-03, one process, each set in two
  * contexts alternated (medians of 7): 1536^3 1.02-1.06x, 3000^3
  * 1.04-1.06x (every pair above the row), 2048^3 0.98-1.02x: a gain near
  * the noise. f32 (6 x 64 micro-tiles, 192 x 64 blocks) 1.01x at 2048^3 and
- * 3000^3: not taken. */
+ * 3000^3: not taken. The CPU row's f64 square class took them on
+ * 2026-12-04 after an Intel Xeon (model 167) gained 2-8% from 1536^3 on
+ * (docs/tuning.md, "Quick search on an Intel Xeon, model 167"). */
 #define CPU512_BIG64 "big_mnk=2e9 big_tall=2 "
 #define ZEN512_64 CPU_BASE "VREGS=32 switch_mnk=4e8 " CPU512_BIG64
 /* The AMD AVX-512 square rows' packed set: A's rows in place as on the
@@ -381,11 +383,11 @@ static const vncl__tunable clblast_tunables[] = {
 #define MEASURED "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, batches 2026-12-02"
 /* f64: the direct kernel's KWGD, and packed variants that did not beat the
  * row (docs/tuning.md, "What bounds f64"). */
+#define MEASURED64 "PoCL 3.1, 2-core AVX-512 guest, 2026-12-01, batches 2026-12-02; kept by `vncl autotune --quick` on an Intel Xeon (x86 family 6, model 167), 2026-12-04"
 /* The square f64 row's blocks from big_mnk on (CPU512_BIG64, as the AMD
  * AVX-512 f64 row): docs/tuning.md, "Quick search on an Intel Xeon, model
  * 167". */
 #define BIG64_INTEL "; big_mnk blocks on an Intel Xeon (x86 family 6, model 167), 2026-12-04"
-#define MEASURED64 "PoCL 3.1, 2-core AVX-512 guest, 2026-12-01, batches 2026-12-02; kept by `vncl autotune --quick` on an Intel Xeon (x86 family 6, model 167), 2026-12-04"
 /* The AVX2 rows: their direct kernel's KWGD=1 comes from the register
  * check, not from a run. */
 #define UNMEASURED256 "register model; packed sets timed as AVX2 code on the AVX-512 guest (POCL_KERNELLIB_NAME=avx2), 2026-12-01 and 2026-12-02; not on an AVX2 host"
