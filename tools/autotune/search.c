@@ -717,7 +717,7 @@ static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
     /* CLBlast on the same product: its defaults, then (square) a search
      * over its Xgemm parameters. */
     double cl_rate = 0;
-    bool have_cl = false;
+    bool have_cl = false, cl_ran = false;
     vncl_tuning_params cl_params;
     memset(&cl_params, 0, sizeof cl_params);
     if (clblast_ok && !s->stopped && !interrupted &&
@@ -733,6 +733,7 @@ static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
                sh == SHAPE_SQUARE ? "large square" : shape_names[sh]);
       job_begin(s, &c);
       cl_rate = eval_baseline(s, &c, &best, true);
+      cl_ran = true;
       if (c.samples) {
         result cr;
         search(s, &c, &best, cl_rate, &cr);
@@ -797,10 +798,17 @@ static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
       put_entry(s, db, "clblast", (vncl_dtype)dtype, shape_names[sh], 0,
                 &cl_params);
     save_db(s, db);
-    if (clblast_ok)
+    if (cl_ran)
       fprintf(stderr, "autotune: gemm %s %s: %s wins (ours %.1f, CLBlast "
               "%.1f GFLOP/s)\n", dn, shape_names[sh], clb ? "CLBlast" : "ours",
               own_rate, cl_rate);
+    else if (clblast_ok)
+      /* The quick search times CLBlast on the square class only (its
+       * builds take seconds each), and a stop can come before it. */
+      fprintf(stderr, "autotune: gemm %s %s: ours %.1f GFLOP/s (CLBlast not "
+              "run: %s)\n", dn, shape_names[sh], own_rate,
+              q ? "the quick search times it on the square class only"
+                : "the search stopped first");
     else
       fprintf(stderr, "autotune: gemm %s %s: ours %.1f GFLOP/s (CLBlast not "
               "run: %s)\n", dn, shape_names[sh], own_rate,
