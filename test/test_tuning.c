@@ -399,7 +399,8 @@ static void test_register_model(void **state) {
  * and 16-bit storage, on the direct kernel's 6 x 64 tile with A broadcast
  * (KWGD 1), and f32 batches with B transposed up to 100^3 to gemm_small;
  * every other class, shape, width and vendor keeps the generic CPU rows
- * (16-bit square products packed from 128^3 there, with AVX2 too); the AMD
+ * (16-bit square products on AVX-512 on the 5 x 64 direct tile up to f32's
+ * switch, as on AMD; flat ones and AVX2 packed from 128^3); the AMD
  * rows fit the register check too. */
 static void test_vendor_rows(void **state) {
   (void)state;
@@ -426,6 +427,8 @@ static void test_vendor_rows(void **state) {
       {"AuthenticAMD", 8, A64, SQ, 56623104, 1e30, 1e30, 6, 8, 1, 2e9, 4},
       {"GenuineIntel", 8, A32, FL, 56623104, 1e30, 1e30, 6, 16, 1, 1e30, 1},
       {"GenuineIntel", 16, A32, SQ, 56623104, 1e30, 9e5, 6, 32, 4, 1e30, 1},
+      {"GenuineIntel", 16, A16, SQ, 56623104, 1e30, 9e5, 5, 64, 1, 1e30, 1},
+      {"", 16, A16, SQ, 56623104, 1e30, 9e5, 5, 64, 1, 1e30, 1},
       {"GenuineIntel", 16, A16, FL, 56623104, 2097152, 9e5, 6, 32, 4, 1e30, 1},
       {"GenuineIntel", 16, A64, SQ, 56623104, 1e30, 1e6, 6, 32, 1, 2e9, 2},
       {"GenuineIntel", 16, A64, FL, 56623104, 1e30, 1e6, 6, 32, 1, 1e30, 1},

@@ -398,6 +398,20 @@ static const vncl__tunable clblast_tunables[] = {
 #define MEASURED32SQ "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02; kept by `vncl autotune --quick` on an Intel Xeon (x86 family 6, model 167), 2026-12-04"
 
 #define MEASURED16 "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02 (Xeon) and 2026-12-03 (Zen 4 EPYC); KU 16 against the AMD rows' 4 on an Intel Xeon (x86 family 6, model 167), 2026-12-04: bf16 2048^3 0.96-0.99x f32 against 0.85-0.91x"
+/* The 16-bit square row on the direct kernel below 384^3, as the AMD
+ * row: the packed path from 128^3 (CPU_16) had been set on the model-207
+ * Xeon before the direct kernel read 16-bit A through F16C and widened it
+ * four depths at a time (docs/tuning.md, "Storage classes"). Intel Xeon
+ * (x86 family 6, model 167), 2026-12-04, quiet: `vncl bench --suite gemm`
+ * alternated with the old row, 256^3 against vncl f32 in the same run,
+ * hgemm / bgemm 0.79x / 0.80x and 0.85x / 0.84x (142-154 GFLOP/s) against
+ * 0.43-0.61x (80-96) in four runs of the old; 128^3 (packed before)
+ * direct now, 512^3 packed in both. Harness, workers pinned, one process,
+ * four rounds: the 5 x 64 tile ahead of the packed path in 4 of 4 rounds
+ * at f16 128^3 and 192^3 and bf16 192^3, 3 of 4 at bf16 256^3 and 320^3,
+ * 2 of 4 at f16 256^3 and 320^3 and 1 of 4 at bf16 128^3; even at 384^3.
+ * docs/tuning.md, "Storage classes". */
+#define MEASURED16SQ MEASURED16 "; direct 5 x 64 tiles below 384^3 (the AMD row's) on that Xeon, 2026-12-04: 256^3 0.79-0.85x f32 against 0.43-0.61x packed"
 #define MEASURED_ZEN16 "PoCL 3.1, 2-core Zen 4 EPYC guest: direct set and switch_mnk 2026-12-03 (16-bit storage against f32), batches as the AVX-512 16-bit row; 5-row direct tiles on a Zen 5 EPYC guest, 2026-12-03; packed KU on the Zen 5, 2026-12-04"
 #define MEASURED_ZEN "PoCL 3.1, 2-core Zen 4 EPYC guest: switch_mnk 2026-12-03, f32 direct set and small_batch_mnk_bt 2026-12-02 and 2026-12-03; packed KU on a Zen 5 EPYC guest, 2026-12-04; the rest as the AVX-512 rows"
 
@@ -418,6 +432,11 @@ static const vncl__param_row gemm_rows[] = {
      * to 128^3 on gemm_small (CPU512_SMALL16). */
     {R_CPU(16, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_NARROW, MEASURED},
+    /* 16-bit storage, square, every other CPU: the AMD row's 5 x 64
+     * direct tile and f32's switch (384^3), no switch_mnk16 (MEASURED16SQ
+     * has the figures). */
+    {R_CPU(16, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_SQUARE),
+     CPU512 CPU512_DIRECT_ZEN16 CPU512_SMALL16 CPU512_PACKED, MEASURED16SQ},
     {R_CPU(16, VNCL__GEMM_ACC16, ANY),
      CPU512 CPU512_DIRECT CPU512_SMALL16 CPU512_PACKED CPU_16, MEASURED16},
     {R_CPU(16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_NARROW),
