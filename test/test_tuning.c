@@ -339,9 +339,11 @@ static void test_register_model(void **state) {
   assert_int_equal(row.vregs, 32);
   assert_false(fits_with(&c, 1, &row, "KWGD", 4, why, sizeof why));
   assert_non_null(strstr(why, "gemm_direct: 35 vector registers"));
-  /* The same tile in f32 (16 floats a zmm, VWD 16): 12 + 2 + 6 + 1. */
+  /* The same tile in f32 (16 floats a zmm, VWD 16): 12 + 2 + 6 + 1 (the
+   * flat row's; the square row has 6 x 64 with KWGD 1 since 2026-12-04). */
   assert_true(vncl__gemm_params_builtin(&c.info, 16, VNCL__GEMM_ACC32,
-                                        VNCL__GEMM_SHAPE_SQUARE, false, &row));
+                                        VNCL__GEMM_SHAPE_FLAT, false, &row));
+  assert_int_equal(row.direct.wgd_n, 32);
   assert_true(fits_with(&c, 0, &row, "KWGD", 4, why, sizeof why));
   /* Vectors narrower than a register still take one each: 8 x 32 of
    * 4-wide vectors is 64 accumulators + 8 B + 1 (a count of elements
@@ -399,8 +401,8 @@ static void test_register_model(void **state) {
  * and 16-bit storage, on the direct kernel's 6 x 64 tile with A broadcast
  * (KWGD 1), and f32 batches with B transposed up to 100^3 to gemm_small;
  * every other class, shape, width and vendor keeps the generic CPU rows
- * (16-bit square products on AVX-512 on the 5 x 64 direct tile up to f32's
- * switch, as on AMD; flat ones and AVX2 packed from 128^3); the AMD
+ * (on AVX-512, square f32 and 16-bit products on the AMD rows' direct
+ * tiles up to 1.5e8; flat 16-bit ones and AVX2 packed from 128^3); the
  * rows fit the register check too. */
 static void test_vendor_rows(void **state) {
   (void)state;
@@ -426,9 +428,10 @@ static void test_vendor_rows(void **state) {
       {"AuthenticAMD", 8, A16, SQ, 56623104, 2097152, 1e30, 6, 16, 1, 2e9, 4},
       {"AuthenticAMD", 8, A64, SQ, 56623104, 1e30, 1e30, 6, 8, 1, 2e9, 4},
       {"GenuineIntel", 8, A32, FL, 56623104, 1e30, 1e30, 6, 16, 1, 1e30, 1},
-      {"GenuineIntel", 16, A32, SQ, 56623104, 1e30, 9e5, 6, 32, 4, 1e30, 1},
-      {"GenuineIntel", 16, A16, SQ, 56623104, 1e30, 9e5, 5, 64, 1, 1e30, 1},
-      {"", 16, A16, SQ, 56623104, 1e30, 9e5, 5, 64, 1, 1e30, 1},
+      {"GenuineIntel", 16, A32, SQ, 1.5e8, 1e30, 9e5, 6, 64, 1, 1e30, 1},
+      {"GenuineIntel", 16, A32, FL, 56623104, 1e30, 9e5, 6, 32, 4, 1e30, 1},
+      {"GenuineIntel", 16, A16, SQ, 1.5e8, 1e30, 9e5, 5, 64, 1, 1e30, 1},
+      {"", 16, A16, SQ, 1.5e8, 1e30, 9e5, 5, 64, 1, 1e30, 1},
       {"GenuineIntel", 16, A16, FL, 56623104, 2097152, 9e5, 6, 32, 4, 1e30, 1},
       {"GenuineIntel", 16, A64, SQ, 56623104, 1e30, 1e6, 6, 32, 1, 2e9, 2},
       {"GenuineIntel", 16, A64, FL, 56623104, 1e30, 1e6, 6, 32, 1, 1e30, 1},

@@ -337,6 +337,26 @@ static const vncl__tunable clblast_tunables[] = {
  * (docs/tuning.md, "Quick search on an Intel Xeon, model 167"). */
 #define CPU512_BIG64 "big_mnk=2e9 big_tall=2 "
 #define ZEN512_64 CPU_BASE "VREGS=32 switch_mnk=4e8 " CPU512_BIG64
+/* Square f32 and 16-bit products on other CPUs with 512-bit vectors: the
+ * direct kernel on the AMD rows' tiles (6 x 64 f32, 5 x 64 16-bit, A
+ * broadcast from memory) up to 1.5e8 (about 531^3), where the 6 x 32 tile
+ * with KWGD=4 had handed over at 384^3 (the model-207 Xeon's switch).
+ * Intel Xeon (x86 family 6, model 167), 2026-12-04, quiet. Harness, PoCL's
+ * workers pinned, one process, the sets alternated with cblas_sgemm,
+ * medians of 7 a round, three rounds, ratio to OpenBLAS, 6 x 64 direct /
+ * the old row: 256^3 1.11-1.21x / 1.01-1.07x, 384^3 1.08-1.10x /
+ * 0.98-1.02x, 448^3 1.06-1.30x / 0.94-1.17x, 512^3 1.04-1.15x /
+ * 0.90-1.04x, 576^3 1.00-1.04x / 0.99-1.03x, but 600^3 0.79-0.96x /
+ * 0.92-1.12x and 640^3 0.73-0.90x / 0.98-1.20x. In the bench (unpinned;
+ * `--suite gemm`, four runs alternated with the old row): sgemm 512^3
+ * 0.98-1.06x OpenBLAS (260-277 GFLOP/s) against 0.61-0.67x (154-164): one
+ * launch of hundreds of short work-items is not held back by the workers'
+ * placement as the packed path's launches are (docs/portability.md);
+ * 256^3 0.95-0.99x against 0.84-1.23x, single calls of 256^3 waited
+ * 1.00-1.07x against 0.90-0.94x; 16-bit 512^3 (direct too) 207-230
+ * GFLOP/s against 140-205 packed. f64 stays at 384^3: its direct kernel
+ * ran 512^3 at 0.65-0.69x OpenBLAS pinned against 1.03-1.06x packed. */
+#define CPU512_SQ CPU_BASE "VREGS=32 switch_mnk=1.5e8 "
 /* The AMD AVX-512 square rows' packed set: A's rows in place as on the
  * other AVX-512 rows, but 4 depths per row load (f32 and 16-bit storage,
  * KU=4) or 8 (f64, one double8), where those take 16. Zen 5 EPYC (2-core
@@ -393,9 +413,12 @@ static const vncl__tunable clblast_tunables[] = {
 #define UNMEASURED256 "register model; packed sets timed as AVX2 code on the AVX-512 guest (POCL_KERNELLIB_NAME=avx2), 2026-12-01 and 2026-12-02; not on an AVX2 host"
 #define BIG256 "; big_mnk blocks as AVX2 code on the Zen 4 EPYC guest, 2026-12-03"
 #define MEASURED256_16 "as AVX2 code on a Zen 4 EPYC guest (POCL_KERNELLIB_NAME=avx2): KU and switch_mnk16 2026-12-03; the rest as the AVX2 rows; not on an AVX2 host"
-/* The square f32 row: the 2026-11-29 sets, A in place (A_PACKED=2) since;
- * switch_mnk16 2026-12-01 (loaded, noisy). */
-#define MEASURED32SQ "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02; kept by `vncl autotune --quick` on an Intel Xeon (x86 family 6, model 167), 2026-12-04"
+/* The f32 square and flat rows: the 2026-11-29 sets, A in place
+ * (A_PACKED=2) since; switch_mnk16 2026-12-01 (loaded, noisy). */
+#define MEASURED32 "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02; kept by `vncl autotune --quick` on an Intel Xeon (x86 family 6, model 167), 2026-12-04"
+/* The square f32 row: the packed set as MEASURED32, the direct tile and
+ * switch from CPU512_SQ. */
+#define MEASURED32SQ MEASURED32 "; direct 6 x 64 tiles up to 1.5e8 (the AMD row's tile) on that Xeon, 2026-12-04: sgemm 512^3 0.98-1.06x OpenBLAS in the bench against 0.61-0.67x packed"
 
 #define MEASURED16 "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02 (Xeon) and 2026-12-03 (Zen 4 EPYC); KU 16 against the AMD rows' 4 on an Intel Xeon (x86 family 6, model 167), 2026-12-04: bf16 2048^3 0.96-0.99x f32 against 0.85-0.91x"
 /* The 16-bit square row on the direct kernel below 384^3, as the AMD
@@ -411,7 +434,7 @@ static const vncl__tunable clblast_tunables[] = {
  * at f16 128^3 and 192^3 and bf16 192^3, 3 of 4 at bf16 256^3 and 320^3,
  * 2 of 4 at f16 256^3 and 320^3 and 1 of 4 at bf16 128^3; even at 384^3.
  * docs/tuning.md, "Storage classes". */
-#define MEASURED16SQ MEASURED16 "; direct 5 x 64 tiles below 384^3 (the AMD row's) on that Xeon, 2026-12-04: 256^3 0.79-0.85x f32 against 0.43-0.61x packed"
+#define MEASURED16SQ MEASURED16 "; direct 5 x 64 tiles up to 1.5e8 (the AMD row's) on that Xeon, 2026-12-04: 256^3 0.79-0.85x f32 against 0.43-0.61x packed, 512^3 207-230 GFLOP/s against 140-205"
 #define MEASURED_ZEN16 "PoCL 3.1, 2-core Zen 4 EPYC guest: direct set and switch_mnk 2026-12-03 (16-bit storage against f32), batches as the AVX-512 16-bit row; 5-row direct tiles on a Zen 5 EPYC guest, 2026-12-03; packed KU on the Zen 5, 2026-12-04"
 #define MEASURED_ZEN "PoCL 3.1, 2-core Zen 4 EPYC guest: switch_mnk 2026-12-03, f32 direct set and small_batch_mnk_bt 2026-12-02 and 2026-12-03; packed KU on a Zen 5 EPYC guest, 2026-12-04; the rest as the AVX-512 rows"
 
@@ -425,18 +448,19 @@ static const vncl__param_row gemm_rows[] = {
      ZEN512_32 CPU512_DIRECT_ZEN16 CPU512_SMALL16 ZEN512_PACKED, MEASURED_ZEN16},
     {R_CPU(16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_NARROW, MEASURED},
+    /* Square f32 and 16-bit, every CPU but AMD's: the AMD rows' direct
+     * tiles, up to 1.5e8 (CPU512_SQ). */
+    {R_CPU(16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE),
+     CPU512_SQ CPU512_DIRECT_ZEN CPU512_SMALL CPU512_PACKED, MEASURED32SQ},
     {R_CPU(16, VNCL__GEMM_ACC32, ANY),
-     CPU512 CPU512_DIRECT CPU512_SMALL CPU512_PACKED, MEASURED32SQ},
+     CPU512 CPU512_DIRECT CPU512_SMALL CPU512_PACKED, MEASURED32},
     /* 16-bit storage: the f32 sets (measured with f32 and f16 alike), the
      * packed path for single products from 128^3 (CPU_16), batches up
      * to 128^3 on gemm_small (CPU512_SMALL16). */
     {R_CPU(16, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_NARROW, MEASURED},
-    /* 16-bit storage, square, every other CPU: the AMD row's 5 x 64
-     * direct tile and f32's switch (384^3), no switch_mnk16 (MEASURED16SQ
-     * has the figures). */
     {R_CPU(16, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_SQUARE),
-     CPU512 CPU512_DIRECT_ZEN16 CPU512_SMALL16 CPU512_PACKED, MEASURED16SQ},
+     CPU512_SQ CPU512_DIRECT_ZEN16 CPU512_SMALL16 CPU512_PACKED, MEASURED16SQ},
     {R_CPU(16, VNCL__GEMM_ACC16, ANY),
      CPU512 CPU512_DIRECT CPU512_SMALL16 CPU512_PACKED CPU_16, MEASURED16},
     {R_CPU(16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_NARROW),
