@@ -421,12 +421,14 @@ static const vncl__tunable clblast_tunables[] = {
 #define MEASURED32SQ MEASURED32 "; direct 6 x 64 tiles up to 1.5e8 (the AMD row's tile) on that Xeon, 2026-12-04: sgemm 512^3 0.98-1.06x OpenBLAS in the bench against 0.61-0.67x packed"
 
 #define MEASURED16 "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02 (Xeon) and 2026-12-03 (Zen 4 EPYC); KU 16 against the AMD rows' 4 on an Intel Xeon (x86 family 6, model 167), 2026-12-04: bf16 2048^3 0.96-0.99x f32 against 0.85-0.91x"
-/* The 16-bit square row on the direct kernel below 384^3, as the AMD
- * row: the packed path from 128^3 (CPU_16) had been set on the model-207
- * Xeon before the direct kernel read 16-bit A through F16C and widened it
- * four depths at a time (docs/tuning.md, "Storage classes"). Intel Xeon
- * (x86 family 6, model 167), 2026-12-04, quiet: `vncl bench --suite gemm`
- * alternated with the old row, 256^3 against vncl f32 in the same run,
+/* The 16-bit square row on the direct kernel, as the AMD row: the packed
+ * path from 128^3 (CPU_16) had been set on the model-207 Xeon before the
+ * direct kernel read 16-bit A through F16C and widened it four depths at
+ * a time (docs/tuning.md, "Storage classes"). First measured with f32's
+ * switch of then (384^3; since, CPU512_SQ's 1.5e8, where 512^3 runs
+ * direct too). Intel Xeon (x86 family 6, model 167), 2026-12-04, quiet:
+ * `vncl bench --suite gemm` alternated with the old row, 256^3 against
+ * vncl f32 in the same run,
  * hgemm / bgemm 0.79x / 0.80x and 0.85x / 0.84x (142-154 GFLOP/s) against
  * 0.43-0.61x (80-96) in four runs of the old; 128^3 (packed before)
  * direct now, 512^3 packed in both. Harness, workers pinned, one process,
@@ -454,9 +456,10 @@ static const vncl__param_row gemm_rows[] = {
      CPU512_SQ CPU512_DIRECT_ZEN CPU512_SMALL CPU512_PACKED, MEASURED32SQ},
     {R_CPU(16, VNCL__GEMM_ACC32, ANY),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_PACKED, MEASURED32},
-    /* 16-bit storage: the f32 sets (measured with f32 and f16 alike), the
-     * packed path for single products from 128^3 (CPU_16), batches up
-     * to 128^3 on gemm_small (CPU512_SMALL16). */
+    /* 16-bit storage: the f32 sets (measured with f32 and f16 alike),
+     * batches up to 128^3 on gemm_small (CPU512_SMALL16); square
+     * products on the direct kernel to CPU512_SQ's switch, flat ones
+     * packed from 128^3 (CPU_16). */
     {R_CPU(16, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_NARROW, MEASURED},
     {R_CPU(16, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_SQUARE),

@@ -798,21 +798,21 @@ static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
       put_entry(s, db, "clblast", (vncl_dtype)dtype, shape_names[sh], 0,
                 &cl_params);
     save_db(s, db);
-    if (cl_ran)
+    if (cl_ran) {
       fprintf(stderr, "autotune: gemm %s %s: %s wins (ours %.1f, CLBlast "
               "%.1f GFLOP/s)\n", dn, shape_names[sh], clb ? "CLBlast" : "ours",
               own_rate, cl_rate);
-    else if (clblast_ok)
-      /* The quick search times CLBlast on the square class only (its
-       * builds take seconds each), and a stop can come before it. */
+    } else {
+      /* Not run: a dtype CLBlast lacks here; or the quick search, which
+       * times it on the square class only (its builds take seconds each);
+       * or a stop before it. */
+      const char *why =
+          !clblast_ok ? (dtype == VNCL_BF16 ? "no bf16" : "no half arithmetic")
+          : q         ? "the quick search times it on the square class only"
+                      : "the search stopped first";
       fprintf(stderr, "autotune: gemm %s %s: ours %.1f GFLOP/s (CLBlast not "
-              "run: %s)\n", dn, shape_names[sh], own_rate,
-              q ? "the quick search times it on the square class only"
-                : "the search stopped first");
-    else
-      fprintf(stderr, "autotune: gemm %s %s: ours %.1f GFLOP/s (CLBlast not "
-              "run: %s)\n", dn, shape_names[sh], own_rate,
-              dtype == VNCL_BF16 ? "no bf16" : "no half arithmetic");
+              "run: %s)\n", dn, shape_names[sh], own_rate, why);
+    }
   }
 }
 
