@@ -551,8 +551,9 @@ int main(int argc, char **argv) {
   int pinned = cli_pocl_pinned(&b.dev);
   if (pinned >= 0)
     printf("PoCL worker threads: %s\n",
-           pinned ? "pinned (POCL_AFFINITY=1)"
-                  : "not pinned (POCL_AFFINITY unset)");
+           pinned == 2   ? "pinned (POCL_AFFINITY=1, set by vncl)"
+           : pinned == 1 ? "pinned (POCL_AFFINITY set)"
+                         : "not pinned");
   int missing = 0;
   double t0 = bench_now();
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
@@ -591,7 +592,7 @@ int main(int argc, char **argv) {
     cJSON_AddItemToObject(root, "device", cli_device_json(&b.dev));
     cJSON_AddStringToObject(root, "openblas_core", openblas_get_corename());
     if (pinned >= 0)
-      cJSON_AddBoolToObject(root, "pocl_threads_pinned", pinned == 1);
+      cJSON_AddBoolToObject(root, "pocl_threads_pinned", pinned > 0);
     cJSON_AddItemToObject(root, "cases", b.cases);
     char *s = cJSON_Print(root);
     FILE *f = jf ? jf : cli_json_open(&cmd, json);

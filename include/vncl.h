@@ -163,6 +163,24 @@ typedef enum vncl_device_type {
 
 /* What the library knows about a device. Strings are NUL-terminated and cut
  * to fit. Fields the driver does not report are 0 or "". */
+/* A CPU driver that runs kernels on worker threads of this process (PoCL's
+ * CPU device): where the operating system may put them. On a PoCL device
+ * with every CPU of the machine open to the process, vncl's first look
+ * for devices (vncl_device_count, vncl_context_create, ...) sets
+ * POCL_AFFINITY=1 in the environment, before the ICD loader starts PoCL,
+ * unless POCL_AFFINITY is already set, VNCL_POCL_AFFINITY=0, or OpenCL
+ * was started in this process before vncl: pinned workers ran mid-size
+ * and large calls up to 2x faster on 2-core guests, and back-to-back tiny
+ * calls 1-2.5 us slower (docs/portability.md, "PoCL's worker threads").
+ * Being a setenv, it is best made before the program starts threads that
+ * read or write the environment. */
+typedef enum vncl_worker_affinity {
+  VNCL_WORKERS_NONE = 0,          /* no worker threads here (GPUs, ...) */
+  VNCL_WORKERS_FREE = 1,          /* left to the operating system */
+  VNCL_WORKERS_PINNED = 2,        /* pinned: POCL_AFFINITY set by the user */
+  VNCL_WORKERS_PINNED_BY_VNCL = 3 /* pinned: POCL_AFFINITY=1 set by vncl */
+} vncl_worker_affinity;
+
 typedef struct vncl_device_info {
   int index;          /* position in vncl's default order */
   int platform_index; /* P in the "P:D" selector */
@@ -193,6 +211,7 @@ typedef struct vncl_device_info {
   char amd_board_name[128];
   int amd_gfxip_major;
   int amd_gfxip_minor;
+  vncl_worker_affinity worker_affinity;
 } vncl_device_info;
 
 /* Counts the OpenCL devices found through the ICD loader. A machine with no

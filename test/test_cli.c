@@ -2,7 +2,9 @@
  * shapes, the verified product, the doctor's verdict, group selectors in
  * info and doctor. Expectations come from the devices `vncl devices`
  * finds. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <cjson/cJSON.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -787,9 +789,9 @@ static void test_doctor(void **st) {
     if (pass) assert_true(strcmp(tc.table, "unified-svm") != 0);
   }
   unsetenv("VNCL_TENSOR_MEMORY");
-  /* PoCL's CPU device: the line on its worker threads, pinned or not, by
-   * the environment (the advice itself depends on this process's CPU
-   * mask: not tested here). */
+  /* PoCL's CPU device: the line on its worker threads, pinned by the
+   * user, by vncl (every CPU open to the process), or left free (asked
+   * for, or a process that may not run on every CPU). */
   vncl_context *c = t_context("off");
   assert_non_null(c);
   vncl_device_info di;
@@ -799,16 +801,59 @@ static void test_doctor(void **st) {
       strstr(di.platform, "Portable Computing Language")) {
     char *saved = getenv("POCL_AFFINITY") ? strdup(getenv("POCL_AFFINITY"))
                                           : NULL;
+    char *saved_own = getenv("VNCL_POCL_AFFINITY")
+                          ? strdup(getenv("VNCL_POCL_AFFINITY"))
+                          : NULL;
+    unsetenv("VNCL_POCL_AFFINITY");
     free(out);
     setenv("POCL_AFFINITY", "1", 1);
     assert_int_equal(run("doctor", false, &out), 0);
-    assert_non_null(strstr(out, "[ ok ] PoCL worker threads pinned"));
+    assert_non_null(
+        strstr(out, "[ ok ] PoCL worker threads pinned (POCL_AFFINITY set)"));
     free(out);
     unsetenv("POCL_AFFINITY");
+    setenv("VNCL_POCL_AFFINITY", "0", 1);
     assert_int_equal(run("doctor", false, &out), 0);
-    assert_non_null(strstr(out, "PoCL worker threads not pinned"));
+    assert_non_null(strstr(out, "[ ok ] PoCL worker threads not pinned (as "
+                                "POCL_AFFINITY or VNCL_POCL_AFFINITY asks)"));
+    free(out);
+    unsetenv("VNCL_POCL_AFFINITY");
+#ifdef __linux__
+    cpu_set_t all, one;
+    assert_int_equal(sched_getaffinity(0, sizeof all, &all), 0);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    bool every = CPU_COUNT(&all) == online && online <= CPU_SETSIZE;
+    for (long i = 0; every && i < online; i++) every = CPU_ISSET((int)i, &all);
+    assert_int_equal(run("doctor", false, &out), 0);
+    if (every)
+      assert_non_null(strstr(out, "[ ok ] PoCL worker threads pinned "
+                                  "(POCL_AFFINITY=1, set by vncl;"));
+    else
+      assert_non_null(strstr(out, "PoCL worker threads not pinned (this "
+                                  "process may not run on every CPU"));
+    free(out);
+    /* A child that may run on one CPU only (the last this process may
+     * use; popen's child inherits this thread's mask): left free. */
+    if (CPU_COUNT(&all) > 1) {
+      int last = -1;
+      for (int i = 0; i < CPU_SETSIZE; i++)
+        if (CPU_ISSET(i, &all)) last = i;
+      CPU_ZERO(&one);
+      CPU_SET(last, &one);
+      assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
+      int rc = run("doctor", false, &out);
+      assert_int_equal(sched_setaffinity(0, sizeof all, &all), 0);
+      assert_int_equal(rc, 0);
+      assert_non_null(strstr(out, "PoCL worker threads not pinned (this "
+                                  "process may not run on every CPU"));
+      free(out);
+    }
+#endif
+    out = NULL;
     if (saved) setenv("POCL_AFFINITY", saved, 1);
+    if (saved_own) setenv("VNCL_POCL_AFFINITY", saved_own, 1);
     free(saved);
+    free(saved_own);
   } else {
     assert_null(strstr(out, "PoCL worker threads"));
   }

@@ -7,10 +7,14 @@
  * (POCL_DEVICES="pthread pthread", set before OpenCL is first touched) so
  * that the index and P:D forms meet more than one device. Uses
  * runtime/runtime.h on purpose for the interop test (the discovered cl_device_id list). */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <dirent.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "runtime/runtime.h"
@@ -274,7 +278,125 @@ static void test_interop(void **st) {
   clReleaseContext(c);
 }
 
+/* PoCL's worker threads (include/vncl.h, vncl_worker_affinity): what
+ * each device reports follows the documented rule applied to this
+ * process as it started (main records it before OpenCL is touched), and
+ * where they are pinned, the process really has a thread on each of CPUs
+ * 0 to n-1 alone; where they are free, no thread is narrower than the
+ * process. */
+static vncl_worker_affinity g_want_aff;
+
+static vncl_worker_affinity expected_affinity(void) {
+  const char *u = getenv("POCL_AFFINITY");
+  if (u) return atoi(u) > 0 ? VNCL_WORKERS_PINNED : VNCL_WORKERS_FREE;
+  const char *o = getenv("VNCL_POCL_AFFINITY");
+  if (o && (!strcmp(o, "0") || !strcasecmp(o, "off"))) return VNCL_WORKERS_FREE;
+  if (getenv("POCL_CPU_MAX_CU_NUM")) return VNCL_WORKERS_FREE;
+#ifdef __linux__
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  cpu_set_t set;
+  if (n < 1 || n > CPU_SETSIZE || sched_getaffinity(0, sizeof set, &set) ||
+      CPU_COUNT(&set) != n)
+    return VNCL_WORKERS_FREE;
+  for (long i = 0; i < n; i++)
+    if (!CPU_ISSET((int)i, &set)) return VNCL_WORKERS_FREE;
+  return VNCL_WORKERS_PINNED_BY_VNCL;
+#else
+  return VNCL_WORKERS_FREE;
+#endif
+}
+
+static bool pocl_threaded(const vncl_device_info *d) {
+  return d->type == VNCL_DEVICE_CPU &&
+         strstr(d->platform, "Portable Computing Language") &&
+         (!strncmp(d->name, "pthread", 7) ||
+          (!strncmp(d->name, "cpu", 3) && !strstr(d->name, "minimal")));
+}
+
+#ifdef __linux__
+/* The CPUs of each thread of this process whose affinity list names one
+ * CPU (seen[cpu] counts them), and whether any thread may run on fewer
+ * CPUs than `all`. */
+static void scan_threads(int *seen, int cap, int all, bool *narrower) {
+  *narrower = false;
+  DIR *dir = opendir("/proc/self/task");
+  assert_non_null(dir);
+  struct dirent *e;
+  while ((e = readdir(dir))) {
+    if (e->d_name[0] == '.') continue;
+    char path[300], line[512];
+    snprintf(path, sizeof path, "/proc/self/task/%s/status", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f) continue; /* the thread ended meanwhile */
+    while (fgets(line, sizeof line, f)) {
+      if (strncmp(line, "Cpus_allowed_list:", 18)) continue;
+      /* "0-1,4": count the CPUs a list names. */
+      int count = 0, one = -1;
+      for (char *t = strtok(line + 18, ",\n"); t; t = strtok(NULL, ",\n")) {
+        int a = -1, b = -1;
+        int k = sscanf(t, " %d-%d", &a, &b);
+        if (k == 1) b = a;
+        if (k >= 1 && b >= a) {
+          count += b - a + 1;
+          one = a;
+        }
+      }
+      if (count == 1 && one >= 0 && one < cap) seen[one]++;
+      if (count < all) *narrower = true;
+    }
+    fclose(f);
+  }
+  closedir(dir);
+}
+#endif
+
+static void test_worker_affinity(void **st) {
+  (void)st;
+  int tested = 0;
+  for (int i = 0; i < g_n; i++) {
+    if (!pocl_threaded(&g_dev[i])) {
+      assert_int_equal(g_dev[i].worker_affinity, VNCL_WORKERS_NONE);
+      continue;
+    }
+    if (g_dev[i].worker_affinity != g_want_aff)
+      fail_msg("device %d (%s): worker_affinity %d, expected %d", i,
+               g_dev[i].name, (int)g_dev[i].worker_affinity, (int)g_want_aff);
+#ifdef __linux__
+    if (tested++) continue;
+    /* A kernel on the device, so that its workers exist. */
+    char sel[16];
+    snprintf(sel, sizeof sel, "%d", i);
+    vncl_options o;
+    vncl_options_init(&o);
+    o.device = sel;
+    vncl_context *ctx = NULL;
+    T_OK(NULL, vncl_context_create(&ctx, &o));
+    int64_t shape[1] = {1 << 16};
+    vncl_tensor *t;
+    T_OK(ctx, vncl_tensor_create(ctx, VNCL_F32, 1, shape, &t));
+    T_OK(ctx, vncl_fill(ctx, t, 1.0));
+    T_OK(ctx, vncl_finish(ctx));
+    int seen[64] = {0};
+    bool narrower;
+    cpu_set_t set;
+    assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
+    scan_threads(seen, 64, CPU_COUNT(&set), &narrower);
+    unsigned cu = g_dev[i].compute_units;
+    if (g_want_aff == VNCL_WORKERS_PINNED_BY_VNCL) {
+      for (unsigned c = 0; c < cu && c < 64; c++)
+        if (!seen[c]) fail_msg("no thread pinned to CPU %u of %u", c, cu);
+    } else if (g_want_aff == VNCL_WORKERS_FREE && CPU_COUNT(&set) > 1) {
+      assert_false(narrower);
+    }
+    vncl_tensor_destroy(t);
+    vncl_context_destroy(ctx);
+#endif
+  }
+  (void)tested;
+}
+
 int main(void) {
+  g_want_aff = expected_affinity();
   setenv("POCL_DEVICES", "pthread pthread", 1);
   unsetenv("VNCL_DEVICE");
   const struct CMUnitTest tests[] = {
@@ -283,6 +405,7 @@ int main(void) {
       cmocka_unit_test(test_context_selection),
       cmocka_unit_test(test_context_errors),
       cmocka_unit_test(test_interop),
+      cmocka_unit_test(test_worker_affinity),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

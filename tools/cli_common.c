@@ -62,6 +62,12 @@ cJSON *cli_device_json(const vncl_device_info *d) {
              d->amd_gfxip_minor);
     cJSON_AddStringToObject(j, "amd_gfxip", gfx);
   }
+  /* PoCL's worker threads: "free", "pinned" (POCL_AFFINITY set by the
+   * user) or "pinned by vncl"; absent where the driver has none. */
+  static const char *const aff[] = {NULL, "free", "pinned", "pinned by vncl"};
+  if (d->worker_affinity > VNCL_WORKERS_NONE &&
+      d->worker_affinity <= VNCL_WORKERS_PINNED_BY_VNCL)
+    cJSON_AddStringToObject(j, "worker_threads", aff[d->worker_affinity]);
   return j;
 }
 
@@ -98,9 +104,10 @@ bool cli_group_selector(const char *sel) {
 }
 
 int cli_pocl_pinned(const vncl_device_info *d) {
-  if (d->type != VNCL_DEVICE_CPU || strncmp(d->name, "pthread", 7) != 0 ||
-      !strstr(d->platform, "Portable Computing Language"))
-    return -1;
-  const char *e = getenv("POCL_AFFINITY");
-  return e && atoi(e) > 0 ? 1 : 0;
+  switch (d->worker_affinity) {
+    case VNCL_WORKERS_PINNED: return 1;
+    case VNCL_WORKERS_PINNED_BY_VNCL: return 2;
+    case VNCL_WORKERS_FREE: return 0;
+    default: return -1;
+  }
 }

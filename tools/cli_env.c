@@ -68,8 +68,13 @@ const cli_env_var cli_env[] = {
     {"OPENBLAS_CORETYPE", "the OpenBLAS kernels vncl bench's peer runs; "
                           "unset, the bench sets the best this CPU runs "
                           "when OpenBLAS chose older ones"},
-    {"POCL_AFFINITY", "1 pins PoCL's worker i to CPU i (vncl doctor says "
-                      "whether to set it; docs/portability.md)"},
+    {"POCL_AFFINITY", "1 pins PoCL's worker i to CPU i, 0 leaves them "
+                      "free; unset, vncl sets 1 where the process may run "
+                      "on every CPU (docs/portability.md)"},
+    {"VNCL_POCL_AFFINITY", "0 (or off): vncl leaves POCL_AFFINITY unset, "
+                           "PoCL's workers to the scheduler"},
+    {"POCL_CPU_MAX_CU_NUM", "PoCL's worker count; when set, vncl leaves "
+                            "POCL_AFFINITY alone"},
     {"POCL_DEVICES", "PoCL's device list; vncl bench --suite multi sets "
                      "\"pthread pthread\" when unset"},
     {NULL, NULL}};

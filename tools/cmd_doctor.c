@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -126,19 +127,25 @@ static void telemetry_line(vncl_context *ctx, const vncl_device_info *d) {
         "for an unusual path");
 }
 
-/* PoCL's CPU device: are its worker threads pinned? PoCL 3.1 pins worker
- * i to CPU i under POCL_AFFINITY=1 whatever the process's affinity mask (a
- * `taskset -c 1` process had its worker 0 moved to CPU 0 here; where a
- * cpuset forbids the CPU the call fails, and PoCL's sources treat that as
- * fatal), so the advice depends on the mask. Pinning is a trade-off, not
- * a default of ours: on the 2-core EPYC guest FFTs ran up to 2x and
- * 512^3 GEMMs up to 1.8x faster, back-to-back tiny calls 1.5-2.5 us
- * slower (docs/portability.md, "PoCL's worker threads"). */
+/* PoCL's CPU device: are its worker threads pinned? vncl pins them itself
+ * (POCL_AFFINITY=1, set before the ICD loader starts PoCL) where the
+ * process may run on every CPU and nobody chose otherwise
+ * (lib/runtime/affinity.c); the line says which applies, and why not
+ * where they are left free. PoCL 3.1 pins worker i to CPU i whatever the
+ * process's affinity mask, so a restricted mask is left alone
+ * (docs/portability.md, "PoCL's worker threads"). */
 static void pocl_affinity_line(const vncl_device_info *d) {
   int pinned = cli_pocl_pinned(d);
   if (pinned < 0) return;
-  if (pinned) {
-    check(true, false, "PoCL worker threads pinned (POCL_AFFINITY=1)", "");
+  if (pinned == 2) {
+    check(true, false,
+          "PoCL worker threads pinned (POCL_AFFINITY=1, set by vncl; "
+          "VNCL_POCL_AFFINITY=0 leaves them to the scheduler)",
+          "");
+    return;
+  }
+  if (pinned == 1) {
+    check(true, false, "PoCL worker threads pinned (POCL_AFFINITY set)", "");
     return;
   }
   unsigned n = d->compute_units ? d->compute_units : 1;
@@ -151,20 +158,31 @@ static void pocl_affinity_line(const vncl_device_info *d) {
   }
 #endif
   char line[256];
+  const char *own = getenv("VNCL_POCL_AFFINITY");
+  if (getenv("POCL_AFFINITY") ||
+      (own && (!strcmp(own, "0") || !strcasecmp(own, "off")))) {
+    /* The user's choice (POCL_AFFINITY=0, VNCL_POCL_AFFINITY=0). */
+    check(true, false,
+          "PoCL worker threads not pinned (as POCL_AFFINITY or "
+          "VNCL_POCL_AFFINITY asks)",
+          "");
+    return;
+  }
   if (!can) {
     snprintf(line, sizeof line,
-             "PoCL worker threads not pinned (leave POCL_AFFINITY unset: "
-             "this process may not run on every CPU 0-%u, and PoCL would "
-             "pin worker i to CPU i regardless)",
+             "PoCL worker threads not pinned (this process may not run on "
+             "every CPU 0-%u, and PoCL would pin worker i to CPU i "
+             "regardless)",
              n - 1);
     check(true, false, line, "");
     return;
   }
   check(false, false, "PoCL worker threads not pinned",
-        "export POCL_AFFINITY=1 where the device runs large work: on a "
-        "2-core EPYC guest FFTs ran up to 2x and 512^3 GEMMs up to 1.8x "
-        "faster, tiny back-to-back calls 1.5-2.5 us slower "
-        "(docs/portability.md)");
+        "OpenCL was started in this process before vncl, or PoCL was told "
+        "its worker count (POCL_CPU_MAX_CU_NUM): export POCL_AFFINITY=1 "
+        "where the device runs large work (on 2-core guests mid-size and "
+        "large calls ran up to 2x faster pinned, tiny back-to-back calls "
+        "1-2.5 us slower; docs/portability.md)");
 }
 
 /* The checks of one device: compiler, precisions, memory, a kernel that

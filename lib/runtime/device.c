@@ -159,6 +159,7 @@ void vncl__device_describe(cl_platform_id p, cl_device_id d,
     clGetDeviceInfo(d, CL_DEVICE_GFXIP_MINOR_AMD, sizeof u, &u, NULL);
     o->amd_gfxip_minor = (int)u;
   }
+  o->worker_affinity = vncl__worker_affinity(o);
 }
 
 static int type_rank(vncl_device_type t) {
@@ -191,6 +192,7 @@ static cl_int g_err;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void discover(void) {
+  vncl__pocl_affinity_decide(); /* before the ICD loader starts PoCL */
   cl_uint np = 0;
   g_err = clGetPlatformIDs(0, NULL, &np);
   if (g_err != CL_SUCCESS || np == 0) return;
