@@ -436,7 +436,18 @@ static const vncl__tunable clblast_tunables[] = {
  * at f16 128^3 and 192^3 and bf16 192^3, 3 of 4 at bf16 256^3 and 320^3,
  * 2 of 4 at f16 256^3 and 320^3 and 1 of 4 at bf16 128^3; even at 384^3.
  * docs/tuning.md, "Storage classes". */
-#define MEASURED16SQ MEASURED16 "; direct 5 x 64 tiles up to 1.5e8 (the AMD row's) on that Xeon, 2026-12-04: 256^3 0.79-0.85x f32 against 0.43-0.61x packed, 512^3 207-230 GFLOP/s against 140-205"
+/* With PoCL's workers pinned (vncl's default since session 24,
+ * lib/runtime/affinity.c) the packed path, which widens 16-bit A and B
+ * once while packing, overtook the direct kernel, which widens B at every
+ * use, from about 340^3: switch_mnk16 3.4e7 (about 324^3). Same Xeon,
+ * 2026-12-04, harness (one process, GFLOP/s, direct / packed, f32 in the
+ * same round): f16 352^3 150-172 / 190-194 (f32 222-253), bf16 168-173 /
+ * 184-189; f16 384^3 173-197 / 176-235; f16 448^3 195-211 / 232-239,
+ * bf16 180-212 / 210-223; f16 512^3 200-210 / 230-246, bf16 197-211 /
+ * 234-240; even at 256^3-320^3 (f16 320^3 175-191 / 177-179), the direct
+ * kernel ahead at 192^3 (f16 112-129 / 99-122, bf16 103-115 / 86-96). */
+#define CPU512_SQ16 "switch_mnk16=3.4e7 "
+#define MEASURED16SQ MEASURED16 "; direct 5 x 64 tiles (the AMD row's) on that Xeon, 2026-12-04: 256^3 0.79-0.85x f32 against 0.43-0.61x packed; packed again from 3.4e7 with the workers pinned, 2026-12-04: 512^3 0.95-0.99x f32 against 0.77-0.87x direct"
 #define MEASURED_ZEN16 "PoCL 3.1, 2-core Zen 4 EPYC guest: direct set and switch_mnk 2026-12-03 (16-bit storage against f32), batches as the AVX-512 16-bit row; 5-row direct tiles on a Zen 5 EPYC guest, 2026-12-03; packed KU on the Zen 5, 2026-12-04"
 #define MEASURED_ZEN "PoCL 3.1, 2-core Zen 4 EPYC guest: switch_mnk 2026-12-03, f32 direct set and small_batch_mnk_bt 2026-12-02 and 2026-12-03; packed KU on a Zen 5 EPYC guest, 2026-12-04; the rest as the AVX-512 rows"
 
@@ -458,12 +469,13 @@ static const vncl__param_row gemm_rows[] = {
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_PACKED, MEASURED32},
     /* 16-bit storage: the f32 sets (measured with f32 and f16 alike),
      * batches up to 128^3 on gemm_small (CPU512_SMALL16); square
-     * products on the direct kernel to CPU512_SQ's switch, flat ones
+     * products on the direct kernel to CPU512_SQ16's switch, flat ones
      * packed from 128^3 (CPU_16). */
     {R_CPU(16, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_NARROW, MEASURED},
     {R_CPU(16, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_SQUARE),
-     CPU512_SQ CPU512_DIRECT_ZEN16 CPU512_SMALL16 CPU512_PACKED, MEASURED16SQ},
+     CPU512_SQ CPU512_SQ16 CPU512_DIRECT_ZEN16 CPU512_SMALL16 CPU512_PACKED,
+     MEASURED16SQ},
     {R_CPU(16, VNCL__GEMM_ACC16, ANY),
      CPU512 CPU512_DIRECT CPU512_SMALL16 CPU512_PACKED CPU_16, MEASURED16},
     {R_CPU(16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_NARROW),
