@@ -551,7 +551,7 @@ int main(int argc, char **argv) {
   int pinned = cli_pocl_pinned(&b.dev);
   if (pinned >= 0)
     printf("PoCL worker threads: %s\n",
-           pinned == 2   ? "pinned (POCL_AFFINITY=1, set by vncl)"
+           pinned == 2   ? "pinned by vncl (POCL_AFFINITY=1 while PoCL started)"
            : pinned == 1 ? "pinned (POCL_AFFINITY set)"
                          : "not pinned");
   int missing = 0;

@@ -167,10 +167,11 @@ typedef enum vncl_device_type {
  * CPU device): where the operating system may put them. On a PoCL device
  * with every CPU of the machine open to the process, vncl's first look
  * for devices (vncl_device_count, vncl_context_create, ...) sets
- * POCL_AFFINITY=1 in the environment, before the ICD loader starts PoCL,
- * unless POCL_AFFINITY is already set, VNCL_POCL_AFFINITY=0, or OpenCL
- * was started in this process before vncl: pinned workers ran mid-size
- * and large calls up to 2x faster on 2-core guests, and back-to-back tiny
+ * POCL_AFFINITY=1 in the environment while the ICD loader starts PoCL and
+ * removes it again (child processes do not inherit it), unless
+ * POCL_AFFINITY is already set, VNCL_POCL_AFFINITY=0, or OpenCL was
+ * started in this process before vncl: pinned workers ran mid-size and
+ * large calls up to 2x faster on 2-core guests, and back-to-back tiny
  * calls 1-2.5 us slower (docs/portability.md, "PoCL's worker threads").
  * Being a setenv, it is best made before the program starts threads that
  * read or write the environment. */

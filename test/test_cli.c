@@ -826,8 +826,8 @@ static void test_doctor(void **st) {
     for (long i = 0; every && i < online; i++) every = CPU_ISSET((int)i, &all);
     assert_int_equal(run("doctor", false, &out), 0);
     if (every)
-      assert_non_null(strstr(out, "[ ok ] PoCL worker threads pinned "
-                                  "(POCL_AFFINITY=1, set by vncl;"));
+      assert_non_null(strstr(out, "[ ok ] PoCL worker threads pinned by "
+                                  "vncl (POCL_AFFINITY=1 while PoCL"));
     else
       assert_non_null(strstr(out, "PoCL worker threads not pinned (this "
                                   "process may not run on every CPU"));

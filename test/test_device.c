@@ -283,8 +283,9 @@ static void test_interop(void **st) {
  * process as it started (main records it before OpenCL is touched), and
  * where they are pinned, the process really has a thread on each of CPUs
  * 0 to n-1 alone; where they are free, no thread is narrower than the
- * process. */
+ * process; and the environment is as the program left it. */
 static vncl_worker_affinity g_want_aff;
+static char g_start_env[64]; /* POCL_AFFINITY at start, "-" when unset */
 
 static vncl_worker_affinity expected_affinity(void) {
   const char *u = getenv("POCL_AFFINITY");
@@ -353,6 +354,10 @@ static void scan_threads(int *seen, int cap, int all, bool *narrower) {
 static void test_worker_affinity(void **st) {
   (void)st;
   int tested = 0;
+  /* The environment as the program left it: vncl removed the variable it
+   * set once PoCL had read it. */
+  const char *now = getenv("POCL_AFFINITY");
+  assert_string_equal(now ? now : "-", g_start_env);
   for (int i = 0; i < g_n; i++) {
     if (!pocl_threaded(&g_dev[i])) {
       assert_int_equal(g_dev[i].worker_affinity, VNCL_WORKERS_NONE);
@@ -397,6 +402,8 @@ static void test_worker_affinity(void **st) {
 
 int main(void) {
   g_want_aff = expected_affinity();
+  snprintf(g_start_env, sizeof g_start_env, "%s",
+           getenv("POCL_AFFINITY") ? getenv("POCL_AFFINITY") : "-");
   setenv("POCL_DEVICES", "pthread pthread", 1);
   unsetenv("VNCL_DEVICE");
   const struct CMUnitTest tests[] = {

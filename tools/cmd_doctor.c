@@ -139,8 +139,8 @@ static void pocl_affinity_line(const vncl_device_info *d) {
   if (pinned < 0) return;
   if (pinned == 2) {
     check(true, false,
-          "PoCL worker threads pinned (POCL_AFFINITY=1, set by vncl; "
-          "VNCL_POCL_AFFINITY=0 leaves them to the scheduler)",
+          "PoCL worker threads pinned by vncl (POCL_AFFINITY=1 while PoCL "
+          "started; VNCL_POCL_AFFINITY=0 leaves them to the scheduler)",
           "");
     return;
   }

@@ -11,7 +11,10 @@
  *
  * PoCL reads the variable when the ICD loader first starts it, so the
  * choice is made here, once, before vncl's first clGetPlatformIDs, and
- * only where it cannot surprise anyone:
+ * the variable removed again once discovery is over
+ * (vncl__pocl_affinity_restore: PoCL 3.1's workers stay pinned, and no
+ * child process inherits a setting made for this one; test_device checks
+ * that the workers are pinned). Only where it cannot surprise anyone:
  *   - VNCL_POCL_AFFINITY is not 0 (the user's way out);
  *   - POCL_AFFINITY and POCL_CPU_MAX_CU_NUM are unset (the user decided,
  *     or asked for a number of workers that CPU i need not exist for);
@@ -85,6 +88,12 @@ void vncl__pocl_affinity_decide(void) {
                                   : VNCL_WORKERS_FREE;
   }
 #endif
+}
+
+void vncl__pocl_affinity_restore(void) {
+  if (g_pocl != VNCL_WORKERS_PINNED_BY_VNCL) return;
+  const char *now = getenv("POCL_AFFINITY");
+  if (now && !strcmp(now, "1")) unsetenv("POCL_AFFINITY");
 }
 
 vncl_worker_affinity vncl__worker_affinity(const vncl_device_info *d) {

@@ -232,6 +232,7 @@ static void discover(void) {
   if (g_count > 1) qsort(g_devices, (size_t)g_count, sizeof *g_devices,
                          device_cmp);
   for (int i = 0; i < g_count; i++) g_devices[i].info.index = i;
+  vncl__pocl_affinity_restore();
 }
 
 vncl_status vncl__devices(const vncl__device **list, int *count) {

@@ -207,13 +207,14 @@ typedef struct vncl__device {
 /* The process-wide list of devices in default order, discovered once.
  * Returns VNCL_ERR_NO_DEVICE (with the ICD hint) when there are none. */
 vncl_status vncl__devices(const vncl__device **list, int *count);
-/* Reads the description of one device (also used for interop devices). */
 /* PoCL's worker threads (affinity.c): the choice made once, before the
- * first clGetPlatformIDs (sets POCL_AFFINITY=1 where safe), and what it
- * means for device d (VNCL_WORKERS_NONE unless d is PoCL's threaded CPU
- * device). */
+ * first clGetPlatformIDs (sets POCL_AFFINITY=1 where safe), the variable
+ * removed again after discovery, and what it means for device d
+ * (VNCL_WORKERS_NONE unless d is PoCL's threaded CPU device). */
 void vncl__pocl_affinity_decide(void);
+void vncl__pocl_affinity_restore(void);
 vncl_worker_affinity vncl__worker_affinity(const vncl_device_info *d);
+/* Reads the description of one device (also used for interop devices). */
 void vncl__device_describe(cl_platform_id p, cl_device_id d,
                            vncl_device_info *out);
 
