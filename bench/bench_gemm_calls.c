@@ -172,11 +172,17 @@ static void record(bench_ctx *bc, const char *name, const prod *p,
 }
 
 /* An empty kernel on the context's queue: what the driver costs a call
- * (its launch, and its wait when waited), the floor under vncl's calls. */
+ * (its launch, and its wait when waited), the floor under vncl's calls.
+ * Beside it (args) a kernel that does nothing with the argument list of
+ * vncl's gemm_small (two scalars, three buffers, a ulong16): what the
+ * driver adds for a launch's arguments and buffers (PoCL 3.1: 1.1-1.5 us
+ * queued on a 2-core Xeon guest), so that what is left of a call is the
+ * product's own time and vncl's. */
 typedef struct empty_kernel {
   cl_program prog;
-  cl_kernel k;
+  cl_kernel k, args;
   cl_command_queue q;
+  cl_mem buf;
 } empty_kernel;
 
 static bool empty_make(bench_ctx *bc, empty_kernel *e) {
@@ -184,16 +190,44 @@ static bool empty_make(bench_ctx *bc, empty_kernel *e) {
   cl_device_id dev;
   memset(e, 0, sizeof *e);
   if (vncl_context_cl(bc->ctx, &cx, &e->q, &dev)) return false;
-  const char *src = "__kernel void vncl_bench_empty(void) {}";
+  const char *src =
+      "__kernel void vncl_bench_empty(void) {}\n"
+      "__kernel void vncl_bench_args(const float al, const float be,\n"
+      "    __global const float *a, __global const float *b,\n"
+      "    __global float *c, const ulong16 d) {\n"
+      "  if (d.sf == 1 && get_global_id(0) == 0) c[0] = a[0] * al + b[0] * be;\n"
+      "}\n";
   cl_int err;
   e->prog = clCreateProgramWithSource(cx, 1, &src, NULL, &err);
   if (e->prog && clBuildProgram(e->prog, 1, &dev, "", NULL, NULL) == CL_SUCCESS)
     e->k = clCreateKernel(e->prog, "vncl_bench_empty", &err);
+  if (e->k) {
+    e->args = clCreateKernel(e->prog, "vncl_bench_args", &err);
+    e->buf = clCreateBuffer(cx, CL_MEM_READ_WRITE, 64, NULL, &err);
+    float f = 1;
+    cl_ulong16 d;
+    memset(&d, 0, sizeof d);
+    bool set = e->args && e->buf;
+    for (cl_uint i = 0; set && i < 6; i++)
+      set = clSetKernelArg(e->args, i,
+                           i < 2   ? sizeof f
+                           : i < 5 ? sizeof e->buf
+                                   : sizeof d,
+                           i < 2 ? (const void *)&f
+                           : i < 5 ? (const void *)&e->buf
+                                   : (const void *)&d) == CL_SUCCESS;
+    if (!set && e->args) {
+      clReleaseKernel(e->args);
+      e->args = NULL;
+    }
+  }
   return e->k != NULL;
 }
 
 static void empty_free(empty_kernel *e) {
   if (e->k) clReleaseKernel(e->k);
+  if (e->args) clReleaseKernel(e->args);
+  if (e->buf) clReleaseMemObject(e->buf);
   if (e->prog) clReleaseProgram(e->prog);
   memset(e, 0, sizeof *e);
 }
@@ -201,13 +235,13 @@ static void empty_free(empty_kernel *e) {
 /* `calls` empty kernels, a finish after each (waited) or one at the end:
  * *per_call the seconds per call, *submit (when not NULL) per call until
  * the enqueues had returned. */
-static bool empty_calls(const empty_kernel *e, int calls, bool waited,
-                        double *per_call, double *submit) {
+static bool kernel_calls(const empty_kernel *e, cl_kernel k, int calls,
+                         bool waited, double *per_call, double *submit) {
   size_t one = 1;
   bool ok = true;
   double t0 = bench_now();
   for (int i = 0; i < calls && ok; i++) {
-    ok = clEnqueueNDRangeKernel(e->q, e->k, 1, NULL, &one, &one, 0, NULL,
+    ok = clEnqueueNDRangeKernel(e->q, k, 1, NULL, &one, &one, 0, NULL,
                                 NULL) == CL_SUCCESS;
     if (waited && ok) ok = clFinish(e->q) == CL_SUCCESS;
   }
@@ -215,6 +249,11 @@ static bool empty_calls(const empty_kernel *e, int calls, bool waited,
   if (!waited && ok) ok = clFinish(e->q) == CL_SUCCESS;
   *per_call = (bench_now() - t0) / calls;
   return ok;
+}
+
+static bool empty_calls(const empty_kernel *e, int calls, bool waited,
+                        double *per_call, double *submit) {
+  return kernel_calls(e, e->k, calls, waited, per_call, submit);
 }
 
 /* Times `calls` vncl products (waited: a finish after each; else one at
@@ -320,26 +359,39 @@ static void f64_cases(bench_ctx *bc) {
  * caller's thread. */
 typedef struct floor_t {
   double waited, queued, submit;
+  double args_waited, args_queued; /* the no-op with gemm_small's list */
 } floor_t;
 
 static bool floor_times(bench_ctx *bc, const empty_kernel *e, int calls,
                         floor_t *f) {
   int reps = bc->repeats;
   double *w = calloc((size_t)reps, sizeof *w), *qd = calloc((size_t)reps, sizeof *qd),
-         *sb = calloc((size_t)reps, sizeof *sb);
-  bool ok = w && qd && sb;
-  for (int r = 0; r < reps && ok; r++)
+         *sb = calloc((size_t)reps, sizeof *sb),
+         *aw = calloc((size_t)reps, sizeof *aw),
+         *aq = calloc((size_t)reps, sizeof *aq);
+  bool ok = w && qd && sb && aw && aq;
+  for (int r = 0; r < reps && ok; r++) {
     ok = empty_calls(e, calls, true, &w[r], NULL) &&
          empty_calls(e, calls, false, &qd[r], &sb[r]);
+    if (ok && e->args)
+      ok = kernel_calls(e, e->args, calls, true, &aw[r], NULL) &&
+           kernel_calls(e, e->args, calls, false, &aq[r], NULL);
+  }
   double unused;
   if (ok) {
     f->waited = bench_median(w, reps, &unused);
     f->queued = bench_median(qd, reps, &unused);
     f->submit = bench_median(sb, reps, &unused);
+    if (e->args) {
+      f->args_waited = bench_median(aw, reps, &unused);
+      f->args_queued = bench_median(aq, reps, &unused);
+    }
   }
   free(w);
   free(qd);
   free(sb);
+  free(aw);
+  free(aq);
   return ok;
 }
 
@@ -372,10 +424,16 @@ static void small_calls(bench_ctx *bc) {
   floor_t fl = {0};
   empty_kernel ek;
   bool have_floor = empty_make(bc, &ek) && floor_times(bc, &ek, calls, &fl);
-  if (have_floor)
+  if (have_floor) {
     printf("gemm      driver floor (empty kernel, alone): %.1f us waited, "
            "%.1f us queued per call (the enqueue returns after %.1f us)\n",
            fl.waited * 1e6, fl.queued * 1e6, fl.submit * 1e6);
+    if (ek.args)
+      printf("gemm      a no-op with gemm_small's arguments (2 scalars, 3 "
+             "buffers, a ulong16), alone: %.1f us waited, %.1f us queued "
+             "per call\n",
+             fl.args_waited * 1e6, fl.args_queued * 1e6);
+  }
   for (size_t s = 0; s < ns; s++) {
     prod p;
     if (prod_make(bc, &p, VNCL_F32, sz[s], sz[s], sz[s], 1, false)) {
