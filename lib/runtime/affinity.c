@@ -28,6 +28,7 @@
  * The decision cannot come from the device table (lib/runtime/
  * device_rule.c): it must be taken before any device is known. */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT, dl_iterate_phdr */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -40,10 +41,12 @@
 
 #include "runtime/runtime.h"
 
-/* What the process had when vncl first looked for devices (set once, in
- * device discovery's pthread_once, before any reader). */
-static vncl_worker_affinity g_pocl = VNCL_WORKERS_FREE;
-static bool g_decided;
+/* What the process had when vncl first looked for devices: set once, in
+ * device discovery's pthread_once; atomic because a context over the
+ * application's own device describes it (vncl__worker_affinity) before
+ * it looks for devices, perhaps while another thread does. */
+static _Atomic int g_pocl = VNCL_WORKERS_FREE;
+static atomic_bool g_decided;
 
 #ifdef __linux__
 static int pocl_loaded_cb(struct dl_phdr_info *info, size_t size,
@@ -68,30 +71,33 @@ static bool may_run_everywhere(void) {
 }
 #endif
 
-void vncl__pocl_affinity_decide(void) {
-  g_decided = true;
+static vncl_worker_affinity decide(void) {
   const char *user = getenv("POCL_AFFINITY");
-  if (user) {
-    g_pocl = atoi(user) > 0 ? VNCL_WORKERS_PINNED : VNCL_WORKERS_FREE;
-    return;
-  }
+  if (user) return atoi(user) > 0 ? VNCL_WORKERS_PINNED : VNCL_WORKERS_FREE;
   const char *own = vncl__getenv("VNCL_POCL_AFFINITY");
-  if (own && (!strcmp(own, "0") || !strcasecmp(own, "off"))) return;
+  if (own && (!strcmp(own, "0") || !strcasecmp(own, "off")))
+    return VNCL_WORKERS_FREE;
 #ifdef __linux__
   if (getenv("POCL_CPU_MAX_CU_NUM") || !may_run_everywhere() ||
       dl_iterate_phdr(pocl_loaded_cb, NULL))
-    return;
+    return VNCL_WORKERS_FREE;
   /* Not overwriting: a thread of the application may have set it since. */
   if (setenv("POCL_AFFINITY", "1", 0) == 0) {
     const char *now = getenv("POCL_AFFINITY");
-    g_pocl = now && atoi(now) > 0 ? VNCL_WORKERS_PINNED_BY_VNCL
-                                  : VNCL_WORKERS_FREE;
+    return now && atoi(now) > 0 ? VNCL_WORKERS_PINNED_BY_VNCL
+                                : VNCL_WORKERS_FREE;
   }
 #endif
+  return VNCL_WORKERS_FREE;
+}
+
+void vncl__pocl_affinity_decide(void) {
+  atomic_store(&g_pocl, (int)decide());
+  atomic_store(&g_decided, true);
 }
 
 void vncl__pocl_affinity_restore(void) {
-  if (g_pocl != VNCL_WORKERS_PINNED_BY_VNCL) return;
+  if (atomic_load(&g_pocl) != VNCL_WORKERS_PINNED_BY_VNCL) return;
   const char *now = getenv("POCL_AFFINITY");
   if (now && !strcmp(now, "1")) unsetenv("POCL_AFFINITY");
 }
@@ -105,9 +111,9 @@ vncl_worker_affinity vncl__worker_affinity(const vncl_device_info *d) {
       !strncmp(d->name, "basic", 5) || strstr(d->name, "minimal") ||
       (strncmp(d->name, "pthread", 7) && strncmp(d->name, "cpu", 3)))
     return VNCL_WORKERS_NONE;
-  if (!g_decided) { /* a context over the application's own device */
+  if (!atomic_load(&g_decided)) { /* the application's own device, first */
     const char *e = getenv("POCL_AFFINITY");
     return e && atoi(e) > 0 ? VNCL_WORKERS_PINNED : VNCL_WORKERS_FREE;
   }
-  return g_pocl;
+  return (vncl_worker_affinity)atomic_load(&g_pocl);
 }
