@@ -148,13 +148,16 @@ static void pocl_affinity_line(const vncl_device_info *d) {
     check(true, false, "PoCL worker threads pinned (POCL_AFFINITY set)", "");
     return;
   }
-  unsigned n = d->compute_units ? d->compute_units : 1;
+  /* The library's rule (lib/runtime/affinity.c): every online CPU, 0 to
+   * n-1, open to this process. */
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
   bool can = false;
 #ifdef __linux__
   cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) {
-    can = n <= CPU_SETSIZE;
-    for (unsigned i = 0; can && i < n; i++) can = CPU_ISSET(i, &set);
+  if (n >= 1 && n <= CPU_SETSIZE &&
+      sched_getaffinity(0, sizeof set, &set) == 0) {
+    can = CPU_COUNT(&set) == n;
+    for (long i = 0; can && i < n; i++) can = CPU_ISSET((int)i, &set);
   }
 #endif
   char line[256];
@@ -171,9 +174,9 @@ static void pocl_affinity_line(const vncl_device_info *d) {
   if (!can) {
     snprintf(line, sizeof line,
              "PoCL worker threads not pinned (this process may not run on "
-             "every CPU 0-%u, and PoCL would pin worker i to CPU i "
+             "every CPU 0-%ld, and PoCL would pin worker i to CPU i "
              "regardless)",
-             n - 1);
+             n > 0 ? n - 1 : 0);
     check(true, false, line, "");
     return;
   }
