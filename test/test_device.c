@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -400,7 +401,35 @@ static void test_worker_affinity(void **st) {
   (void)tested;
 }
 
-int main(void) {
+/* With no OpenCL platform at all, the discovery that failed leaves the
+ * environment as it found it too: run in a fresh process (this program,
+ * re-run with --no-platform), where the ICD loader finds no driver; its
+ * exit status is the verdict. */
+static int no_platform_child(void) {
+  int n = -1;
+  vncl_status s = vncl_device_count(&n);
+  return s == VNCL_ERR_NO_DEVICE && getenv("POCL_AFFINITY") == NULL ? 0 : 1;
+}
+
+static void test_no_platform_env(void **st) {
+  (void)st;
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    setenv("OCL_ICD_VENDORS", "/nonexistent-vendors-dir", 1);
+    unsetenv("POCL_AFFINITY");
+    unsetenv("VNCL_POCL_AFFINITY");
+    execl("/proc/self/exe", "test_device", "--no-platform", (char *)NULL);
+    _exit(127);
+  }
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--no-platform")) return no_platform_child();
   g_want_aff = expected_affinity();
   snprintf(g_start_env, sizeof g_start_env, "%s",
            getenv("POCL_AFFINITY") ? getenv("POCL_AFFINITY") : "-");
@@ -413,6 +442,7 @@ int main(void) {
       cmocka_unit_test(test_context_errors),
       cmocka_unit_test(test_interop),
       cmocka_unit_test(test_worker_affinity),
+      cmocka_unit_test(test_no_platform_env),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -191,8 +191,7 @@ static int g_count;
 static cl_int g_err;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
-static void discover(void) {
-  vncl__pocl_affinity_decide(); /* before the ICD loader starts PoCL */
+static void enumerate(void) {
   cl_uint np = 0;
   g_err = clGetPlatformIDs(0, NULL, &np);
   if (g_err != CL_SUCCESS || np == 0) return;
@@ -232,6 +231,14 @@ static void discover(void) {
   if (g_count > 1) qsort(g_devices, (size_t)g_count, sizeof *g_devices,
                          device_cmp);
   for (int i = 0; i < g_count; i++) g_devices[i].info.index = i;
+}
+
+/* PoCL's worker threads are placed while the ICD loader starts it, inside
+ * enumerate(); the variable vncl may set for that is removed on every way
+ * out, no platform and no memory included. */
+static void discover(void) {
+  vncl__pocl_affinity_decide();
+  enumerate();
   vncl__pocl_affinity_restore();
 }
 
