@@ -41,12 +41,11 @@
 
 #include "runtime/runtime.h"
 
-/* What the process had when vncl first looked for devices: set once, in
- * device discovery's pthread_once; atomic because a context over the
- * application's own device describes it (vncl__worker_affinity) before
- * it looks for devices, perhaps while another thread does. */
-static _Atomic int g_pocl = VNCL_WORKERS_FREE;
-static atomic_bool g_decided;
+/* What the process had when vncl first looked for devices, -1 until then:
+ * set once, in device discovery's pthread_once; atomic because a context
+ * over the application's own device describes it (vncl__worker_affinity)
+ * before it looks for devices, perhaps while another thread does. */
+static _Atomic int g_pocl = -1;
 
 #ifdef __linux__
 static int pocl_loaded_cb(struct dl_phdr_info *info, size_t size,
@@ -91,10 +90,7 @@ static vncl_worker_affinity decide(void) {
   return VNCL_WORKERS_FREE;
 }
 
-void vncl__pocl_affinity_decide(void) {
-  atomic_store(&g_pocl, (int)decide());
-  atomic_store(&g_decided, true);
-}
+void vncl__pocl_affinity_decide(void) { atomic_store(&g_pocl, (int)decide()); }
 
 void vncl__pocl_affinity_restore(void) {
   if (atomic_load(&g_pocl) != VNCL_WORKERS_PINNED_BY_VNCL) return;
@@ -111,9 +107,10 @@ vncl_worker_affinity vncl__worker_affinity(const vncl_device_info *d) {
       !strncmp(d->name, "basic", 5) || strstr(d->name, "minimal") ||
       (strncmp(d->name, "pthread", 7) && strncmp(d->name, "cpu", 3)))
     return VNCL_WORKERS_NONE;
-  if (!atomic_load(&g_decided)) { /* the application's own device, first */
+  int state = atomic_load(&g_pocl);
+  if (state < 0) { /* the application's own device, before discovery */
     const char *e = getenv("POCL_AFFINITY");
     return e && atoi(e) > 0 ? VNCL_WORKERS_PINNED : VNCL_WORKERS_FREE;
   }
-  return (vncl_worker_affinity)atomic_load(&g_pocl);
+  return (vncl_worker_affinity)state;
 }
