@@ -548,12 +548,13 @@ int main(int argc, char **argv) {
     printf("peer OpenBLAS: %s kernels\n", openblas_get_corename());
   /* PoCL's worker threads, pinned or not, move its figures up to 2x
    * (docs/portability.md): say which these are. */
-  int pinned = cli_pocl_pinned(&b.dev);
-  if (pinned >= 0)
+  vncl_worker_affinity aff = b.dev.worker_affinity;
+  if (aff != VNCL_WORKERS_NONE)
     printf("PoCL worker threads: %s\n",
-           pinned == 2   ? "pinned by vncl (POCL_AFFINITY=1 while PoCL started)"
-           : pinned == 1 ? "pinned (POCL_AFFINITY set)"
-                         : "not pinned");
+           aff == VNCL_WORKERS_PINNED_BY_VNCL
+               ? "pinned by vncl (POCL_AFFINITY=1 while PoCL started)"
+           : aff == VNCL_WORKERS_PINNED ? "pinned (POCL_AFFINITY set)"
+                                        : "not pinned");
   int missing = 0;
   double t0 = bench_now();
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
@@ -591,8 +592,9 @@ int main(int argc, char **argv) {
     cJSON_AddBoolToObject(root, "quick", quick);
     cJSON_AddItemToObject(root, "device", cli_device_json(&b.dev));
     cJSON_AddStringToObject(root, "openblas_core", openblas_get_corename());
-    if (pinned >= 0)
-      cJSON_AddBoolToObject(root, "pocl_threads_pinned", pinned > 0);
+    if (aff != VNCL_WORKERS_NONE)
+      cJSON_AddBoolToObject(root, "pocl_threads_pinned",
+                            aff != VNCL_WORKERS_FREE);
     cJSON_AddItemToObject(root, "cases", b.cases);
     char *s = cJSON_Print(root);
     FILE *f = jf ? jf : cli_json_open(&cmd, json);

@@ -34,12 +34,6 @@ cJSON *cli_telemetry_json(const vncl_telemetry *t, const vncl_device_info *d);
 void cli_telemetry_summary(const vncl_telemetry *t, const vncl_device_info *d,
                            char *buf, size_t cap);
 const char *cli_platform_short(const vncl_device_info *d);
-/* PoCL's CPU device (its threaded driver), whose worker threads
- * POCL_AFFINITY=1 pins to CPUs 0, 1, ...: 1 when the user set it, 2 when
- * vncl did, 0 when they are left to the operating system, -1 for any
- * other device (vncl_device_info.worker_affinity; docs/portability.md,
- * "PoCL's worker threads"). For `vncl doctor` and the bench's header. */
-int cli_pocl_pinned(const vncl_device_info *d);
 /* Whether a selector names a group (vncl_group_create) rather than one
  * device: "all", "gpu", "cpu", "accelerator" (any case), or a list with a
  * comma. NULL or "": no. */

@@ -102,12 +102,3 @@ bool cli_group_selector(const char *sel) {
          !strcasecmp(sel, "gpu") || !strcasecmp(sel, "cpu") ||
          !strcasecmp(sel, "accelerator");
 }
-
-int cli_pocl_pinned(const vncl_device_info *d) {
-  switch (d->worker_affinity) {
-    case VNCL_WORKERS_PINNED: return 1;
-    case VNCL_WORKERS_PINNED_BY_VNCL: return 2;
-    case VNCL_WORKERS_FREE: return 0;
-    default: return -1;
-  }
-}

@@ -135,16 +135,15 @@ static void telemetry_line(vncl_context *ctx, const vncl_device_info *d) {
  * process's affinity mask, so a restricted mask is left alone
  * (docs/portability.md, "PoCL's worker threads"). */
 static void pocl_affinity_line(const vncl_device_info *d) {
-  int pinned = cli_pocl_pinned(d);
-  if (pinned < 0) return;
-  if (pinned == 2) {
+  if (d->worker_affinity == VNCL_WORKERS_NONE) return;
+  if (d->worker_affinity == VNCL_WORKERS_PINNED_BY_VNCL) {
     check(true, false,
           "PoCL worker threads pinned by vncl (POCL_AFFINITY=1 while PoCL "
           "started; VNCL_POCL_AFFINITY=0 leaves them to the scheduler)",
           "");
     return;
   }
-  if (pinned == 1) {
+  if (d->worker_affinity == VNCL_WORKERS_PINNED) {
     check(true, false, "PoCL worker threads pinned (POCL_AFFINITY set)", "");
     return;
   }
