@@ -207,15 +207,13 @@ static bool empty_make(bench_ctx *bc, empty_kernel *e) {
     float f = 1;
     cl_ulong16 d;
     memset(&d, 0, sizeof d);
-    bool set = e->args && e->buf;
-    for (cl_uint i = 0; set && i < 6; i++)
-      set = clSetKernelArg(e->args, i,
-                           i < 2   ? sizeof f
-                           : i < 5 ? sizeof e->buf
-                                   : sizeof d,
-                           i < 2 ? (const void *)&f
-                           : i < 5 ? (const void *)&e->buf
-                                   : (const void *)&d) == CL_SUCCESS;
+    bool set = e->args && e->buf &&
+               !clSetKernelArg(e->args, 0, sizeof f, &f) &&
+               !clSetKernelArg(e->args, 1, sizeof f, &f) &&
+               !clSetKernelArg(e->args, 2, sizeof e->buf, &e->buf) &&
+               !clSetKernelArg(e->args, 3, sizeof e->buf, &e->buf) &&
+               !clSetKernelArg(e->args, 4, sizeof e->buf, &e->buf) &&
+               !clSetKernelArg(e->args, 5, sizeof d, &d);
     if (!set && e->args) {
       clReleaseKernel(e->args);
       e->args = NULL;

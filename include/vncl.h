@@ -161,8 +161,6 @@ typedef enum vncl_device_type {
   VNCL_DEVICE_OTHER = 4
 } vncl_device_type;
 
-/* What the library knows about a device. Strings are NUL-terminated and cut
- * to fit. Fields the driver does not report are 0 or "". */
 /* A CPU driver that runs kernels on worker threads of this process (PoCL's
  * CPU device): where the operating system may put them. On a PoCL device
  * with every CPU of the machine open to the process, vncl's first look
@@ -182,6 +180,8 @@ typedef enum vncl_worker_affinity {
   VNCL_WORKERS_PINNED_BY_VNCL = 3 /* pinned: POCL_AFFINITY=1 set by vncl */
 } vncl_worker_affinity;
 
+/* What the library knows about a device. Strings are NUL-terminated and cut
+ * to fit. Fields the driver does not report are 0 or "". */
 typedef struct vncl_device_info {
   int index;          /* position in vncl's default order */
   int platform_index; /* P in the "P:D" selector */
