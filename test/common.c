@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,21 @@ void t_env_restore(const t_env *e) {
     setenv(e->name, e->value, 1);
   else
     unsetenv(e->name);
+}
+
+bool t_every_cpu_open(void) {
+#ifdef __linux__
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  cpu_set_t set;
+  if (n < 1 || n > CPU_SETSIZE || sched_getaffinity(0, sizeof set, &set) ||
+      CPU_COUNT(&set) != n)
+    return false;
+  for (long i = 0; i < n; i++)
+    if (!CPU_ISSET((int)i, &set)) return false;
+  return true;
+#else
+  return false;
+#endif
 }
 
 vncl_context *t_context(const char *cache_dir) {

@@ -33,6 +33,10 @@ typedef struct t_env {
 } t_env;
 void t_env_set(t_env *e, const char *name, const char *value);
 void t_env_restore(const t_env *e);
+/* Whether this thread may run on every online CPU and they are numbered 0
+ * to n-1: where vncl pins PoCL's workers (docs/portability.md, "PoCL's
+ * worker threads"). false off Linux. */
+bool t_every_cpu_open(void);
 
 /* A context on the default device with the given cache folder (NULL: the
  * caller's environment), failing the test on error. */

@@ -293,19 +293,9 @@ static vncl_worker_affinity expected_affinity(void) {
   if (u) return atoi(u) > 0 ? VNCL_WORKERS_PINNED : VNCL_WORKERS_FREE;
   const char *o = getenv("VNCL_POCL_AFFINITY");
   if (o && (!strcmp(o, "0") || !strcasecmp(o, "off"))) return VNCL_WORKERS_FREE;
-  if (getenv("POCL_CPU_MAX_CU_NUM")) return VNCL_WORKERS_FREE;
-#ifdef __linux__
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  cpu_set_t set;
-  if (n < 1 || n > CPU_SETSIZE || sched_getaffinity(0, sizeof set, &set) ||
-      CPU_COUNT(&set) != n)
+  if (getenv("POCL_CPU_MAX_CU_NUM") || !t_every_cpu_open())
     return VNCL_WORKERS_FREE;
-  for (long i = 0; i < n; i++)
-    if (!CPU_ISSET((int)i, &set)) return VNCL_WORKERS_FREE;
   return VNCL_WORKERS_PINNED_BY_VNCL;
-#else
-  return VNCL_WORKERS_FREE;
-#endif
 }
 
 static bool pocl_threaded(const vncl_device_info *d) {
