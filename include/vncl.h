@@ -213,6 +213,12 @@ typedef struct vncl_device_info {
   int amd_gfxip_major;
   int amd_gfxip_minor;
   vncl_worker_affinity worker_affinity;
+  /* 1: the driver deadlocks when two commands meet inside it (PoCL's
+   * single-threaded device before PoCL 5.0), so vncl enqueues on it one
+   * command at a time across the process, and a call given a wait list
+   * with an event not yet complete fails with VNCL_ERR_UNSUPPORTED
+   * (docs/portability.md, "PoCL's single-threaded device"). */
+  int serial_driver;
 } vncl_device_info;
 
 /* Counts the OpenCL devices found through the ICD loader. A machine with no
@@ -455,7 +461,10 @@ VNCL_API vncl_status vncl_gemm_cl_batched(
 /* Event variant of vncl_gemm_cl_batched (batch 1 for a single product):
  * waits for the num_wait events first; when event is not NULL it receives an
  * event (the caller releases it with clReleaseEvent) that completes when C
- * is written. */
+ * is written. VNCL_ERR_UNSUPPORTED, nothing enqueued, when the device's
+ * driver deadlocks on a command that waits for an event not yet complete
+ * and one of the wait list is not (PoCL's single-threaded device before
+ * PoCL 5.0; docs/portability.md). */
 VNCL_API vncl_status vncl_gemm_cl_event(
     vncl_context *ctx, vncl_dtype dtype, vncl_layout layout, vncl_trans ta,
     vncl_trans tb, size_t m, size_t n, size_t k, double alpha, cl_mem a,

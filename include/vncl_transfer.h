@@ -106,7 +106,10 @@ VNCL_API cl_event vncl_event_cl(const vncl_event *e);
  * returns (as CUDA does for pageable memory) while the device drains the
  * chunks; a staged read's copies out of the chunks are done by the
  * context's transfer thread as the pieces arrive. Direct and pinned
- * transfers return at once. Thread-safe per the rule in vncl.h. */
+ * transfers return at once. Thread-safe per the rule in vncl.h.
+ * VNCL_ERR_UNSUPPORTED, nothing enqueued, where vncl_gemm_cl_event gives
+ * it: a wait list with an event not yet complete, on a driver that
+ * deadlocks on one. */
 VNCL_API vncl_status vncl_tensor_write_async(vncl_tensor *t, const void *src,
                                              size_t bytes, cl_uint num_wait,
                                              const cl_event *wait_list,

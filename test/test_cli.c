@@ -848,6 +848,35 @@ static void test_doctor(void **st) {
   } else {
     assert_null(strstr(out, "PoCL worker threads"));
   }
+  /* A driver that deadlocks when commands meet (lib/runtime/driver.c):
+   * the device under test says so only where it is one, and PoCL's
+   * single-threaded device before 5.0 is one (a child's environment). */
+  free(out);
+  assert_int_equal(run("doctor", false, &out), 0);
+  assert_true(!strstr(out, "driver runs one command at a time") ==
+              !di.serial_driver);
+  if (strstr(di.platform, "Portable Computing Language")) {
+    t_env devs;
+    t_env_set(&devs, "POCL_DEVICES", "basic");
+    free(out);
+    int rc = run("devices --json", false, &out);
+    cJSON *j = rc == 0 ? cJSON_Parse(out) : NULL;
+    cJSON *d0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "devices"), 0);
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(d0, "name"));
+    const char *drv =
+        cJSON_GetStringValue(cJSON_GetObjectItem(d0, "driver_version"));
+    if (name && drv && !strncmp(name, "basic", 5)) {
+      bool serial = atoi(drv) < 5;
+      assert_true(cJSON_IsTrue(cJSON_GetObjectItem(d0, "serial_driver")) ==
+                  serial);
+      free(out);
+      assert_int_equal(run("doctor", false, &out), 0);
+      assert_true(!strstr(out, "[warn] driver runs one command at a time") ==
+                  !serial);
+    }
+    cJSON_Delete(j);
+    t_env_restore(&devs);
+  }
   unsetenv("VNCL_CACHE_DIR");
   if (own_copy) unsetenv("VNCL_HOST_COPY");
   t_rmtree(dir);

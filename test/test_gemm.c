@@ -165,17 +165,37 @@ static void run_case(const gcase *g) {
   if (g->event) {
     cl_event user = clCreateUserEvent(clctx, &err), done = NULL;
     assert_int_equal(err, CL_SUCCESS);
-    s = vncl_gemm_cl_event(ctx, dt, g->layout, g->ta, g->tb, g->m, g->n, g->k,
-                           g->alpha, da, g->a_off, sa.ld, sa.stride, db,
-                           g->b_off, sb.ld, sb.stride, g->beta, dc, g->c_off,
-                           sc.ld, sc.stride, batch, 1, &user, &done);
-    if (s) fail_msg("%s: %s", desc, vncl_errmsg(ctx));
-    assert_non_null(done);
-    cl_int st = 0;
-    clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
-                   NULL);
-    if (st == CL_COMPLETE) fail_msg("%s: finished before its wait list", desc);
-    clSetUserEventStatus(user, CL_COMPLETE);
+    vncl_device_info info;
+    T_OK(ctx, vncl_context_device_info(ctx, &info));
+#define GEMM_EVENT_CALL()                                                    \
+  vncl_gemm_cl_event(ctx, dt, g->layout, g->ta, g->tb, g->m, g->n, g->k,     \
+                     g->alpha, da, g->a_off, sa.ld, sa.stride, db, g->b_off, \
+                     sb.ld, sb.stride, g->beta, dc, g->c_off, sc.ld,         \
+                     sc.stride, batch, 1, &user, &done)
+    s = GEMM_EVENT_CALL();
+    if (info.serial_driver) {
+      /* A driver that deadlocks on a pending wait list (driver.c): the
+       * call is refused with nothing enqueued, and taken once the event
+       * has completed. */
+      if (s != VNCL_ERR_UNSUPPORTED)
+        fail_msg("%s: %s on a serial driver with a pending wait list", desc,
+                 vncl_status_name(s));
+      assert_null(done);
+      clSetUserEventStatus(user, CL_COMPLETE);
+      s = GEMM_EVENT_CALL();
+      if (s) fail_msg("%s: %s", desc, vncl_errmsg(ctx));
+      assert_non_null(done);
+    } else {
+      if (s) fail_msg("%s: %s", desc, vncl_errmsg(ctx));
+      assert_non_null(done);
+      cl_int st = 0;
+      clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
+                     NULL);
+      if (st == CL_COMPLETE)
+        fail_msg("%s: finished before its wait list", desc);
+      clSetUserEventStatus(user, CL_COMPLETE);
+    }
+#undef GEMM_EVENT_CALL
     assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
     clReleaseEvent(done);
     clReleaseEvent(user);

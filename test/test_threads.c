@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common.h"
+#include "vncl_transfer.h"
 /* Internal headers on purpose: launches kernels from many threads through
  * the internal launch path. */
 #include "runtime/runtime.h"
@@ -292,14 +294,159 @@ static void test_processes_share_cache(void **st) {
   t_rmtree(dir);
 }
 
+/* ---- a driver that deadlocks when commands meet ---------------------------
+ * PoCL's single-threaded device before PoCL 5.0 deadlocks when two threads
+ * enqueue on it at once or a command waits on an event not yet complete
+ * (lib/runtime/driver.c). A child process of this test selects it
+ * (POCL_DEVICES=basic) and runs asynchronous transfers and products from
+ * four threads at once, every result checked; before vncl serialized its
+ * commands there, such a run hung or read C back before its product. An
+ * alarm turns a hang into a failure. */
+
+enum { SER_THREADS = 4, SER_ITERS = 6, SER_N = 48 };
+static vncl_context *ser_ctx;
+
+static void *serial_worker(void *arg) {
+  intptr_t id = (intptr_t)arg, bad = 0;
+  float a[SER_N * SER_N], b[SER_N * SER_N], c[SER_N * SER_N];
+  int64_t sh[2] = {SER_N, SER_N};
+  for (int it = 0; it < SER_ITERS; it++) {
+    /* Small integers: every product and sum is exact in f32. */
+    for (int i = 0; i < SER_N * SER_N; i++) {
+      a[i] = (float)((i * 7 + (int)id * 3 + it) % 9) - 4;
+      b[i] = (float)((i * 5 + it) % 7) - 3;
+      c[i] = NAN;
+    }
+    vncl_tensor *ta = NULL, *tb = NULL, *tc = NULL;
+    vncl_event *ea = NULL, *eb = NULL, *ec = NULL;
+    vncl_status s = vncl_tensor_create(ser_ctx, VNCL_F32, 2, sh, &ta);
+    if (!s) s = vncl_tensor_create(ser_ctx, VNCL_F32, 2, sh, &tb);
+    if (!s) s = vncl_tensor_create(ser_ctx, VNCL_F32, 2, sh, &tc);
+    if (!s) s = vncl_tensor_write_async(ta, a, sizeof a, 0, NULL, &ea);
+    if (!s) s = vncl_tensor_write_async(tb, b, sizeof b, 0, NULL, &eb);
+    if (!s)
+      s = vncl_gemm(ser_ctx, VNCL_NO_TRANS, VNCL_NO_TRANS, 1, ta, tb, 0, tc);
+    if (!s) s = vncl_tensor_read_async(tc, c, sizeof c, 0, NULL, &ec);
+    if (!s) s = vncl_event_wait(ec);
+    if (!s) s = vncl_event_wait(ea);
+    if (!s) s = vncl_event_wait(eb);
+    if (s) {
+      fprintf(stderr, "thread %d: %s: %s\n", (int)id, vncl_status_name(s),
+              vncl_errmsg(ser_ctx));
+      bad++;
+    }
+    for (int i = 0; !s && i < SER_N; i++)
+      for (int j = 0; j < SER_N; j++) {
+        double r = 0;
+        for (int p = 0; p < SER_N; p++)
+          r += (double)a[i * SER_N + p] * b[p * SER_N + j];
+        if (!(c[i * SER_N + j] == (float)r)) bad++;
+      }
+    vncl_event_release(ea);
+    vncl_event_release(eb);
+    vncl_event_release(ec);
+    vncl_tensor_destroy(ta);
+    vncl_tensor_destroy(tb);
+    vncl_tensor_destroy(tc);
+  }
+  return (void *)bad;
+}
+
+/* The child: 0 passed, 77 no such device here, else a failure code. */
+static int serial_child(void) {
+  alarm(120);
+  vncl_options o;
+  vncl_options_init(&o);
+  o.cache_dir = "off";
+  if (vncl_context_create(&ser_ctx, &o)) return 77;
+  vncl_device_info info;
+  if (vncl_context_device_info(ser_ctx, &info)) return 10;
+  if (strncmp(info.name, "basic", 5) && strncmp(info.name, "cpu-minimal", 11))
+    return 77; /* POCL_DEVICES named a device this PoCL lacks */
+  /* The driver table's rule, from the device found: before PoCL 5.0. */
+  int serial_expected = atoi(info.driver_version) < 5;
+  if (info.serial_driver != serial_expected) return 11;
+  pthread_t th[SER_THREADS];
+  for (intptr_t i = 0; i < SER_THREADS; i++)
+    if (pthread_create(&th[i], NULL, serial_worker, (void *)i)) return 12;
+  intptr_t bad = 0;
+  for (int i = 0; i < SER_THREADS; i++) {
+    void *r;
+    pthread_join(th[i], &r);
+    bad += (intptr_t)r;
+  }
+  if (bad) return 13;
+  /* A wait list with an event not yet complete: refused there, with
+   * nothing enqueued (C keeps its poison); taken once it has completed. */
+  cl_context clc;
+  if (vncl_context_cl(ser_ctx, &clc, NULL, NULL)) return 14;
+  cl_int err;
+  cl_event user = clCreateUserEvent(clc, &err);
+  int64_t sh[1] = {SER_N};
+  vncl_tensor *t;
+  if (err || vncl_tensor_create(ser_ctx, VNCL_F32, 1, sh, &t)) return 15;
+  float x[SER_N], y[SER_N];
+  for (int i = 0; i < SER_N; i++) x[i] = (float)i, y[i] = NAN;
+  if (vncl_tensor_write(t, x, sizeof x)) return 16;
+  vncl_event *e = NULL;
+  vncl_status s = vncl_tensor_read_async(t, y, sizeof y, 1, &user, &e);
+  if (serial_expected) {
+    if (s != VNCL_ERR_UNSUPPORTED || e || !isnan(y[0])) return 17;
+    clSetUserEventStatus(user, CL_COMPLETE);
+    s = vncl_tensor_read_async(t, y, sizeof y, 1, &user, &e);
+  } else {
+    clSetUserEventStatus(user, CL_COMPLETE);
+  }
+  if (s || vncl_event_wait(e)) return 18;
+  if (memcmp(x, y, sizeof x)) return 19;
+  vncl_event_release(e);
+  clReleaseEvent(user);
+  vncl_tensor_destroy(t);
+  vncl_context_destroy(ser_ctx);
+  return 0;
+}
+
+static void test_serial_driver(void **st) {
+  (void)st;
+  vncl_device_info info;
+  vncl_context *c = t_context(NULL);
+  T_OK(c, vncl_context_device_info(c, &info));
+  vncl_context_destroy(c);
+  if (!strstr(info.platform, "Portable Computing Language")) {
+    print_message("skipped: no PoCL platform here\n");
+    skip();
+  }
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    setenv("POCL_DEVICES", "basic", 1);
+    execl(self_path, self_path, "serial-child", (char *)NULL);
+    _exit(99);
+  }
+  int stc;
+  assert_int_equal(waitpid(pid, &stc, 0), pid);
+  if (WIFEXITED(stc) && WEXITSTATUS(stc) == 77) {
+    print_message("skipped: PoCL has no single-threaded device here\n");
+    skip();
+  }
+  if (!WIFEXITED(stc) || WEXITSTATUS(stc) != 0)
+    fail_msg("the child on PoCL's single-threaded device failed: exit %d, "
+             "signal %d%s",
+             WIFEXITED(stc) ? WEXITSTATUS(stc) : -1,
+             WIFSIGNALED(stc) ? WTERMSIG(stc) : 0,
+             WIFSIGNALED(stc) && WTERMSIG(stc) == SIGALRM ? " (hung)" : "");
+}
+
 int main(int argc, char **argv) {
   if (argc == 4 && !strcmp(argv[1], "child")) return child(argv[2], argv[3]);
+  if (argc == 2 && !strcmp(argv[1], "serial-child")) return serial_child();
   ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
   if (n <= 0) return 1;
   self_path[n] = '\0';
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_threads_share_context),
       cmocka_unit_test(test_processes_share_cache),
+      cmocka_unit_test(test_serial_driver),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,6 +68,8 @@ cJSON *cli_device_json(const vncl_device_info *d) {
   if (d->worker_affinity > VNCL_WORKERS_NONE &&
       d->worker_affinity <= VNCL_WORKERS_PINNED_BY_VNCL)
     cJSON_AddStringToObject(j, "worker_threads", aff[d->worker_affinity]);
+  /* The driver deadlocks when commands meet (lib/runtime/driver.c). */
+  if (d->serial_driver) cJSON_AddBoolToObject(j, "serial_driver", 1);
   return j;
 }
 

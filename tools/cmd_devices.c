@@ -42,11 +42,12 @@ int cmd_devices(int argc, char **argv) {
       cJSON_AddItemToArray(arr, cli_device_json(&d));
     } else {
       printf("[%d] %d:%d %-11s %s | %s | %s | %u CU, %.1f GiB, fp64 %s, "
-             "fp16 %s\n",
+             "fp16 %s%s\n",
              i, d.platform_index, d.device_index, cli_device_type(d.type),
              d.name, d.vendor, d.platform, d.compute_units,
              (double)d.global_mem_bytes / (1u << 30), d.fp64 ? "yes" : "no",
-             d.fp16 ? "yes" : "no");
+             d.fp16 ? "yes" : "no",
+             d.serial_driver ? ", one command at a time (driver defect)" : "");
     }
   }
   if (json) {

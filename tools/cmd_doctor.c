@@ -127,6 +127,23 @@ static void telemetry_line(vncl_context *ctx, const vncl_device_info *d) {
         "for an unusual path");
 }
 
+/* A driver that deadlocks when two commands meet inside it (the library's
+ * driver table, lib/runtime/driver.c): vncl enqueues one command at a time,
+ * and wait lists must be complete; a warning, since threads of the
+ * application's own that call OpenCL on the device are not covered. */
+static void serial_driver_line(const vncl_device_info *d) {
+  if (!d->serial_driver) return;
+  check(false, false,
+        "driver runs one command at a time: vncl serializes its commands "
+        "on this device across the process",
+        "PoCL's single-threaded device before PoCL 5.0 deadlocks when two "
+        "threads enqueue on it at once or a command waits on an event not "
+        "yet complete (PoCL pull request 1323); vncl's calls are safe, "
+        "the application's own OpenCL calls on the device are not, and "
+        "vncl refuses wait lists with pending events. PoCL 5.0 or later, "
+        "or the threaded device, has no such limit");
+}
+
 /* PoCL's CPU device: are its worker threads pinned? vncl pins them itself
  * (POCL_AFFINITY=1, set before the ICD loader starts PoCL) where the
  * process may run on every CPU and nobody chose otherwise
@@ -293,6 +310,7 @@ static void doctor_device(vncl_context *ctx) {
   }
   transfer_line(ctx);
   pocl_affinity_line(&d);
+  serial_driver_line(&d);
   telemetry_line(ctx, &d);
 }
 

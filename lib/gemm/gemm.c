@@ -871,6 +871,7 @@ vncl_status vncl_gemm_cl_event(
     s = check_operand(ctx, fn, "c", c, c_offset, co, ci, ldc, "ldc", stride_c,
                       batch, es);
   if (!s) s = vncl__gemm_check_c_overlap(ctx, fn, &g);
+  if (!s) s = vncl__serial_wait_check(ctx, fn, num_wait, wait_list);
   if (s) return s;
   vncl__gemm_problem pr;
   make_problem(dtype, dtype, layout, ta, tb, m, n, k, alpha, beta, a,

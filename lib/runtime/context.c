@@ -128,6 +128,8 @@ static vncl_status context_init(vncl_context **out, cl_platform_id plat,
       if (l[i].device == dev) ctx->info = l[i].info;
   vncl__clear_error(NULL);
   ctx->svm = vncl__svm_choose(ctx);
+  ctx->serial = ctx->info.serial_driver != 0;
+  if (ctx->serial) vncl__serial_require();
   vncl__strlcpy(ctx->kernel_dir, st->kernel_dir, sizeof ctx->kernel_dir);
   vncl__strlcpy(ctx->tuning_db, st->tuning_db, sizeof ctx->tuning_db);
   vncl__bincache_init(&ctx->bincache, st->cache_dir);

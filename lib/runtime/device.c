@@ -160,6 +160,7 @@ void vncl__device_describe(cl_platform_id p, cl_device_id d,
     o->amd_gfxip_minor = (int)u;
   }
   o->worker_affinity = vncl__worker_affinity(o);
+  o->serial_driver = vncl__driver_serial(o);
 }
 
 static int type_rank(vncl_device_type t) {

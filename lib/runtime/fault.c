@@ -153,51 +153,51 @@ cl_int vncl__fi_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k,
                                        cl_uint nw, const cl_event *w,
                                        cl_event *e) {
   if (hit(VNCL_FAULT_ENQUEUE)) return CL_OUT_OF_RESOURCES;
-  return clEnqueueNDRangeKernel(q, k, d, o, g, l, nw, w, e);
+  return vncl__s_clEnqueueNDRangeKernel(q, k, d, o, g, l, nw, w, e);
 }
 cl_int vncl__fi_clEnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool b,
                                      size_t o, size_t n, const void *p,
                                      cl_uint nw, const cl_event *w,
                                      cl_event *e) {
   if (hit(VNCL_FAULT_ENQUEUE)) return CL_OUT_OF_RESOURCES;
-  return clEnqueueWriteBuffer(q, m, b, o, n, p, nw, w, e);
+  return vncl__s_clEnqueueWriteBuffer(q, m, b, o, n, p, nw, w, e);
 }
 cl_int vncl__fi_clEnqueueReadBuffer(cl_command_queue q, cl_mem m, cl_bool b,
                                     size_t o, size_t n, void *p, cl_uint nw,
                                     const cl_event *w, cl_event *e) {
   if (hit(VNCL_FAULT_ENQUEUE)) return CL_OUT_OF_RESOURCES;
-  return clEnqueueReadBuffer(q, m, b, o, n, p, nw, w, e);
+  return vncl__s_clEnqueueReadBuffer(q, m, b, o, n, p, nw, w, e);
 }
 cl_int vncl__fi_clEnqueueFillBuffer(cl_command_queue q, cl_mem m,
                                     const void *pat, size_t ps, size_t o,
                                     size_t n, cl_uint nw, const cl_event *w,
                                     cl_event *e) {
   if (hit(VNCL_FAULT_ENQUEUE)) return CL_OUT_OF_RESOURCES;
-  return clEnqueueFillBuffer(q, m, pat, ps, o, n, nw, w, e);
+  return vncl__s_clEnqueueFillBuffer(q, m, pat, ps, o, n, nw, w, e);
 }
 cl_int vncl__fi_clEnqueueCopyBuffer(cl_command_queue q, cl_mem a, cl_mem b,
                                     size_t oa, size_t ob, size_t n, cl_uint nw,
                                     const cl_event *w, cl_event *e) {
   if (hit(VNCL_FAULT_ENQUEUE)) return CL_OUT_OF_RESOURCES;
-  return clEnqueueCopyBuffer(q, a, b, oa, ob, n, nw, w, e);
+  return vncl__s_clEnqueueCopyBuffer(q, a, b, oa, ob, n, nw, w, e);
 }
 void *vncl__fi_clEnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool b,
                                   cl_map_flags f, size_t o, size_t n,
                                   cl_uint nw, const cl_event *w, cl_event *e,
                                   cl_int *errcode_ret) {
   FAIL_RET(VNCL_FAULT_MAP, CL_MAP_FAILURE, NULL);
-  return clEnqueueMapBuffer(q, m, b, f, o, n, nw, w, e, errcode_ret);
+  return vncl__s_clEnqueueMapBuffer(q, m, b, f, o, n, nw, w, e, errcode_ret);
 }
 cl_int vncl__fi_clWaitForEvents(cl_uint n, const cl_event *e) {
   if (hit(VNCL_FAULT_WAIT)) return CL_OUT_OF_RESOURCES;
-  return clWaitForEvents(n, e);
+  return vncl__s_clWaitForEvents(n, e);
 }
 cl_int vncl__fi_clFinish(cl_command_queue q) {
   if (hit(VNCL_FAULT_WAIT)) {
-    clFinish(q); /* the work still completes; only the report fails */
+    vncl__s_clFinish(q); /* the work still completes; only the report fails */
     return CL_OUT_OF_RESOURCES;
   }
-  return clFinish(q);
+  return vncl__s_clFinish(q);
 }
 cl_context vncl__fi_clCreateContext(
     const cl_context_properties *p, cl_uint n, const cl_device_id *d,

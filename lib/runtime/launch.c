@@ -22,17 +22,24 @@ cl_int vncl__enqueue(vncl_context *ctx, const vncl__cmd *c,
 #ifdef VNCL_FAULT_INJECTION
   if (vncl__fault_point(VNCL_FAULT_ENQUEUE)) return CL_OUT_OF_RESOURCES;
 #endif
+  /* Serial drivers (serial.h): the command under the lock, and no lock of
+   * vncl's taken while it is held (the profiler's takes it the other way
+   * round, releasing events). */
+  bool held = vncl__serial_enter();
   cl_int err = fn(arg, ev);
-  if (err != CL_SUCCESS) {
-    if (ev && *ev) { /* a library may leave one behind on failure */
-      clReleaseEvent(*ev);
-      *ev = NULL;
-    }
-    return err;
+  if (err != CL_SUCCESS && ev && *ev) { /* a library may leave one behind */
+    clReleaseEvent(*ev);
+    *ev = NULL;
   }
+  vncl__serial_leave(held);
+  if (err != CL_SUCCESS) return err;
   if (ev && *ev)
     vncl__profile_event(ctx, c->op, *ev, c->bytes, c->flops, c->transfer);
-  if (local) clReleaseEvent(local);
+  if (local) {
+    held = vncl__serial_enter();
+    clReleaseEvent(local);
+    vncl__serial_leave(held);
+  }
   return CL_SUCCESS;
 }
 
@@ -69,8 +76,10 @@ vncl_status vncl__launch_work(vncl_context *ctx, const char *op, cl_kernel k,
   for (cl_uint i = 0; i < dims; i++)
     if (global[i] == 0) { /* nothing to run; keep the event contract */
       if (event) {
+        bool held = vncl__serial_enter();
         cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_wait, wait,
                                                  event);
+        vncl__serial_leave(held);
         if (err) return vncl__cl_fail(ctx, err, "clEnqueueMarkerWithWaitList");
       }
       return VNCL_OK;

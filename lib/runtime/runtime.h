@@ -22,6 +22,7 @@
 
 #include "vncl.h"
 #include "runtime/fault.h" /* routes calls through fault injection in test builds */
+#include "runtime/serial.h" /* one command at a time where a driver needs it */
 
 #define VNCL_UNUSED(x) ((void)(x))
 
@@ -372,6 +373,10 @@ struct vncl_context {
   /* Buffers live in fine-grained SVM the host reads and writes in place
    * (svm.c); chosen at creation, fixed for the context's life. */
   bool svm;
+  /* The driver runs one command at a time safely only (driver.c): every
+   * enqueue of every such context goes through one process-wide lock. Set
+   * at creation from the driver table. */
+  bool serial;
   vncl_device_info info;
   char kernel_dir[1024]; /* "" : embedded sources */
   char tuning_db[1024];
@@ -486,6 +491,27 @@ vncl_status vncl__buffer_alloc_scratch(vncl_context *ctx, size_t bytes,
 /* Releases a buffer from vncl__buffer_alloc (bytes as requested): it goes
  * to the context's cache for reuse (see docs/transfers.md). */
 void vncl__buffer_free(vncl_context *ctx, cl_mem m, size_t bytes);
+
+/* ---- drivers' own defects (driver.c) ------------------------------------
+ * The row of driver.c's table for a device, by platform, device name and
+ * driver version (each row also carries a device rule), or NULL. */
+typedef struct vncl__driver_row {
+  vncl__device_rule rule;
+  const char *platform;    /* part of the platform name; NULL: any */
+  const char *names[2];    /* device name prefixes, any matches; NULL: any */
+  int below_major, below_minor; /* driver versions below this; 0: any */
+  bool serial;             /* one command at a time in the process */
+  const char *why;         /* the defect, and the evidence */
+} vncl__driver_row;
+const vncl__driver_row *vncl__driver_row_of(const vncl_device_info *info);
+/* Whether commands for this device must be enqueued one at a time across
+ * the whole process (the row says so). */
+bool vncl__driver_serial(const vncl_device_info *info);
+/* On a serial context, VNCL_ERR_UNSUPPORTED (with a message naming the
+ * defect) when an event of the wait list has not completed: such a driver
+ * deadlocks when it completes (driver.c). VNCL_OK otherwise. */
+vncl_status vncl__serial_wait_check(vncl_context *ctx, const char *fn,
+                                    cl_uint num_wait, const cl_event *wait);
 
 /* ---- tensors in shared virtual memory (svm.c) --------------------------
  * Whether the context's buffers go to fine-grained SVM: the device shares

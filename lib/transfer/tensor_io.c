@@ -44,6 +44,8 @@ static vncl_status transfer_async(const vncl_tensor *t, int dir, void *host,
     return vncl__fail(t->ctx, VNCL_ERR_INVALID_ARG,
                       "%s: num_wait is %u but wait_list is NULL", what,
                       (unsigned)num_wait);
+  s = vncl__serial_wait_check(t->ctx, what, num_wait, wait_list);
+  if (s) return s;
   vncl_event *e = NULL;
   if (event && !(e = vncl__event_alloc(t->ctx))) return VNCL_ERR_OUT_OF_MEMORY;
   cl_event ev = NULL;

@@ -509,6 +509,11 @@ vncl_status vncl__transfer(vncl_context *ctx, int dir, cl_mem mem,
   vncl__stage_via via = x->stage_via;
   pthread_mutex_unlock(&x->lock);
   if (path == VNCL_TRANSFER_MAP && async) path = VNCL_TRANSFER_DIRECT;
+  /* Staging through chunks orders its copies with user events, on which a
+   * serial driver deadlocks (runtime/driver.c). */
+  if (path == VNCL_TRANSFER_STAGED && ctx->serial &&
+      via != VNCL__STAGE_TENSOR)
+    path = VNCL_TRANSFER_DIRECT;
 
   vncl_status s;
   /* The caller's pinned memory goes direct so that a discrete device's

@@ -1,0 +1,133 @@
+/* Drivers' own defects, as data: a row per (platform, device name, driver
+ * version below) with what vncl does about it. The device-rule matcher
+ * (device_rule.c) scores each row's device rule; the row's platform, name
+ * prefixes and version bound must hold as well.
+ *
+ * PoCL's single-threaded CPU device ("basic" in PoCL 3, "cpu-minimal" from
+ * PoCL 4) runs each command inside the call that enqueues it. Before PoCL
+ * 5.0 a command that became ready only when another finished was run while
+ * that finishing command's notification still held the waiting command's
+ * event lock, and running it takes the same lock: the thread deadlocks
+ * (PoCL pull request 1323, merged 2023-10). One thread never meets it (each
+ * command is complete before the next is enqueued); two threads enqueueing
+ * on such a device at once do: on PoCL 3.1 vncl's FFT from four threads
+ * hung, asynchronous transfers from two threads hung, and the drop-in
+ * BLAS's threads read back C before its product (docs/portability.md,
+ * "PoCL's single-threaded device"). vncl therefore enqueues on such a
+ * device one command at a time in the process (launch.c). */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/runtime.h"
+
+static const vncl__driver_row rows[] = {
+    {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY,
+      0},
+     "Portable Computing Language",
+     {"basic", "cpu-minimal"},
+     5,
+     0,
+     true,
+     "PoCL's single-threaded device before 5.0 deadlocks when two threads "
+     "enqueue at once (PoCL pull request 1323): vncl enqueues one command "
+     "at a time"},
+};
+
+/* "3.1+debian" -> 3, 1; "5.0-rc1" -> 5, 0. false when no number leads. */
+static bool version_of(const char *s, int *major, int *minor) {
+  char *end;
+  long a = strtol(s, &end, 10);
+  if (end == s) return false;
+  long b = *end == '.' ? strtol(end + 1, NULL, 10) : 0;
+  *major = (int)a;
+  *minor = (int)b;
+  return true;
+}
+
+static bool row_holds(const vncl__driver_row *r, const vncl_device_info *d) {
+  if (r->platform && !strstr(d->platform, r->platform)) return false;
+  if (r->names[0]) {
+    bool any = false;
+    for (size_t i = 0; i < sizeof r->names / sizeof *r->names; i++)
+      if (r->names[i] && !strncmp(d->name, r->names[i], strlen(r->names[i])))
+        any = true;
+    if (!any) return false;
+  }
+  if (r->below_major > 0) {
+    int a, b;
+    /* A version we cannot read is taken as affected. */
+    if (version_of(d->driver_version, &a, &b) &&
+        (a > r->below_major || (a == r->below_major && b >= r->below_minor)))
+      return false;
+  }
+  return true;
+}
+
+const vncl__driver_row *vncl__driver_row_of(const vncl_device_info *info) {
+  vncl__device_key k;
+  vncl__device_key_of(info, 0, VNCL__RULE_ANY, VNCL__RULE_ANY, &k);
+  const vncl__driver_row *best = NULL;
+  int best_score = -1;
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+    int s = vncl__rule_score(&rows[i].rule, &k);
+    if (s > best_score && row_holds(&rows[i], info)) {
+      best = &rows[i];
+      best_score = s;
+    }
+  }
+  return best;
+}
+
+bool vncl__driver_serial(const vncl_device_info *info) {
+  const vncl__driver_row *r = vncl__driver_row_of(info);
+  return r && r->serial;
+}
+
+vncl_status vncl__serial_wait_check(vncl_context *ctx, const char *fn,
+                                    cl_uint num_wait, const cl_event *wait) {
+  if (!ctx->serial) return VNCL_OK;
+  for (cl_uint i = 0; i < num_wait; i++) {
+    cl_int st = CL_COMPLETE;
+    if (clGetEventInfo(wait[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st,
+                       &st, NULL) != CL_SUCCESS || st == CL_COMPLETE)
+      continue; /* an invalid event is the driver's to report */
+    return vncl__fail(ctx, VNCL_ERR_UNSUPPORTED,
+                      "%s: event %u of the wait list has not completed, and "
+                      "'%s' (driver %s) deadlocks when a command waits on "
+                      "one (PoCL before 5.0, pull request 1323): wait for it "
+                      "first, or use PoCL's threaded device",
+                      fn, i, ctx->info.name, ctx->info.driver_version);
+  }
+  return VNCL_OK;
+}
+
+/* ---- one command at a time (serial.h) ----------------------------------- */
+
+static pthread_mutex_t serial_lock;
+static pthread_once_t serial_once = PTHREAD_ONCE_INIT;
+static atomic_bool serial_on;
+
+static void serial_init(void) {
+  pthread_mutexattr_t a;
+  pthread_mutexattr_init(&a);
+  pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&serial_lock, &a);
+  pthread_mutexattr_destroy(&a);
+}
+
+void vncl__serial_require(void) {
+  pthread_once(&serial_once, serial_init);
+  atomic_store(&serial_on, true);
+}
+
+bool vncl__serial_enter(void) {
+  if (!atomic_load_explicit(&serial_on, memory_order_acquire)) return false;
+  pthread_mutex_lock(&serial_lock);
+  return true;
+}
+
+void vncl__serial_leave(bool held) {
+  if (held) pthread_mutex_unlock(&serial_lock);
+}
