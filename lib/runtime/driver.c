@@ -105,9 +105,15 @@ vncl_status vncl__serial_wait_check(vncl_context *ctx, const char *fn,
 
 /* ---- one command at a time (serial.h) ----------------------------------- */
 
+/* The cl_contexts of live serial vncl contexts, one slot per vncl context
+ * (several may share one cl_context); `live` counts them, so that a
+ * process without any pays one atomic load a call. Past SERIAL_SLOTS at
+ * once, every call takes the lock (`overflow`): slower, never unsafe. */
+#define SERIAL_SLOTS 32
+static _Atomic(cl_context) serial_ctx[SERIAL_SLOTS];
+static atomic_int live, overflow;
 static pthread_mutex_t serial_lock;
 static pthread_once_t serial_once = PTHREAD_ONCE_INIT;
-static atomic_bool serial_on;
 
 static void serial_init(void) {
   pthread_mutexattr_t a;
@@ -117,15 +123,60 @@ static void serial_init(void) {
   pthread_mutexattr_destroy(&a);
 }
 
-void vncl__serial_require(void) {
+void vncl__serial_add(cl_context c) {
   pthread_once(&serial_once, serial_init);
-  atomic_store(&serial_on, true);
+  bool placed = false;
+  for (int i = 0; i < SERIAL_SLOTS && !placed; i++) {
+    cl_context none = NULL;
+    placed = atomic_compare_exchange_strong(&serial_ctx[i], &none, c);
+  }
+  if (!placed) atomic_fetch_add(&overflow, 1);
+  atomic_fetch_add(&live, 1);
 }
 
-bool vncl__serial_enter(void) {
-  if (!atomic_load_explicit(&serial_on, memory_order_acquire)) return false;
+void vncl__serial_remove(cl_context c) {
+  bool found = false;
+  for (int i = 0; i < SERIAL_SLOTS && !found; i++) {
+    cl_context want = c;
+    found = atomic_compare_exchange_strong(&serial_ctx[i], &want, NULL);
+  }
+  if (!found) atomic_fetch_sub(&overflow, 1);
+  atomic_fetch_sub(&live, 1);
+}
+
+bool vncl__serial_lock(void) {
+  pthread_once(&serial_once, serial_init);
   pthread_mutex_lock(&serial_lock);
   return true;
+}
+
+bool vncl__serial_enter_ctx(cl_context c) {
+  if (!atomic_load_explicit(&live, memory_order_acquire)) return false;
+  bool mine = atomic_load(&overflow) > 0;
+  for (int i = 0; i < SERIAL_SLOTS && !mine && c; i++)
+    mine = atomic_load(&serial_ctx[i]) == c;
+  return mine && vncl__serial_lock();
+}
+
+bool vncl__serial_enter_queue(cl_command_queue q) {
+  if (!atomic_load_explicit(&live, memory_order_acquire)) return false;
+  cl_context c = NULL;
+  if (clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof c, &c, NULL) !=
+      CL_SUCCESS)
+    c = NULL;
+  return vncl__serial_enter_ctx(c);
+}
+
+bool vncl__serial_enter_events(cl_uint n, const cl_event *e) {
+  if (!atomic_load_explicit(&live, memory_order_acquire)) return false;
+  for (cl_uint i = 0; e && i < n; i++) {
+    cl_context c = NULL;
+    if (clGetEventInfo(e[i], CL_EVENT_CONTEXT, sizeof c, &c, NULL) ==
+            CL_SUCCESS &&
+        vncl__serial_enter_ctx(c))
+      return true;
+  }
+  return false;
 }
 
 void vncl__serial_leave(bool held) {

@@ -374,8 +374,8 @@ struct vncl_context {
    * (svm.c); chosen at creation, fixed for the context's life. */
   bool svm;
   /* The driver runs one command at a time safely only (driver.c): every
-   * enqueue of every such context goes through one process-wide lock. Set
-   * at creation from the driver table. */
+   * enqueue, wait and event release for such a context goes through one
+   * process-wide lock (serial.h). Set at creation from the driver table. */
   bool serial;
   vncl_device_info info;
   char kernel_dir[1024]; /* "" : embedded sources */
