@@ -298,10 +298,12 @@ static void test_processes_share_cache(void **st) {
  * PoCL's single-threaded device before PoCL 5.0 deadlocks when two threads
  * enqueue on it at once or a command waits on an event not yet complete
  * (lib/runtime/driver.c). A child process of this test selects it
- * (POCL_DEVICES=basic) and runs asynchronous transfers and products from
- * four threads at once, every result checked; before vncl serialized its
- * commands there, such a run hung or read C back before its product. An
- * alarm turns a hang into a failure. */
+ * (POCL_DEVICES="basic pthread", the device by name) and runs asynchronous
+ * transfers and products from four threads at once, every result checked;
+ * before vncl serialized its commands there, such a run hung or read C
+ * back before its product. Then the lock's scope: the threaded device's
+ * queue and events do not take it, the serial one's do. An alarm turns a
+ * hang into a failure. */
 
 enum { SER_THREADS = 4, SER_ITERS = 6, SER_N = 48 };
 static vncl_context *ser_ctx;
@@ -358,6 +360,7 @@ static int serial_child(void) {
   vncl_options o;
   vncl_options_init(&o);
   o.cache_dir = "off";
+  o.device = "basic"; /* by name: PoCL also lists its threaded device */
   if (vncl_context_create(&ser_ctx, &o)) return 77;
   vncl_device_info info;
   if (vncl_context_device_info(ser_ctx, &info)) return 10;
@@ -376,6 +379,33 @@ static int serial_child(void) {
     bad += (intptr_t)r;
   }
   if (bad) return 13;
+  /* The lock is for the serial context's calls only: a queue or event of
+   * a context on PoCL's threaded device never takes it. */
+  vncl_context *other = NULL;
+  o.device = "pthread";
+  if (serial_expected && vncl_context_create(&other, &o) == VNCL_OK) {
+    cl_event eo = NULL, es = NULL;
+    if (clEnqueueMarkerWithWaitList(other->queue, 0, NULL, &eo) ||
+        clEnqueueMarkerWithWaitList(ser_ctx->queue, 0, NULL, &es))
+      return 20;
+    bool held = vncl__serial_enter_queue(other->queue);
+    vncl__serial_leave(held);
+    if (held) return 21;
+    held = vncl__serial_enter_events(1, &eo);
+    vncl__serial_leave(held);
+    if (held) return 22;
+    held = vncl__serial_enter_queue(ser_ctx->queue);
+    vncl__serial_leave(held);
+    if (!held) return 23;
+    held = vncl__serial_enter_events(1, &es);
+    vncl__serial_leave(held);
+    if (!held) return 24;
+    clFinish(other->queue);
+    clFinish(ser_ctx->queue);
+    clReleaseEvent(eo);
+    clReleaseEvent(es);
+    vncl_context_destroy(other);
+  }
   /* A wait list with an event not yet complete: refused there, with
    * nothing enqueued (C keeps its poison); taken once it has completed. */
   cl_context clc;
@@ -419,7 +449,7 @@ static void test_serial_driver(void **st) {
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
-    setenv("POCL_DEVICES", "basic", 1);
+    setenv("POCL_DEVICES", "basic pthread", 1);
     execl(self_path, self_path, "serial-child", (char *)NULL);
     _exit(99);
   }
