@@ -14,7 +14,9 @@
  * hung, asynchronous transfers from two threads hung, and the drop-in
  * BLAS's threads read back C before its product (docs/portability.md,
  * "PoCL's single-threaded device"). vncl therefore enqueues on such a
- * device one command at a time in the process (launch.c). */
+ * device one command at a time in the process (serial.h, the lock below;
+ * launch.c), and refuses wait lists with events not yet complete there
+ * (vncl__serial_wait_check). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -31,8 +33,9 @@ static const vncl__driver_row rows[] = {
      0,
      true,
      "PoCL's single-threaded device before 5.0 deadlocks when two threads "
-     "enqueue at once (PoCL pull request 1323): vncl enqueues one command "
-     "at a time"},
+     "enqueue at once or a command waits on an event not yet complete (PoCL "
+     "pull request 1323): vncl enqueues one command at a time and refuses "
+     "wait lists with pending events"},
 };
 
 /* "3.1+debian" -> 3, 1; "5.0-rc1" -> 5, 0. false when no number leads. */
@@ -108,7 +111,9 @@ vncl_status vncl__serial_wait_check(vncl_context *ctx, const char *fn,
 /* The cl_contexts of live serial vncl contexts, one slot per vncl context
  * (several may share one cl_context); `live` counts them, so that a
  * process without any pays one atomic load a call. Past SERIAL_SLOTS at
- * once, every call takes the lock (`overflow`): slower, never unsafe. */
+ * once (`overflow`), every context's calls take the lock, as if all were
+ * serial: slower, and a wait elsewhere may then hold up the serial
+ * device's calls. */
 #define SERIAL_SLOTS 32
 static _Atomic(cl_context) serial_ctx[SERIAL_SLOTS];
 static atomic_int live, overflow;
