@@ -37,6 +37,11 @@ void t_env_restore(const t_env *e);
  * to n-1: where vncl pins PoCL's workers (docs/portability.md, "PoCL's
  * worker threads"). false off Linux. */
 bool t_every_cpu_open(void);
+/* For a device named `name` with driver `driver`: -1 when it is not PoCL's
+ * single-threaded device ("basic", "cpu-minimal"), else whether vncl must
+ * treat it as serial (PoCL before 5.0; docs/portability.md, "PoCL's
+ * single-threaded device"). */
+int t_pocl_serial_expected(const char *name, const char *driver);
 
 /* A context on the default device with the given cache folder (NULL: the
  * caller's environment), failing the test on error. */

@@ -364,10 +364,11 @@ static int serial_child(void) {
   if (vncl_context_create(&ser_ctx, &o)) return 77;
   vncl_device_info info;
   if (vncl_context_device_info(ser_ctx, &info)) return 10;
-  if (strncmp(info.name, "basic", 5) && strncmp(info.name, "cpu-minimal", 11))
-    return 77; /* POCL_DEVICES named a device this PoCL lacks */
   /* The driver table's rule, from the device found: before PoCL 5.0. */
-  int serial_expected = atoi(info.driver_version) < 5;
+  int serial_expected =
+      t_pocl_serial_expected(info.name, info.driver_version);
+  if (serial_expected < 0)
+    return 77; /* POCL_DEVICES named a device this PoCL lacks */
   if (info.serial_driver != serial_expected) return 11;
   pthread_t th[SER_THREADS];
   for (intptr_t i = 0; i < SER_THREADS; i++)

@@ -244,7 +244,7 @@ static vncl_status bake(vncl_context *ctx, vncl__fft_state *st,
     STEP(clfftSetPlanScale(h, CLFFT_BACKWARD, p->bwd_scale));
     double t0 = vncl__now();
     /* Baking may enqueue (twiddle tables): a serial driver's lock. */
-    bool held = ctx->serial && vncl__serial_lock();
+    bool held = ctx->info.serial_driver && vncl__serial_lock();
     STEP(clfftBakePlan(h, 1, &ctx->queue, NULL, NULL));
     vncl__serial_leave(held);
 #undef STEP

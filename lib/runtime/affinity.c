@@ -104,7 +104,7 @@ vncl_worker_affinity vncl__worker_affinity(const vncl_device_info *d) {
    * workers to place. */
   if (d->type != VNCL_DEVICE_CPU ||
       !strstr(d->platform, "Portable Computing Language") ||
-      !strncmp(d->name, "basic", 5) || strstr(d->name, "minimal") ||
+      vncl__pocl_single_threaded(d) ||
       (strncmp(d->name, "pthread", 7) && strncmp(d->name, "cpu", 3)))
     return VNCL_WORKERS_NONE;
   int state = atomic_load(&g_pocl);

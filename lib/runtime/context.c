@@ -128,7 +128,6 @@ static vncl_status context_init(vncl_context **out, cl_platform_id plat,
       if (l[i].device == dev) ctx->info = l[i].info;
   vncl__clear_error(NULL);
   ctx->svm = vncl__svm_choose(ctx);
-  ctx->serial = ctx->info.serial_driver != 0;
   vncl__strlcpy(ctx->kernel_dir, st->kernel_dir, sizeof ctx->kernel_dir);
   vncl__strlcpy(ctx->tuning_db, st->tuning_db, sizeof ctx->tuning_db);
   vncl__bincache_init(&ctx->bincache, st->cache_dir);
@@ -151,7 +150,7 @@ static vncl_status context_init(vncl_context **out, cl_platform_id plat,
   vncl__clear_error(ctx);
   vncl__log(VNCL_LOG_INFO, "context on '%s' (%s), cache '%s'", ctx->info.name,
             ctx->info.platform, ctx->bincache.dir);
-  if (ctx->serial) { /* driver.c: one command at a time */
+  if (ctx->info.serial_driver) { /* driver.c: one command at a time */
     const vncl__driver_row *r = vncl__driver_row_of(&ctx->info);
     vncl__log(VNCL_LOG_INFO, "context on '%s': %s", ctx->info.name,
               r ? r->why : "one command at a time");
@@ -247,7 +246,8 @@ void vncl__context_release(vncl_context *ctx) {
   vncl__bincache_close(&ctx->bincache);
   clReleaseCommandQueue(ctx->queue);
   clReleaseContext(ctx->cl_ctx);
-  if (ctx->serial) vncl__serial_remove(ctx->cl_ctx); /* only compared */
+  if (ctx->info.serial_driver) /* the handle is only compared */
+    vncl__serial_remove(ctx->cl_ctx);
   pthread_mutex_destroy(&ctx->lock);
   pthread_mutex_destroy(&ctx->prog_lock);
   pthread_mutex_destroy(&ctx->hook_lock);

@@ -24,11 +24,15 @@
 
 #include "runtime/runtime.h"
 
+#define POCL "Portable Computing Language"
+/* PoCL's single-threaded CPU device, by name (PoCL 3, PoCL 4 and later). */
+static const char *const pocl_single[] = {"basic", "cpu-minimal", NULL};
+
 static const vncl__driver_row rows[] = {
     {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY, VNCL__RULE_ANY,
       0},
-     "Portable Computing Language",
-     {"basic", "cpu-minimal"},
+     POCL,
+     pocl_single,
      5,
      0,
      true,
@@ -49,15 +53,21 @@ static bool version_of(const char *s, int *major, int *minor) {
   return true;
 }
 
+/* The name starts with one of the NULL-terminated prefixes. */
+static bool named(const char *name, const char *const *prefixes) {
+  for (; *prefixes; prefixes++)
+    if (!strncmp(name, *prefixes, strlen(*prefixes))) return true;
+  return false;
+}
+
+bool vncl__pocl_single_threaded(const vncl_device_info *d) {
+  return d->type == VNCL_DEVICE_CPU && strstr(d->platform, POCL) &&
+         named(d->name, pocl_single);
+}
+
 static bool row_holds(const vncl__driver_row *r, const vncl_device_info *d) {
   if (r->platform && !strstr(d->platform, r->platform)) return false;
-  if (r->names[0]) {
-    bool any = false;
-    for (size_t i = 0; i < sizeof r->names / sizeof *r->names; i++)
-      if (r->names[i] && !strncmp(d->name, r->names[i], strlen(r->names[i])))
-        any = true;
-    if (!any) return false;
-  }
+  if (r->names && !named(d->name, r->names)) return false;
   if (r->below_major > 0) {
     int a, b;
     /* A version we cannot read is taken as affected. */
@@ -90,7 +100,7 @@ bool vncl__driver_serial(const vncl_device_info *info) {
 
 vncl_status vncl__serial_wait_check(vncl_context *ctx, const char *fn,
                                     cl_uint num_wait, const cl_event *wait) {
-  if (!ctx->serial) return VNCL_OK;
+  if (!ctx->info.serial_driver) return VNCL_OK;
   for (cl_uint i = 0; i < num_wait; i++) {
     cl_int st = CL_COMPLETE;
     if (clGetEventInfo(wait[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st,

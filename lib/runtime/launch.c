@@ -25,7 +25,7 @@ cl_int vncl__enqueue(vncl_context *ctx, const vncl__cmd *c,
   /* Serial drivers (serial.h): the command under the lock, and no lock of
    * vncl's taken while it is held (the profiler's takes it the other way
    * round, releasing events). */
-  bool held = ctx->serial && vncl__serial_lock();
+  bool held = ctx->info.serial_driver && vncl__serial_lock();
   cl_int err = fn(arg, ev);
   if (err != CL_SUCCESS && ev && *ev) { /* a library may leave one behind */
     clReleaseEvent(*ev);
@@ -36,7 +36,7 @@ cl_int vncl__enqueue(vncl_context *ctx, const vncl__cmd *c,
   if (ev && *ev)
     vncl__profile_event(ctx, c->op, *ev, c->bytes, c->flops, c->transfer);
   if (local) {
-    held = ctx->serial && vncl__serial_lock();
+    held = ctx->info.serial_driver && vncl__serial_lock();
     clReleaseEvent(local);
     vncl__serial_leave(held);
   }
@@ -76,7 +76,7 @@ vncl_status vncl__launch_work(vncl_context *ctx, const char *op, cl_kernel k,
   for (cl_uint i = 0; i < dims; i++)
     if (global[i] == 0) { /* nothing to run; keep the event contract */
       if (event) {
-        bool held = ctx->serial && vncl__serial_lock();
+        bool held = ctx->info.serial_driver && vncl__serial_lock();
         cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_wait, wait,
                                                  event);
         vncl__serial_leave(held);

@@ -373,10 +373,9 @@ struct vncl_context {
   /* Buffers live in fine-grained SVM the host reads and writes in place
    * (svm.c); chosen at creation, fixed for the context's life. */
   bool svm;
-  /* The driver runs one command at a time safely only (driver.c): every
-   * enqueue, wait and event release for such a context goes through one
-   * process-wide lock (serial.h). Set at creation from the driver table. */
-  bool serial;
+  /* info.serial_driver: the driver runs one command at a time safely only
+   * (driver.c), so every enqueue, wait and event release for this context
+   * goes through one process-wide lock (serial.h). */
   vncl_device_info info;
   char kernel_dir[1024]; /* "" : embedded sources */
   char tuning_db[1024];
@@ -498,16 +497,21 @@ void vncl__buffer_free(vncl_context *ctx, cl_mem m, size_t bytes);
 typedef struct vncl__driver_row {
   vncl__device_rule rule;
   const char *platform;    /* part of the platform name; NULL: any */
-  const char *names[2];    /* device name prefixes, any matches; NULL: any */
+  const char *const *names; /* device name prefixes, NULL-terminated, any
+                               matches; NULL: any */
   int below_major, below_minor; /* driver versions below this; 0: any */
   bool serial;             /* one command at a time in the process */
   const char *why;         /* the defect, and the evidence */
 } vncl__driver_row;
 const vncl__driver_row *vncl__driver_row_of(const vncl_device_info *info);
+/* PoCL's single-threaded CPU device ("basic" in PoCL 3, "cpu-minimal" from
+ * PoCL 4): no worker threads to place (affinity.c), the driver table's row
+ * for PoCL before 5.0. */
+bool vncl__pocl_single_threaded(const vncl_device_info *d);
 /* Whether commands for this device must be enqueued one at a time across
  * the whole process (the row says so). */
 bool vncl__driver_serial(const vncl_device_info *info);
-/* On a serial context, VNCL_ERR_UNSUPPORTED (with a message naming the
+/* On a context whose info.serial_driver is set, VNCL_ERR_UNSUPPORTED (with a message naming the
  * defect) when an event of the wait list has not completed: such a driver
  * deadlocks when it completes (driver.c). VNCL_OK otherwise. */
 vncl_status vncl__serial_wait_check(vncl_context *ctx, const char *fn,

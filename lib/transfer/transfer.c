@@ -511,7 +511,7 @@ vncl_status vncl__transfer(vncl_context *ctx, int dir, cl_mem mem,
   if (path == VNCL_TRANSFER_MAP && async) path = VNCL_TRANSFER_DIRECT;
   /* Staging through chunks orders its copies with user events, on which a
    * serial driver deadlocks (runtime/driver.c). */
-  if (path == VNCL_TRANSFER_STAGED && ctx->serial &&
+  if (path == VNCL_TRANSFER_STAGED && ctx->info.serial_driver &&
       via != VNCL__STAGE_TENSOR)
     path = VNCL_TRANSFER_DIRECT;
 
