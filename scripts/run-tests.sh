@@ -17,6 +17,22 @@ for t in "$@"; do
   start=$(date +%s)
   timeout -k 10 "$limit" "$t" >"$log" 2>&1
   rc=$?
+  # LeakSanitizer's own tracer sometimes crashes while it stops the threads
+  # at exit ("Tracer caught signal 11", then "LeakSanitizer has encountered
+  # a fatal error"), after every test has passed and before any leak check
+  # (google/sanitizers#1353; seen once in CI on test_gemm, 2026-12-05, and
+  # in 85 local runs never). That is no finding about our code, so such a
+  # program runs once more and the second run counts; a leak report
+  # ("detected memory leaks") or a failed test is never run again.
+  if [ "$rc" -ne 0 ] &&
+     grep 'LeakSanitizer has encountered a fatal error' "$log" >/dev/null &&
+     ! grep -E 'detected memory leaks|^\[  FAILED  \]' "$log" >/dev/null; then
+    mv "$log" "$log.lsan-tracer"
+    echo "note    $name: LeakSanitizer's tracer crashed at exit (not a" \
+      "finding; log: $log.lsan-tracer); running it once more"
+    timeout -k 10 "$limit" "$t" >"$log" 2>&1
+    rc=$?
+  fi
   secs=$(( $(date +%s) - start ))
   # cmocka prints "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)..."
   np=$(grep -o '\[  PASSED  \] [0-9]* test' "$log" | awk '{s+=$4} END {print s+0}')
