@@ -447,7 +447,19 @@ static const vncl__tunable clblast_tunables[] = {
  * 234-240; even at 256^3-320^3 (f16 320^3 175-191 / 177-179), the direct
  * kernel ahead at 192^3 (f16 112-129 / 99-122, bf16 103-115 / 86-96). */
 #define CPU512_SQ16 "switch_mnk16=3.4e7 "
+/* Blocks of 48 rows below 3e8 (about 670^3), 96 from there (big_tall 2 on
+ * 48 x 64; NB / 2 rounds back up to NR, 64), for 16-bit storage's packed
+ * square products. Same Xeon, 2026-12-05, workers pinned, harness (one
+ * process, each set in its own context and the row's in two, alternated
+ * with vncl's f32 at the same size, medians of 11-15), against the 96-row
+ * blocks: f16 512^3 1.08-1.13x in three runs (0.95-0.96x f32 against
+ * 0.86x), bf16 512^3 1.10-1.13x (0.91-0.94x against 0.82-0.83x); 384^3
+ * and 640^3 alike (0.89-0.90x / 0.88-0.89x, 1.01-1.02x / 0.99-1.01x);
+ * 48 rows also above it lost (f16 1000^3 0.97x, 2048^3 0.95x), hence the
+ * switch. f32 runs the direct kernel to 1.5e8 and was not measured. */
+#define CPU512_MID16 "MB=48 big_mnk=3e8 big_tall=2 "
 #define MEASURED16SQ MEASURED16 "; direct 5 x 64 tiles (the AMD row's) on that Xeon, 2026-12-04: 256^3 0.79-0.85x f32 against 0.43-0.61x packed; packed again from 3.4e7 with the workers pinned, 2026-12-04: 512^3 0.95-0.99x f32 against 0.77-0.87x direct"
+#define MID16_INTEL "; 48-row blocks below 3e8 on that Xeon, 2026-12-05: f16 512^3 0.95-0.96x f32 against 0.86x"
 #define MEASURED_ZEN16 "PoCL 3.1, 2-core Zen 4 EPYC guest: direct set and switch_mnk 2026-12-03 (16-bit storage against f32), batches as the AVX-512 16-bit row; 5-row direct tiles on a Zen 5 EPYC guest, 2026-12-03; packed KU on the Zen 5, 2026-12-04"
 #define MEASURED_ZEN "PoCL 3.1, 2-core Zen 4 EPYC guest: switch_mnk 2026-12-03, f32 direct set and small_batch_mnk_bt 2026-12-02 and 2026-12-03; packed KU on a Zen 5 EPYC guest, 2026-12-04; the rest as the AVX-512 rows"
 
@@ -474,8 +486,9 @@ static const vncl__param_row gemm_rows[] = {
     {R_CPU(16, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_NARROW, MEASURED},
     {R_CPU(16, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_SQUARE),
-     CPU512_SQ CPU512_SQ16 CPU512_DIRECT_ZEN16 CPU512_SMALL16 CPU512_PACKED,
-     MEASURED16SQ},
+     CPU512_SQ CPU512_SQ16 CPU512_DIRECT_ZEN16 CPU512_SMALL16 CPU512_PACKED
+         CPU512_MID16,
+     MEASURED16SQ MID16_INTEL},
     {R_CPU(16, VNCL__GEMM_ACC16, ANY),
      CPU512 CPU512_DIRECT CPU512_SMALL16 CPU512_PACKED CPU_16, MEASURED16},
     {R_CPU(16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_NARROW),
