@@ -453,7 +453,9 @@ static const vncl__tunable clblast_tunables[] = {
  * process, each set in its own context and the row's in two, alternated
  * with vncl's f32 at the same size, medians of 11-15), against the 96-row
  * blocks: f16 512^3 1.08-1.13x in three runs (0.95-0.96x f32 against
- * 0.86x), bf16 512^3 1.10-1.13x (0.91-0.94x against 0.82-0.83x); 384^3
+ * 0.86x; a fourth, disturbed, with every set at 0.57-0.89x f32 and the
+ * row's in one context only, read 0.88x), bf16 512^3 1.10-1.13x
+ * (0.91-0.94x against 0.82-0.83x); 384^3
  * and 640^3 alike (0.89-0.90x / 0.88-0.89x, 1.01-1.02x / 0.99-1.01x);
  * 48 rows also above it lost (f16 1000^3 0.97x, 2048^3 0.95x), hence the
  * switch. f32 runs the direct kernel to 1.5e8 and was not measured. */
