@@ -138,24 +138,24 @@ static void serial_init(void) {
   pthread_mutexattr_destroy(&a);
 }
 
+/* Replaces the first slot holding `from` with `to`; false when none held
+ * it (adding: the table is full; removing: c was counted in overflow). */
+static bool slot_swap(cl_context from, cl_context to) {
+  for (int i = 0; i < SERIAL_SLOTS; i++) {
+    cl_context want = from;
+    if (atomic_compare_exchange_strong(&serial_ctx[i], &want, to)) return true;
+  }
+  return false;
+}
+
 void vncl__serial_add(cl_context c) {
   pthread_once(&serial_once, serial_init);
-  bool placed = false;
-  for (int i = 0; i < SERIAL_SLOTS && !placed; i++) {
-    cl_context none = NULL;
-    placed = atomic_compare_exchange_strong(&serial_ctx[i], &none, c);
-  }
-  if (!placed) atomic_fetch_add(&overflow, 1);
+  if (!slot_swap(NULL, c)) atomic_fetch_add(&overflow, 1);
   atomic_fetch_add(&live, 1);
 }
 
 void vncl__serial_remove(cl_context c) {
-  bool found = false;
-  for (int i = 0; i < SERIAL_SLOTS && !found; i++) {
-    cl_context want = c;
-    found = atomic_compare_exchange_strong(&serial_ctx[i], &want, NULL);
-  }
-  if (!found) atomic_fetch_sub(&overflow, 1);
+  if (!slot_swap(c, NULL)) atomic_fetch_sub(&overflow, 1);
   atomic_fetch_sub(&live, 1);
 }
 
