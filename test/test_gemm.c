@@ -121,8 +121,9 @@ static void fill_random(void *buf, vncl_dtype t, size_t n) {
 }
 
 /* Runs g and checks every element of C's buffer: the matrices against the
- * reference, everything else (offsets, padding, gaps) bit for bit. */
-static void run_case(const gcase *g) {
+ * reference, everything else (offsets, padding, gaps) bit for bit. inf_at
+ * not 0: op(A)'s depth inf_at - 1 is +inf in every row. */
+static void run_case_inf(const gcase *g, size_t inf_at) {
   char desc[320];
   describe(g, desc, sizeof desc);
   vncl_dtype dt = g->dt;
@@ -143,6 +144,12 @@ static void run_case(const gcase *g) {
     for (size_t i = 0; i < sa.total; i += 3) put(ha, dt, i, NAN);
     for (size_t i = 0; i < sb.total; i += 3) put(hb, dt, i, NAN);
   }
+  if (inf_at && inf_at <= g->k)
+    for (size_t b = 0, p = inf_at - 1; b < batch; b++)
+      for (size_t i = 0; i < g->m; i++)
+        put(ha, dt,
+            at(g->layout, &sa, g->a_off, b, g->ta ? p : i, g->ta ? i : p),
+            INFINITY);
   if (g->beta == 0) /* poison C's matrices */
     for (size_t b = 0; b < batch; b++)
       for (size_t i = 0; i < g->m; i++)
@@ -259,7 +266,11 @@ static void run_case(const gcase *g) {
                      4 * ua * fabs(g->beta * cin) + uo * fabs(want) +
                      floor_out(dt) + 1e-300;
         double got = get(hc, dt, ci);
-        if (!(fabs(got - want) <= tol)) {
+        /* An infinite sum: the same infinity (NaN where the reference's is
+         * NaN), whatever the tolerance. */
+        bool ok = isfinite(want) ? fabs(got - want) <= tol
+                                 : got == want || (isnan(want) && isnan(got));
+        if (!ok) {
           if (bad < 5)
             print_error("%s: C[%zu](%zu,%zu) = %.9g, want %.9g (tol %.3g)\n",
                         desc, b, i, j, got, want, tol);
@@ -280,6 +291,8 @@ static void run_case(const gcase *g) {
   free(hc);
   free(c0);
 }
+
+static void run_case(const gcase *g) { run_case_inf(g, 0); }
 
 static const double alphas[] = {1.0, -1.5, 0.75, 2.0};
 static const double betas[] = {0.0, 1.0, -0.5, 0.0, 2.0};
@@ -348,8 +361,8 @@ static void test_f32_batched_and_events(void **st) {
   g.m = 0; /* nothing to do still gives an event after the wait list */
   run_case(&g);
   /* Batches with B's columns strided, in both layouts: 70^3 within the CPU
-   * rows' gemm_small reach for them (small_batch_mnk_bt: 96^3 on the
-   * AVX-512 f32 row), B gathered; 101^3 above every CPU row's batch reach
+   * rows' gemm_small reach for them (small_batch_mnk_bt: 100^3 on the
+   * AVX-512 f32 row); 101^3 above every CPU row's batch reach
    * (small_batch_mnk 1000000), the route single products take there. */
   for (int lay = 0; lay < 2; lay++)
     for (size_t n = 70; n <= 101; n += 31) {
@@ -829,6 +842,48 @@ static void small_sweep_to(vncl__gemm_params q, vncl_dtype dt, int cases,
 
 static void small_sweep(vncl__gemm_params q, vncl_dtype dt, int cases) {
   small_sweep_to(q, dt, cases, 33);
+}
+
+/* Batches with B transposed on gemm_small (its dot products along the
+ * depth) at depths that are not whole vectors: the last vector of depths
+ * overlaps the ones before, which must count once. A's depth k - SM_VW,
+ * the overlap's first, is +inf in every row: the overlap's lanes must be
+ * left out of both operands, since an infinity times a zero is NaN; C must
+ * be the reference's +-inf. Then finite inputs at the same
+ * depths, and m and n that leave partial tiles and column groups. The
+ * device's own sets (f64's with its columns per tile doubled, gemm.c's
+ * small_tile) and a tile of three columns (a group padded with a zero
+ * vector). */
+static void test_small_bt_depths(void **st) {
+  (void)st;
+  vncl__gemm_params p;
+  vncl_dtype types[] = {VNCL_F32, VNCL_F64, VNCL_F16};
+  for (int d = 0; d < 3; d++) {
+    vncl_dtype dt = types[d];
+    if (dt == VNCL_F64 && !ctx->info.fp64) continue;
+    vncl__gemm_acc acc = vncl__gemm_acc_of(dt);
+    vncl__gemm_params_get(ctx, acc, VNCL__GEMM_SHAPE_SQUARE, &p);
+    for (int t = 0; t < (dt == VNCL_F32 ? 2 : 1); t++) {
+      vncl__gemm_params q = p;
+      if (t) q.small = (vncl__gemm_small_params){2, 3, 4, 6, 2};
+      q.small_mnk = q.small_batch_mnk = q.small_batch_mnk_bt = 1e30;
+      q.switch_mnk_bt = 1e30;
+      for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+        T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, &q));
+      size_t vw = (size_t)q.small.vw;
+      size_t depths[] = {vw + 1, 2 * vw + vw / 2 + 1, 3 * vw - 1};
+      for (int i = 0; i < 6; i++) {
+        gcase g = {dt, VNCL_ROW_MAJOR, VNCL_NO_TRANS, VNCL_TRANS,
+                   5 + t_rand_u64() % 20, 3 + t_rand_u64() % 20,
+                   depths[i % 3], 1 + t_rand_u64() % 3, alphas[i % 4],
+                   i < 3 ? 0.0 : 0.5, t_rand_u64() % 5, t_rand_u64() % 5,
+                   t_rand_u64() % 5, t_rand_u64() % 3, false, false};
+        run_case_inf(&g, i < 3 ? depths[i % 3] - vw + 1 : 0);
+      }
+      for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+        T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, NULL));
+    }
+  }
 }
 
 /* Single products of up to a few tiles each way on gemm_small: the
@@ -1325,6 +1380,7 @@ int main(void) {
       cmocka_unit_test(test_param_sets),
       cmocka_unit_test(test_small_kernel),
       cmocka_unit_test(test_small_single),
+      cmocka_unit_test(test_small_bt_depths),
       cmocka_unit_test(test_small_whole_rows),
       cmocka_unit_test(test_small_rows_by_m),
       cmocka_unit_test(test_small_routing),
@@ -1333,5 +1389,6 @@ int main(void) {
       cmocka_unit_test(test_bad_cl_args),
       cmocka_unit_test(test_bad_tensor_args),
   };
+  if (getenv("VNCL_TEST_FILTER")) cmocka_set_test_filter(getenv("VNCL_TEST_FILTER"));
   return cmocka_run_group_tests(tests, setup, teardown);
 }

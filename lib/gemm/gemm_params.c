@@ -237,10 +237,17 @@ static const vncl__tunable clblast_tunables[] = {
  * and leaves 100^3 where it was. The packed route wastes most of its
  * 96 x 64 blocks on sides of 72-96 (20-40 GFLOP/s there against 55-85 at
  * 100^3). Not measured on the Xeon between 64^3 and 100^3.
+ * Intel Xeon (x86 family 6, model 167), 2026-12-05, once the dot
+ * products summed their lanes as one tree per row (cl_kernels/gemm_small.cl)
+ * and took their last depths as one masked vector: batches of 1000 x 100^3
+ * with B transposed on gemm_small against the packed route, one process
+ * each: f32 113.5 / 78.2 GFLOP/s, f16 103.7 / 92.6, bf16 107.1 / 89.0, so
+ * the f32 and 16-bit rows take them too (small_batch_mnk_bt 1000000, as
+ * the AMD row). 112^3 and up stay with the packed route (small_batch_mnk).
  * Not acted on yet:
  * f16 batches of 64^3 ran 1.74x faster off gemm_small in one run, 100^3
  * 0.86x (docs/tuning.md). */
-#define CPU512_SMALL "small_batch_mnk=1000000 small_batch_mnk_bt=900000 SM_MR=6 SM_NV=4 SM_VW=16 SM_RB=24 SM_WG=8 "
+#define CPU512_SMALL "small_batch_mnk=1000000 small_batch_mnk_bt=1000000 SM_MR=6 SM_NV=4 SM_VW=16 SM_RB=24 SM_WG=8 "
 /* The AMD f32 row: batches with B transposed up to 100^3 too. Once the dot
  * products took their last depths by 8- and 4-wide vectors (2026-12-03),
  * f32 1000 x 100^3 ran 1.32x the packed route on the Zen 4 EPYC (79.6
@@ -256,10 +263,17 @@ static const vncl__tunable clblast_tunables[] = {
  * on gemm_small went 2.2-3.5x faster with it (31.6 -> 69.3 GFLOP/s at
  * 32^3, 63.8 -> 157.9 at 64^3, 31.6 -> 109.6 at 100^3). Not measured on
  * an Intel host. */
-#define CPU512_SMALL16 "small_batch_mnk=2097152 small_batch_mnk_bt=900000 SM_MR=6 SM_NV=4 SM_VW=16 SM_RB=24 SM_WG=8 "
+#define CPU512_SMALL16 "small_batch_mnk=2097152 small_batch_mnk_bt=1000000 SM_MR=6 SM_NV=4 SM_VW=16 SM_RB=24 SM_WG=8 "
 #define CPU512_SMALL64 "small_batch_mnk=2097152 small_batch_mnk_bt=1000000 SM_MR=6 SM_NV=2 SM_VW=8 SM_RB=24 SM_WG=8 "
 #define CPU256_SMALL "small_batch_mnk=1000000 SM_MR=6 SM_NV=2 SM_VW=8 SM_RB=24 SM_WG=8 "
-#define CPU256_SMALL64 "small_batch_mnk=262144 SM_MR=6 SM_NV=2 SM_VW=4 SM_RB=24 SM_WG=8 "
+/* The AVX2 f64 row: batches up to 100^3 on gemm_small (64^3 before, not
+ * measured then). Timed as AVX2 code on an Intel Xeon (x86 family 6, model
+ * 167; POCL_KERNELLIB_NAME=avx2, OpenBLAS's Haswell kernels), 2026-12-05,
+ * one process each, batches of 1000, gemm_small against the route it
+ * replaces, GFLOP/s: 80^3 47.8 / 41.1, 90^3 51.7 / 42.7, 100^3 56.1 /
+ * 46.7; with B transposed 52.1 / 24.9, 53.0 / 26.4, 61.9 / 43.2 (0.84x the
+ * OpenBLAS loop at 90^3 before, 1.71x after). A proxy for an AVX2 host. */
+#define CPU256_SMALL64 "small_batch_mnk=1000000 SM_MR=6 SM_NV=2 SM_VW=4 SM_RB=24 SM_WG=8 "
 /* m*n*k switch points: below, the direct kernel (one launch, no scratch).
  * On PoCL the direct kernel matched the packed path up to 384^3 with B rows
  * contiguous, but gathering strided B columns made it 4-5x slower from
@@ -418,7 +432,7 @@ static const vncl__tunable clblast_tunables[] = {
 #define MEASURED32 "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02; kept by `vncl autotune --quick` on an Intel Xeon (x86 family 6, model 167), 2026-12-04"
 /* The square f32 row: the packed set as MEASURED32, the direct tile and
  * switch from CPU512_SQ. */
-#define MEASURED32SQ MEASURED32 "; direct 6 x 64 tiles up to 1.5e8 (the AMD row's tile) on that Xeon, 2026-12-04: sgemm 512^3 0.98-1.06x OpenBLAS in the bench against 0.61-0.67x packed"
+#define MEASURED32SQ MEASURED32 "; direct 6 x 64 tiles up to 1.5e8 (the AMD row's tile) on that Xeon, 2026-12-04: sgemm 512^3 0.98-1.06x OpenBLAS in the bench against 0.61-0.67x packed; batches with B transposed up to 100^3 on gemm_small on that Xeon, 2026-12-05: 1000 x 100^3 1.45x the packed route"
 
 #define MEASURED16 "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02 (Xeon) and 2026-12-03 (Zen 4 EPYC); KU 16 against the AMD rows' 4 on an Intel Xeon (x86 family 6, model 167), 2026-12-04: bf16 2048^3 0.96-0.99x f32 against 0.85-0.91x"
 /* The 16-bit square row on the direct kernel, as the AMD row: the packed
@@ -460,7 +474,7 @@ static const vncl__tunable clblast_tunables[] = {
  * 48 rows also above it lost (f16 1000^3 0.97x, 2048^3 0.95x), hence the
  * switch. f32 runs the direct kernel to 1.5e8 and was not measured. */
 #define CPU512_MID16 "MB=48 big_mnk=3e8 big_tall=2 "
-#define MEASURED16SQ MEASURED16 "; direct 5 x 64 tiles (the AMD row's) on that Xeon, 2026-12-04: 256^3 0.79-0.85x f32 against 0.43-0.61x packed; packed again from 3.4e7 with the workers pinned, 2026-12-04: 512^3 0.95-0.99x f32 against 0.77-0.87x direct"
+#define MEASURED16SQ MEASURED16 "; direct 5 x 64 tiles (the AMD row's) on that Xeon, 2026-12-04: 256^3 0.79-0.85x f32 against 0.43-0.61x packed; packed again from 3.4e7 with the workers pinned, 2026-12-04: 512^3 0.95-0.99x f32 against 0.77-0.87x direct; batches with B transposed up to 100^3 on gemm_small on that Xeon, 2026-12-05: 1000 x 100^3 f16 1.12x, bf16 1.20x the packed route"
 #define MID16_INTEL "; 48-row blocks below 3e8 on that Xeon, 2026-12-05: f16 512^3 0.95-0.96x f32 against 0.86x"
 #define MEASURED_ZEN16 "PoCL 3.1, 2-core Zen 4 EPYC guest: direct set and switch_mnk 2026-12-03 (16-bit storage against f32), batches as the AVX-512 16-bit row; 5-row direct tiles on a Zen 5 EPYC guest, 2026-12-03; packed KU on the Zen 5, 2026-12-04"
 #define MEASURED_ZEN "PoCL 3.1, 2-core Zen 4 EPYC guest: switch_mnk 2026-12-03, f32 direct set and small_batch_mnk_bt 2026-12-02 and 2026-12-03; packed KU on a Zen 5 EPYC guest, 2026-12-04; the rest as the AVX-512 rows"
