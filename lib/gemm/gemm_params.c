@@ -244,6 +244,10 @@ static const vncl__tunable clblast_tunables[] = {
  * each: f32 113.5 / 78.2 GFLOP/s, f16 103.7 / 92.6, bf16 107.1 / 89.0, so
  * the f32 and 16-bit rows take them too (small_batch_mnk_bt 1000000, as
  * the AMD row). 112^3 and up stay with the packed route (small_batch_mnk).
+ * The AMD 16-bit rows share these sets (CPU512_SMALL16, and CPU512_SMALL
+ * for the other shapes): their f16 100^3 ran 0.67x on gemm_small on the
+ * Zen 4 EPYC on 2026-12-02, before both the F16C loads and the tree, and
+ * has not been measured on an AMD host since.
  * Not acted on yet:
  * f16 batches of 64^3 ran 1.74x faster off gemm_small in one run, 100^3
  * 0.86x (docs/tuning.md). */
