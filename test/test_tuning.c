@@ -402,9 +402,10 @@ static void test_register_model(void **state) {
  * (KWGD 1); every other class, shape, width and vendor keeps the generic
  * CPU rows (on AVX-512, f32 and 16-bit batches with B transposed up to
  * 100^3 on gemm_small, as on AMD's; square f32 and 16-bit products on the
- * AMD rows' direct tiles up to 1.5e8, 16-bit ones packed from 3.4e7 in
- * blocks of 48 rows, 96 from 3e8; flat 16-bit ones and AVX2 packed from
- * 128^3); the rows fit the register check too. */
+ * AMD rows' direct tiles up to 1.5e8, 16-bit ones in 6-row direct tiles
+ * (AMD's 5) and packed from 3.4e7 in blocks of 48 rows, 96 from 3e8; flat
+ * 16-bit ones and AVX2 packed from 128^3); the rows fit the register check
+ * too. */
 static void test_vendor_rows(void **state) {
   (void)state;
   char why[256];
@@ -431,8 +432,8 @@ static void test_vendor_rows(void **state) {
       {"GenuineIntel", 8, A32, FL, 56623104, 1e30, 1e30, 6, 16, 1, 1e30, 1},
       {"GenuineIntel", 16, A32, SQ, 1.5e8, 1e30, 1e6, 6, 64, 1, 1e30, 1},
       {"GenuineIntel", 16, A32, FL, 56623104, 1e30, 1e6, 6, 32, 4, 1e30, 1},
-      {"GenuineIntel", 16, A16, SQ, 1.5e8, 3.4e7, 1e6, 5, 64, 1, 3e8, 2},
-      {"", 16, A16, SQ, 1.5e8, 3.4e7, 1e6, 5, 64, 1, 3e8, 2},
+      {"GenuineIntel", 16, A16, SQ, 1.5e8, 3.4e7, 1e6, 6, 64, 1, 3e8, 2},
+      {"", 16, A16, SQ, 1.5e8, 3.4e7, 1e6, 6, 64, 1, 3e8, 2},
       {"GenuineIntel", 16, A16, FL, 56623104, 2097152, 1e6, 6, 32, 4, 1e30, 1},
       {"GenuineIntel", 16, A64, SQ, 56623104, 1e30, 1e6, 6, 32, 1, 2e9, 2},
       {"GenuineIntel", 16, A64, FL, 56623104, 1e30, 1e6, 6, 32, 1, 1e30, 1},

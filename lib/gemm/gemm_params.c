@@ -478,8 +478,21 @@ static const vncl__tunable clblast_tunables[] = {
  * 48 rows also above it lost (f16 1000^3 0.97x, 2048^3 0.95x), hence the
  * switch. f32 runs the direct kernel to 1.5e8 and was not measured. */
 #define CPU512_MID16 "MB=48 big_mnk=3e8 big_tall=2 "
+/* The direct kernel's 16-bit tiles on CPUs other than AMD's: 6 x 64, as
+ * f32's, where the AMD rows keep 5 x 64 (CPU512_DIRECT_ZEN16: on the Zen 5
+ * the sixth row's code kept an accumulator on the stack, and that chain
+ * bounded it). PoCL builds the same code for this Xeon (skylake-avx512),
+ * but here the sixth row pays. Intel Xeon (x86 family 6, model 167),
+ * 2026-12-05, one process, each set in two contexts alternated with vncl's
+ * f32 (medians of 15, 10 calls a sample), 16-bit C, ratio to f32 of 5 x 64
+ * / 6 x 64: f16 128^3 0.78-0.79 / 0.80-0.81, 192^3 0.74-0.76 / 0.81-0.86,
+ * 256^3 0.70-0.73 / 0.78-0.81, 320^3 0.76-0.84 / 0.83-0.84; bf16 128^3
+ * 0.78-0.81 / 0.81-0.84, 192^3 0.74-0.75 / 0.73-0.80, 256^3 0.73 / 0.77,
+ * 320^3 0.73-0.83 / 0.80-0.82. Larger products take the packed path
+ * (CPU512_SQ16). */
+#define CPU512_DIRECT16_INTEL "WGD_M=6 "
 #define MEASURED16SQ MEASURED16 "; direct 5 x 64 tiles (the AMD row's) on that Xeon, 2026-12-04: 256^3 0.79-0.85x f32 against 0.43-0.61x packed; packed again from 3.4e7 with the workers pinned, 2026-12-04: 512^3 0.95-0.99x f32 against 0.77-0.87x direct; batches with B transposed up to 100^3 on gemm_small on that Xeon, 2026-12-05: 1000 x 100^3 f16 1.12x, bf16 1.20x the packed route"
-#define MID16_INTEL "; 48-row blocks below 3e8 on that Xeon, 2026-12-05: f16 512^3 0.95-0.96x f32 against 0.86x"
+#define MID16_INTEL "; 48-row blocks below 3e8 on that Xeon, 2026-12-05: f16 512^3 0.95-0.96x f32 against 0.86x; direct 6 x 64 tiles on that Xeon, 2026-12-05: f16 256^3 0.78-0.81x f32 against 0.70-0.73x"
 #define MEASURED_ZEN16 "PoCL 3.1, 2-core Zen 4 EPYC guest: direct set and switch_mnk 2026-12-03 (16-bit storage against f32), batches as the AVX-512 16-bit row; 5-row direct tiles on a Zen 5 EPYC guest, 2026-12-03; packed KU on the Zen 5, 2026-12-04"
 #define MEASURED_ZEN "PoCL 3.1, 2-core Zen 4 EPYC guest: switch_mnk 2026-12-03, f32 direct set and small_batch_mnk_bt 2026-12-02 and 2026-12-03; packed KU on a Zen 5 EPYC guest, 2026-12-04; the rest as the AVX-512 rows"
 
@@ -507,7 +520,7 @@ static const vncl__param_row gemm_rows[] = {
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_NARROW, MEASURED},
     {R_CPU(16, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_SQUARE),
      CPU512_SQ CPU512_SQ16 CPU512_DIRECT_ZEN16 CPU512_SMALL16 CPU512_PACKED
-         CPU512_MID16,
+         CPU512_MID16 CPU512_DIRECT16_INTEL,
      MEASURED16SQ MID16_INTEL},
     {R_CPU(16, VNCL__GEMM_ACC16, ANY),
      CPU512 CPU512_DIRECT CPU512_SMALL16 CPU512_PACKED CPU_16, MEASURED16},
