@@ -17,6 +17,11 @@
 static uint64_t state;
 static int seeded;
 
+void t_test_filter(void) {
+  const char *f = getenv("VNCL_TEST_FILTER");
+  if (f) cmocka_set_test_filter(f);
+}
+
 uint64_t t_seed(void) {
   if (!seeded) {
     const char *s = getenv("VNCL_TEST_SEED");

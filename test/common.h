@@ -17,6 +17,11 @@
  * VNCL_TEST_SEED is set, and is printed so that a failure can be replayed. */
 uint64_t t_seed(void);
 uint64_t t_rand_u64(void);
+
+/* VNCL_TEST_FILTER=pattern runs the matching tests only (cmocka's filter;
+ * slow sanitizer runs, one test while working on it). Call before
+ * cmocka_run_group_tests. */
+void t_test_filter(void);
 double t_rand_uniform(double lo, double hi);
 void t_fill_random_f32(float *x, size_t n);
 

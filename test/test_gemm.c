@@ -849,9 +849,8 @@ static void small_sweep(vncl__gemm_params q, vncl_dtype dt, int cases) {
  * overlaps the ones before, which must count once. A's depth k - SM_VW,
  * the overlap's first, is +inf in every row: the overlap's lanes must be
  * left out of both operands, since an infinity times a zero is NaN; C must
- * be the reference's +-inf. Then finite inputs at the same
- * depths, and m and n that leave partial tiles and column groups. The
- * device's own sets (f64's with its columns per tile doubled, gemm.c's
+ * be the reference's +-inf. Then finite inputs at the same depths, and m
+ * and n that leave partial tiles and column groups. The device's own sets (f64's with its columns per tile doubled, gemm.c's
  * small_tile) and a tile of three columns (a group padded with a zero
  * vector). */
 static void test_small_bt_depths(void **st) {
@@ -1389,6 +1388,6 @@ int main(void) {
       cmocka_unit_test(test_bad_cl_args),
       cmocka_unit_test(test_bad_tensor_args),
   };
-  if (getenv("VNCL_TEST_FILTER")) cmocka_set_test_filter(getenv("VNCL_TEST_FILTER"));
+  t_test_filter();
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -748,6 +748,6 @@ int main(void) {
       cmocka_unit_test(test_reduce_streams),
       cmocka_unit_test(test_bad_inputs),
   };
-  if (getenv("VNCL_TEST_FILTER")) cmocka_set_test_filter(getenv("VNCL_TEST_FILTER"));
+  t_test_filter();
   return cmocka_run_group_tests(tests, t_setup, t_teardown);
 }

@@ -1280,7 +1280,6 @@ int main(void) {
    * test_staged_via_tensor, whatever the device (on one that shares host
    * memory the table stages through the tensor's mapping instead). */
   setenv("VNCL_STAGING_VIA", "chunks", 1);
-  /* VNCL_TEST_FILTER=test_pool* runs a subset (slow sanitizer runs). */
-  if (getenv("VNCL_TEST_FILTER")) cmocka_set_test_filter(getenv("VNCL_TEST_FILTER"));
+  t_test_filter(); /* e.g. VNCL_TEST_FILTER=test_pool* (slow sanitizer runs) */
   return cmocka_run_group_tests(tests, t_setup_nocache, t_teardown);
 }

@@ -267,10 +267,11 @@ static void small_tile(vncl__gemm_params *p, const vncl__gemm_problem *pr) {
    * 6 x 2 / 6 x 4: 10000 x 17^3 21.4 / 24.2, 32^3 32.7 / 38.1, 1000 x
    * 64^3 54.1 / 57.5, 90^3 54.0 / 61.1, 100^3 60.8 / 66.6. The f32 and
    * 16-bit rows' 6 x 4 (24 of 32) and the AVX2 rows' 6 x 2 (12 of 16)
-   * stay. */
+   * stay. Never past the lanes a set may have (VNCL__GEMM_SMALL_MAX_ACC). */
   if (pr->b_cs != 1 && pr->b_rs == 1 && pr->a_cs == 1 && p->vregs > 0 &&
       q->vw > 1 && pr->k >= (size_t)q->vw && q->mr >= 1) {
-    while (q->nv < q->vw && 2 * q->mr * q->nv <= p->vregs * 3 / 4)
+    while (q->nv < q->vw && 2 * q->mr * q->nv <= p->vregs * 3 / 4 &&
+           2 * q->mr * q->nv * q->vw <= VNCL__GEMM_SMALL_MAX_ACC)
       q->nv *= 2;
     return;
   }

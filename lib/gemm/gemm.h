@@ -192,6 +192,10 @@ typedef struct vncl__gemm_direct_params {
   VNCL__GEMM_DIRECT_TABLE(VNCL__GEMM_FIELD)
 } vncl__gemm_direct_params;
 
+/* gemm_small's accumulator lanes per work-item (SM_MR * SM_NV * SM_VW) at
+ * most: the sets' check (gemm_params.c) and the host's own tiles (gemm.c,
+ * small_tile) keep to it. */
+#define VNCL__GEMM_SMALL_MAX_ACC 512
 typedef struct vncl__gemm_small_params {
   VNCL__GEMM_SMALL_TABLE(VNCL__GEMM_FIELD)
 } vncl__gemm_small_params;

@@ -492,7 +492,8 @@ static const vncl__tunable clblast_tunables[] = {
  * (CPU512_SQ16). */
 #define CPU512_DIRECT16_INTEL "WGD_M=6 "
 #define MEASURED16SQ MEASURED16 "; direct 5 x 64 tiles (the AMD row's) on that Xeon, 2026-12-04: 256^3 0.79-0.85x f32 against 0.43-0.61x packed; packed again from 3.4e7 with the workers pinned, 2026-12-04: 512^3 0.95-0.99x f32 against 0.77-0.87x direct; batches with B transposed up to 100^3 on gemm_small on that Xeon, 2026-12-05: 1000 x 100^3 f16 1.12x, bf16 1.20x the packed route"
-#define MID16_INTEL "; 48-row blocks below 3e8 on that Xeon, 2026-12-05: f16 512^3 0.95-0.96x f32 against 0.86x; direct 6 x 64 tiles on that Xeon, 2026-12-05: f16 256^3 0.78-0.81x f32 against 0.70-0.73x"
+#define MID16_INTEL "; 48-row blocks below 3e8 on that Xeon, 2026-12-05: f16 512^3 0.95-0.96x f32 against 0.86x"
+#define DIRECT16_INTEL "; direct 6 x 64 tiles on that Xeon, 2026-12-05: f16 256^3 0.78-0.81x f32 against 0.70-0.73x"
 #define MEASURED_ZEN16 "PoCL 3.1, 2-core Zen 4 EPYC guest: direct set and switch_mnk 2026-12-03 (16-bit storage against f32), batches as the AVX-512 16-bit row; 5-row direct tiles on a Zen 5 EPYC guest, 2026-12-03; packed KU on the Zen 5, 2026-12-04"
 #define MEASURED_ZEN "PoCL 3.1, 2-core Zen 4 EPYC guest: switch_mnk 2026-12-03, f32 direct set and small_batch_mnk_bt 2026-12-02 and 2026-12-03; packed KU on a Zen 5 EPYC guest, 2026-12-04; the rest as the AVX-512 rows"
 
@@ -521,7 +522,7 @@ static const vncl__param_row gemm_rows[] = {
     {R_CPU(16, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_SQUARE),
      CPU512_SQ CPU512_SQ16 CPU512_DIRECT_ZEN16 CPU512_SMALL16 CPU512_PACKED
          CPU512_MID16 CPU512_DIRECT16_INTEL,
-     MEASURED16SQ MID16_INTEL},
+     MEASURED16SQ MID16_INTEL DIRECT16_INTEL},
     {R_CPU(16, VNCL__GEMM_ACC16, ANY),
      CPU512 CPU512_DIRECT CPU512_SMALL16 CPU512_PACKED CPU_16, MEASURED16},
     {R_CPU(16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_NARROW),
@@ -853,9 +854,9 @@ bool vncl__gemm_params_valid(const vncl_device_info *info,
       if (q->rb % q->mr)
         REJECT("gemm_small: SM_RB=%d must be a multiple of SM_MR=%d", q->rb,
                q->mr);
-      if (q->mr * q->nv * q->vw > 512)
-        REJECT("gemm_small: %d x %d accumulators per work-item (at most 512)",
-               q->mr, q->nv * q->vw);
+      if (q->mr * q->nv * q->vw > VNCL__GEMM_SMALL_MAX_ACC)
+        REJECT("gemm_small: %d x %d accumulators per work-item (at most %d)",
+               q->mr, q->nv * q->vw, VNCL__GEMM_SMALL_MAX_ACC);
       return fits_device(info, "gemm_small", (size_t)q->wg, 0,
                          p->wg_multiple != 0, why, cap);
     }
