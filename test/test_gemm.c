@@ -1074,6 +1074,58 @@ static void test_small_routing(void **st) {
   assert_true(small_taken(&q, 20, 21, 21, VNCL_TRANS));
 }
 
+/* gemm_small's groups (vncl__gemm_small_group): for every SM_WG, unit
+ * count and launch size, a size within [1, SM_WG]; 1 below SM_WG groups a
+ * unit; otherwise the busiest unit (ceil(groups / units) whole groups)
+ * within 10/9 of an even share, and no larger size up to SM_WG that is;
+ * SM_WG unchanged where the device wants the multiple. Then products on
+ * gemm_small whose launches take such sizes on this device: batches of
+ * 2 to 13, every element checked. */
+static void test_small_group(void **st) {
+  (void)st;
+  vncl__gemm_params p;
+  vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &p);
+  for (int wg0 = 1; wg0 <= 16; wg0++)
+    for (size_t cus = 1; cus <= 8; cus++)
+      for (size_t items = 1; items <= 600; items++) {
+        p.small.wg = wg0;
+        p.wg_multiple = 1;
+        assert_int_equal(vncl__gemm_small_group(&p, items, cus), wg0);
+        p.wg_multiple = 0;
+        size_t wg = vncl__gemm_small_group(&p, items, cus);
+        bool few = items < (size_t)wg0 * cus;
+        if (wg < 1 || wg > (size_t)wg0 || (few && wg != 1))
+          fail_msg("SM_WG %d, %zu units, %zu work-items: groups of %zu", wg0,
+                   cus, items, wg);
+        /* The busiest unit's work-items for groups of w. */
+#define BUSIEST(w) (((items + (w) - 1) / (w) + cus - 1) / cus * (w))
+        if (wg > 1 && 10 * items < 9 * cus * BUSIEST(wg))
+          fail_msg("SM_WG %d, %zu units, %zu work-items: groups of %zu "
+                   "leave a unit %zu of them",
+                   wg0, cus, items, wg, BUSIEST(wg));
+        for (size_t w = wg + 1; !few && w <= (size_t)wg0; w++)
+          if (10 * items >= 9 * cus * BUSIEST(w))
+            fail_msg("SM_WG %d, %zu units, %zu work-items: groups of %zu, "
+                     "where %zu would do",
+                     wg0, cus, items, wg, w);
+#undef BUSIEST
+      }
+  vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &p);
+  p.small_mnk = p.small_batch_mnk = p.small_batch_mnk_bt = 1e30;
+  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+    T_OK(ctx, vncl__gemm_params_set(ctx, VNCL__GEMM_ACC32,
+                                    (vncl__gemm_shape)s, &p));
+  for (size_t b = 2; b <= 13; b++) {
+    gcase g = {VNCL_F32, VNCL_ROW_MAJOR, VNCL_NO_TRANS,
+               b % 2 ? VNCL_TRANS : VNCL_NO_TRANS, 50 + b, 40, 30 + b, b,
+               alphas[b % 4], betas[b % 5], 0, 0, 0, 0, false, false};
+    run_case(&g);
+  }
+  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+    T_OK(ctx, vncl__gemm_params_set(ctx, VNCL__GEMM_ACC32,
+                                    (vncl__gemm_shape)s, NULL));
+}
+
 static void test_small_kernel(void **st) {
   (void)st;
   vncl__gemm_params p;
@@ -1383,6 +1435,7 @@ int main(void) {
       cmocka_unit_test(test_small_whole_rows),
       cmocka_unit_test(test_small_rows_by_m),
       cmocka_unit_test(test_small_routing),
+      cmocka_unit_test(test_small_group),
       cmocka_unit_test(test_clblast_backend),
       cmocka_unit_test(test_ref_backend),
       cmocka_unit_test(test_bad_cl_args),

@@ -291,11 +291,35 @@ static void small_tile(vncl__gemm_params *p, const vncl__gemm_problem *pr) {
   if (pr->batch > 1) small_rows_tile(q, pr->m);
 }
 
+/* Work-items per group of a gemm_small launch of `items` work-items: SM_WG
+ * where there are enough of them to keep every compute unit busy (or where
+ * the device wants the multiple); else one, so that a single small product
+ * still spreads. Where SM_WG groups would leave the units unequal shares
+ * (the busiest, with ceil(groups / units) whole groups, above 10/9 of an
+ * even share), the largest smaller size that does not, one if none. A
+ * single product of 512 rows (22 work-items of 24 rows) made three groups
+ * of 8 on two cores, so one core did two thirds of the work. Intel Xeon
+ * (x86 family 6, model 167), 2026-12-05, one process each, before / after,
+ * GFLOP/s: single f32 products with B transposed routed to gemm_small,
+ * 416^3 120 / 194, 448^3 129 / 205, 512x256x256 135 / 174, 512x256x128
+ * 115 / 151; a batch of 10 x 100^3 (B as stored, the built-in route)
+ * 135-136 / 142-154 in three runs. Batches of many products keep SM_WG. */
+size_t vncl__gemm_small_group(const vncl__gemm_params *p, size_t items,
+                              size_t cus) {
+  size_t wg = (size_t)p->small.wg;
+  if (p->wg_multiple) return wg;
+  if (wg < 1 || items < wg * cus) return 1;
+  /* The busiest unit runs ceil(groups / cus) groups: at least 9/10 of
+   * the even share. */
+  for (; wg > 1; wg--) {
+    size_t groups = (items + wg - 1) / wg;
+    if (10 * items >= 9 * cus * ((groups + cus - 1) / cus) * wg) break;
+  }
+  return wg;
+}
+
 /* gemm_small on the caller's buffers: ceil(m/rows) work-items per product
- * (small_rows). Groups of SM_WG work-items where there are enough of them
- * to keep every compute unit busy (or where the device wants the
- * multiple); else groups of one, so that a single small product still
- * spreads. */
+ * (small_rows), in groups of vncl__gemm_small_group's size. */
 static vncl_status run_small(vncl_context *ctx, const vncl__gemm_params *set,
                              const vncl__gemm_problem *pr, cl_uint num_wait,
                              const cl_event *wait, cl_event *event) {
@@ -324,9 +348,8 @@ static vncl_status run_small(vncl_context *ctx, const vncl__gemm_params *set,
                      VNCL_ARG(pr->a), VNCL_ARG(pr->b), VNCL_ARG(pr->cm),
                      VNCL_ARG(dims));
   if (!s) {
-    size_t wg = (size_t)p->small.wg;
     size_t items = (pr->m + rb - 1) / rb * pr->batch;
-    if (!p->wg_multiple && items < wg * cus) wg = 1;
+    size_t wg = vncl__gemm_small_group(p, items, cus);
     size_t global[1] = {round_up(items, wg)}, local[1] = {wg};
     s = vncl__launch_work(ctx, "gemm", gk.k, 1, global, local, num_wait, wait,
                           event, 2.0 * pr->m * pr->n * pr->k * pr->batch,

@@ -323,6 +323,13 @@ bool vncl__gemm_params_valid(const vncl_device_info *info,
 void vncl__gemm_params_big(const vncl__gemm_params *p,
                            vncl__gemm_params *out);
 
+/* Work-items per group of a gemm_small launch of `items` work-items on
+ * `cus` compute units under p (gemm.c): SM_WG, or where that would leave
+ * the units unequal shares the largest smaller size that does not (1 for
+ * too few items); p's SM_WG unchanged where the device wants the multiple. */
+size_t vncl__gemm_small_group(const vncl__gemm_params *p, size_t items,
+                              size_t cus);
+
 /* The one function that turns parameters into build options for `kern`:
  * "-DDTYPE_AB=0 -DDTYPE_C=0 -DMR=6 ...". The whole string keys the program
  * caches. */
