@@ -1126,6 +1126,62 @@ static void test_small_group(void **st) {
                                     (vncl__gemm_shape)s, NULL));
 }
 
+/* gemm_pack's groups (vncl__gemm_pack_local): within the set's pack_wg0 x
+ * pack_wg1, the set's own where that makes eight groups a unit, else at
+ * least eight groups a unit unless they are down to 1 x 1; the set's own
+ * where the device wants the multiple. Then packed products whose packs
+ * take such groups on this device (the B of a product of 40 to 390 rows
+ * and columns, A transposed so that A is packed too), every element
+ * checked. */
+static void test_pack_groups(void **st) {
+  (void)st;
+  vncl__gemm_params p;
+  vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &p);
+  const int wgs[][2] = {{16, 16}, {16, 1}, {1, 16}, {5, 3}, {1, 1}};
+  for (size_t w = 0; w < sizeof wgs / sizeof *wgs; w++)
+    for (size_t cus = 1; cus <= 8; cus++)
+      for (size_t g0 = 1; g0 <= 40; g0++)
+        for (size_t g1 = 1; g1 <= 40; g1++)
+          for (size_t b = 1; b <= 3; b++) {
+            size_t w0 = (size_t)wgs[w][0], w1 = (size_t)wgs[w][1], l0, l1;
+            p.pack_wg0 = wgs[w][0];
+            p.pack_wg1 = wgs[w][1];
+            p.wg_multiple = 1;
+            vncl__gemm_pack_local(&p, g0, g1, b, cus, &l0, &l1);
+            assert_true(l0 == w0 && l1 == w1);
+            p.wg_multiple = 0;
+            vncl__gemm_pack_local(&p, g0, g1, b, cus, &l0, &l1);
+#define GROUPS(x, y) ((g0 + (x) - 1) / (x) * ((g1 + (y) - 1) / (y)) * b)
+            bool own = GROUPS(w0, w1) >= 8 * cus;
+            if (l0 < 1 || l1 < 1 || l0 > w0 || l1 > w1 ||
+                (own && (l0 != w0 || l1 != w1)) ||
+                (!own && GROUPS(l0, l1) < 8 * cus && (l0 > 1 || l1 > 1)))
+              fail_msg("pack_wg %zu x %zu, %zu units, %zu x %zu x %zu "
+                       "work-items: groups of %zu x %zu (%zu groups)",
+                       w0, w1, cus, g0, g1, b, l0, l1, GROUPS(l0, l1));
+#undef GROUPS
+          }
+  vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &p);
+  p.small_mnk = p.small_batch_mnk = 0;
+  p.switch_mnk = p.switch_mnk_bt = p.switch_mnk16 = 0;
+  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+    T_OK(ctx, vncl__gemm_params_set(ctx, VNCL__GEMM_ACC32,
+                                    (vncl__gemm_shape)s, &p));
+  for (int i = 0; i < 6; i++) {
+    size_t m = 40 + t_rand_u64() % 350, n = 40 + t_rand_u64() % 350;
+    gcase g = {VNCL_F32, VNCL_ROW_MAJOR, i % 3 == 0 ? VNCL_TRANS : VNCL_NO_TRANS,
+               i % 2 ? VNCL_TRANS : VNCL_NO_TRANS, m, n,
+               1 + t_rand_u64() % 300, i == 5 ? 2 : 1, alphas[i % 4],
+               betas[i % 5], 0, 0, 0, 0, false, false};
+    T_OK(ctx, vncl_profile_reset(ctx));
+    run_case(&g);
+    if (pack_count() == 0) fail_msg("%zux%zu: no pack", m, n);
+  }
+  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+    T_OK(ctx, vncl__gemm_params_set(ctx, VNCL__GEMM_ACC32,
+                                    (vncl__gemm_shape)s, NULL));
+}
+
 static void test_small_kernel(void **st) {
   (void)st;
   vncl__gemm_params p;
@@ -1436,6 +1492,7 @@ int main(void) {
       cmocka_unit_test(test_small_rows_by_m),
       cmocka_unit_test(test_small_routing),
       cmocka_unit_test(test_small_group),
+      cmocka_unit_test(test_pack_groups),
       cmocka_unit_test(test_clblast_backend),
       cmocka_unit_test(test_ref_backend),
       cmocka_unit_test(test_bad_cl_args),

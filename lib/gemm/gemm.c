@@ -359,6 +359,34 @@ static vncl_status run_small(vncl_context *ctx, const vncl__gemm_params *set,
   return s;
 }
 
+/* gemm_pack's work-groups for g0 x g1 work-items (16 depths of a panel
+ * each) and `batch` products on `cus` compute units: the set's pack_wg0 x
+ * pack_wg1, the larger side halved while that leaves fewer than eight
+ * groups per unit (unless the set wants the device's multiple). The CPU
+ * rows' 16 x 16 made the B of a product up to about 384^3 one or two
+ * groups, packed by one core while the other waited. Intel Xeon (x86
+ * family 6, model 167), 2026-12-05, one process, 16 x 16 and the halved
+ * groups alternated (medians of 11-15 samples of 5-10 queued calls),
+ * single products with B transposed (the packed route from 1e6), GFLOP/s:
+ * f32 256^3 120-135 / 151-161, 384^3 187-199 / 201-205, 512x256x128 161 /
+ * 174, f64 256^3 80 / 87; f32 128^3 55-67 / 53-71, and products of
+ * 1024^3-2048^3 (16 to 64 groups before) within 2%. Sixteen groups a
+ * unit would change those products' groups too, for no measured gain. */
+void vncl__gemm_pack_local(const vncl__gemm_params *p, size_t g0, size_t g1,
+                           size_t batch, size_t cus, size_t *l0, size_t *l1) {
+  *l0 = (size_t)p->pack_wg0;
+  *l1 = (size_t)p->pack_wg1;
+  if (p->wg_multiple) return;
+  if (cus < 1) cus = 1;
+  while ((*l0 > 1 || *l1 > 1) &&
+         (g0 + *l0 - 1) / *l0 * ((g1 + *l1 - 1) / *l1) * batch < 8 * cus) {
+    if (*l1 >= *l0)
+      *l1 = (*l1 + 1) / 2;
+    else
+      *l0 = (*l0 + 1) / 2;
+  }
+}
+
 /* Enqueues gemm_pack(_elem) of X(r,p) = x[off + g*bs + r*rs + p*cs]
  * (rows x depth) into scratch of panels of pw, depth kp. */
 static vncl_status enqueue_pack(vncl_context *ctx, vncl__kernel *pk,
@@ -385,7 +413,9 @@ static vncl_status enqueue_pack(vncl_context *ctx, vncl__kernel *pk,
                              num_wait, wait, ev, 0, bytes);
   }
   /* gemm_pack: one work-item per 16 depths (PACK_K) of one panel. */
-  size_t l0 = (size_t)p->pack_wg0, l1 = (size_t)p->pack_wg1;
+  size_t l0, l1;
+  vncl__gemm_pack_local(p, (kp + 15) / 16, panels, batch,
+                        ctx->info.compute_units, &l0, &l1);
   size_t global[3] = {round_up((kp + 15) / 16, l0), round_up(panels, l1),
                       batch};
   size_t local[3] = {l0, l1, 1};

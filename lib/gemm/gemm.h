@@ -330,6 +330,12 @@ void vncl__gemm_params_big(const vncl__gemm_params *p,
 size_t vncl__gemm_small_group(const vncl__gemm_params *p, size_t items,
                               size_t cus);
 
+/* gemm_pack's work-group (*l0 x *l1) for g0 x g1 work-items and `batch`
+ * products on `cus` compute units under p (gemm.c): p's pack_wg0 x
+ * pack_wg1, smaller where that leaves fewer than eight groups a unit. */
+void vncl__gemm_pack_local(const vncl__gemm_params *p, size_t g0, size_t g1,
+                           size_t batch, size_t cus, size_t *l0, size_t *l1);
+
 /* The one function that turns parameters into build options for `kern`:
  * "-DDTYPE_AB=0 -DDTYPE_C=0 -DMR=6 ...". The whole string keys the program
  * caches. */
