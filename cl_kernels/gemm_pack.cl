@@ -28,7 +28,9 @@
  *                   the host may round up to a 2-D work-group. When the
  *                   source is contiguous in depth (cs == 1) each row's 16
  *                   values come in one vector load (one widening for 16-bit
- *                   types: scalar vload_half is a slow library call on PoCL);
+ *                   types: scalar vload_half is a slow library call on PoCL),
+ *                   and blocks of 16 rows are transposed through private
+ *                   memory into one vector store per depth;
  *                   otherwise the loop runs along the rows, and where they
  *                   are contiguous (rs == 1) each depth's run of the panel
  *                   is copied 16 values per vector load and store (16-bit
@@ -68,6 +70,12 @@
         CAT(vstore, W)(VNCL_VLOAD(DTYPE_AB, W, 0, x + s + r), 0, d + r);       \
         r += (W);                                                              \
     }
+/* Column u of a 16 x 16 private block t as one vector. */
+#define PACK_COLUMN(t, u)                                                      \
+    ((CAT(ACC, 16))((t)[0][u], (t)[1][u], (t)[2][u], (t)[3][u], (t)[4][u],    \
+                    (t)[5][u], (t)[6][u], (t)[7][u], (t)[8][u], (t)[9][u],    \
+                    (t)[10][u], (t)[11][u], (t)[12][u], (t)[13][u],           \
+                    (t)[14][u], (t)[15][u]))
 /* ------------------------------------------------------------------------- */
 
 __kernel void gemm_pack_elem(const uint rows, const uint depth,
@@ -105,7 +113,22 @@ __kernel void gemm_pack(const uint rows, const uint depth,
     const uint np = min((uint)PACK_K, depth_p - p0);
     const ulong src0 = off + g * bs + (ulong)p0 * cs;
     if (cs == 1) {
-        for (uint r = 0; r < pw; ++r) {
+        uint r = 0;
+        /* Blocks of 16 rows with all 16 depths inside the matrix: 16
+         * vector loads (a row's depths each), transposed through private
+         * memory into 16 vector stores (a depth's rows each), where one
+         * row at a time made 16 scalar stores pw apart. */
+        if (p0 + PACK_K <= depth && np == PACK_K) {
+            for (; r + 16 <= pw && r0 + r + 16 <= rows; r += 16) {
+                ACC t[16][PACK_K];
+                for (uint i = 0; i < 16; ++i)
+                    vstore16(VLOAD_K(x + src0 + (ulong)(r0 + r + i) * rs), 0,
+                             t[i]);
+                for (uint u = 0; u < PACK_K; ++u)
+                    vstore16(PACK_COLUMN(t, u), 0, dst + u * pw + r);
+            }
+        }
+        for (; r < pw; ++r) {
             const uint row = r0 + r;
             if (row < rows && p0 + PACK_K <= depth && np == PACK_K) {
                 ACC t[PACK_K];

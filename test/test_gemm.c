@@ -1130,9 +1130,9 @@ static void test_small_group(void **st) {
  * pack_wg1, the set's own where that makes eight groups a unit, else at
  * least eight groups a unit unless they are down to 1 x 1; the set's own
  * where the device wants the multiple. Then packed products whose packs
- * take such groups on this device (the B of a product of 40 to 390 rows
- * and columns, A transposed so that A is packed too), every element
- * checked. */
+ * take such groups on this device (40 to 390 rows and columns, B
+ * transposed or not, A transposed so that A is packed too), in every
+ * storage type, every element checked. */
 static void test_pack_groups(void **st) {
   (void)st;
   vncl__gemm_params p;
@@ -1161,25 +1161,32 @@ static void test_pack_groups(void **st) {
                        w0, w1, cus, g0, g1, b, l0, l1, GROUPS(l0, l1));
 #undef GROUPS
           }
-  vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &p);
-  p.small_mnk = p.small_batch_mnk = 0;
-  p.switch_mnk = p.switch_mnk_bt = p.switch_mnk16 = 0;
-  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
-    T_OK(ctx, vncl__gemm_params_set(ctx, VNCL__GEMM_ACC32,
-                                    (vncl__gemm_shape)s, &p));
-  for (int i = 0; i < 6; i++) {
-    size_t m = 40 + t_rand_u64() % 350, n = 40 + t_rand_u64() % 350;
-    gcase g = {VNCL_F32, VNCL_ROW_MAJOR, i % 3 == 0 ? VNCL_TRANS : VNCL_NO_TRANS,
-               i % 2 ? VNCL_TRANS : VNCL_NO_TRANS, m, n,
-               1 + t_rand_u64() % 300, i == 5 ? 2 : 1, alphas[i % 4],
-               betas[i % 5], 0, 0, 0, 0, false, false};
-    T_OK(ctx, vncl_profile_reset(ctx));
-    run_case(&g);
-    if (pack_count() == 0) fail_msg("%zux%zu: no pack", m, n);
+  const vncl_dtype types[] = {VNCL_F32, VNCL_F64, VNCL_F16, VNCL_BF16};
+  for (int t = 0; t < 4; t++) {
+    vncl__gemm_acc acc = vncl__gemm_acc_of(types[t]);
+    if (acc == VNCL__GEMM_ACC64 && !ctx->info.fp64) continue;
+    vncl__gemm_params_get(ctx, acc, VNCL__GEMM_SHAPE_SQUARE, &p);
+    p.small_mnk = p.small_batch_mnk = 0;
+    p.switch_mnk = p.switch_mnk_bt = p.switch_mnk16 = 0;
+    for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+      T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, &p));
+    /* B transposed (packed from rows contiguous in depth: blocks of 16
+     * rows and 16 depths, and the rest) and not, A transposed or not. */
+    for (int i = 0; i < 6; i++) {
+      size_t m = 40 + t_rand_u64() % 350, n = 40 + t_rand_u64() % 350;
+      gcase g = {types[t], VNCL_ROW_MAJOR,
+                 i % 3 == 0 ? VNCL_TRANS : VNCL_NO_TRANS,
+                 i < 4 ? VNCL_TRANS : VNCL_NO_TRANS, m, n,
+                 1 + t_rand_u64() % 300, i == 5 ? 2 : 1, alphas[i % 4],
+                 betas[i % 5], 0, 0, 0, 0, false, false};
+      T_OK(ctx, vncl_profile_reset(ctx));
+      run_case(&g);
+      if (pack_count() == 0)
+        fail_msg("%s %zux%zu: no pack", dname(types[t]), m, n);
+    }
+    for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+      T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, NULL));
   }
-  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
-    T_OK(ctx, vncl__gemm_params_set(ctx, VNCL__GEMM_ACC32,
-                                    (vncl__gemm_shape)s, NULL));
 }
 
 static void test_small_kernel(void **st) {
