@@ -2,6 +2,8 @@
  * (bench_gemm.c):
  *
  * - f64 products on tensors (vncl_gemm) against cblas_dgemm;
+ * - single products with B transposed (C = A B^T, a layer's x W^T), f32
+ *   and f64, against OpenBLAS with CblasTrans;
  * - single small products on tensors, one call after another, with the time
  *   of one call: "waited" (vncl_finish after each) and "queued" (back to
  *   back, one finish at the end), against one OpenBLAS call; beside them the
@@ -349,6 +351,43 @@ static void f64_cases(bench_ctx *bc) {
   }
 }
 
+/* ---- single products with B transposed ------------------------------- */
+
+/* C = A B^T with B stored n x k, as a layer keeps its weights (x W^T),
+ * against OpenBLAS with CblasTrans: calls queued back to back (10 a
+ * sample below 512^3, 4 at 512^3, one from 1024^3), after an untimed one,
+ * as a loop of such products runs. Square sizes from where the rows leave the
+ * direct kernel (a transposed B is packed from 1e6 on the CPU rows) to
+ * 2048^3, f32 and f64. */
+static void bt_cases(bench_ctx *bc) {
+  static const size_t full[][2] = {{128, 0}, {256, 0}, {512, 0}, {1024, 0},
+                                   {2048, 0}, {256, 1}, {1024, 1}};
+  static const size_t quick[][2] = {{256, 0}};
+  const size_t(*sz)[2] = bc->quick ? quick : full;
+  size_t ns = bc->quick ? 1 : sizeof full / sizeof *full;
+  for (size_t s = 0; s < ns; s++) {
+    size_t n = sz[s][0];
+    vncl_dtype dt = sz[s][1] ? VNCL_F64 : VNCL_F32;
+    if (bc->max_dim > 0 && n > (size_t)bc->max_dim) continue;
+    prod p;
+    if (prod_make(bc, &p, dt, n, n, n, 1, true)) {
+      prod_free(&p);
+      continue; /* no f64 on this device, or no memory */
+    }
+    call_times t = {0};
+    int calls = n >= 1024 ? 1 : n >= 512 ? 4 : 10;
+    bool ok = time_calls(bc, &p, calls, false, true, NULL, &t);
+    bool correct = ok && prod_check(&p);
+    char name[64];
+    snprintf(name, sizeof name, "%cgemm %zux%zux%zu, B transposed",
+             dt == VNCL_F64 ? 'd' : 's', n, n, n);
+    double f = 2.0 * n * n * n * 1e-9;
+    record(bc, name, &p, "GFLOP/s", ok ? f / t.vncl : 0, &t, "openblas",
+           ok ? f / t.peer : 0, correct);
+    prod_free(&p);
+  }
+}
+
 /* ---- single small calls ---------------------------------------------- */
 
 /* The driver's floor per call, waited and queued, measured alone (the
@@ -508,6 +547,7 @@ static void batches(bench_ctx *bc) {
 
 int bench_gemm_calls(bench_ctx *bc) {
   f64_cases(bc);
+  bt_cases(bc);
   small_calls(bc);
   batches(bc);
   return 0;
