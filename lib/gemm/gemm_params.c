@@ -248,9 +248,13 @@ static const vncl__tunable clblast_tunables[] = {
  * for the other shapes): their f16 100^3 ran 0.67x on gemm_small on the
  * Zen 4 EPYC on 2026-12-02, before both the F16C loads and the tree, and
  * has not been measured on an AMD host since.
- * Not acted on yet:
- * f16 batches of 64^3 ran 1.74x faster off gemm_small in one run, 100^3
- * 0.86x (docs/tuning.md). */
+ * f16 batches of 64^3 had run 1.74x faster off gemm_small in one run,
+ * 100^3 0.86x (docs/tuning.md). On the Intel Xeon (model 167), 2026-12-05,
+ * once gemm_small widened f16 A by 16 elements at a time
+ * (cl_kernels/gemm_small.cl, A_STAGED), gemm_small / the packed route, one
+ * process each, GFLOP/s: 1000 x 64^3 169-174 / 177-181, 500 x 128^3 160 /
+ * 166-167, 1000 x 96^3 146 / 87-91, 100^3 115 / 61: the sets keep
+ * gemm_small. */
 #define CPU512_SMALL "small_batch_mnk=1000000 small_batch_mnk_bt=1000000 SM_MR=6 SM_NV=4 SM_VW=16 SM_RB=24 SM_WG=8 "
 /* The AMD f32 row: batches with B transposed up to 100^3 too. Once the dot
  * products took their last depths by 8- and 4-wide vectors (2026-12-03),
