@@ -404,7 +404,8 @@ static void test_register_model(void **state) {
  * 100^3 on gemm_small, as on AMD's; square f32 and 16-bit products on the
  * AMD rows' direct tiles up to 1.5e8, 16-bit ones in 6-row direct tiles
  * (AMD's 5) and packed from 3.4e7 in blocks of 48 rows, 96 from 3e8; flat
- * 16-bit ones and AVX2 packed from 128^3); the rows fit the register check
+ * 16-bit ones and AVX2 packed from 128^3; f32 and f64 single square
+ * products up to 1e6 on gemm_small); the rows fit the register check
  * too. */
 static void test_vendor_rows(void **state) {
   (void)state;
@@ -419,24 +420,30 @@ static void test_vendor_rows(void **state) {
     int wgd_m, wgd_n, kwgd;
     double big_mnk;
     int big_tall;
+    double small_mnk;
   } cases[] = {
-      {"AuthenticAMD", 16, A32, SQ, 6e8, 1e30, 1e6, 6, 64, 1, 1e30, 1},
-      {"AuthenticAMD", 16, A64, SQ, 4e8, 1e30, 1e6, 6, 32, 1, 2e9, 2},
-      {"AuthenticAMD", 16, A16, SQ, 6e8, 1e30, 1e6, 5, 64, 1, 1e30, 1},
-      {"AuthenticAMD", 16, A16, NA, 56623104, 1e30, 1e6, 6, 32, 4, 1e30, 1},
-      {"AuthenticAMD", 16, A32, FL, 56623104, 1e30, 1e6, 6, 32, 4, 1e30, 1},
-      {"AuthenticAMD", 16, A64, NA, 56623104, 1e30, 1e6, 6, 32, 1, 1e30, 1},
-      {"AuthenticAMD", 8, A32, SQ, 56623104, 1e30, 1e30, 6, 16, 1, 2e9, 4},
-      {"AuthenticAMD", 8, A16, SQ, 56623104, 2097152, 1e30, 6, 16, 1, 2e9, 4},
-      {"AuthenticAMD", 8, A64, SQ, 56623104, 1e30, 1e30, 6, 8, 1, 2e9, 4},
-      {"GenuineIntel", 8, A32, FL, 56623104, 1e30, 1e30, 6, 16, 1, 1e30, 1},
-      {"GenuineIntel", 16, A32, SQ, 1.5e8, 1e30, 1e6, 6, 64, 1, 1e30, 1},
-      {"GenuineIntel", 16, A32, FL, 56623104, 1e30, 1e6, 6, 32, 4, 1e30, 1},
-      {"GenuineIntel", 16, A16, SQ, 1.5e8, 3.4e7, 1e6, 6, 64, 1, 3e8, 2},
-      {"", 16, A16, SQ, 1.5e8, 3.4e7, 1e6, 6, 64, 1, 3e8, 2},
-      {"GenuineIntel", 16, A16, FL, 56623104, 2097152, 1e6, 6, 32, 4, 1e30, 1},
-      {"GenuineIntel", 16, A64, SQ, 56623104, 1e30, 1e6, 6, 32, 1, 2e9, 2},
-      {"GenuineIntel", 16, A64, FL, 56623104, 1e30, 1e6, 6, 32, 1, 1e30, 1},
+      {"AuthenticAMD", 16, A32, SQ, 6e8, 1e30, 1e6, 6, 64, 1, 1e30, 1, 0},
+      {"AuthenticAMD", 16, A64, SQ, 4e8, 1e30, 1e6, 6, 32, 1, 2e9, 2, 0},
+      {"AuthenticAMD", 16, A16, SQ, 6e8, 1e30, 1e6, 5, 64, 1, 1e30, 1, 0},
+      {"AuthenticAMD", 16, A16, NA, 56623104, 1e30, 1e6, 6, 32, 4, 1e30, 1, 0},
+      {"AuthenticAMD", 16, A32, FL, 56623104, 1e30, 1e6, 6, 32, 4, 1e30, 1, 0},
+      {"AuthenticAMD", 16, A64, NA, 56623104, 1e30, 1e6, 6, 32, 1, 1e30, 1, 0},
+      {"AuthenticAMD", 8, A32, SQ, 56623104, 1e30, 1e30, 6, 16, 1, 2e9, 4, 0},
+      {"AuthenticAMD", 8, A16, SQ, 56623104, 2097152, 1e30, 6, 16, 1, 2e9, 4,
+       0},
+      {"AuthenticAMD", 8, A64, SQ, 56623104, 1e30, 1e30, 6, 8, 1, 2e9, 4, 0},
+      {"GenuineIntel", 8, A32, FL, 56623104, 1e30, 1e30, 6, 16, 1, 1e30, 1, 0},
+      {"GenuineIntel", 16, A32, SQ, 1.5e8, 1e30, 1e6, 6, 64, 1, 1e30, 1, 1e6},
+      {"", 16, A32, SQ, 1.5e8, 1e30, 1e6, 6, 64, 1, 1e30, 1, 1e6},
+      {"GenuineIntel", 16, A32, FL, 56623104, 1e30, 1e6, 6, 32, 4, 1e30, 1, 0},
+      {"GenuineIntel", 16, A32, NA, 56623104, 1e30, 1e6, 6, 32, 4, 1e30, 1, 0},
+      {"GenuineIntel", 16, A16, SQ, 1.5e8, 3.4e7, 1e6, 6, 64, 1, 3e8, 2, 0},
+      {"", 16, A16, SQ, 1.5e8, 3.4e7, 1e6, 6, 64, 1, 3e8, 2, 0},
+      {"GenuineIntel", 16, A16, FL, 56623104, 2097152, 1e6, 6, 32, 4, 1e30, 1,
+       0},
+      {"GenuineIntel", 16, A64, SQ, 56623104, 1e30, 1e6, 6, 32, 1, 2e9, 2, 1e6},
+      {"GenuineIntel", 16, A64, FL, 56623104, 1e30, 1e6, 6, 32, 1, 1e30, 1, 0},
+      {"GenuineIntel", 8, A32, SQ, 56623104, 1e30, 1e30, 6, 16, 1, 2e9, 4, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     vncl__tune_device c = fake_cpu(cases[i].width);
@@ -451,17 +458,19 @@ static void test_vendor_rows(void **state) {
         row.direct.wgd_m != cases[i].wgd_m ||
         row.direct.wgd_n != cases[i].wgd_n ||
         row.direct.kwgd != cases[i].kwgd || row.big_mnk != cases[i].big_mnk ||
-        row.big_tall != cases[i].big_tall)
+        row.big_tall != cases[i].big_tall ||
+        row.small_mnk != cases[i].small_mnk)
       fail_msg("%s, width %d, acc %d, shape %d: switch_mnk %g (16-bit %g), "
                "small_batch_mnk_bt %g, direct %d x %d, KWGD %d, big_mnk "
-               "%g (big_tall %d); not %g (%g), %g, %d x %d, %d, %g (%d)",
+               "%g (big_tall %d), small_mnk %g; not %g (%g), %g, %d x %d, "
+               "%d, %g (%d), %g",
                cases[i].vendor, cases[i].width, cases[i].acc, cases[i].shape,
                row.switch_mnk, row.switch_mnk16, row.small_batch_mnk_bt,
                row.direct.wgd_m, row.direct.wgd_n, row.direct.kwgd,
-               row.big_mnk, row.big_tall, cases[i].switch_mnk,
+               row.big_mnk, row.big_tall, row.small_mnk, cases[i].switch_mnk,
                cases[i].switch_mnk16, cases[i].small_bt, cases[i].wgd_m,
                cases[i].wgd_n, cases[i].kwgd, cases[i].big_mnk,
-               cases[i].big_tall);
+               cases[i].big_tall, cases[i].small_mnk);
     assert_true(row.small_stream_bytes > 0); /* every CPU row streams */
     if (!fits_with(&c, cases[i].acc, &row, NULL, 0, why, sizeof why))
       fail_msg("%s, width %d: %s", cases[i].vendor, cases[i].width, why);

@@ -442,6 +442,28 @@ static const vncl__tunable clblast_tunables[] = {
  * switch from CPU512_SQ. */
 #define MEASURED32SQ MEASURED32 "; direct 6 x 64 tiles up to 1.5e8 (the AMD row's tile) on that Xeon, 2026-12-04: sgemm 512^3 0.98-1.06x OpenBLAS in the bench against 0.61-0.67x packed; batches with B transposed up to 100^3 on gemm_small on that Xeon, 2026-12-05: 1000 x 100^3 1.45x the packed route"
 
+/* Single square products up to 1e6 (100^3) on gemm_small, on the f32 and
+ * f64 AVX-512 rows of CPUs other than AMD's (small_mnk; with B transposed
+ * only below switch_mnk_bt, 1e6, so the same range). Before, they ran the
+ * direct kernel, which gathers a transposed B element by element: since
+ * gemm_small's groups are even (gemm.c, vncl__gemm_small_group) it is as
+ * fast with B as stored and 1.15-2.2x with B transposed. Intel Xeon (x86
+ * family 6, model 167), 2026-12-05, one process each, single calls queued
+ * (20 a sample, medians of 15), GFLOP/s, direct / gemm_small, two runs:
+ * f32 32^3 6.0-7.4 / 6.2-7.4, 48^3 17.0-17.5 / 17.5-19.8, 64^3 33.7-34.4
+ * / 32.3-34.0, 80^3 36.0 / 45.6, 90^3 41.8-44.3 / 53.1-58.6, 100x37x77
+ * 19.1 / 28.3, 16x16x3000 33.2 / 48.0; with B transposed 32^3 3.7-4.0 /
+ * 5.5-6.8, 48^3 9.2-10.3 / 14.5-14.9, 64^3 14.9-15.5 / 20.0-26.7, 80^3
+ * 19.2 / 41.8, 90^3 23.4-24.8 / 41.2-42.5, 100x37x77 14.4 / 27.3,
+ * 16x16x3000 9.1 / 48.1; f64 32^3 6.0-6.6 / 5.5-6.5, 48^3 12.3-12.9 /
+ * 13.9-14.2, 64^3 24.0-24.3 / 21.9-24.0, 90^3 34.9-35.9 / 36.4-36.5; with
+ * B transposed 32^3 4.2-4.8 / 5.1-5.4, 48^3 8.4-8.6 / 12.3-13.1, 64^3
+ * 14.1-14.4 / 21.1-21.8, 90^3 23.4-25.2 / 31.5-32.0. Only the square
+ * class: narrow and flat products lost there (1x1000x1000 0.55x, f64
+ * 1000x7x100 0.51x, 4x500x500 0.54x: one work-item per few rows), and the
+ * 16-bit rows and AMD's were not measured. */
+#define CPU512_SINGLE_SMALL "small_mnk=1000000 "
+#define SINGLE_SMALL_INTEL "; single products up to 1e6 on gemm_small on that Xeon, 2026-12-05: 1.15-2.2x the direct kernel with B transposed, 0.93-1.3x with B as stored"
 #define MEASURED16 "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02 (Xeon) and 2026-12-03 (Zen 4 EPYC); KU 16 against the AMD rows' 4 on an Intel Xeon (x86 family 6, model 167), 2026-12-04: bf16 2048^3 0.96-0.99x f32 against 0.85-0.91x"
 /* The 16-bit square row on the direct kernel, as the AMD row: the packed
  * path from 128^3 (CPU_16) had been set on the model-207 Xeon before the
@@ -514,7 +536,8 @@ static const vncl__param_row gemm_rows[] = {
     /* Square f32 and 16-bit, every CPU but AMD's: the AMD rows' direct
      * tiles, up to 1.5e8 (CPU512_SQ). */
     {R_CPU(16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE),
-     CPU512_SQ CPU512_DIRECT_ZEN CPU512_SMALL CPU512_PACKED, MEASURED32SQ},
+     CPU512_SQ CPU512_DIRECT_ZEN CPU512_SMALL CPU512_PACKED CPU512_SINGLE_SMALL,
+     MEASURED32SQ SINGLE_SMALL_INTEL},
     {R_CPU(16, VNCL__GEMM_ACC32, ANY),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_PACKED, MEASURED32},
     /* 16-bit storage: the f32 sets (measured with f32 and f16 alike),
@@ -532,8 +555,9 @@ static const vncl__param_row gemm_rows[] = {
     {R_CPU(16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT64 CPU512_SMALL64 CPU512_NARROW64, NULL},
     {R_CPU(16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE),
-     CPU512 CPU512_DIRECT64 CPU512_SMALL64 CPU512_PACKED64 CPU512_BIG64,
-     MEASURED64 BIG64_INTEL},
+     CPU512 CPU512_DIRECT64 CPU512_SMALL64 CPU512_PACKED64 CPU512_BIG64
+         CPU512_SINGLE_SMALL,
+     MEASURED64 BIG64_INTEL SINGLE_SMALL_INTEL},
     {R_CPU(16, VNCL__GEMM_ACC64, ANY),
      CPU512 CPU512_DIRECT64 CPU512_SMALL64 CPU512_PACKED64, MEASURED64},
     {R_CPU(0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
