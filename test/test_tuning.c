@@ -405,8 +405,8 @@ static void test_register_model(void **state) {
  * AMD rows' direct tiles up to 1.5e8, 16-bit ones in 6-row direct tiles
  * (AMD's 5) and packed from 3.4e7 in blocks of 48 rows, 96 from 3e8; flat
  * 16-bit ones and AVX2 packed from 128^3; f32 and f64 single square
- * products up to 1e6 on gemm_small); the rows fit the register check
- * too. */
+ * products up to 1e6 on gemm_small, on AVX2 too); the rows fit the
+ * register check too. */
 static void test_vendor_rows(void **state) {
   (void)state;
   char why[256];
@@ -428,10 +428,10 @@ static void test_vendor_rows(void **state) {
       {"AuthenticAMD", 16, A16, NA, 56623104, 1e30, 1e6, 6, 32, 4, 1e30, 1, 0},
       {"AuthenticAMD", 16, A32, FL, 56623104, 1e30, 1e6, 6, 32, 4, 1e30, 1, 0},
       {"AuthenticAMD", 16, A64, NA, 56623104, 1e30, 1e6, 6, 32, 1, 1e30, 1, 0},
-      {"AuthenticAMD", 8, A32, SQ, 56623104, 1e30, 1e30, 6, 16, 1, 2e9, 4, 0},
+      {"AuthenticAMD", 8, A32, SQ, 56623104, 1e30, 1e30, 6, 16, 1, 2e9, 4, 1e6},
       {"AuthenticAMD", 8, A16, SQ, 56623104, 2097152, 1e30, 6, 16, 1, 2e9, 4,
        0},
-      {"AuthenticAMD", 8, A64, SQ, 56623104, 1e30, 1e30, 6, 8, 1, 2e9, 4, 0},
+      {"AuthenticAMD", 8, A64, SQ, 56623104, 1e30, 1e30, 6, 8, 1, 2e9, 4, 1e6},
       {"GenuineIntel", 8, A32, FL, 56623104, 1e30, 1e30, 6, 16, 1, 1e30, 1, 0},
       {"GenuineIntel", 16, A32, SQ, 1.5e8, 1e30, 1e6, 6, 64, 1, 1e30, 1, 1e6},
       {"", 16, A32, SQ, 1.5e8, 1e30, 1e6, 6, 64, 1, 1e30, 1, 1e6},
@@ -443,7 +443,7 @@ static void test_vendor_rows(void **state) {
        0},
       {"GenuineIntel", 16, A64, SQ, 56623104, 1e30, 1e6, 6, 32, 1, 2e9, 2, 1e6},
       {"GenuineIntel", 16, A64, FL, 56623104, 1e30, 1e6, 6, 32, 1, 1e30, 1, 0},
-      {"GenuineIntel", 8, A32, SQ, 56623104, 1e30, 1e30, 6, 16, 1, 2e9, 4, 0},
+      {"GenuineIntel", 8, A32, SQ, 56623104, 1e30, 1e30, 6, 16, 1, 2e9, 4, 1e6},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     vncl__tune_device c = fake_cpu(cases[i].width);

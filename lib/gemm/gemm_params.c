@@ -463,6 +463,15 @@ static const vncl__tunable clblast_tunables[] = {
  * 1000x7x100 0.51x, 4x500x500 0.54x: one work-item per few rows), and the
  * 16-bit rows and AMD's were not measured. */
 #define CPU512_SINGLE_SMALL "small_mnk=1000000 "
+/* The same for the AVX2 f32 and f64 square rows, timed as AVX2 code on
+ * that Xeon (POCL_KERNELLIB_NAME=avx2, OpenBLAS's Haswell kernels; a proxy
+ * for an AVX2 host, not one), the same day and harness, direct /
+ * gemm_small: f32 32^3 7.7 / 6.9, 64^3 29.9 / 30.5, 90^3 49.0 / 47.8,
+ * with B transposed 5.0 / 6.8, 17.2 / 28.7, 31.6 / 44.0; f64 5.6 / 5.1,
+ * 18.9 / 19.4, 34.9 / 38.0, with B transposed 4.7 / 5.8, 15.7 / 19.1,
+ * 27.8 / 36.7. */
+#define CPU256_SINGLE_SMALL "small_mnk=1000000 "
+#define SINGLE_SMALL_AVX2 "; single products up to 1e6 on gemm_small, as AVX2 code on an Intel Xeon (x86 family 6, model 167), 2026-12-05: 1.2-1.7x the direct kernel with B transposed, 0.9-1.09x with B as stored"
 #define SINGLE_SMALL_INTEL "; single products up to 1e6 on gemm_small on that Xeon, 2026-12-05: 1.15-2.2x the direct kernel with B transposed, 0.93-1.3x with B as stored"
 #define MEASURED16 "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02 (Xeon) and 2026-12-03 (Zen 4 EPYC); KU 16 against the AMD rows' 4 on an Intel Xeon (x86 family 6, model 167), 2026-12-04: bf16 2048^3 0.96-0.99x f32 against 0.85-0.91x"
 /* The 16-bit square row on the direct kernel, as the AMD row: the packed
@@ -563,7 +572,8 @@ static const vncl__param_row gemm_rows[] = {
     {R_CPU(0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
      CPU256 CPU256_DIRECT CPU256_SMALL CPU256_NARROW, UNMEASURED256},
     {R_CPU(0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE),
-     AVX2_32 CPU256_BIG, UNMEASURED256 BIG256},
+     AVX2_32 CPU256_BIG CPU256_SINGLE_SMALL,
+     UNMEASURED256 BIG256 SINGLE_SMALL_AVX2},
     {R_CPU(0, VNCL__GEMM_ACC32, ANY), AVX2_32, UNMEASURED256},
     {R_CPU(0, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_NARROW),
      CPU256 CPU256_DIRECT CPU256_SMALL CPU256_NARROW, UNMEASURED256},
@@ -571,7 +581,8 @@ static const vncl__param_row gemm_rows[] = {
      AVX2_16 CPU256_BIG, MEASURED256_16 BIG256},
     {R_CPU(0, VNCL__GEMM_ACC16, ANY), AVX2_16, MEASURED256_16},
     {R_CPU(0, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE),
-     AVX2_64 CPU256_BIG, UNMEASURED256 BIG256},
+     AVX2_64 CPU256_BIG CPU256_SINGLE_SMALL,
+     UNMEASURED256 BIG256 SINGLE_SMALL_AVX2},
     {R_CPU(0, VNCL__GEMM_ACC64, ANY), AVX2_64, UNMEASURED256},
     {R_GPU("nvidia"), GPU GPU_DIRECT GPU_SMALL GPU_LOCAL128, NULL},
     {R_GPU("advanced micro devices"), GPU GPU_DIRECT GPU_SMALL GPU_LOCAL128, NULL},
