@@ -333,18 +333,28 @@ __kernel void gemm_small(const ACC alpha, const ACC beta,
         }
 #endif
 
-        /* One depth step p of NV_ vectors with the tile's row of B in bv[]
-         * (A's element at depth p of row r_ at arow[r_][p * ACS_]). */
-#define STEP(p, NV_, ACS_)                                                     \
+        /* One depth step of NV_ vectors with the tile's row of B in bv[]:
+         * row r_ of A's element is AV (an expression in r_). STEP: A's
+         * element at depth p of row r_ at arow[r_][p * ACS_]. */
+#define STEP_AS(NV_, AV)                                                       \
         {                                                                      \
             _Pragma("unroll")                                                  \
             for (uint r_ = 0; r_ < SM_MR; ++r_) {                              \
-                const VT av_ = (VT)LOAD_AB(arow[r_], (ulong)(p) * (ACS_));     \
+                const VT av_ = (VT)(AV);                                       \
                 _Pragma("unroll")                                              \
                 for (uint v_ = 0; v_ < (NV_); ++v_)                            \
                     acc[r_][v_] = fma(av_, bv[v_], acc[r_][v_]);               \
             }                                                                  \
         }
+#define STEP(p, NV_, ACS_)                                                     \
+        STEP_AS(NV_, LOAD_AB(arow[r_], (ulong)(p) * (ACS_)))
+        /* bv[]: the NV_ vectors of B's row at depth p_ from bp_ (B's rows
+         * contiguous). */
+#define B_ROW(bp_, p_, NV_)                                                    \
+        VT bv[NV_];                                                            \
+        _Pragma("unroll")                                                      \
+        for (uint v = 0; v < (NV_); ++v)                                       \
+            bv[v] = VLOAD_AB((bp_) + (ulong)(p_) * b_rs + v * SM_VW);
         /* f16 storage, A's rows contiguous in depth: blocks of 16 depths
          * with each row's 16 values loaded and widened as one vector and
          * staged on the stack (volatile, as gemm_packed_cpu's stage: kept
@@ -367,18 +377,8 @@ __kernel void gemm_small(const ACC alpha, const ACC beta,
                 at_[r_] = VNCL_VLOAD(DTYPE_AB, 16, 0, arow[r_] + p);           \
             _Pragma("unroll")                                                  \
             for (uint u_ = 0; u_ < 16; ++u_) {                                 \
-                VT bv[NV_];                                                    \
-                _Pragma("unroll")                                              \
-                for (uint v = 0; v < (NV_); ++v)                               \
-                    bv[v] = VLOAD_AB((bp_) + (ulong)(p + u_) * b_rs +          \
-                                     v * SM_VW);                               \
-                _Pragma("unroll")                                              \
-                for (uint r_ = 0; r_ < SM_MR; ++r_) {                          \
-                    const VT av_ = (VT)(((volatile ACC *)&at_[r_])[u_]);       \
-                    _Pragma("unroll")                                          \
-                    for (uint v_ = 0; v_ < (NV_); ++v_)                        \
-                        acc[r_][v_] = fma(av_, bv[v_], acc[r_][v_]);           \
-                }                                                              \
+                B_ROW(bp_, p + u_, NV_)                                        \
+                STEP_AS(NV_, ((volatile ACC *)&at_[r_])[u_]);                  \
             }                                                                  \
         }
 #else
@@ -431,18 +431,12 @@ __kernel void gemm_small(const ACC alpha, const ACC beta,
                     uint p = 0;                                                \
                     A_STAGED(bp, NV_)                                          \
                     for (; p < k; ++p) {                                       \
-                        VT bv[NV_];                                            \
-                        _Pragma("unroll")                                      \
-                        for (uint v = 0; v < (NV_); ++v)                       \
-                            bv[v] = VLOAD_AB(bp + (ulong)p * b_rs + v * SM_VW); \
+                        B_ROW(bp, p, NV_)                                      \
                         STEP(p, NV_, 1);                                       \
                     }                                                          \
                 } else {                                                       \
                     for (uint p = 0; p < k; ++p) {                             \
-                        VT bv[NV_];                                            \
-                        _Pragma("unroll")                                      \
-                        for (uint v = 0; v < (NV_); ++v)                       \
-                            bv[v] = VLOAD_AB(bp + (ulong)p * b_rs + v * SM_VW); \
+                        B_ROW(bp, p, NV_)                                      \
                         STEP(p, NV_, a_cs);                                    \
                     }                                                          \
                 }                                                              \
@@ -495,6 +489,9 @@ __kernel void gemm_small(const ACC alpha, const ACC beta,
 #undef TILE_ZERO
 #undef TILE_STORE
 #undef STEP
+#undef STEP_AS
+#undef B_ROW
+#undef A_STAGED
 
         /* The columns past the last vector (n below SM_VW), one at a
          * time. */
