@@ -473,6 +473,13 @@ static void test_default_large(void **st) {
 }
 
 /* gemm_pack launches counted by ctx's profile since its last reset. */
+/* Installs q on the test context for every shape class of acc (q NULL:
+ * withdraws it, the device's rows apply again). */
+static void set_every_shape(vncl__gemm_acc acc, const vncl__gemm_params *q) {
+  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
+    T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, q));
+}
+
 static uint64_t pack_count(void) {
   vncl_profile pf;
   T_OK(ctx, vncl_profile_get(ctx, &pf));
@@ -627,8 +634,7 @@ static void test_tensors(void **st) {
  * in dt, restores. */
 static void with_params(const vncl__gemm_params *p, vncl_dtype dt) {
   const vncl__gemm_acc acc = vncl__gemm_acc_of(dt);
-  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
-    T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, p));
+  set_every_shape(acc, p);
   const size_t sh[][3] = {{1, 1, 1}, {7, 130, 33}, {131, 67, 129},
                           {200, 8, 300}, {64, 64, 64}};
   for (size_t i = 0; i < sizeof sh / sizeof *sh; i++) {
@@ -637,8 +643,7 @@ static void with_params(const vncl__gemm_params *p, vncl_dtype dt) {
                alphas[i % 4], betas[i % 5], i, 2 * i, 1, i % 3, false, false};
     run_case(&g);
   }
-  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
-    T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, NULL));
+  set_every_shape(acc, NULL);
 }
 
 /* Whether ctx holds a gemm_packed_cpu program whose options have both
@@ -804,8 +809,7 @@ static void small_sweep_to(vncl__gemm_params q, vncl_dtype dt, int cases,
   const vncl__gemm_acc acc = vncl__gemm_acc_of(dt);
   q.small_mnk = q.small_batch_mnk = q.small_batch_mnk_bt = 1e30;
   q.switch_mnk_bt = 1e30; /* B transposed too */
-  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
-    T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, &q));
+  set_every_shape(acc, &q);
   size_t vw = (size_t)q.small.vw, nc = (size_t)q.small.nv * vw;
   size_t rows = 4 * (size_t)q.small.mr * ctx->info.compute_units + 1;
   for (int i = 0; i < cases; i++) {
@@ -836,8 +840,7 @@ static void small_sweep_to(vncl__gemm_params q, vncl_dtype dt, int cases,
   snprintf(opt, sizeof opt, "-DSM_NV=%d -DSM_VW=%d -DSM_RB=%d", q.small.nv,
            q.small.vw, q.small.rb);
   if (!small_built(opt)) fail_msg("no gemm_small program with %s", opt);
-  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
-    T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, NULL));
+  set_every_shape(acc, NULL);
 }
 
 static void small_sweep(vncl__gemm_params q, vncl_dtype dt, int cases) {
@@ -867,8 +870,7 @@ static void test_small_bt_depths(void **st) {
       if (t) q.small = (vncl__gemm_small_params){2, 3, 4, 6, 2};
       q.small_mnk = q.small_batch_mnk = q.small_batch_mnk_bt = 1e30;
       q.switch_mnk_bt = 1e30;
-      for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
-        T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, &q));
+      set_every_shape(acc, &q);
       size_t vw = (size_t)q.small.vw;
       size_t depths[] = {vw + 1, 2 * vw + vw / 2 + 1, 3 * vw - 1};
       for (int i = 0; i < 6; i++) {
@@ -879,8 +881,7 @@ static void test_small_bt_depths(void **st) {
                    t_rand_u64() % 5, t_rand_u64() % 3, false, false};
         run_case_inf(&g, i < 3 ? depths[i % 3] - vw + 1 : 0);
       }
-      for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
-        T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, NULL));
+      set_every_shape(acc, NULL);
     }
   }
 }
@@ -937,8 +938,7 @@ static void test_small_whole_rows(void **st) {
     if (!small_square_set(d, &dt, &acc, &p)) continue;
     q = p;
     q.small_mnk = q.small_batch_mnk = 1e30;
-    for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
-      T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, &q));
+    set_every_shape(acc, &q);
     for (int nv = p.small.nv + 1; nv <= 8; nv++) {
       int mr = p.vregs / 2 / nv;
       if (mr > p.small.mr) mr = p.small.mr;
@@ -957,8 +957,7 @@ static void test_small_whole_rows(void **st) {
         fail_msg("%s n=%zu: no gemm_small program with SM_NV=%d SM_MR=%d",
                  vncl_dtype_name(dt), g.n, nv, mr);
     }
-    for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
-      T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, NULL));
+    set_every_shape(acc, NULL);
   }
 }
 
@@ -985,8 +984,7 @@ static void test_small_rows_by_m(void **st) {
     vncl_context_cl(ctx, &clctx, &clq, NULL);
     q = p;
     q.small_mnk = q.small_batch_mnk = 1e30;
-    for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
-      T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, &q));
+    set_every_shape(acc, &q);
     size_t n = (size_t)p.small.nv * (size_t)p.small.vw;
     for (size_t i = 0; i < sizeof ms / sizeof *ms; i++) {
       gcase g = {dt, VNCL_ROW_MAJOR, VNCL_NO_TRANS, VNCL_NO_TRANS,
@@ -1024,8 +1022,7 @@ static void small_streamed(vncl_dtype dt) {
   q.small_stream_bytes = 1;
   small_sweep(q, dt, 8);
   q.small_mnk = q.small_batch_mnk = q.small_batch_mnk_bt = 1e30;
-  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
-    T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, &q));
+  set_every_shape(acc, &q);
   static const size_t cols[] = {64, 80, 96, 64};
   for (int i = 0; i < 4; i++) {
     gcase g = {dt,        VNCL_ROW_MAJOR, VNCL_NO_TRANS, VNCL_NO_TRANS,
@@ -1034,8 +1031,7 @@ static void small_streamed(vncl_dtype dt) {
                i == 3 ? 1 : 0, 0,         false,         false};
     run_case(&g);
   }
-  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
-    T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, NULL));
+  set_every_shape(acc, NULL);
 }
 
 /* Whether a fresh context with set q (every shape) builds gemm_small for
@@ -1046,9 +1042,7 @@ static bool small_taken(const vncl__gemm_params *q, size_t m, size_t n,
   T_OK(NULL, vncl_context_create(&fresh, NULL));
   ctx = fresh;
   vncl_context_cl(ctx, &clctx, &clq, NULL);
-  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
-    T_OK(ctx, vncl__gemm_params_set(ctx, VNCL__GEMM_ACC32,
-                                    (vncl__gemm_shape)s, q));
+  set_every_shape(VNCL__GEMM_ACC32, q);
   gcase g = {VNCL_F32, VNCL_ROW_MAJOR, VNCL_NO_TRANS, tb, m, n, k, 1, 1.0,
              0.0, 0, 0, 0, 0, false, false};
   run_case(&g);
@@ -1112,18 +1106,14 @@ static void test_small_group(void **st) {
       }
   vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &p);
   p.small_mnk = p.small_batch_mnk = p.small_batch_mnk_bt = 1e30;
-  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
-    T_OK(ctx, vncl__gemm_params_set(ctx, VNCL__GEMM_ACC32,
-                                    (vncl__gemm_shape)s, &p));
+  set_every_shape(VNCL__GEMM_ACC32, &p);
   for (size_t b = 2; b <= 13; b++) {
     gcase g = {VNCL_F32, VNCL_ROW_MAJOR, VNCL_NO_TRANS,
                b % 2 ? VNCL_TRANS : VNCL_NO_TRANS, 50 + b, 40, 30 + b, b,
                alphas[b % 4], betas[b % 5], 0, 0, 0, 0, false, false};
     run_case(&g);
   }
-  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
-    T_OK(ctx, vncl__gemm_params_set(ctx, VNCL__GEMM_ACC32,
-                                    (vncl__gemm_shape)s, NULL));
+  set_every_shape(VNCL__GEMM_ACC32, NULL);
 }
 
 /* gemm_pack's groups (vncl__gemm_pack_local): within the set's pack_wg0 x
@@ -1168,8 +1158,7 @@ static void test_pack_groups(void **st) {
     vncl__gemm_params_get(ctx, acc, VNCL__GEMM_SHAPE_SQUARE, &p);
     p.small_mnk = p.small_batch_mnk = 0;
     p.switch_mnk = p.switch_mnk_bt = p.switch_mnk16 = 0;
-    for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
-      T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, &p));
+    set_every_shape(acc, &p);
     /* B transposed (packed from rows contiguous in depth: blocks of 16
      * rows and 16 depths, and the rest) and not, A transposed or not. */
     for (int i = 0; i < 6; i++) {
@@ -1184,8 +1173,7 @@ static void test_pack_groups(void **st) {
       if (pack_count() == 0)
         fail_msg("%s %zux%zu: no pack", dname(types[t]), m, n);
     }
-    for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
-      T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, NULL));
+    set_every_shape(acc, NULL);
   }
 }
 
@@ -1211,18 +1199,14 @@ static void test_small_kernel(void **st) {
   /* Tensors: f16/bf16 inputs with C in f32, batched and not. */
   vncl__gemm_params_get(ctx, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE, &q);
   q.small_mnk = q.small_batch_mnk = 1e30;
-  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
-    T_OK(ctx, vncl__gemm_params_set(ctx, VNCL__GEMM_ACC32,
-                                    (vncl__gemm_shape)s, &q));
+  set_every_shape(VNCL__GEMM_ACC32, &q);
   tensor_case(VNCL_F16, VNCL_F32, 0, VNCL_NO_TRANS, VNCL_TRANS, 17, 23, 31,
               1.0, 0.0);
   tensor_case(VNCL_BF16, VNCL_F32, 3, VNCL_TRANS, VNCL_NO_TRANS, 9, 33, 5,
               -0.5, 2.0);
   tensor_case(VNCL_F32, VNCL_F32, 4, VNCL_NO_TRANS, VNCL_NO_TRANS, 32, 32, 32,
               1.5, 0.0);
-  for (int s = 0; s < VNCL__GEMM_SHAPES; s++)
-    T_OK(ctx, vncl__gemm_params_set(ctx, VNCL__GEMM_ACC32,
-                                    (vncl__gemm_shape)s, NULL));
+  set_every_shape(VNCL__GEMM_ACC32, NULL);
   /* Sets that break its rules are rejected (where the set routes to it). */
   q.small = (vncl__gemm_small_params){4, 1, 8, 10, 1};
   T_FAILS(ctx, vncl__gemm_params_set(ctx, VNCL__GEMM_ACC32,
