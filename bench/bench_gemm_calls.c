@@ -324,34 +324,41 @@ static bool time_calls(bench_ctx *bc, prod *p, int calls, bool waited,
   return ok;
 }
 
-/* ---- f64 ------------------------------------------------------------- */
+/* ---- single products, f64 and with B transposed ----------------------- */
 
+/* One n^3 product of dt on tensors (B stored n x k where bt), `calls` a
+ * sample, waited or queued, against OpenBLAS, recorded in GFLOP/s as
+ * "sgemm|dgemm NxNxN" and the suffix. Nothing where the device has no f64
+ * or there is no memory, or n is above --max-dim. */
+static void single_case(bench_ctx *bc, vncl_dtype dt, size_t n, bool bt,
+                        int calls, bool waited, const char *suffix) {
+  if (bc->max_dim > 0 && n > (size_t)bc->max_dim) return;
+  prod p;
+  if (prod_make(bc, &p, dt, n, n, n, 1, bt)) {
+    prod_free(&p);
+    return;
+  }
+  call_times t = {0};
+  bool ok = time_calls(bc, &p, calls, waited, true, NULL, &t);
+  bool correct = ok && prod_check(&p);
+  char name[64];
+  snprintf(name, sizeof name, "%cgemm %zux%zux%zu%s",
+           dt == VNCL_F64 ? 'd' : 's', n, n, n, suffix);
+  double f = 2.0 * n * n * n * 1e-9;
+  record(bc, name, &p, "GFLOP/s", ok ? f / t.vncl : 0, &t, "openblas",
+         ok ? f / t.peer : 0, correct);
+  prod_free(&p);
+}
+
+/* f64 against cblas_dgemm, waited (4 calls a sample below 1024^3). */
 static void f64_cases(bench_ctx *bc) {
   static const size_t full[] = {512, 1024, 2047, 2048};
   static const size_t quick[] = {256};
   const size_t *sz = bc->quick ? quick : full;
   size_t ns = bc->quick ? 1 : sizeof full / sizeof *full;
-  for (size_t s = 0; s < ns; s++) {
-    if (bc->max_dim > 0 && sz[s] > (size_t)bc->max_dim) continue;
-    prod p;
-    if (prod_make(bc, &p, VNCL_F64, sz[s], sz[s], sz[s], 1, false)) {
-      prod_free(&p);
-      continue; /* no f64 on this device, or no memory */
-    }
-    call_times t = {0};
-    int calls = sz[s] >= 1024 ? 1 : 4;
-    bool ok = time_calls(bc, &p, calls, true, true, NULL, &t);
-    bool correct = ok && prod_check(&p);
-    char name[64];
-    snprintf(name, sizeof name, "dgemm %zux%zux%zu", sz[s], sz[s], sz[s]);
-    double f = 2.0 * sz[s] * sz[s] * sz[s] * 1e-9;
-    record(bc, name, &p, "GFLOP/s", ok ? f / t.vncl : 0, &t, "openblas",
-           ok ? f / t.peer : 0, correct);
-    prod_free(&p);
-  }
+  for (size_t s = 0; s < ns; s++)
+    single_case(bc, VNCL_F64, sz[s], false, sz[s] >= 1024 ? 1 : 4, true, "");
 }
-
-/* ---- single products with B transposed ------------------------------- */
 
 /* C = A B^T with B stored n x k, as a layer keeps its weights (x W^T),
  * against OpenBLAS with CblasTrans: calls queued back to back (10 a
@@ -367,24 +374,8 @@ static void bt_cases(bench_ctx *bc) {
   size_t ns = bc->quick ? 1 : sizeof full / sizeof *full;
   for (size_t s = 0; s < ns; s++) {
     size_t n = sz[s][0];
-    vncl_dtype dt = sz[s][1] ? VNCL_F64 : VNCL_F32;
-    if (bc->max_dim > 0 && n > (size_t)bc->max_dim) continue;
-    prod p;
-    if (prod_make(bc, &p, dt, n, n, n, 1, true)) {
-      prod_free(&p);
-      continue; /* no f64 on this device, or no memory */
-    }
-    call_times t = {0};
-    int calls = n >= 1024 ? 1 : n >= 512 ? 4 : 10;
-    bool ok = time_calls(bc, &p, calls, false, true, NULL, &t);
-    bool correct = ok && prod_check(&p);
-    char name[64];
-    snprintf(name, sizeof name, "%cgemm %zux%zux%zu, B transposed",
-             dt == VNCL_F64 ? 'd' : 's', n, n, n);
-    double f = 2.0 * n * n * n * 1e-9;
-    record(bc, name, &p, "GFLOP/s", ok ? f / t.vncl : 0, &t, "openblas",
-           ok ? f / t.peer : 0, correct);
-    prod_free(&p);
+    single_case(bc, sz[s][1] ? VNCL_F64 : VNCL_F32, n, true,
+                n >= 1024 ? 1 : n >= 512 ? 4 : 10, false, ", B transposed");
   }
 }
 
