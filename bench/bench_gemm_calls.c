@@ -326,15 +326,17 @@ static bool time_calls(bench_ctx *bc, prod *p, int calls, bool waited,
 
 /* ---- single products, f64 and with B transposed ----------------------- */
 
-/* One n^3 product of dt on tensors (B stored n x k where bt), `calls` a
- * sample, waited or queued, against OpenBLAS, recorded in GFLOP/s as
- * "sgemm|dgemm NxNxN" and the suffix. Nothing where the device has no f64
- * or there is no memory, or n is above --max-dim. */
-static void single_case(bench_ctx *bc, vncl_dtype dt, size_t n, bool bt,
-                        int calls, bool waited, const char *suffix) {
-  if (bc->max_dim > 0 && n > (size_t)bc->max_dim) return;
+/* One m x n x k product of dt on tensors (B stored n x k where bt),
+ * `calls` a sample, waited or queued, against OpenBLAS, recorded in
+ * GFLOP/s as "sgemm|dgemm MxNxK" and the suffix. Nothing where the device
+ * has no f64 or there is no memory, or a side is above --max-dim. */
+static void single_case(bench_ctx *bc, vncl_dtype dt, size_t m, size_t n,
+                        size_t k, bool bt, int calls, bool waited,
+                        const char *suffix) {
+  size_t big = m > n ? (m > k ? m : k) : (n > k ? n : k);
+  if (bc->max_dim > 0 && big > (size_t)bc->max_dim) return;
   prod p;
-  if (prod_make(bc, &p, dt, n, n, n, 1, bt)) {
+  if (prod_make(bc, &p, dt, m, n, k, 1, bt)) {
     prod_free(&p);
     return;
   }
@@ -343,8 +345,8 @@ static void single_case(bench_ctx *bc, vncl_dtype dt, size_t n, bool bt,
   bool correct = ok && prod_check(&p);
   char name[64];
   snprintf(name, sizeof name, "%cgemm %zux%zux%zu%s",
-           dt == VNCL_F64 ? 'd' : 's', n, n, n, suffix);
-  double f = 2.0 * n * n * n * 1e-9;
+           dt == VNCL_F64 ? 'd' : 's', m, n, k, suffix);
+  double f = 2.0 * m * n * k * 1e-9;
   record(bc, name, &p, "GFLOP/s", ok ? f / t.vncl : 0, &t, "openblas",
          ok ? f / t.peer : 0, correct);
   prod_free(&p);
@@ -357,7 +359,32 @@ static void f64_cases(bench_ctx *bc) {
   const size_t *sz = bc->quick ? quick : full;
   size_t ns = bc->quick ? 1 : sizeof full / sizeof *full;
   for (size_t s = 0; s < ns; s++)
-    single_case(bc, VNCL_F64, sz[s], false, sz[s] >= 1024 ? 1 : 4, true, "");
+    single_case(bc, VNCL_F64, sz[s], sz[s], sz[s], false,
+                sz[s] >= 1024 ? 1 : 4, true, "");
+}
+
+/* A layer's product: m rows of input (a batch of tokens or samples)
+ * against weights of n outputs by k inputs, C = A B^T with B stored n x k
+ * (x W^T, as PyTorch's Linear keeps W) and, for comparison, B stored k x n
+ * (x W), against OpenBLAS with the same transposes; queued as bt_cases.
+ * Few rows against a transposed B run as C^T = B A^T, or on gemm_small
+ * for the fewest (docs/tuning.md, "Few rows against a transposed B").
+ * Reported, not gated. {m, n, k, f64, B transposed}. */
+static void layer_cases(bench_ctx *bc) {
+  static const size_t full[][5] = {
+      {1, 4096, 4096, 0, 1},    {8, 4096, 4096, 0, 1},
+      {32, 4096, 4096, 0, 1},   {128, 4096, 4096, 0, 1},
+      {512, 4096, 1024, 0, 1},  {128, 4096, 4096, 0, 0},
+      {32, 4096, 4096, 0, 0},   {128, 2048, 2048, 1, 1}};
+  static const size_t quick[][5] = {{32, 1024, 1024, 0, 1}};
+  const size_t(*sz)[5] = bc->quick ? quick : full;
+  size_t ns = bc->quick ? 1 : sizeof full / sizeof *full;
+  for (size_t s = 0; s < ns; s++) {
+    double mnk = (double)sz[s][0] * sz[s][1] * sz[s][2];
+    single_case(bc, sz[s][3] ? VNCL_F64 : VNCL_F32, sz[s][0], sz[s][1],
+                sz[s][2], sz[s][4] != 0, mnk >= 1e9 ? 1 : mnk >= 1e8 ? 2 : 5,
+                false, sz[s][4] ? ", layer x W^T" : ", layer x W");
+  }
 }
 
 /* C = A B^T with B stored n x k, as a layer keeps its weights (x W^T),
@@ -374,9 +401,10 @@ static void bt_cases(bench_ctx *bc) {
   size_t ns = bc->quick ? 1 : sizeof full / sizeof *full;
   for (size_t s = 0; s < ns; s++) {
     size_t n = sz[s][0];
-    single_case(bc, sz[s][1] ? VNCL_F64 : VNCL_F32, n, true,
+    single_case(bc, sz[s][1] ? VNCL_F64 : VNCL_F32, n, n, n, true,
                 n >= 1024 ? 1 : n >= 512 ? 4 : 10, false, ", B transposed");
   }
+  layer_cases(bc);
 }
 
 /* ---- single small calls ---------------------------------------------- */

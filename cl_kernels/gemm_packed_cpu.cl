@@ -5,6 +5,8 @@
  *
  *   C(i,j) = alpha * sum_p A(i,p) * B(p,j) + beta * C(i,j)
  *   C(i,j) = c[c_off + g*c_bs + i*ldc + j]   (g = get_global_id(2), the batch)
+ *            (c[c_off + g*c_bs + j*ldc + i] with C_TRANS: the host's swap of
+ *            C = A B^T into C^T = B A^T, see STORE_TILE)
  *
  * A and B come from gemm_pack: A in panels of MR rows, B (as B^T) in slivers
  * of NR columns, both zero-padded to a depth kp (a multiple of KU) and to a
@@ -73,6 +75,9 @@
 #endif
 #ifndef PREFETCH
 #define PREFETCH 0     /* software prefetch of B, this many depths ahead; 0 = none */
+#endif
+#ifndef C_TRANS
+#define C_TRANS 0      /* 1: C(i,j) at c[c_off + g*c_bs + j*ldc + i] (set by the host) */
 #endif
 
 /* derived */
@@ -246,6 +251,32 @@
 #endif
 
 /* C tile (rows i0.., columns j0..) = alpha*acc + beta*C, inside m x n only. */
+#if C_TRANS
+/* C stored transposed: the host runs C = A B^T (B's rows along the depth)
+ * as C^T = B A^T when that packs the smaller operand, and this kernel's C
+ * is then the caller's C^T. Column j of the tile is MR contiguous values
+ * of the caller's row j; the tile goes through private memory once per
+ * whole depth (a few hundred scalar stores against MR*NR*k FMAs). */
+#define STORE_TILE(acc, i0, j0)                                                \
+    {                                                                          \
+        ACC t_[MR][NR];                                                        \
+        _Pragma("unroll")                                                      \
+        for (uint r_ = 0; r_ < MR; ++r_)                                       \
+            _Pragma("unroll")                                                  \
+            for (uint v_ = 0; v_ < NV; ++v_)                                   \
+                VSTORE(acc[r_][v_], t_[r_] + v_ * VW);                         \
+        const uint rn_ = min((uint)MR, m - (i0));                              \
+        for (uint e_ = 0; e_ < NR && (j0) + e_ < n; ++e_) {                    \
+            __global C_T *ccol_ = c + (ulong)((j0) + e_) * ldc + (i0);         \
+            for (uint r_ = 0; r_ < rn_; ++r_) {                                \
+                ACC x_ = alpha * t_[r_][e_];                                   \
+                if (beta != (ACC)0)                                            \
+                    x_ += beta * LOAD_C(ccol_, r_);                            \
+                STORE_C(ccol_, r_, x_);                                        \
+            }                                                                  \
+        }                                                                      \
+    }
+#else
 #define STORE_TILE(acc, i0, j0)                                                \
     _Pragma("unroll")                                                          \
     for (uint r_ = 0; r_ < MR; ++r_) {                                         \
@@ -273,6 +304,8 @@
             }                                                                  \
         }                                                                      \
     }
+
+#endif
 
 /* Pointers to the rows of A of the micro-tile at row i0 (in-place A only). */
 #if A_PACKED

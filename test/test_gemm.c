@@ -1177,6 +1177,96 @@ static void test_pack_groups(void **st) {
   }
 }
 
+/* Runs g in a fresh context whose sets (q, on every shape class) force the
+ * packed route, then says whether a program of `src` with option `opt`
+ * was built there: the route g took. */
+static bool route_built(const vncl__gemm_params *q, const gcase *g,
+                        const char *src, const char *opt) {
+  vncl_context *fresh = NULL, *saved = ctx;
+  T_OK(NULL, vncl_context_create(&fresh, NULL));
+  ctx = fresh;
+  vncl_context_cl(ctx, &clctx, &clq, NULL);
+  set_every_shape(vncl__gemm_acc_of(g->dt), q);
+  run_case(g);
+  const char *srcs[256], *opts[256];
+  cl_program progs[256];
+  int n = vncl__programs_list(ctx, srcs, opts, progs, 256);
+  bool built = false;
+  for (int i = 0; i < n && i < 256; i++)
+    built = built || (!strcmp(srcs[i], src) && strstr(opts[i], opt));
+  ctx = saved;
+  vncl_context_cl(ctx, &clctx, &clq, NULL);
+  vncl_context_destroy(fresh);
+  return built;
+}
+
+/* Few rows of A against a transposed B (a layer's x W^T) on the packed
+ * route run as C^T = B A^T, gemm_packed_cpu storing its tiles transposed
+ * (C_TRANS), where B has at least twice A's rows and the depth is at least
+ * twice A's rows; on gemm_small where A's rows are at most a quarter of
+ * the set's NR; as before otherwise. Every storage type, odd sizes,
+ * offsets, padded leading dimensions, beta, batches of two (gaps between
+ * the matrices): every element against the double reference, and the
+ * route each took. Column-major products for their results only. */
+static void test_packed_swap(void **st) {
+  (void)st;
+  const vncl_dtype types[] = {VNCL_F32, VNCL_F64, VNCL_F16, VNCL_BF16};
+  for (int t = 0; t < 4; t++) {
+    const vncl_dtype dt = types[t];
+    vncl__gemm_acc acc = vncl__gemm_acc_of(dt);
+    if (acc == VNCL__GEMM_ACC64 && !ctx->info.fp64) continue;
+    vncl__gemm_params q;
+    vncl__gemm_params_get(ctx, acc, VNCL__GEMM_SHAPE_FLAT, &q);
+    if (q.fast != VNCL__GEMM_PACKED_CPU) {
+      print_message("  %s: the flat set is not the CPU kernel; skipped\n",
+                    dname(dt));
+      continue;
+    }
+    q.small_mnk = q.small_batch_mnk = 0;
+    q.switch_mnk = q.switch_mnk_bt = q.switch_mnk16 = 0;
+    const size_t few = (size_t)q.cpu.nr / 4;
+    for (int i = 0; i < 4; i++) {
+      /* Swapped: more rows than `few`, n and k at least 2m. */
+      size_t m = few + 1 + t_rand_u64() % 40;
+      gcase g = {dt, VNCL_ROW_MAJOR, VNCL_NO_TRANS, VNCL_TRANS, m,
+                 2 * m + t_rand_u64() % 150, 2 * m + t_rand_u64() % 150,
+                 1 + (size_t)(i & 1), alphas[i % 4], betas[(i + 1) % 5],
+                 (size_t)i, 3 * (size_t)i, 2, (size_t)i % 3, false, false};
+      if (!route_built(&q, &g, "gemm_packed_cpu.cl", "-DC_TRANS=1"))
+        fail_msg("%s %zu x %zu x %zu (batch %zu), B transposed: not run "
+                 "as C^T = B A^T", dname(dt), g.m, g.n, g.k, g.batch);
+      /* Few rows: gemm_small, whatever the set's small_mnk. */
+      g.m = 1 + t_rand_u64() % few;
+      g.batch = 1;
+      if (!route_built(&q, &g, "gemm_small.cl", "-DSM_RB="))
+        fail_msg("%s %zu x %zu x %zu, B transposed: not on gemm_small",
+                 dname(dt), g.m, g.n, g.k);
+      /* Depth below 2m: the pack of B, C stored as it is. */
+      g.m = few + 20 + (size_t)i;
+      g.k = g.m + t_rand_u64() % g.m;
+      g.n = 2 * g.m + 7;
+      g.batch = 1 + (size_t)(i & 1);
+      if (route_built(&q, &g, "gemm_packed_cpu.cl", "-DC_TRANS=1"))
+        fail_msg("%s %zu x %zu x %zu: swapped with k < 2m", dname(dt), g.m,
+                 g.n, g.k);
+    }
+    /* Column-major and A transposed: the results. */
+    set_every_shape(acc, &q);
+    for (int i = 0; i < 4; i++) {
+      size_t m = 3 + t_rand_u64() % 60;
+      gcase g = {dt, VNCL_COL_MAJOR, (vncl_trans)(i & 1),
+                 (vncl_trans)((i >> 1) & 1), m, 2 * m + t_rand_u64() % 90,
+                 2 * m + t_rand_u64() % 90, 1 + (size_t)(i == 3),
+                 alphas[i % 4], betas[i % 5], 1, 2, (size_t)i, 1, false,
+                 false};
+      run_case(&g);
+      g.layout = VNCL_ROW_MAJOR;
+      run_case(&g);
+    }
+    set_every_shape(acc, NULL);
+  }
+}
+
 static void test_small_kernel(void **st) {
   (void)st;
   vncl__gemm_params p;
@@ -1484,6 +1574,7 @@ int main(void) {
       cmocka_unit_test(test_small_routing),
       cmocka_unit_test(test_small_group),
       cmocka_unit_test(test_pack_groups),
+      cmocka_unit_test(test_packed_swap),
       cmocka_unit_test(test_clblast_backend),
       cmocka_unit_test(test_ref_backend),
       cmocka_unit_test(test_bad_cl_args),

@@ -222,15 +222,25 @@ static void test_every_program_builds_clean(void **st) {
         char o[512];
         vncl__gemm_options((vncl__gemm_kernel)kern, &q, types[t / 2][0],
                            types[t / 2][1], o, sizeof o);
-        bool seen = false;
-        for (int i = 0; i < n && !seen; i++)
-          seen = !strcmp(src[i], files[kern]) && !strcmp(opt[i], o);
-        for (int i = 0; i < ne && !seen; i++)
-          seen = !strcmp(extra_src[i], files[kern]) && !strcmp(extra_opt[i], o);
-        if (seen || ne >= MAX_PROGS) continue;
-        extra_src[ne] = files[kern];
-        snprintf(extra_opt[ne], sizeof extra_opt[ne], "%s", o);
-        ne++;
+        /* The CPU kernel also as the host's swap runs it (C stored
+         * transposed, A in place). */
+        bool ct = kern == VNCL__GEMM_PACKED_CPU && q.cpu.a_packed == 0;
+        for (int v = 0; v < (ct ? 2 : 1); v++) {
+          if (v) {
+            size_t used = strlen(o);
+            snprintf(o + used, sizeof o - used, " -DC_TRANS=1");
+          }
+          bool seen = false;
+          for (int i = 0; i < n && !seen; i++)
+            seen = !strcmp(src[i], files[kern]) && !strcmp(opt[i], o);
+          for (int i = 0; i < ne && !seen; i++)
+            seen = !strcmp(extra_src[i], files[kern]) &&
+                   !strcmp(extra_opt[i], o);
+          if (seen || ne >= MAX_PROGS) continue;
+          extra_src[ne] = files[kern];
+          snprintf(extra_opt[ne], sizeof extra_opt[ne], "%s", o);
+          ne++;
+        }
       }
   /* Every family ran (the list is not silently short). */
   const char *need[] = {"gemm_direct.cl", "gemm_pack.cl",    "cast.cl",

@@ -71,8 +71,9 @@ static void variant_key(vncl__gemm_kernel kern, const char *name,
     }
     case VNCL__GEMM_PACKED_CPU: {
       const vncl__gemm_cpu_params *q = &p->cpu;
-      int x[] = {q->mr, q->nr, q->vw, q->mb, q->nb, q->kc, q->ku, q->order,
-                 q->a_packed, q->prefetch};
+      int x[] = {q->mr,    q->nr,       q->vw,       q->mb,
+                 q->nb,    q->kc,       q->ku,       q->order,
+                 q->a_packed, q->prefetch, (int)pr->c_t};
       memcpy(v + n, x, sizeof x);
       break;
     }
@@ -115,6 +116,10 @@ static vncl_status kernel_get(vncl_context *ctx, vncl__gemm_kernel kern,
                       ctx->info.name, why);
   char opts[512];
   vncl__gemm_options(kern, p, pr->ab, pr->c, opts, sizeof opts);
+  if (pr->c_t) {
+    size_t used = strlen(opts);
+    snprintf(opts + used, sizeof opts - used, " -DC_TRANS=1");
+  }
   vncl_status s = vncl__kernel_get(ctx, kernel_source[kern], opts, name, out);
   if (s) return s;
   size_t want = vncl__gemm_wg_size(kern, p), kwg;
@@ -583,6 +588,46 @@ static double packed_from(const vncl__gemm_params *p,
   return sw;
 }
 
+/* C = A B^T with B's rows along the depth (a layer's `x W^T`) and few rows
+ * of A against many of B, on the packed route: as C^T = B A^T, so that the
+ * pack copies A (m x k) rather than B (n x k), and B is read in place as
+ * the kernel's A (its rows are contiguous in depth: one vector load per
+ * row and KU depths). gemm_packed_cpu then stores its tiles transposed
+ * (C_TRANS). Packing B cost as much as the product where m is small: f32
+ * 128 x 4096 x 4096 spent 15.9 ms of 44 in the pack of B, 32 x 1024 x
+ * 1024 326 us of 676 (Intel Xeon, model 167, 2026-12-05; docs/tuning.md,
+ * "Few rows against a transposed B"). Taken where B has at least twice
+ * A's rows (n >= 2 m); the swapped product runs with its own shape class's
+ * set (the one for n x m x k), and only where both sets use the CPU
+ * kernel. Fills sw and ps and returns true when the swap applies. */
+static bool packed_swap(vncl_context *ctx, const vncl__gemm_problem *pr,
+                        const vncl__gemm_params *p, vncl__gemm_problem *sw,
+                        vncl__gemm_params *ps) {
+  if (p->fast != VNCL__GEMM_PACKED_CPU || pr->c_t || pr->b_rs != 1 ||
+      pr->b_cs == 1 || pr->a_cs != 1 || pr->n < 2 * pr->m ||
+      pr->k < 2 * pr->m)
+    return false;
+  vncl__gemm_params_get(ctx, vncl__gemm_acc_of(pr->ab),
+                        vncl__gemm_shape_of(pr->n, pr->m, pr->k), ps);
+  if (ps->fast != VNCL__GEMM_PACKED_CPU) return false;
+  *sw = *pr;
+  sw->m = pr->n;
+  sw->n = pr->m;
+  /* A'(i, p) = B(p, i); B'(p, j) = A(j, p); C'(i, j) = C(j, i). */
+  sw->a = pr->b;
+  sw->a_off = pr->b_off;
+  sw->a_rs = pr->b_cs;
+  sw->a_cs = pr->b_rs;
+  sw->a_bs = pr->b_bs;
+  sw->b = pr->a;
+  sw->b_off = pr->a_off;
+  sw->b_rs = pr->a_cs;
+  sw->b_cs = pr->a_rs;
+  sw->b_bs = pr->a_bs;
+  sw->c_t = true;
+  return true;
+}
+
 /* Our kernels, with the fallback chain for parameter sets or kernels this
  * device cannot take. */
 static vncl_status run_own(vncl_context *ctx, const vncl__gemm_problem *pr,
@@ -614,13 +659,26 @@ static vncl_status run_own(vncl_context *ctx, const vncl__gemm_problem *pr,
     vncl__log(VNCL_LOG_WARN, "gemm: small kernel unavailable (%s); using the "
               "direct kernel", vncl_errmsg(ctx));
   } else if (mnk >= packed_from(p, pr)) {
-    vncl__gemm_params big;
+    vncl__gemm_params big, swp;
+    vncl__gemm_problem swpr;
     const vncl__gemm_params *pp = p;
-    if (mnk >= p->big_mnk && p->fast == VNCL__GEMM_PACKED_CPU) {
-      vncl__gemm_params_big(p, &big);
+    const vncl__gemm_problem *ppr = pr;
+    if (packed_swap(ctx, pr, p, &swpr, &swp)) {
+      /* So few rows that the swapped kernel's B' (A^T, m columns) would
+       * fill under a quarter of its NR lanes: gemm_small's dot products,
+       * which read each row of B once per block of rows. */
+      if (pr->batch == 1 && 4 * pr->m <= (size_t)swp.cpu.nr) {
+        s = run_small(ctx, p, pr, num_wait, wait, event);
+        if (s != VNCL_ERR_BUILD && s != VNCL_ERR_UNSUPPORTED) return s;
+      }
+      pp = &swp;
+      ppr = &swpr;
+    }
+    if (mnk >= pp->big_mnk && pp->fast == VNCL__GEMM_PACKED_CPU) {
+      vncl__gemm_params_big(pp, &big);
       pp = &big;
     }
-    s = run_packed(ctx, pp, pr, num_wait, wait, event);
+    s = run_packed(ctx, pp, ppr, num_wait, wait, event);
     /* No scratch (out of memory) or no packed kernel on this device: the
      * direct kernel needs neither. */
     if (s != VNCL_ERR_BUILD && s != VNCL_ERR_UNSUPPORTED &&

@@ -359,6 +359,9 @@ typedef struct vncl__gemm_problem {
   size_t a_off, a_rs, a_cs, a_bs;
   size_t b_off, b_rs, b_cs, b_bs;
   size_t c_off, ldc, c_bs;
+  /* C(i,j) at c[c_off + g*c_bs + j*ldc + i]: set only by the packed
+   * route's swap (run_own, packed_swap), which only gemm_packed_cpu takes. */
+  bool c_t;
 } vncl__gemm_problem;
 
 /* ---- the front end: what every GEMM entry checks (gemm.c) ---------------- */
