@@ -79,6 +79,9 @@
 #ifndef C_TRANS
 #define C_TRANS 0      /* 1: C(i,j) at c[c_off + g*c_bs + j*ldc + i] (set by the host) */
 #endif
+#ifndef B_FUSED
+#define B_FUSED 0      /* 1: B where the caller keeps it, packed by each work-item (set by the host) */
+#endif
 
 /* derived */
 #define NV (NR / VW)            /* accumulator vectors per micro-tile row */
@@ -87,6 +90,16 @@
 
 #if NR % VW != 0 || MB % MR != 0 || NB % NR != 0 || (KC != 0 && KC % KU != 0)
 #error "gemm_packed_cpu: NR % VW, MB % MR, NB % NR and KC % KU must be 0"
+#endif
+#if B_FUSED && (VW < 2 || KC != 0)
+#error "gemm_packed_cpu: B_FUSED takes VW >= 2 and KC == 0"
+#endif
+/* Where the B slivers live: scratch from gemm_pack, or (B_FUSED) the
+ * work-item's local memory. */
+#if B_FUSED
+#define BSP __local
+#else
+#define BSP __global
 #endif
 
 /* Storage types: DTYPE_AB, DTYPE_C, ACC, AB_T, LOAD_AB, C_T, LOAD_C and
@@ -123,7 +136,7 @@
  * GPU rows and the table's defaults keep 0). Prefetches past the end of the
  * scratch are hints and do not fault. */
 #define PF_B(bp, p) (void)0
-#if PREFETCH > 0 && defined(__has_builtin)
+#if PREFETCH > 0 && !B_FUSED && defined(__has_builtin)
 #if __has_builtin(__builtin_prefetch)
 #undef PF_B
 #define PF_LINES ((KU * NR * (uint)sizeof(ACC) + 63) / 64)
@@ -323,6 +336,91 @@
  * place (A(i,p) = a[a_off + g*a_bs + i*a_rs + p*a_cs]); bp: packed B with
  * depth kp >= k (rows k..kp-1 zero).
  */
+/* The whole depth at once (KC 0, or a depth within one chunk) for the
+ * block at row ib: each micro-tile is written to C once, no private block
+ * of sums. a: the block's A (its packed panels, or A in place); bp: its B
+ * slivers. */
+#if ORDER == 0
+#define TILE_LOOPS                                                             \
+    for (uint jr = 0; jr < NB; jr += NR)                                       \
+        for (uint ir = 0; ir < MB; ir += MR)
+#else
+#define TILE_LOOPS                                                             \
+    for (uint ir = 0; ir < MB; ir += MR)                                       \
+        for (uint jr = 0; jr < NB; jr += NR)
+#endif
+#define BLOCK_FULL_DEPTH(ib, a, bp, kk)                                        \
+    TILE_LOOPS {                                                               \
+        if ((ib) + ir >= m || jb + jr >= n)                                    \
+            continue;                                                          \
+        __global const A_T *a_ = (a) + (ulong)ir * kp;                         \
+        BSP const ACC *b_ = (bp) + (ulong)jr * kp;                             \
+        A_SETUP((ib) + ir);                                                    \
+        VT acc[MR][NV];                                                        \
+        _Pragma("unroll")                                                      \
+        for (uint r = 0; r < MR; ++r)                                          \
+            _Pragma("unroll")                                                  \
+            for (uint v = 0; v < NV; ++v)                                      \
+                acc[r][v] = (VT)0;                                             \
+        MICRO_KERNEL(acc, A_PANEL, b_, (kk));                                  \
+        STORE_TILE(acc, (ib) + ir, jb + jr);                                   \
+    }
+
+#if B_FUSED
+/*
+ * B_FUSED: B(p,j) = b[b_off + g*b_bs + p*b_rs + j] where the caller keeps
+ * it (rows contiguous along n), A in place or packed as above. Work-item x
+ * (1 x 1 groups) packs its NB columns of B, every depth, into bl (local
+ * memory of NB*kp values: TN slivers [kp][NR], zeros past n and k), then
+ * runs the rows of C against them, all in one block (the host fuses only
+ * where m <= MB; global size 1 along y). For
+ * products of few rows (the flat class) the separate pack wrote all of B
+ * to scratch and read it back once per row block; here B is read from
+ * memory once, and the slivers stay in the cache that bl lives in (PoCL
+ * keeps a work-group's local memory per worker thread).
+ */
+__kernel void gemm_packed_cpu(const uint m, const uint n, const uint k,
+                              const uint kp, const ACC alpha, const ACC beta,
+                              __global const A_T *a, const ulong a_off,
+                              const ulong a_rs, const ulong a_cs,
+                              const ulong a_bs,
+                              __global const AB_T *b, const ulong b_off,
+                              const ulong b_rs, const ulong b_bs,
+                              __local ACC *bl,
+                              __global C_T *c, const ulong c_off,
+                              const ulong ldc, const ulong c_bs)
+{
+    const uint jb = get_global_id(0) * NB;
+    const ulong g = get_global_id(2);
+    if (jb >= n)
+        return;
+    b += b_off + g * b_bs;
+    for (uint tj = 0; tj < TN; ++tj) {
+        const uint j0 = jb + tj * NR;
+        __local ACC *s_ = bl + (ulong)tj * kp * NR;
+        for (uint p = 0; p < kp; ++p, s_ += NR) {
+            __global const AB_T *r_ = b + (ulong)p * b_rs + j0;
+            if (p < k && j0 + NR <= n) {
+                _Pragma("unroll")
+                for (uint v = 0; v < NV; ++v)
+                    VSTORE(VNCL_VLOAD(DTYPE_AB, VW, v, r_), s_ + v * VW);
+            } else {
+                for (uint e = 0; e < NR; ++e)
+                    s_[e] = p < k && j0 + e < n ? LOAD_AB(r_, e) : (ACC)0;
+            }
+        }
+    }
+    a += a_off + g * a_bs;
+    c += c_off + g * c_bs;
+#if A_PACKED
+    const uint kk = kp;
+#else
+    const uint kk = k;
+#endif
+    /* One block of rows: the host fuses only where m <= MB. */
+    BLOCK_FULL_DEPTH(0, a, bl, kk)
+}
+#else
 __kernel void gemm_packed_cpu(const uint m, const uint n, const uint k,
                               const uint kp, const ACC alpha, const ACC beta,
                               __global const A_T *a, const ulong a_off,
@@ -402,28 +500,6 @@ __kernel void gemm_packed_cpu(const uint m, const uint n, const uint k,
         return;
     }
 #endif
-    /* The whole depth at once (KC 0, or a depth within one chunk): each
-     * micro-tile is written to C once, no private block of sums. */
-#if ORDER == 0
-    for (uint jr = 0; jr < NB; jr += NR) {
-        for (uint ir = 0; ir < MB; ir += MR) {
-#else
-    for (uint ir = 0; ir < MB; ir += MR) {
-        for (uint jr = 0; jr < NB; jr += NR) {
-#endif
-            if (ib + ir >= m || jb + jr >= n)
-                continue;
-            __global const A_T *a_ = a + (ulong)ir * kp;
-            __global const ACC *b_ = bp + (ulong)jr * kp;
-            A_SETUP(ib + ir);
-            VT acc[MR][NV];
-            _Pragma("unroll")
-            for (uint r = 0; r < MR; ++r)
-                _Pragma("unroll")
-                for (uint v = 0; v < NV; ++v)
-                    acc[r][v] = (VT)0;
-            MICRO_KERNEL(acc, A_PANEL, b_, kk);
-            STORE_TILE(acc, ib + ir, jb + jr);
-        }
-    }
+    BLOCK_FULL_DEPTH(ib, a, bp, kk)
 }
+#endif

@@ -480,6 +480,30 @@ static void set_every_shape(vncl__gemm_acc acc, const vncl__gemm_params *q) {
     T_OK(ctx, vncl__gemm_params_set(ctx, acc, (vncl__gemm_shape)s, q));
 }
 
+/* Runs g in a fresh context (with the set q on every shape class, unless
+ * q is NULL), then says whether a program whose file name starts with
+ * `src` and whose options hold `opt` was built there: the route g took. */
+static bool route_built(const vncl__gemm_params *q, const gcase *g,
+                        const char *src, const char *opt) {
+  vncl_context *fresh = NULL, *saved = ctx;
+  T_OK(NULL, vncl_context_create(&fresh, NULL));
+  ctx = fresh;
+  vncl_context_cl(ctx, &clctx, &clq, NULL);
+  if (q) set_every_shape(vncl__gemm_acc_of(g->dt), q);
+  run_case(g);
+  const char *srcs[256], *opts[256];
+  cl_program progs[256];
+  int n = vncl__programs_list(ctx, srcs, opts, progs, 256);
+  bool built = false;
+  for (int i = 0; i < n && i < 256; i++)
+    built = built ||
+            (!strncmp(srcs[i], src, strlen(src)) && strstr(opts[i], opt));
+  ctx = saved;
+  vncl_context_cl(ctx, &clctx, &clq, NULL);
+  vncl_context_destroy(fresh);
+  return built;
+}
+
 static uint64_t pack_count(void) {
   vncl_profile pf;
   T_OK(ctx, vncl_profile_get(ctx, &pf));
@@ -492,8 +516,9 @@ static uint64_t pack_count(void) {
  * with the built-in sets, each storage type, both layouts and transposes,
  * odd sizes: every element against the double reference, and the path the
  * set in force names (packed for f16/bf16 from the lower switch, per the
- * dispatch rule; whatever the device's row says) taken, counted by the
- * profile's gemm_pack launches. */
+ * dispatch rule; whatever the device's row says) taken: a packed kernel's
+ * program built in a fresh context (a flat product with B as stored and A
+ * read in place launches no gemm_pack: the kernel packs B itself). */
 static void test_switch16(void **st) {
   (void)st;
   const vncl_dtype types[] = {VNCL_F16, VNCL_BF16, VNCL_F32};
@@ -523,13 +548,12 @@ static void test_switch16(void **st) {
         if (types[t] != VNCL_F32 && p.switch_mnk16 < sw) sw = p.switch_mnk16;
         bool small = mnk <= p.small_mnk && (b_contig || mnk < p.switch_mnk_bt);
         bool packed = !small && mnk >= sw;
-        T_OK(ctx, vncl_profile_reset(ctx));
-        run_case(&g);
-        uint64_t packs = pack_count();
-        if (check && packed != (packs > 0))
-          fail_msg("%s %zux%zux%zu v%d: %llu packs, the set (switch_mnk "
-                   "%.0f, _bt %.0f, 16-bit %.0f) names the %s path",
-                   dname(g.dt), g.m, g.n, g.k, v, (unsigned long long)packs,
+        bool ran = route_built(NULL, &g, "gemm_packed_", "");
+        if (check && packed != ran)
+          fail_msg("%s %zux%zux%zu v%d: %s the packed kernel, the set "
+                   "(switch_mnk %.0f, _bt %.0f, 16-bit %.0f) names the %s "
+                   "path",
+                   dname(g.dt), g.m, g.n, g.k, v, ran ? "ran" : "did not run",
                    p.switch_mnk, p.switch_mnk_bt, p.switch_mnk16,
                    packed ? "packed" : "direct");
       }
@@ -1160,9 +1184,12 @@ static void test_pack_groups(void **st) {
     p.switch_mnk = p.switch_mnk_bt = p.switch_mnk16 = 0;
     set_every_shape(acc, &p);
     /* B transposed (packed from rows contiguous in depth: blocks of 16
-     * rows and 16 depths, and the rest) and not, A transposed or not. */
+     * rows and 16 depths, and the rest) and not, A transposed or not;
+     * more rows than one block (with fewer, the kernel packs a B as
+     * stored itself, B_FUSED). */
     for (int i = 0; i < 6; i++) {
-      size_t m = 40 + t_rand_u64() % 350, n = 40 + t_rand_u64() % 350;
+      size_t m = (size_t)p.cpu.mb + 1 + t_rand_u64() % 300,
+             n = 40 + t_rand_u64() % 350;
       gcase g = {types[t], VNCL_ROW_MAJOR,
                  i % 3 == 0 ? VNCL_TRANS : VNCL_NO_TRANS,
                  i < 4 ? VNCL_TRANS : VNCL_NO_TRANS, m, n,
@@ -1175,29 +1202,6 @@ static void test_pack_groups(void **st) {
     }
     set_every_shape(acc, NULL);
   }
-}
-
-/* Runs g in a fresh context whose sets (q, on every shape class) force the
- * packed route, then says whether a program of `src` with option `opt`
- * was built there: the route g took. */
-static bool route_built(const vncl__gemm_params *q, const gcase *g,
-                        const char *src, const char *opt) {
-  vncl_context *fresh = NULL, *saved = ctx;
-  T_OK(NULL, vncl_context_create(&fresh, NULL));
-  ctx = fresh;
-  vncl_context_cl(ctx, &clctx, &clq, NULL);
-  set_every_shape(vncl__gemm_acc_of(g->dt), q);
-  run_case(g);
-  const char *srcs[256], *opts[256];
-  cl_program progs[256];
-  int n = vncl__programs_list(ctx, srcs, opts, progs, 256);
-  bool built = false;
-  for (int i = 0; i < n && i < 256; i++)
-    built = built || (!strcmp(srcs[i], src) && strstr(opts[i], opt));
-  ctx = saved;
-  vncl_context_cl(ctx, &clctx, &clq, NULL);
-  vncl_context_destroy(fresh);
-  return built;
 }
 
 /* Few rows of A against a transposed B (a layer's x W^T) on the packed
@@ -1264,6 +1268,63 @@ static void test_packed_swap(void **st) {
       run_case(&g);
     }
     set_every_shape(acc, NULL);
+  }
+}
+
+/* Few rows against B as stored (a layer's x W) on the packed route:
+ * gemm_packed_cpu packs B itself into local memory (B_FUSED) where every
+ * row of C is in one block (m <= MB) and NB columns of the padded depth
+ * fit half the device's local memory; the separate pack otherwise. Every
+ * storage type, odd sizes (columns past the last whole sliver, depths not
+ * a multiple of KU), A transposed (A packed, B fused), offsets, padded
+ * leading dimensions, beta, batches of two: every element against the
+ * double reference, and the route each took. */
+static void test_packed_fused(void **st) {
+  (void)st;
+  const vncl_dtype types[] = {VNCL_F32, VNCL_F64, VNCL_F16, VNCL_BF16};
+  for (int t = 0; t < 4; t++) {
+    const vncl_dtype dt = types[t];
+    vncl__gemm_acc acc = vncl__gemm_acc_of(dt);
+    if (acc == VNCL__GEMM_ACC64 && !ctx->info.fp64) continue;
+    vncl__gemm_params q;
+    vncl__gemm_params_get(ctx, acc, VNCL__GEMM_SHAPE_FLAT, &q);
+    if (q.fast != VNCL__GEMM_PACKED_CPU || q.cpu.kc != 0) {
+      print_message("  %s: the flat set is not the CPU kernel with KC 0; "
+                    "skipped\n", dname(dt));
+      continue;
+    }
+    q.small_mnk = q.small_batch_mnk = 0;
+    q.switch_mnk = q.switch_mnk_bt = q.switch_mnk16 = 0;
+    const size_t mb = (size_t)q.cpu.mb, es = dt == VNCL_F64 ? 8 : 4;
+    /* The deepest padded depth whose NB columns fit half of local memory. */
+    const size_t kmax = ctx->info.local_mem_bytes / 2 / ((size_t)q.cpu.nb * es);
+    for (int i = 0; i < (kmax >= 32 ? 4 : 0); i++) {
+      size_t m = 1 + t_rand_u64() % (mb < 60 ? mb : 60);
+      size_t k = 1 + t_rand_u64() % (kmax < 300 ? kmax - 16 : 300);
+      gcase g = {dt, VNCL_ROW_MAJOR, (vncl_trans)(i == 3), VNCL_NO_TRANS, m,
+                 1 + t_rand_u64() % 300, k, 1 + (size_t)(i & 1),
+                 alphas[i % 4], betas[(i + 2) % 5], (size_t)i, 2 * (size_t)i,
+                 1, (size_t)i % 3, false, false};
+      if (!route_built(&q, &g, "gemm_packed_cpu.cl", "-DB_FUSED=1"))
+        fail_msg("%s %zu x %zu x %zu (batch %zu): B not packed by the "
+                 "kernel", dname(dt), g.m, g.n, g.k, g.batch);
+    }
+    /* More rows than one block, and a depth past the local memory: the
+     * separate pack. */
+    vncl__gemm_params q2 = q;
+    q2.cpu.mb = q.cpu.mr;
+    gcase g = {dt, VNCL_ROW_MAJOR, VNCL_NO_TRANS, VNCL_NO_TRANS,
+               (size_t)q.cpu.mr + 1 + t_rand_u64() % 20, 70, 90, 1, 1.0,
+               0.5, 0, 0, 0, 0, false, false};
+    if (route_built(&q2, &g, "gemm_packed_cpu.cl", "-DB_FUSED=1"))
+      fail_msg("%s %zu rows, blocks of %d: B packed by the kernel",
+               dname(dt), g.m, q2.cpu.mb);
+    g.m = 3;
+    g.n = 1 + t_rand_u64() % 70;
+    g.k = kmax + 1 + t_rand_u64() % 40;
+    if (route_built(&q, &g, "gemm_packed_cpu.cl", "-DB_FUSED=1"))
+      fail_msg("%s depth %zu (local memory for %zu): B packed by the kernel",
+               dname(dt), g.k, kmax);
   }
 }
 
@@ -1575,6 +1636,7 @@ int main(void) {
       cmocka_unit_test(test_small_group),
       cmocka_unit_test(test_pack_groups),
       cmocka_unit_test(test_packed_swap),
+      cmocka_unit_test(test_packed_fused),
       cmocka_unit_test(test_clblast_backend),
       cmocka_unit_test(test_ref_backend),
       cmocka_unit_test(test_bad_cl_args),

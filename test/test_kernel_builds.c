@@ -222,14 +222,17 @@ static void test_every_program_builds_clean(void **st) {
         char o[512];
         vncl__gemm_options((vncl__gemm_kernel)kern, &q, types[t / 2][0],
                            types[t / 2][1], o, sizeof o);
-        /* The CPU kernel also as the host's swap runs it (C stored
-         * transposed, A in place). */
-        bool ct = kern == VNCL__GEMM_PACKED_CPU && q.cpu.a_packed == 0;
-        for (int v = 0; v < (ct ? 2 : 1); v++) {
-          if (v) {
-            size_t used = strlen(o);
-            snprintf(o + used, sizeof o - used, " -DC_TRANS=1");
-          }
+        /* The CPU kernel also as the host runs it for few rows: C stored
+         * transposed with A in place (the swap), B packed by the kernel
+         * (B_FUSED, sets with KC 0). */
+        bool cpu = kern == VNCL__GEMM_PACKED_CPU;
+        const char *variants[3] = {
+            "", cpu && q.cpu.a_packed == 0 ? " -DC_TRANS=1" : NULL,
+            cpu && q.cpu.kc == 0 && q.cpu.vw >= 2 ? " -DB_FUSED=1" : NULL};
+        const size_t base = strlen(o);
+        for (int v = 0; v < 3; v++) {
+          if (!variants[v]) continue;
+          snprintf(o + base, sizeof o - base, "%s", variants[v]);
           bool seen = false;
           for (int i = 0; i < n && !seen; i++)
             seen = !strcmp(src[i], files[kern]) && !strcmp(opt[i], o);

@@ -73,7 +73,7 @@ static void variant_key(vncl__gemm_kernel kern, const char *name,
       const vncl__gemm_cpu_params *q = &p->cpu;
       int x[] = {q->mr,    q->nr,       q->vw,       q->mb,
                  q->nb,    q->kc,       q->ku,       q->order,
-                 q->a_packed, q->prefetch, (int)pr->c_t};
+                 q->a_packed, q->prefetch, (int)pr->c_t | (int)pr->b_fused << 1};
       memcpy(v + n, x, sizeof x);
       break;
     }
@@ -116,9 +116,10 @@ static vncl_status kernel_get(vncl_context *ctx, vncl__gemm_kernel kern,
                       ctx->info.name, why);
   char opts[512];
   vncl__gemm_options(kern, p, pr->ab, pr->c, opts, sizeof opts);
-  if (pr->c_t) {
+  if (pr->c_t || pr->b_fused) {
     size_t used = strlen(opts);
-    snprintf(opts + used, sizeof opts - used, " -DC_TRANS=1");
+    snprintf(opts + used, sizeof opts - used, "%s%s",
+             pr->c_t ? " -DC_TRANS=1" : "", pr->b_fused ? " -DB_FUSED=1" : "");
   }
   vncl_status s = vncl__kernel_get(ctx, kernel_source[kern], opts, name, out);
   if (s) return s;
@@ -435,9 +436,24 @@ typedef struct packed_plan {
   vncl__gemm_kernel fk;
   size_t pwa, pwb, bm, bn;
   size_t mp, np, kp, es;
-  bool pack_a;
-  size_t a_bytes, b_bytes;
+  bool pack_a, fuse_b;
+  size_t a_bytes, b_bytes, bl_bytes;
 } packed_plan;
+
+/* Whether gemm_packed_cpu packs B itself (B_FUSED) for pr under p: B as
+ * stored (rows contiguous along n), the whole depth at once (KC 0), every
+ * row of C in one block (m <= MB: the separate pack of B would be read by
+ * one block of rows only, so writing it to scratch and reading it back
+ * cost as much as the product for few rows), and a work-item's NB columns
+ * of B over the padded depth within half the device's local memory. */
+static bool fuse_b(const vncl_context *ctx, const vncl__gemm_params *p,
+                   const vncl__gemm_problem *pr, size_t kp, size_t es) {
+  if (p->fast != VNCL__GEMM_PACKED_CPU || p->cpu.kc != 0 || p->cpu.vw < 2 ||
+      pr->b_cs != 1 || pr->m > (size_t)p->cpu.mb)
+    return false;
+  double bytes = (double)p->cpu.nb * (double)kp * (double)es;
+  return bytes <= (double)ctx->info.local_mem_bytes / 2;
+}
 
 static vncl_status plan_packed(vncl_context *ctx, const vncl__gemm_params *p,
                                const vncl__gemm_problem *pr, packed_plan *pl) {
@@ -473,6 +489,11 @@ static vncl_status plan_packed(vncl_context *ctx, const vncl__gemm_params *p,
                       "gemm: packing scratch for %zu x %zu x %zu (batch %zu) "
                       "overflows",
                       pr->m, pr->n, pr->k, pr->batch);
+  pl->fuse_b = fuse_b(ctx, p, pr, pl->kp, pl->es);
+  if (pl->fuse_b) {
+    pl->b_bytes = 0;
+    pl->bl_bytes = pl->bn * pl->kp * pl->es;
+  }
   return VNCL_OK;
 }
 
@@ -494,17 +515,28 @@ static vncl_status launch_packed(vncl_context *ctx, const vncl__gemm_params *p,
            a_bs = pa ? (cl_ulong)pl->mp * pl->kp : pr->a_bs;
   cl_ulong b_bs = (cl_ulong)pl->np * pl->kp, c_off = pr->c_off, ldc = pr->ldc,
            c_bs = pr->c_bs;
-  vncl_status s = vncl__set_args(
-      ctx, gk->k, 17, VNCL_ARG(m), VNCL_ARG(n), VNCL_ARG(k), VNCL_ARG(kpu),
-      VNCL_TARG(al), VNCL_TARG(be), VNCL_ARG(a), VNCL_ARG(a_off),
-      VNCL_ARG(a_rs), VNCL_ARG(a_cs), VNCL_ARG(a_bs), VNCL_ARG(sb),
-      VNCL_ARG(b_bs), VNCL_ARG(pr->cm), VNCL_ARG(c_off), VNCL_ARG(ldc),
-      VNCL_ARG(c_bs));
+  cl_ulong b_off = pr->b_off, b_rs = pr->b_rs, ub_bs = pr->b_bs;
+  vncl_status s =
+      pl->fuse_b
+          ? vncl__set_args(ctx, gk->k, 20, VNCL_ARG(m), VNCL_ARG(n),
+                           VNCL_ARG(k), VNCL_ARG(kpu), VNCL_TARG(al),
+                           VNCL_TARG(be), VNCL_ARG(a), VNCL_ARG(a_off),
+                           VNCL_ARG(a_rs), VNCL_ARG(a_cs), VNCL_ARG(a_bs),
+                           VNCL_ARG(pr->b), VNCL_ARG(b_off), VNCL_ARG(b_rs),
+                           VNCL_ARG(ub_bs), pl->bl_bytes, (const void *)NULL,
+                           VNCL_ARG(pr->cm), VNCL_ARG(c_off), VNCL_ARG(ldc),
+                           VNCL_ARG(c_bs))
+          : vncl__set_args(ctx, gk->k, 17, VNCL_ARG(m), VNCL_ARG(n),
+                           VNCL_ARG(k), VNCL_ARG(kpu), VNCL_TARG(al),
+                           VNCL_TARG(be), VNCL_ARG(a), VNCL_ARG(a_off),
+                           VNCL_ARG(a_rs), VNCL_ARG(a_cs), VNCL_ARG(a_bs),
+                           VNCL_ARG(sb), VNCL_ARG(b_bs), VNCL_ARG(pr->cm),
+                           VNCL_ARG(c_off), VNCL_ARG(ldc), VNCL_ARG(c_bs));
   if (s) return s;
   size_t global[3], local[3];
   if (pl->fk == VNCL__GEMM_PACKED_CPU) {
     global[0] = pl->np / pl->bn;
-    global[1] = pl->mp / pl->bm;
+    global[1] = pl->fuse_b ? 1 : pl->mp / pl->bm;
     local[0] = local[1] = 1;
   } else {
     global[0] = pl->np / pl->bn * (size_t)p->local.ndimc;
@@ -536,6 +568,12 @@ static vncl_status run_packed(vncl_context *ctx, const vncl__gemm_params *p,
   packed_plan pl;
   vncl_status s = plan_packed(ctx, p, pr, &pl);
   if (s) return s;
+  vncl__gemm_problem fused;
+  if (pl.fuse_b) {
+    fused = *pr;
+    fused.b_fused = true;
+    pr = &fused;
+  }
   /* Kernels first (a build failure must not leave anything enqueued). */
   vncl__kernel pk = {0}, gk = {0};
   s = kernel_get(ctx, VNCL__GEMM_PACK,
@@ -548,7 +586,7 @@ static vncl_status run_packed(vncl_context *ctx, const vncl__gemm_params *p,
   }
   cl_mem sa = NULL, sb = NULL;
   if (pl.pack_a) s = vncl__buffer_alloc_scratch(ctx, pl.a_bytes, &sa);
-  if (!s) s = vncl__buffer_alloc_scratch(ctx, pl.b_bytes, &sb);
+  if (!s && !pl.fuse_b) s = vncl__buffer_alloc_scratch(ctx, pl.b_bytes, &sb);
 
   cl_event deps[2] = {NULL, NULL};
   cl_uint ndeps = 0;
@@ -559,7 +597,7 @@ static vncl_status run_packed(vncl_context *ctx, const vncl__gemm_params *p,
                      pr->a_bs, sa, pl.es, num_wait, wait, &deps[ndeps++],
                      abytes * pr->m * pr->k);
   /* B(p,j) as X(r=j, p): rows n, strides swapped. */
-  if (!s)
+  if (!s && !pl.fuse_b)
     s = enqueue_pack(ctx, &pk, p, pr->n, pl.np, pr->k, pl.kp, pl.pwb,
                      pr->batch, pr->b, pr->b_off, pr->b_cs, pr->b_rs,
                      pr->b_bs, sb, pl.es, num_wait, wait, &deps[ndeps++],

@@ -362,6 +362,9 @@ typedef struct vncl__gemm_problem {
   /* C(i,j) at c[c_off + g*c_bs + j*ldc + i]: set only by the packed
    * route's swap (run_own, packed_swap), which only gemm_packed_cpu takes. */
   bool c_t;
+  /* gemm_packed_cpu packs B itself, into local memory (B_FUSED): set by
+   * run_packed on its copy of the problem (plan_packed, fuse_b). */
+  bool b_fused;
 } vncl__gemm_problem;
 
 /* ---- the front end: what every GEMM entry checks (gemm.c) ---------------- */

@@ -532,6 +532,33 @@ static const vncl__tunable clblast_tunables[] = {
 #define MEASURED_ZEN16 "PoCL 3.1, 2-core Zen 4 EPYC guest: direct set and switch_mnk 2026-12-03 (16-bit storage against f32), batches as the AVX-512 16-bit row; 5-row direct tiles on a Zen 5 EPYC guest, 2026-12-03; packed KU on the Zen 5, 2026-12-04"
 #define MEASURED_ZEN "PoCL 3.1, 2-core Zen 4 EPYC guest: switch_mnk 2026-12-03, f32 direct set and small_batch_mnk_bt 2026-12-02 and 2026-12-03; packed KU on a Zen 5 EPYC guest, 2026-12-04; the rest as the AVX-512 rows"
 
+/* Flat products (m <= 128, n >= 4m) in one block of rows: MB 132 (22
+ * tiles of 6; the sets' MR is 6 on every CPU row). With 96 rows (48 on
+ * AVX2) a product of 97-128 rows was two blocks, the second of a few
+ * rows, and each read every sliver of B again; and one block is what lets
+ * gemm_packed_cpu pack B itself (B_FUSED, gemm.c: fuse_b), which reads B
+ * from memory once instead of writing a packed copy and reading it back.
+ * Intel Xeon (x86 family 6, model 167), 2026-12-05, one process each, B
+ * as stored, the row's set / MB 132 with B_FUSED, GFLOP/s: f32 128 x 4096
+ * x 4096 116-122 / 210, 64 x 4096 x 4096 105-111 / 149, 32 x 4096 x 4096
+ * 66-68 / 90, 100 x 2000 x 3000 95-105 / 205, 128 x 1024 x 1024 158 /
+ * 233; f64 128 x 4096 x 2048 62 / 97; f16 128 x 4096 x 2048 131 / 246.
+ * As AVX2 code on that Xeon (a proxy): f32 128 x 4096 x 4096 92 / 117,
+ * 100 x 2000 x 3000 76-79 / 130. With B packed by the kernel the packed
+ * path beats the direct kernel on flat products from about 1.6e7 (252^3)
+ * instead of 5.7e7: same Xeon, the direct kernel / the packed path, f32
+ * 32 x 1024 x 1024 81-85 / 120-144, 37 x 1001 x 999 (3) 79-89 / 176-180,
+ * 100 x 500 x 500 148-151 / 218-225, 64 x 512 x 512 171-176 / 176-177,
+ * 64 x 1024 x 256 161-164 / 163-185, and about even at 8e6-1.2e7 (32 x
+ * 512 x 512, 100 x 400 x 300); f64 32 x 1024 x 1024 39-43 / 70-71, 100 x
+ * 500 x 500 63-64 / 112-117, 16 x 1024 x 1024 43 / 49-51; as AVX2 code f32
+ * 32 x 1024 x 1024 47-49 / 101-104, f64 26 / 51-52. docs/tuning.md, "Few
+ * rows against B as stored". The AMD AVX-512 rows share these flat rows
+ * and were not measured. */
+#define CPU_FLAT "MB=132 switch_mnk=1.6e7 "
+#define FLAT_INTEL "; flat products in one block of 132 rows, B packed by the kernel, on an Intel Xeon (x86 family 6, model 167), 2026-12-05: f32 128 x 4096 x 4096 1.7-1.8x the row's 96-row blocks"
+#define FLAT_AVX2 "; flat products in one block of 132 rows, B packed by the kernel, as AVX2 code on an Intel Xeon (x86 family 6, model 167), 2026-12-05"
+
 static const vncl__param_row gemm_rows[] = {
     {R_CPU_OF("AuthenticAMD", 16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE),
      ZEN512_32 CPU512_DIRECT_ZEN ZEN512_SMALL ZEN512_PACKED, MEASURED_ZEN},
@@ -548,7 +575,8 @@ static const vncl__param_row gemm_rows[] = {
      CPU512_SQ CPU512_DIRECT_ZEN CPU512_SMALL CPU512_PACKED CPU512_SINGLE_SMALL,
      MEASURED32SQ SINGLE_SMALL_INTEL},
     {R_CPU(16, VNCL__GEMM_ACC32, ANY),
-     CPU512 CPU512_DIRECT CPU512_SMALL CPU512_PACKED, MEASURED32},
+     CPU512 CPU512_DIRECT CPU512_SMALL CPU512_PACKED CPU_FLAT,
+     MEASURED32 FLAT_INTEL},
     /* 16-bit storage: the f32 sets (measured with f32 and f16 alike),
      * batches up to 128^3 on gemm_small (CPU512_SMALL16); square
      * products on the direct kernel to CPU512_SQ16's switch, flat ones
@@ -560,7 +588,8 @@ static const vncl__param_row gemm_rows[] = {
          CPU512_MID16 CPU512_DIRECT16_INTEL,
      MEASURED16SQ MID16_INTEL DIRECT16_INTEL},
     {R_CPU(16, VNCL__GEMM_ACC16, ANY),
-     CPU512 CPU512_DIRECT CPU512_SMALL16 CPU512_PACKED CPU_16, MEASURED16},
+     CPU512 CPU512_DIRECT CPU512_SMALL16 CPU512_PACKED CPU_16 CPU_FLAT,
+     MEASURED16 FLAT_INTEL},
     {R_CPU(16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_NARROW),
      CPU512 CPU512_DIRECT64 CPU512_SMALL64 CPU512_NARROW64, NULL},
     {R_CPU(16, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE),
@@ -568,22 +597,26 @@ static const vncl__param_row gemm_rows[] = {
          CPU512_SINGLE_SMALL,
      MEASURED64 BIG64_INTEL SINGLE_SMALL_INTEL},
     {R_CPU(16, VNCL__GEMM_ACC64, ANY),
-     CPU512 CPU512_DIRECT64 CPU512_SMALL64 CPU512_PACKED64, MEASURED64},
+     CPU512 CPU512_DIRECT64 CPU512_SMALL64 CPU512_PACKED64 CPU_FLAT,
+     MEASURED64 FLAT_INTEL},
     {R_CPU(0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
      CPU256 CPU256_DIRECT CPU256_SMALL CPU256_NARROW, UNMEASURED256},
     {R_CPU(0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE),
      AVX2_32 CPU256_BIG CPU256_SINGLE_SMALL,
      UNMEASURED256 BIG256 SINGLE_SMALL_AVX2},
-    {R_CPU(0, VNCL__GEMM_ACC32, ANY), AVX2_32, UNMEASURED256},
+    {R_CPU(0, VNCL__GEMM_ACC32, ANY), AVX2_32 CPU_FLAT,
+     UNMEASURED256 FLAT_AVX2},
     {R_CPU(0, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_NARROW),
      CPU256 CPU256_DIRECT CPU256_SMALL CPU256_NARROW, UNMEASURED256},
     {R_CPU(0, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_SQUARE),
      AVX2_16 CPU256_BIG, MEASURED256_16 BIG256},
-    {R_CPU(0, VNCL__GEMM_ACC16, ANY), AVX2_16, MEASURED256_16},
+    {R_CPU(0, VNCL__GEMM_ACC16, ANY), AVX2_16 CPU_FLAT,
+     MEASURED256_16 FLAT_AVX2},
     {R_CPU(0, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE),
      AVX2_64 CPU256_BIG CPU256_SINGLE_SMALL,
      UNMEASURED256 BIG256 SINGLE_SMALL_AVX2},
-    {R_CPU(0, VNCL__GEMM_ACC64, ANY), AVX2_64, UNMEASURED256},
+    {R_CPU(0, VNCL__GEMM_ACC64, ANY), AVX2_64 CPU_FLAT,
+     UNMEASURED256 FLAT_AVX2},
     {R_GPU("nvidia"), GPU GPU_DIRECT GPU_SMALL GPU_LOCAL128, NULL},
     {R_GPU("advanced micro devices"), GPU GPU_DIRECT GPU_SMALL GPU_LOCAL128, NULL},
     {R_GPU("amd"), GPU GPU_DIRECT GPU_SMALL GPU_LOCAL128, NULL},
