@@ -375,6 +375,19 @@ static void gemm_cases(vncl_dtype t, bool packed) {
                i % 2 ? 3 : 0};
     gemm_case(&g);
   }
+  /* Packed, the CPU kernel's variants for few rows: against a transposed
+   * B with n and k at least 2m, C^T = B A^T (C_TRANS; a batch, so not
+   * gemm_small); B as stored in one block of rows, packed by the kernel
+   * into local memory (B_FUSED; 40 depths fit half of Oclgrind's 32 KiB).
+   * Other sets run them on their own kernels. */
+  if (packed && t == VNCL_F32) {
+    const gcase few[2] = {
+        {t, VNCL_ROW_MAJOR, VNCL_NO_TRANS, VNCL_TRANS, 9, 40, 30, 2, 1.0, 0.5,
+         3, 2},
+        {t, VNCL_ROW_MAJOR, VNCL_NO_TRANS, VNCL_NO_TRANS, 20, 70, 40, 1, -1.0,
+         0.0, 0, 1}};
+    for (int i = 0; i < 2; i++) gemm_case(&few[i]);
+  }
 }
 
 static void gemm_all(bool packed) {
