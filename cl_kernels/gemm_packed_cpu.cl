@@ -417,8 +417,14 @@ __kernel void gemm_packed_cpu(const uint m, const uint n, const uint k,
 #else
     const uint kk = k;
 #endif
-    /* One block of rows: the host fuses only where m <= MB. */
-    BLOCK_FULL_DEPTH(0, a, bl, kk)
+    for (uint ib = 0; ib < m; ib += MB) {
+#if A_PACKED
+        __global const A_T *ab_ = a + (ulong)ib * kp;
+#else
+        __global const A_T *ab_ = a;
+#endif
+        BLOCK_FULL_DEPTH(ib, ab_, bl, kk)
+    }
 }
 #else
 __kernel void gemm_packed_cpu(const uint m, const uint n, const uint k,

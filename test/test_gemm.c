@@ -1185,16 +1185,16 @@ static void test_pack_groups(void **st) {
     set_every_shape(acc, &p);
     /* B transposed (packed from rows contiguous in depth: blocks of 16
      * rows and 16 depths, and the rest) and not, A transposed or not;
-     * more rows than one block (with fewer, the kernel packs a B as
-     * stored itself, B_FUSED). */
+     * more rows than one block and a depth below half of them (else the
+     * kernel packs a B as stored itself, B_FUSED). */
     for (int i = 0; i < 6; i++) {
       size_t m = (size_t)p.cpu.mb + 1 + t_rand_u64() % 300,
              n = 40 + t_rand_u64() % 350;
       gcase g = {types[t], VNCL_ROW_MAJOR,
                  i % 3 == 0 ? VNCL_TRANS : VNCL_NO_TRANS,
                  i < 4 ? VNCL_TRANS : VNCL_NO_TRANS, m, n,
-                 1 + t_rand_u64() % 300, i == 5 ? 2 : 1, alphas[i % 4],
-                 betas[i % 5], 0, 0, 0, 0, false, false};
+                 1 + t_rand_u64() % ((m - 1) / 2), i == 5 ? 2 : 1,
+                 alphas[i % 4], betas[i % 5], 0, 0, 0, 0, false, false};
       T_OK(ctx, vncl_profile_reset(ctx));
       run_case(&g);
       if (pack_count() == 0)
@@ -1271,14 +1271,16 @@ static void test_packed_swap(void **st) {
   }
 }
 
-/* Few rows against B as stored (a layer's x W) on the packed route:
- * gemm_packed_cpu packs B itself into local memory (B_FUSED) where every
- * row of C is in one block (m <= MB) and NB columns of the padded depth
- * fit half the device's local memory; the separate pack otherwise. Every
- * storage type, odd sizes (columns past the last whole sliver, depths not
- * a multiple of KU), A transposed (A packed, B fused), offsets, padded
- * leading dimensions, beta, batches of two: every element against the
- * double reference, and the route each took. */
+/* B as stored on the packed route: gemm_packed_cpu packs B itself into
+ * local memory (B_FUSED) where NB columns of the padded depth fit half the
+ * device's local memory and either every row of C is in one block (m <=
+ * MB) or the depth is at least half the rows and the ceil(n / NB)
+ * work-items share the compute units evenly (the busiest within 10/9);
+ * the separate pack otherwise. Every storage type, odd sizes (columns
+ * past the last whole sliver, depths not a multiple of KU, several row
+ * blocks), A transposed (A packed, B fused), offsets, padded leading
+ * dimensions, beta, batches of two: every element against the double
+ * reference, and the route each took. */
 static void test_packed_fused(void **st) {
   (void)st;
   const vncl_dtype types[] = {VNCL_F32, VNCL_F64, VNCL_F16, VNCL_BF16};
@@ -1309,16 +1311,33 @@ static void test_packed_fused(void **st) {
         fail_msg("%s %zu x %zu x %zu (batch %zu): B not packed by the "
                  "kernel", dname(dt), g.m, g.n, g.k, g.batch);
     }
-    /* More rows than one block, and a depth past the local memory: the
-     * separate pack. */
+    /* Several blocks of rows (of MR rows each): fused with a depth of
+     * at least half the rows and even work-items (as many as the units),
+     * not with a shorter depth, nor with one work-item more than the
+     * units. */
     vncl__gemm_params q2 = q;
     q2.cpu.mb = q.cpu.mr;
-    gcase g = {dt, VNCL_ROW_MAJOR, VNCL_NO_TRANS, VNCL_NO_TRANS,
-               (size_t)q.cpu.mr + 1 + t_rand_u64() % 20, 70, 90, 1, 1.0,
-               0.5, 0, 0, 0, 0, false, false};
+    const size_t cus = ctx->info.compute_units ? ctx->info.compute_units : 1,
+                 nb = (size_t)q.cpu.nb;
+    gcase g = {dt, VNCL_ROW_MAJOR, (vncl_trans)(t & 1), VNCL_NO_TRANS,
+               40 + t_rand_u64() % 40, cus * nb - t_rand_u64() % 7, 0, 1,
+               1.0, 0.5, 1, 0, 2, 1, false, false};
+    g.k = g.m / 2 + t_rand_u64() % 30;
+    if (kmax > g.k + 16 &&
+        !route_built(&q2, &g, "gemm_packed_cpu.cl", "-DB_FUSED=1"))
+      fail_msg("%s %zu x %zu x %zu, blocks of %d: B not packed by the "
+               "kernel", dname(dt), g.m, g.n, g.k, q2.cpu.mb);
+    g.k = g.m / 2 - 1 - t_rand_u64() % 10;
     if (route_built(&q2, &g, "gemm_packed_cpu.cl", "-DB_FUSED=1"))
-      fail_msg("%s %zu rows, blocks of %d: B packed by the kernel",
-               dname(dt), g.m, q2.cpu.mb);
+      fail_msg("%s %zu x %zu x %zu, blocks of %d: B packed by the kernel",
+               dname(dt), g.m, g.n, g.k, q2.cpu.mb);
+    g.k = g.m;
+    g.n = (cus + 1) * nb - t_rand_u64() % 7;
+    if (cus > 1 && route_built(&q2, &g, "gemm_packed_cpu.cl", "-DB_FUSED=1"))
+      fail_msg("%s %zu x %zu x %zu: B packed by the kernel in %zu "
+               "work-items on %zu units", dname(dt), g.m, g.n, g.k, cus + 1,
+               cus);
+    /* A depth past the local memory: the separate pack. */
     g.m = 3;
     g.n = 1 + t_rand_u64() % 70;
     g.k = kmax + 1 + t_rand_u64() % 40;

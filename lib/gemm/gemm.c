@@ -440,19 +440,36 @@ typedef struct packed_plan {
   size_t a_bytes, b_bytes, bl_bytes;
 } packed_plan;
 
-/* Whether gemm_packed_cpu packs B itself (B_FUSED) for pr under p: B as
- * stored (rows contiguous along n), the whole depth at once (KC 0), every
- * row of C in one block (m <= MB: the separate pack of B would be read by
- * one block of rows only, so writing it to scratch and reading it back
- * cost as much as the product for few rows), and a work-item's NB columns
- * of B over the padded depth within half the device's local memory. */
+/* Whether gemm_packed_cpu packs B itself (B_FUSED) for pr under p: each
+ * work-item reads its NB columns of B where the caller keeps them into
+ * local memory and runs every row block of C against them, so B is read
+ * from memory once and never written to scratch and read back. Needs B
+ * as stored (rows contiguous along n), the whole depth at once (KC 0) and
+ * NB columns of the padded depth within half the device's local memory.
+ * Taken where every row of C is one block (m <= MB: the separate pack
+ * would be read by that block alone), and past that where the depth is
+ * at least half the rows (the pack's share of the product does not
+ * shrink with m) and the ceil(n / NB) work-items, now the whole grid,
+ * leave the busiest compute unit within 10/9 of an even share. Each
+ * work-item then streams all of A, which loses where A is tall against a
+ * short depth (f32 8192 x 512 x 512 0.84x, 4096 x 4096 x 256 0.93x) or
+ * where three work-items share two cores (4096 x 192 x 1024 0.76x), and
+ * gains elsewhere (2048^3 1.10x, 4096^3 1.25x, 256 x 4096 x 4096 1.36x;
+ * Intel Xeon, model 167, 2026-12-05: docs/tuning.md, "Few rows against B
+ * as stored"). */
 static bool fuse_b(const vncl_context *ctx, const vncl__gemm_params *p,
                    const vncl__gemm_problem *pr, size_t kp, size_t es) {
   if (p->fast != VNCL__GEMM_PACKED_CPU || p->cpu.kc != 0 || p->cpu.vw < 2 ||
-      pr->b_cs != 1 || pr->m > (size_t)p->cpu.mb)
+      pr->b_cs != 1)
     return false;
   double bytes = (double)p->cpu.nb * (double)kp * (double)es;
-  return bytes <= (double)ctx->info.local_mem_bytes / 2;
+  if (bytes > (double)ctx->info.local_mem_bytes / 2) return false;
+  if (pr->m <= (size_t)p->cpu.mb) return true;
+  size_t items = (pr->n + (size_t)p->cpu.nb - 1) / (size_t)p->cpu.nb *
+                 pr->batch,
+         cus = ctx->info.compute_units ? ctx->info.compute_units : 1;
+  return 2 * pr->k >= pr->m &&
+         10 * items >= 9 * cus * ((items + cus - 1) / cus);
 }
 
 static vncl_status plan_packed(vncl_context *ctx, const vncl__gemm_params *p,
