@@ -368,8 +368,9 @@
 
 #if B_FUSED
 /*
- * B_FUSED: B(p,j) = b[b_off + g*b_bs + p*b_rs + j] where the caller keeps
- * it (rows contiguous along n), A in place or packed as above. Work-item x
+ * B_FUSED: B(p,j) = b[b_off + g*b_bs + p*b_rs + j*b_cs] where the caller
+ * keeps it (b_cs == 1, or b_rs == 1: B transposed), A in place or packed
+ * as above. Work-item x
  * (1 x 1 groups) packs its NB columns of B, every depth, into bl (local
  * memory of NB*kp values: TN slivers [kp][NR], zeros past n and k), then
  * runs the rows of C against them, all in one block (the host fuses only
@@ -385,8 +386,8 @@ __kernel void gemm_packed_cpu(const uint m, const uint n, const uint k,
                               const ulong a_rs, const ulong a_cs,
                               const ulong a_bs,
                               __global const AB_T *b, const ulong b_off,
-                              const ulong b_rs, const ulong b_bs,
-                              __local ACC *bl,
+                              const ulong b_rs, const ulong b_cs,
+                              const ulong b_bs, __local ACC *bl,
                               __global C_T *c, const ulong c_off,
                               const ulong ldc, const ulong c_bs)
 {
@@ -398,15 +399,63 @@ __kernel void gemm_packed_cpu(const uint m, const uint n, const uint k,
     for (uint tj = 0; tj < TN; ++tj) {
         const uint j0 = jb + tj * NR;
         __local ACC *s_ = bl + (ulong)tj * kp * NR;
-        for (uint p = 0; p < kp; ++p, s_ += NR) {
-            __global const AB_T *r_ = b + (ulong)p * b_rs + j0;
-            if (p < k && j0 + NR <= n) {
-                _Pragma("unroll")
-                for (uint v = 0; v < NV; ++v)
-                    VSTORE(VNCL_VLOAD(DTYPE_AB, VW, v, r_), s_ + v * VW);
-            } else {
-                for (uint e = 0; e < NR; ++e)
-                    s_[e] = p < k && j0 + e < n ? LOAD_AB(r_, e) : (ACC)0;
+        if (b_cs == 1) {
+            /* Rows of B along n: NR values of a depth, NV vector loads. */
+            for (uint p = 0; p < kp; ++p, s_ += NR) {
+                __global const AB_T *r_ = b + (ulong)p * b_rs + j0;
+                if (p < k && j0 + NR <= n) {
+                    _Pragma("unroll")
+                    for (uint v = 0; v < NV; ++v)
+                        VSTORE(VNCL_VLOAD(DTYPE_AB, VW, v, r_), s_ + v * VW);
+                } else {
+                    for (uint e = 0; e < NR; ++e)
+                        s_[e] = p < k && j0 + e < n ? LOAD_AB(r_, e) : (ACC)0;
+                }
+            }
+        } else {
+            /* B transposed (b_rs == 1): each column of the sliver is
+             * contiguous in depth. Blocks of 16 columns and 16 depths: 16
+             * vector loads, a transpose through private memory, 16 vector
+             * stores of a depth's columns; the rest element by element. */
+            uint e0 = 0;
+#if NR % 16 == 0
+            for (; e0 + 16 <= NR && j0 + e0 + 16 <= n; e0 += 16) {
+                uint p = 0;
+                for (; p + 16 <= k; p += 16) {
+                    ACC t_[16][16];
+                    _Pragma("unroll")
+                    for (uint i = 0; i < 16; ++i)
+                        vstore16(VNCL_VLOAD(DTYPE_AB, 16, 0,
+                                            b + (ulong)(j0 + e0 + i) * b_cs +
+                                                p),
+                                 0, t_[i]);
+                    _Pragma("unroll")
+                    for (uint u = 0; u < 16; ++u)
+                        vstore16(GEMM_COLUMN16(t_, u), 0,
+                                 s_ + (ulong)(p + u) * NR + e0);
+                }
+                for (; p < kp; ++p)
+                    for (uint i = 0; i < 16; ++i)
+                        s_[(ulong)p * NR + e0 + i] =
+                            p < k ? LOAD_AB(b + (ulong)(j0 + e0 + i) * b_cs, p)
+                                  : (ACC)0;
+            }
+#endif
+            for (uint e = e0; e < NR; ++e) {
+                __global const AB_T *col_ = b + (ulong)(j0 + e) * b_cs;
+                const bool in_ = j0 + e < n;
+                uint p = 0;
+                if (in_)
+                    for (; p + 16 <= k; p += 16) {
+                        ACC t_[16];
+                        vstore16(VNCL_VLOAD(DTYPE_AB, 16, 0, col_ + p), 0, t_);
+                        _Pragma("unroll")
+                        for (uint u = 0; u < 16; ++u)
+                            s_[(ulong)(p + u) * NR + e] = t_[u];
+                    }
+                for (; p < kp; ++p)
+                    s_[(ulong)p * NR + e] = in_ && p < k ? LOAD_AB(col_, p)
+                                                         : (ACC)0;
             }
         }
     }

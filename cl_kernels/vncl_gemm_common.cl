@@ -72,3 +72,12 @@
             y_ += beta * LOAD_C((cp), 0);                                      \
         STORE_C((cp), 0, y_);                                                  \
     }
+
+/* Column u of a 16 x 16 private block t (t[row][column]) as one vector of
+ * ACC: gemm_packed_cpu's B_FUSED transposes. (gemm_pack.cl, which does not
+ * take this file, has its own PACK_COLUMN.) */
+#define GEMM_COLUMN16(t, u)                                                    \
+    ((CAT(ACC, 16))((t)[0][u], (t)[1][u], (t)[2][u], (t)[3][u], (t)[4][u],    \
+                    (t)[5][u], (t)[6][u], (t)[7][u], (t)[8][u], (t)[9][u],    \
+                    (t)[10][u], (t)[11][u], (t)[12][u], (t)[13][u],           \
+                    (t)[14][u], (t)[15][u]))

@@ -1271,16 +1271,17 @@ static void test_packed_swap(void **st) {
   }
 }
 
-/* B as stored on the packed route: gemm_packed_cpu packs B itself into
- * local memory (B_FUSED) where NB columns of the padded depth fit half the
- * device's local memory and either every row of C is in one block (m <=
- * MB) or the depth is at least half the rows and the ceil(n / NB)
- * work-items share the compute units evenly (the busiest within 10/9);
- * the separate pack otherwise. Every storage type, odd sizes (columns
- * past the last whole sliver, depths not a multiple of KU, several row
- * blocks), A transposed (A packed, B fused), offsets, padded leading
- * dimensions, beta, batches of two: every element against the double
- * reference, and the route each took. */
+/* B as stored or transposed on the packed route: gemm_packed_cpu packs B
+ * itself into local memory (B_FUSED) where NB columns of the padded depth
+ * fit half the device's local memory and either every row of C is in one
+ * block (m <= MB) or the depth is at least half the rows and the
+ * ceil(n / NB) work-items share the compute units evenly (the busiest
+ * within 10/9); the separate pack otherwise. Every storage type, odd
+ * sizes (columns past the last whole sliver, depths not a multiple of KU,
+ * several row blocks), B transposed (16 x 16 blocks and the rest), A
+ * transposed (A packed, B fused), offsets, padded leading dimensions,
+ * beta, batches of two: every element against the double reference, and
+ * the route each took. */
 static void test_packed_fused(void **st) {
   (void)st;
   const vncl_dtype types[] = {VNCL_F32, VNCL_F64, VNCL_F16, VNCL_BF16};
@@ -1303,8 +1304,12 @@ static void test_packed_fused(void **st) {
     for (int i = 0; i < (kmax >= 32 ? 4 : 0); i++) {
       size_t m = 1 + t_rand_u64() % (mb < 60 ? mb : 60);
       size_t k = 1 + t_rand_u64() % (kmax < 300 ? kmax - 16 : 300);
-      gcase g = {dt, VNCL_ROW_MAJOR, (vncl_trans)(i == 3), VNCL_NO_TRANS, m,
-                 1 + t_rand_u64() % 300, k, 1 + (size_t)(i & 1),
+      /* B transposed in two of four (columns contiguous in depth: 16 x 16
+       * blocks and the rest); n below 2m there, so no swap. */
+      gcase g = {dt, VNCL_ROW_MAJOR, (vncl_trans)(i == 3),
+                 (vncl_trans)(i >= 2), m,
+                 i >= 2 ? m + t_rand_u64() % m : 1 + t_rand_u64() % 300, k,
+                 1 + (size_t)(i & 1),
                  alphas[i % 4], betas[(i + 2) % 5], (size_t)i, 2 * (size_t)i,
                  1, (size_t)i % 3, false, false};
       if (!route_built(&q, &g, "gemm_packed_cpu.cl", "-DB_FUSED=1"))
@@ -1319,9 +1324,10 @@ static void test_packed_fused(void **st) {
     q2.cpu.mb = q.cpu.mr;
     const size_t cus = ctx->info.compute_units ? ctx->info.compute_units : 1,
                  nb = (size_t)q.cpu.nb;
-    gcase g = {dt, VNCL_ROW_MAJOR, (vncl_trans)(t & 1), VNCL_NO_TRANS,
-               40 + t_rand_u64() % 40, cus * nb - t_rand_u64() % 7, 0, 1,
-               1.0, 0.5, 1, 0, 2, 1, false, false};
+    gcase g = {dt, VNCL_ROW_MAJOR, (vncl_trans)(t & 1),
+               (vncl_trans)((t >> 1) & 1), 40 + t_rand_u64() % 40,
+               cus * nb - t_rand_u64() % 7, 0, 1, 1.0, 0.5, 1, 0, 2, 1,
+               false, false};
     g.k = g.m / 2 + t_rand_u64() % 30;
     if (kmax > g.k + 16 &&
         !route_built(&q2, &g, "gemm_packed_cpu.cl", "-DB_FUSED=1"))

@@ -116,7 +116,7 @@ static vncl_status kernel_get(vncl_context *ctx, vncl__gemm_kernel kern,
                       ctx->info.name, why);
   char opts[512];
   vncl__gemm_options(kern, p, pr->ab, pr->c, opts, sizeof opts);
-  if (pr->c_t || pr->b_fused) {
+  if (kern == VNCL__GEMM_PACKED_CPU && (pr->c_t || pr->b_fused)) {
     size_t used = strlen(opts);
     snprintf(opts + used, sizeof opts - used, "%s%s",
              pr->c_t ? " -DC_TRANS=1" : "", pr->b_fused ? " -DB_FUSED=1" : "");
@@ -444,8 +444,10 @@ typedef struct packed_plan {
  * work-item reads its NB columns of B where the caller keeps them into
  * local memory and runs every row block of C against them, so B is read
  * from memory once and never written to scratch and read back. Needs B
- * as stored (rows contiguous along n), the whole depth at once (KC 0) and
- * NB columns of the padded depth within half the device's local memory.
+ * as stored (rows contiguous along n) or transposed (columns contiguous
+ * in depth: 16 x 16 blocks transposed on the way), the whole depth at
+ * once (KC 0) and NB columns of the padded depth within half the device's
+ * local memory.
  * Taken where every row of C is one block (m <= MB: the separate pack
  * would be read by that block alone), and past that where the depth is
  * at least half the rows (the pack's share of the product does not
@@ -460,7 +462,7 @@ typedef struct packed_plan {
 static bool fuse_b(const vncl_context *ctx, const vncl__gemm_params *p,
                    const vncl__gemm_problem *pr, size_t kp, size_t es) {
   if (p->fast != VNCL__GEMM_PACKED_CPU || p->cpu.kc != 0 || p->cpu.vw < 2 ||
-      pr->b_cs != 1)
+      (pr->b_cs != 1 && pr->b_rs != 1))
     return false;
   double bytes = (double)p->cpu.nb * (double)kp * (double)es;
   if (bytes > (double)ctx->info.local_mem_bytes / 2) return false;
@@ -532,15 +534,17 @@ static vncl_status launch_packed(vncl_context *ctx, const vncl__gemm_params *p,
            a_bs = pa ? (cl_ulong)pl->mp * pl->kp : pr->a_bs;
   cl_ulong b_bs = (cl_ulong)pl->np * pl->kp, c_off = pr->c_off, ldc = pr->ldc,
            c_bs = pr->c_bs;
-  cl_ulong b_off = pr->b_off, b_rs = pr->b_rs, ub_bs = pr->b_bs;
+  cl_ulong b_off = pr->b_off, b_rs = pr->b_rs, b_cs = pr->b_cs,
+           ub_bs = pr->b_bs;
   vncl_status s =
       pl->fuse_b
-          ? vncl__set_args(ctx, gk->k, 20, VNCL_ARG(m), VNCL_ARG(n),
+          ? vncl__set_args(ctx, gk->k, 21, VNCL_ARG(m), VNCL_ARG(n),
                            VNCL_ARG(k), VNCL_ARG(kpu), VNCL_TARG(al),
                            VNCL_TARG(be), VNCL_ARG(a), VNCL_ARG(a_off),
                            VNCL_ARG(a_rs), VNCL_ARG(a_cs), VNCL_ARG(a_bs),
                            VNCL_ARG(pr->b), VNCL_ARG(b_off), VNCL_ARG(b_rs),
-                           VNCL_ARG(ub_bs), pl->bl_bytes, (const void *)NULL,
+                           VNCL_ARG(b_cs), VNCL_ARG(ub_bs), pl->bl_bytes,
+                           (const void *)NULL,
                            VNCL_ARG(pr->cm), VNCL_ARG(c_off), VNCL_ARG(ldc),
                            VNCL_ARG(c_bs))
           : vncl__set_args(ctx, gk->k, 17, VNCL_ARG(m), VNCL_ARG(n),
