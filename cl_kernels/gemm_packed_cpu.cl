@@ -331,11 +331,6 @@
         arow_[r_] = a + (ulong)min((i0) + r_, m - 1) * a_rs;
 #endif
 
-/*
- * a: packed A (A_PACKED, a_off = 0, a_bs = panel scratch per batch) or A in
- * place (A(i,p) = a[a_off + g*a_bs + i*a_rs + p*a_cs]); bp: packed B with
- * depth kp >= k (rows k..kp-1 zero).
- */
 /* The whole depth at once (KC 0, or a depth within one chunk) for the
  * block at row ib: each micro-tile is written to C once, no private block
  * of sums. a: the block's A (its packed panels, or A in place); bp: its B
@@ -366,31 +361,37 @@
         STORE_TILE(acc, (ib) + ir, jb + jr);                                   \
     }
 
-#if B_FUSED
 /*
- * B_FUSED: B(p,j) = b[b_off + g*b_bs + p*b_rs + j*b_cs] where the caller
- * keeps it (b_cs == 1, or b_rs == 1: B transposed), A in place or packed
- * as above. Work-item x
- * (1 x 1 groups) packs its NB columns of B, every depth, into bl (local
- * memory of NB*kp values: TN slivers [kp][NR], zeros past n and k), then
- * runs the rows of C against them, all in one block (the host fuses only
- * where m <= MB; global size 1 along y). For
- * products of few rows (the flat class) the separate pack wrote all of B
- * to scratch and read it back once per row block; here B is read from
- * memory once, and the slivers stay in the cache that bl lives in (PoCL
- * keeps a work-group's local memory per worker thread).
+ * a: packed A (A_PACKED, a_off = 0, a_bs = panel scratch per batch) or A in
+ * place (A(i,p) = a[a_off + g*a_bs + i*a_rs + p*a_cs]); bp: packed B with
+ * depth kp >= k (rows k..kp-1 zero).
+ *
+ * B_FUSED: b instead of bp, B(p,j) = b[b_off + g*b_bs + p*b_rs + j*b_cs]
+ * where the caller keeps it (b_cs == 1, or b_rs == 1: B transposed, moved
+ * in 16 x 16 blocks through private memory). Work-item x (1 x 1 groups)
+ * packs its NB columns of B, every depth, into bl (local memory of NB*kp
+ * values: TN slivers [kp][NR], zeros past n and k), then runs every row
+ * block of C against them (global size 1 along y). The separate pack
+ * wrote all of B to scratch and read it back once per row block; here B
+ * is read from memory once, and the slivers stay in the cache that bl
+ * lives in (PoCL keeps a work-group's local memory per worker thread).
  */
 __kernel void gemm_packed_cpu(const uint m, const uint n, const uint k,
                               const uint kp, const ACC alpha, const ACC beta,
                               __global const A_T *a, const ulong a_off,
                               const ulong a_rs, const ulong a_cs,
                               const ulong a_bs,
+#if B_FUSED
                               __global const AB_T *b, const ulong b_off,
                               const ulong b_rs, const ulong b_cs,
                               const ulong b_bs, __local ACC *bl,
+#else
+                              __global const ACC *bp, const ulong bp_bs,
+#endif
                               __global C_T *c, const ulong c_off,
                               const ulong ldc, const ulong c_bs)
 {
+#if B_FUSED
     const uint jb = get_global_id(0) * NB;
     const ulong g = get_global_id(2);
     if (jb >= n)
@@ -474,17 +475,7 @@ __kernel void gemm_packed_cpu(const uint m, const uint n, const uint k,
 #endif
         BLOCK_FULL_DEPTH(ib, ab_, bl, kk)
     }
-}
 #else
-__kernel void gemm_packed_cpu(const uint m, const uint n, const uint k,
-                              const uint kp, const ACC alpha, const ACC beta,
-                              __global const A_T *a, const ulong a_off,
-                              const ulong a_rs, const ulong a_cs,
-                              const ulong a_bs,
-                              __global const ACC *bp, const ulong bp_bs,
-                              __global C_T *c, const ulong c_off,
-                              const ulong ldc, const ulong c_bs)
-{
     const uint jb = get_global_id(0) * NB;
     const uint ib = get_global_id(1) * MB;
     const ulong g = get_global_id(2);
@@ -556,5 +547,5 @@ __kernel void gemm_packed_cpu(const uint m, const uint n, const uint k,
     }
 #endif
     BLOCK_FULL_DEPTH(ib, a, bp, kk)
-}
 #endif
+}

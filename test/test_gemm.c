@@ -1204,6 +1204,26 @@ static void test_pack_groups(void **st) {
   }
 }
 
+static const vncl_dtype all_types[4] = {VNCL_F32, VNCL_F64, VNCL_F16,
+                                         VNCL_BF16};
+
+/* The flat set of dt's class with every product sent to the packed route
+ * (switch points and small limits 0), into q; false (said) where the
+ * device has no f64 for dt or the set is not gemm_packed_cpu's. */
+static bool packed_cpu_set(vncl_dtype dt, vncl__gemm_params *q) {
+  const vncl__gemm_acc acc = vncl__gemm_acc_of(dt);
+  if (acc == VNCL__GEMM_ACC64 && !ctx->info.fp64) return false;
+  vncl__gemm_params_get(ctx, acc, VNCL__GEMM_SHAPE_FLAT, q);
+  if (q->fast != VNCL__GEMM_PACKED_CPU) {
+    print_message("  %s: the flat set is not the CPU kernel; skipped\n",
+                  dname(dt));
+    return false;
+  }
+  q->small_mnk = q->small_batch_mnk = 0;
+  q->switch_mnk = q->switch_mnk_bt = q->switch_mnk16 = 0;
+  return true;
+}
+
 /* Few rows of A against a transposed B (a layer's x W^T) on the packed
  * route run as C^T = B A^T, gemm_packed_cpu storing its tiles transposed
  * (C_TRANS), where B has at least twice A's rows and the depth is at least
@@ -1214,20 +1234,11 @@ static void test_pack_groups(void **st) {
  * route each took. Column-major products for their results only. */
 static void test_packed_swap(void **st) {
   (void)st;
-  const vncl_dtype types[] = {VNCL_F32, VNCL_F64, VNCL_F16, VNCL_BF16};
   for (int t = 0; t < 4; t++) {
-    const vncl_dtype dt = types[t];
-    vncl__gemm_acc acc = vncl__gemm_acc_of(dt);
-    if (acc == VNCL__GEMM_ACC64 && !ctx->info.fp64) continue;
+    const vncl_dtype dt = all_types[t];
+    const vncl__gemm_acc acc = vncl__gemm_acc_of(dt);
     vncl__gemm_params q;
-    vncl__gemm_params_get(ctx, acc, VNCL__GEMM_SHAPE_FLAT, &q);
-    if (q.fast != VNCL__GEMM_PACKED_CPU) {
-      print_message("  %s: the flat set is not the CPU kernel; skipped\n",
-                    dname(dt));
-      continue;
-    }
-    q.small_mnk = q.small_batch_mnk = 0;
-    q.switch_mnk = q.switch_mnk_bt = q.switch_mnk16 = 0;
+    if (!packed_cpu_set(dt, &q)) continue;
     const size_t few = (size_t)q.cpu.nr / 4;
     for (int i = 0; i < 4; i++) {
       /* Swapped: more rows than `few`, n and k at least 2m. */
@@ -1284,20 +1295,15 @@ static void test_packed_swap(void **st) {
  * the route each took. */
 static void test_packed_fused(void **st) {
   (void)st;
-  const vncl_dtype types[] = {VNCL_F32, VNCL_F64, VNCL_F16, VNCL_BF16};
   for (int t = 0; t < 4; t++) {
-    const vncl_dtype dt = types[t];
-    vncl__gemm_acc acc = vncl__gemm_acc_of(dt);
-    if (acc == VNCL__GEMM_ACC64 && !ctx->info.fp64) continue;
+    const vncl_dtype dt = all_types[t];
     vncl__gemm_params q;
-    vncl__gemm_params_get(ctx, acc, VNCL__GEMM_SHAPE_FLAT, &q);
-    if (q.fast != VNCL__GEMM_PACKED_CPU || q.cpu.kc != 0) {
-      print_message("  %s: the flat set is not the CPU kernel with KC 0; "
-                    "skipped\n", dname(dt));
+    if (!packed_cpu_set(dt, &q)) continue;
+    if (q.cpu.kc != 0) {
+      print_message("  %s: the flat set chunks the depth; skipped\n",
+                    dname(dt));
       continue;
     }
-    q.small_mnk = q.small_batch_mnk = 0;
-    q.switch_mnk = q.switch_mnk_bt = q.switch_mnk16 = 0;
     const size_t mb = (size_t)q.cpu.mb, es = dt == VNCL_F64 ? 8 : 4;
     /* The deepest padded depth whose NB columns fit half of local memory. */
     const size_t kmax = ctx->info.local_mem_bytes / 2 / ((size_t)q.cpu.nb * es);
@@ -1328,7 +1334,7 @@ static void test_packed_fused(void **st) {
                (vncl_trans)((t >> 1) & 1), 40 + t_rand_u64() % 40,
                cus * nb - t_rand_u64() % 7, 0, 1, 1.0, 0.5, 1, 0, 2, 1,
                false, false};
-    g.k = g.m / 2 + t_rand_u64() % 30;
+    g.k = (g.m + 1) / 2 + t_rand_u64() % 30;
     if (kmax > g.k + 16 &&
         !route_built(&q2, &g, "gemm_packed_cpu.cl", "-DB_FUSED=1"))
       fail_msg("%s %zu x %zu x %zu, blocks of %d: B not packed by the "

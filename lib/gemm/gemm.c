@@ -18,7 +18,10 @@
  *                            and of B into scratch from the device allocator,
  *                            then gemm_packed_cpu or gemm_packed_local
  *                            (gemm_packed_cpu's blocks big_tall times
- *                            taller and narrower from big_mnk on)
+ *                            taller and narrower from big_mnk on); on
+ *                            gemm_packed_cpu, few rows against a transposed
+ *                            B as C^T = B A^T (packed_swap), and B packed
+ *                            by the kernel itself where fuse_b says so
  * In auto mode the class's set names the backend; a class that no tuning
  * entry covers, on a GPU, takes the winner of the untuned-device probe
  * (gemm_probe.c: ours against CLBlast, once per device and class).
@@ -71,9 +74,10 @@ static void variant_key(vncl__gemm_kernel kern, const char *name,
     }
     case VNCL__GEMM_PACKED_CPU: {
       const vncl__gemm_cpu_params *q = &p->cpu;
-      int x[] = {q->mr,    q->nr,       q->vw,       q->mb,
-                 q->nb,    q->kc,       q->ku,       q->order,
-                 q->a_packed, q->prefetch, (int)pr->c_t | (int)pr->b_fused << 1};
+      /* The host's variants (C_TRANS, B_FUSED) are programs of their own. */
+      int x[] = {q->mr, q->nr, q->vw, q->mb, q->nb, q->kc, q->ku, q->order,
+                 q->a_packed, q->prefetch,
+                 (int)pr->c_t | (int)pr->b_fused << 1};
       memcpy(v + n, x, sizeof x);
       break;
     }
@@ -656,9 +660,11 @@ static double packed_from(const vncl__gemm_params *p,
  * 128 x 4096 x 4096 spent 15.9 ms of 44 in the pack of B, 32 x 1024 x
  * 1024 326 us of 676 (Intel Xeon, model 167, 2026-12-05; docs/tuning.md,
  * "Few rows against a transposed B"). Taken where B has at least twice
- * A's rows (n >= 2 m); the swapped product runs with its own shape class's
- * set (the one for n x m x k), and only where both sets use the CPU
- * kernel. Fills sw and ps and returns true when the swap applies. */
+ * A's rows and the depth is at least twice them (n >= 2m, k >= 2m: with
+ * a shorter depth the transposed stores cost what the pack saved); the
+ * swapped product runs with its own shape class's set (the one for n x m
+ * x k), and only where both sets use the CPU kernel. Fills sw and ps and
+ * returns true when the swap applies. */
 static bool packed_swap(vncl_context *ctx, const vncl__gemm_problem *pr,
                         const vncl__gemm_params *p, vncl__gemm_problem *sw,
                         vncl__gemm_params *ps) {
