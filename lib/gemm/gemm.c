@@ -627,8 +627,13 @@ static vncl_status run_packed(vncl_context *ctx, const vncl__gemm_params *p,
                      pr->batch, pr->b, pr->b_off, pr->b_cs, pr->b_rs,
                      pr->b_bs, sb, pl.es, num_wait, wait, &deps[ndeps++],
                      abytes * pr->k * pr->n);
+  /* The kernel waits for the packs, which waited for the caller's list;
+   * with no pack at all (A read in place, B packed by the kernel) it
+   * waits for the caller's list itself. */
   if (!s)
-    s = launch_packed(ctx, p, pr, &pl, &gk, sa, sb, ndeps, deps, event);
+    s = ndeps ? launch_packed(ctx, p, pr, &pl, &gk, sa, sb, ndeps, deps, event)
+              : launch_packed(ctx, p, pr, &pl, &gk, sa, sb, num_wait, wait,
+                              event);
   for (cl_uint i = 0; i < ndeps; i++)
     if (deps[i]) clReleaseEvent(deps[i]);
   /* Safe while the kernels run: see vncl__buffer_free. */
