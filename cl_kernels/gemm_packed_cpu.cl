@@ -391,9 +391,16 @@ __kernel void gemm_packed_cpu(const uint m, const uint n, const uint k,
                               __global C_T *c, const ulong c_off,
                               const ulong ldc, const ulong c_bs)
 {
-#if B_FUSED
     const uint jb = get_global_id(0) * NB;
     const ulong g = get_global_id(2);
+    a += a_off + g * a_bs;
+    c += c_off + g * c_bs;
+#if A_PACKED
+    const uint kk = kp;             /* depth to run: padded (zeros are harmless) */
+#else
+    const uint kk = k;              /* in place: exactly k */
+#endif
+#if B_FUSED
     if (jb >= n)
         return;
     b += b_off + g * b_bs;
@@ -460,13 +467,6 @@ __kernel void gemm_packed_cpu(const uint m, const uint n, const uint k,
             }
         }
     }
-    a += a_off + g * a_bs;
-    c += c_off + g * c_bs;
-#if A_PACKED
-    const uint kk = kp;
-#else
-    const uint kk = k;
-#endif
     for (uint ib = 0; ib < m; ib += MB) {
 #if A_PACKED
         __global const A_T *ab_ = a + (ulong)ib * kp;
@@ -476,21 +476,14 @@ __kernel void gemm_packed_cpu(const uint m, const uint n, const uint k,
         BLOCK_FULL_DEPTH(ib, ab_, bl, kk)
     }
 #else
-    const uint jb = get_global_id(0) * NB;
     const uint ib = get_global_id(1) * MB;
-    const ulong g = get_global_id(2);
     if (ib >= m || jb >= n)
         return;
     /* Panel ib/MR of packed A starts at (ib/MR)*MR*kp = ib*kp; the same for B. */
-    a += a_off + g * a_bs;
 #if A_PACKED
     a += (ulong)ib * kp;
-    const uint kk = kp;             /* depth to run: padded (zeros are harmless) */
-#else
-    const uint kk = k;              /* in place: exactly k */
 #endif
     bp += g * bp_bs + (ulong)jb * kp;
-    c += c_off + g * c_bs;
 
 #if KC != 0
     if (kk > KC) {
