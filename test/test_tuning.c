@@ -1087,6 +1087,22 @@ static void test_resume(void **state) {
   t_rmtree(dir);
 }
 
+/* autotune_run(o) with its standard error into the file `log`. */
+static int run_logged(autotune_opts *o, const char *log) {
+  fflush(stderr);
+  int saved = dup(2);
+  assert_true(saved >= 0);
+  FILE *lf = fopen(log, "w");
+  assert_non_null(lf);
+  assert_true(dup2(fileno(lf), 2) >= 0);
+  int rc = autotune_run(o);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  fclose(lf);
+  return rc;
+}
+
 /* The progress count is true: in every job each line's count is one past
  * the last, never past its total, and the job's last line has count ==
  * total (the candidates really run; "12/11" was the old count past its
@@ -1107,20 +1123,10 @@ static void progress_run(double budget, bool faults) {
   o.budget = budget;
   o.timeout = 8;
   o.worker_argv = worker_argv;
-  /* No cap: the random samples, the climb and the confirmation (when a
+  /* No cap: the climb, the random samples and the confirmation (when a
    * candidate wins) run as the budget allows, each adding to the plan. */
   o.max_candidates = 0;
-  fflush(stderr);
-  int saved = dup(2);
-  assert_true(saved >= 0);
-  FILE *lf = fopen(log, "w");
-  assert_non_null(lf);
-  assert_true(dup2(fileno(lf), 2) >= 0);
-  int rc = autotune_run(&o);
-  fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  fclose(lf);
+  int rc = run_logged(&o, log);
   unsetenv("VNCL_TUNE_TEST_FAULTS");
   assert_int_equal(rc, 0);
   FILE *f = fopen(log, "r");
@@ -1156,6 +1162,93 @@ static void progress_run(double budget, bool faults) {
   fclose(f);
   assert_true(lines >= evals);
   assert_int_equal(evals, o.evaluated + o.reused);
+  t_rmtree(dir);
+}
+
+/* A search climbs from the set in force first: the first candidates
+ * measured after the defaults are exactly the valid neighbours of that set
+ * (one parameter one value step away in the job's space, as the job builds
+ * it), each once; a neighbour that wins is measured again ("again"), which
+ * is not a new candidate. The cap, twice the neighbours, leaves room for
+ * the first round and its second measurements. Before 2026-12-05 random
+ * samples came first, and a quick job's few seconds rarely reached the
+ * neighbours (docs/tuning.md, "How it searches"). */
+static void test_climb_first(void **state) {
+  (void)state;
+  vncl_context *ctx = ctx_with_db("/nonexistent/none.json");
+  tspace table, sp;
+  assert_true(tspace_from_ops("transpose", true, &table));
+  vncl_tuning_params base;
+  T_OK(ctx, vncl_tuning_get(ctx, "transpose", VNCL_F32, NULL, &base));
+  tspace_with_base(&table, &base, &sp);
+  int bidx[TS_MAX_PARAMS] = {0};
+  for (int i = 0; i < sp.np; i++) {
+    int v = -1;
+    for (int k = 0; k < base.count; k++)
+      if (!strcmp(base.names[k], sp.p[i].name)) v = (int)base.values[k];
+    bidx[i] = idx_of(&sp, sp.p[i].name, v);
+  }
+  enum { MAXN = 2 * TS_MAX_PARAMS };
+  int nb[MAXN][TS_MAX_PARAMS], nn = 0, seen[MAXN] = {0};
+  char why[256];
+  for (int p = 0; p < sp.np; p++)
+    for (int d = -1; d <= 1; d += 2) {
+      int c[TS_MAX_PARAMS];
+      memcpy(c, bidx, sizeof c);
+      c[p] += d;
+      if (c[p] >= 0 && c[p] < sp.p[p].n &&
+          tspace_valid(ctx, &sp, c, VNCL_F32, "square", why, sizeof why))
+        memcpy(nb[nn++], c, sizeof c);
+    }
+  assert_true(nn >= 2); /* else the test says nothing on this device */
+
+  char dir[512], out[600], log[600];
+  t_tmpdir(dir, sizeof dir);
+  snprintf(out, sizeof out, "%s/tuning.json", dir);
+  snprintf(log, sizeof log, "%s/stderr.txt", dir);
+  autotune_opts o;
+  memset(&o, 0, sizeof o);
+  o.out = out;
+  o.quick = true;
+  o.kernels = "transpose";
+  o.budget = 300; /* room for the whole round on a slow machine */
+  o.timeout = 60;
+  o.worker_argv = worker_argv;
+  o.max_candidates = 2 * nn;
+  assert_int_equal(run_logged(&o, log), 0);
+  FILE *f = fopen(log, "r");
+  assert_non_null(f);
+  char line[2048];
+  int cands = 0;
+  while (cands < nn && fgets(line, sizeof line, f)) {
+    int d, t, at = 0;
+    if (sscanf(line, "autotune: transpose %d/%d %n", &d, &t, &at) != 2 ||
+        !at || !strchr(line + at, '=') || !strncmp(line + at, "again ", 6))
+      continue; /* not a new candidate: the defaults, a summary, again */
+    int idx[TS_MAX_PARAMS] = {0};
+    const char *q = line + at;
+    for (int i = 0; i < sp.np; i++) {
+      char name[64];
+      int v, used = 0;
+      if (sscanf(q, "%63[^=]=%d%n", name, &v, &used) != 2)
+        fail_msg("unreadable candidate: %s", line);
+      assert_string_equal(name, sp.p[i].name);
+      idx[i] = idx_of(&sp, name, v);
+      q += used;
+      if (*q == ',') q++;
+    }
+    int hit = -1;
+    for (int k = 0; k < nn; k++)
+      if (!memcmp(nb[k], idx, sizeof idx)) hit = k;
+    if (hit < 0) fail_msg("candidate %d is no neighbour of the set in "
+                          "force: %s", cands + 1, line);
+    assert_int_equal(seen[hit], 0);
+    seen[hit] = 1;
+    cands++;
+  }
+  fclose(f);
+  assert_int_equal(cands, nn);
+  vncl_context_destroy(ctx);
   t_rmtree(dir);
 }
 
@@ -1262,6 +1355,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_edge_check),
       cmocka_unit_test(test_resume),
       cmocka_unit_test(test_progress_count),
+      cmocka_unit_test(test_climb_first),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

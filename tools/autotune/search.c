@@ -1,9 +1,10 @@
 /*
  * The autotuner: for each job (a kernel, dtype and shape class on one
  * problem size) it measures the parameters in force, then searches the
- * job's space: every valid candidate when there are few, else random
- * samples followed by hill climbing (one parameter one step at a time)
- * until no neighbour is faster or the job's share of the budget is spent.
+ * job's space: every valid candidate when there are few, else hill
+ * climbing (one parameter one step at a time) from the set in force until
+ * no neighbour is faster, then random samples, climbed from where one
+ * beats it, until the job's share of the budget is spent.
  * Candidates run in worker processes (runner.c); every answer is appended
  * to OUT.partial (a vncl_tuning_journal) at once, so an interrupted run
  * resumes from it. The winners (ours or CLBlast per class) go into the
@@ -46,6 +47,7 @@ typedef struct session {
   vncl_tuning_journal *partial;
   char out[1024], partial_path[1100];
   double t_start, budget;
+  double share_scale; /* 1 / the shares of the jobs asked for */
   int runs;
   /* progress of the current job */
   const char *label;
@@ -300,58 +302,30 @@ typedef struct result {
   bool have_idx;  /* best is a space point (else the baseline) */
 } result;
 
+/* Candidate idx of job j, measured; `again` measures it once more under a
+ * key of its own ("again " before the values). */
 static double eval_idx(session *s, const job *j, const int *idx,
-                       const vncl_tuning_params *base) {
+                       const vncl_tuning_params *base, bool again) {
   char key[1024];
   job_prefix(s, j, key, sizeof key);
+  if (again) strncat(key, "again ", sizeof key - strlen(key) - 1);
   cJSON *req = cand_request(j, j->space, idx, base, key, sizeof key);
   double r = evaluate(s, key, req);
   cJSON_Delete(req);
   return r;
 }
 
-static void search(session *s, job *j, const vncl_tuning_params *base,
-                   double baseline_rate, result *res) {
+/* Hill climbing from res's point: every neighbour one value step away in
+ * one parameter is measured, the best that is at least 1% faster (in the
+ * lower of two measurements) becomes the point, until none is, the job's
+ * time is spent or the cap reached. */
+static void climb(session *s, job *j, const vncl_tuning_params *base,
+                  result *res, int *tried) {
   const tspace *sp = j->space;
-  cands c;
-  enumerate(s, j, sp, &c);
-  res->rate = baseline_rate;
-  res->have_idx = false;
-  int bidx[TS_MAX_PARAMS];
-  if (base_index(sp, base, bidx) && sp->kind != TS_CLBLAST) {
-    memcpy(res->idx, bidx, sizeof bidx);
-    res->have_idx = true; /* the baseline is a point: climb from it */
-  }
   int cap = s->o->max_candidates;
-  int budget_n = j->samples;
-  bool exhaustive = c.n <= budget_n;
-  int first = c.n ? (exhaustive ? c.n : budget_n) : 0;
-  if (cap && first > cap) first = cap;
-  plan(s, first);
-  int tried = 0;
-  uint64_t rng = 1469598103934665603ULL; /* FNV-1a of the label */
-  for (const char *c = j->label; *c; c++)
-    rng = (rng ^ (unsigned char)*c) * 1099511628211ULL;
-  rng |= 1;
-  /* Exhaustive or random samples. */
-  for (int i = 0; i < (exhaustive ? c.n : budget_n) && c.n; i++) {
-    if (!job_time_left(s) || (cap && tried >= cap)) break;
-    int pick = exhaustive ? i : (int)(rng_next(&rng) % (uint64_t)c.n);
-    int idx[TS_MAX_PARAMS] = {0};
-    for (int p = 0; p < sp->np; p++) idx[p] = c.v[pick][p];
-    double r = eval_idx(s, j, idx, base);
-    tried++;
-    if (r > res->rate) {
-      res->rate = r;
-      memcpy(res->idx, idx, sizeof idx);
-      res->have_idx = true;
-    }
-  }
-  plan_done(s); /* what the budget or the cap cut */
-  /* Hill climbing: neighbours one step away in one parameter. */
-  bool improved = !exhaustive && res->have_idx;
   char why[256];
-  while (improved && job_time_left(s) && !(cap && tried >= cap)) {
+  bool improved = true;
+  while (improved && job_time_left(s) && !(cap && *tried >= cap)) {
     improved = false;
     int cur[TS_MAX_PARAMS];
     memcpy(cur, res->idx, sizeof cur);
@@ -368,7 +342,7 @@ static void search(session *s, job *j, const vncl_tuning_params *base,
                          shape_names[j->shape], why, sizeof why))
           round++;
       }
-    if (cap && round > cap - tried) round = cap - tried;
+    if (cap && round > cap - *tried) round = cap - *tried;
     plan(s, round);
     for (int p = 0; p < sp->np && job_time_left(s); p++)
       for (int d = -1; d <= 1; d += 2) {
@@ -379,10 +353,23 @@ static void search(session *s, job *j, const vncl_tuning_params *base,
         if (!tspace_valid(s->ctx, sp, nb, (vncl_dtype)j->dtype,
                          shape_names[j->shape], why, sizeof why))
           continue;
-        if (cap && tried >= cap) break;
+        if (cap && *tried >= cap) break;
         if (!job_time_left(s)) break;
-        double r = eval_idx(s, j, nb, base);
-        tried++;
+        double r = eval_idx(s, j, nb, base, false);
+        (*tried)++;
+        /* A neighbour that wins is measured again and keeps the lower
+         * rate: one measurement on a busy machine can read 1.15x high,
+         * and a climb that steps onto such a point spends its next round
+         * around it (a quick f32 search took ORDER 1 at 295 GFLOP/s
+         * against 224 for the row, then read every neighbour of it at
+         * 130-170, and the row's 256 again). */
+        if (r > res->rate * 1.01 && job_time_left(s) &&
+            !(cap && *tried >= cap)) {
+          plan(s, 1);
+          double r2 = eval_idx(s, j, nb, base, true);
+          (*tried)++;
+          if (r2 < r) r = r2;
+        }
         if (r > res->rate * 1.01) {
           res->rate = r;
           memcpy(res->idx, nb, sizeof nb);
@@ -391,6 +378,67 @@ static void search(session *s, job *j, const vncl_tuning_params *base,
       }
     plan_done(s);
   }
+}
+
+/* Every valid point where the space has no more than the job's samples.
+ * Otherwise, where the set in force is a point of the space (our kernels:
+ * job_space adds its values), the climb starts there: its neighbours are
+ * the likeliest gains, and a quick job's few seconds used to go on random
+ * samples far from it (the 16-bit class as AVX2 code: three samples at
+ * 0.67-0.85x the row, then the job's 10 s were spent and no neighbour had
+ * been measured). Random samples follow with the time left, and a sample
+ * that beats the climb's point is climbed from too.
+ * CLBlast's space (its defaults are not a point): samples, then the climb
+ * from the best. */
+static void search(session *s, job *j, const vncl_tuning_params *base,
+                   double baseline_rate, result *res) {
+  const tspace *sp = j->space;
+  cands c;
+  enumerate(s, j, sp, &c);
+  res->rate = baseline_rate;
+  res->have_idx = false;
+  int bidx[TS_MAX_PARAMS];
+  if (base_index(sp, base, bidx) && sp->kind != TS_CLBLAST) {
+    memcpy(res->idx, bidx, sizeof bidx);
+    res->have_idx = true; /* the baseline is a point: climb from it */
+  }
+  int cap = s->o->max_candidates;
+  int budget_n = j->samples;
+  bool exhaustive = c.n <= budget_n;
+  int tried = 0;
+  if (!exhaustive && res->have_idx) climb(s, j, base, res, &tried);
+  int first = c.n ? (exhaustive ? c.n : budget_n) : 0;
+  if (cap && first > cap - tried) first = cap > tried ? cap - tried : 0;
+  if (!job_time_left(s)) first = 0;
+  plan(s, first);
+  uint64_t rng = 1469598103934665603ULL; /* FNV-1a of the label */
+  for (const char *c = j->label; *c; c++)
+    rng = (rng ^ (unsigned char)*c) * 1099511628211ULL;
+  rng |= 1;
+  /* Exhaustive or random samples. */
+  bool sampled_best = false;
+  for (int i = 0; i < (exhaustive ? c.n : budget_n) && c.n; i++) {
+    if (!job_time_left(s) || (cap && tried >= cap)) break;
+    int pick = exhaustive ? i : (int)(rng_next(&rng) % (uint64_t)c.n);
+    int idx[TS_MAX_PARAMS] = {0};
+    for (int p = 0; p < sp->np; p++) idx[p] = c.v[pick][p];
+    double r = eval_idx(s, j, idx, base, false);
+    tried++;
+    if (r > res->rate && job_time_left(s) && !(cap && tried >= cap)) {
+      plan(s, 1); /* again, as in the climb */
+      double r2 = eval_idx(s, j, idx, base, true);
+      tried++;
+      if (r2 < r) r = r2;
+    }
+    if (r > res->rate) {
+      res->rate = r;
+      memcpy(res->idx, idx, sizeof idx);
+      res->have_idx = true;
+      sampled_best = true;
+    }
+  }
+  plan_done(s); /* what the budget or the cap cut */
+  if (!exhaustive && sampled_best) climb(s, j, base, res, &tried);
   free(c.v);
 }
 
@@ -611,7 +659,7 @@ static void job_begin(session *s, job *j) {
   s->best_rate = 0;
   s->job_start = tune_now();
   double left = s->budget - (s->job_start - s->t_start);
-  s->job_budget = s->budget * j->share;
+  s->job_budget = s->budget * j->share * s->share_scale;
   if (s->job_budget > left) s->job_budget = left > 5 ? left : 5;
   if (getenv("VNCL_TUNE_TEST_FAULTS")) eval_test_faults(s, j);
 }
@@ -643,15 +691,45 @@ static void job_space(job *j, const tspace *table,
   j->space = &j->own;
 }
 
+/* Shares of the budget, per job; autotune_run scales them so that the jobs
+ * asked for fill it (share_scale). f64 and 16-bit take a smaller share
+ * than f32; CLBlast's search is for full runs, and a quick run times it
+ * on the square class only (its builds take seconds each). */
+static double share_fast(bool q, int sh) {
+  return sh == SHAPE_SQUARE ? (q ? 0.40 : 0.32)
+         : sh == SHAPE_NARROW ? (q ? 0.10 : 0.12)
+                              : (q ? 0.08 : 0.10);
+}
+static double share_clblast(bool q, int sh) {
+  return sh == SHAPE_SQUARE ? (q ? 0.12 : 0.10) : (q ? 0 : 0.02);
+}
+static double share_direct(bool q) { return q ? 0.12 : 0.14; }
+static double share_ops(bool q) { return q ? 0.18 : 0.12; }
+static double dtype_scale(int dtype) { return dtype == VNCL_F32 ? 1.0 : 0.35; }
+
+/* CLBlast stores f16 only where the device computes in half (and never
+ * bf16): the 16-bit class is ours alone elsewhere. */
+static bool clblast_takes(const session *s, int dtype) {
+  return dtype != VNCL_BF16 && (dtype != VNCL_F16 || s->info.fp16);
+}
+
+/* The shares of tune_gemm's jobs for one dtype. */
+static double gemm_share(const session *s, int dtype) {
+  bool q = s->o->quick;
+  double sum = share_direct(q);
+  for (int sh = 0; sh < SHAPES; sh++)
+    sum += share_fast(q, sh) + (clblast_takes(s, dtype) ? share_clblast(q, sh)
+                                                        : 0);
+  return sum * dtype_scale(dtype);
+}
+
 /* GEMM for one dtype: every class, our kernels and CLBlast. */
 static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
   bool q = s->o->quick;
-  bool f64 = dtype == VNCL_F64, f32 = dtype == VNCL_F32;
+  bool f64 = dtype == VNCL_F64;
   const char *dn = vncl_dtype_name((vncl_dtype)dtype);
-  double dscale = f32 ? 1.0 : 0.35; /* f64 and 16-bit: a smaller share */
-  /* CLBlast stores f16 only where the device computes in half (and never
-   * bf16): the 16-bit class is ours alone elsewhere. */
-  bool clblast_ok = dtype != VNCL_BF16 && (dtype != VNCL_F16 || s->info.fp16);
+  double dscale = dtype_scale(dtype);
+  bool clblast_ok = clblast_takes(s, dtype);
   size_t big = q || f64 ? 1024 : 2048;
   for (int sh = 0; sh < SHAPES && !s->stopped && !interrupted; sh++) {
     /* The built-in set: nothing installed on the session's context. */
@@ -674,21 +752,21 @@ static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
     j.batch = 1;
     if (sh == SHAPE_SQUARE) {
       j.m = j.n = j.k = big;
-      j.share = (q ? 0.40 : 0.32) * dscale;
+      j.share = share_fast(q, sh) * dscale;
       j.samples = q ? 5 : 20;
       snprintf(j.label, sizeof j.label, "gemm %s large square", dn);
     } else if (sh == SHAPE_NARROW) {
       j.m = 4096;
       j.n = 64;
       j.k = 1024;
-      j.share = (q ? 0.10 : 0.12) * dscale;
+      j.share = share_fast(q, sh) * dscale;
       j.samples = q ? 2 : 12;
       snprintf(j.label, sizeof j.label, "gemm %s tall-skinny", dn);
     } else {
       j.m = 64;
       j.n = 4096;
       j.k = 1024;
-      j.share = (q ? 0.08 : 0.10) * dscale;
+      j.share = share_fast(q, sh) * dscale;
       j.samples = q ? 2 : 10;
       snprintf(j.label, sizeof j.label, "gemm %s flat", dn);
     }
@@ -725,7 +803,7 @@ static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
       job c = j;
       c.kind = TS_CLBLAST;
       c.space = tspace_clblast(q);
-      c.share = (sh == SHAPE_SQUARE ? (q ? 0.12 : 0.10) : 0.02) * dscale;
+      c.share = share_clblast(q, sh) * dscale;
       /* A CLBlast build takes 5-15 s on PoCL: its search is for full
        * runs. */
       c.samples = sh == SHAPE_SQUARE && !q ? 6 : 0;
@@ -756,7 +834,7 @@ static void tune_gemm(session *s, vncl_tuning_db *db, int dtype) {
       d.m = d.n = d.k = 96;
       d.batch = 16;
       job_space(&d, tspace_gemm("gemm_direct", q), &best);
-      d.share = (q ? 0.12 : 0.14) * dscale;
+      d.share = share_direct(q) * dscale;
       d.samples = q ? 3 : 16;
       snprintf(d.label, sizeof d.label, "gemm %s small batched", dn);
       job_begin(s, &d);
@@ -832,7 +910,7 @@ static void tune_ops(session *s, vncl_tuning_db *db, const char *fam,
   job_space(&j, &table, &v);
   j.kind = TS_OPS;
   j.dtype = VNCL_F32;
-  j.share = (s->o->quick ? 0.18 : 0.12) / nfam;
+  j.share = share_ops(s->o->quick) / nfam;
   j.samples = s->o->quick ? 2 : 10;
   snprintf(j.label, sizeof j.label, "%s", j.space->name);
   job_begin(s, &j);
@@ -955,20 +1033,15 @@ int autotune_run(autotune_opts *o) {
   sigaction(SIGINT, &sa, &old);
 
   if (!db) s.stopped = true;
+  /* Three storage classes: f32, f64 and 16-bit (f16 and bf16 share one
+   * set, tuned with f16 storage unless only bf16 is asked for). */
   bool want_gemm = wanted(o->kernels, "gemm");
-  if (want_gemm && db) {
-    /* Three storage classes: f32, f64 and 16-bit (f16 and bf16 share one
-     * set, tuned with f16 storage unless only bf16 is asked for). */
-    bool f32 = wanted(o->dtypes, "f32");
-    bool f64 = s.info.fp64 &&
-               (o->dtypes ? wanted(o->dtypes, "f64") : !o->quick);
-    bool h16 = o->dtypes && (wanted(o->dtypes, "f16") ||
-                             wanted(o->dtypes, "bf16"));
-    if (f32) tune_gemm(&s, db, VNCL_F32);
-    if (f64 && !s.stopped && !interrupted) tune_gemm(&s, db, VNCL_F64);
-    if (h16 && !s.stopped && !interrupted)
-      tune_gemm(&s, db, wanted(o->dtypes, "f16") ? VNCL_F16 : VNCL_BF16);
-  }
+  bool f32 = want_gemm && wanted(o->dtypes, "f32");
+  bool f64 = want_gemm && s.info.fp64 &&
+             (o->dtypes ? wanted(o->dtypes, "f64") : !o->quick);
+  bool h16 = want_gemm && o->dtypes &&
+             (wanted(o->dtypes, "f16") || wanted(o->dtypes, "bf16"));
+  int h16_dtype = wanted(o->dtypes, "f16") ? VNCL_F16 : VNCL_BF16;
   /* The tensor-op families: every family but gemm. */
   int nfam = 0;
   for (int f = 0; f < vncl_tuning_family_count(); f++) {
@@ -976,6 +1049,19 @@ int autotune_run(autotune_opts *o) {
     if (strcmp(fam, "gemm") &&
         (wanted(o->kernels, "ops") || wanted(o->kernels, fam)))
       nfam++;
+  }
+  /* The jobs asked for split the whole budget in their shares' ratios: a
+   * run of the 16-bit class alone gets all of it, not the 0.25 of it that
+   * class has beside f32 and the tensor ops. */
+  double shares = (f32 ? gemm_share(&s, VNCL_F32) : 0) +
+                  (f64 ? gemm_share(&s, VNCL_F64) : 0) +
+                  (h16 ? gemm_share(&s, h16_dtype) : 0) +
+                  (nfam ? share_ops(o->quick) : 0);
+  s.share_scale = shares > 0 ? 1 / shares : 1;
+  if (db) {
+    if (f32) tune_gemm(&s, db, VNCL_F32);
+    if (f64 && !s.stopped && !interrupted) tune_gemm(&s, db, VNCL_F64);
+    if (h16 && !s.stopped && !interrupted) tune_gemm(&s, db, h16_dtype);
   }
   for (int f = 0; f < vncl_tuning_family_count() && !s.stopped && !interrupted;
        f++) {
