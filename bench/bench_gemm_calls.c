@@ -179,10 +179,11 @@ static void record(bench_ctx *bc, const char *name, const prod *p,
  * vncl's gemm_small (two scalars, three buffers, a ulong16): what the
  * driver adds for a launch's arguments and buffers (PoCL 3.1: 1.1-1.5 us
  * queued on a 2-core Xeon guest), so that what is left of a call is the
- * product's own time and vncl's. */
+ * product's own time and vncl's. And (spin) a kernel whose work-items each
+ * spin n steps of a multiply-add: spin_times. */
 typedef struct empty_kernel {
   cl_program prog;
-  cl_kernel k, args;
+  cl_kernel k, args, spin;
   cl_command_queue q;
   cl_mem buf;
 } empty_kernel;
@@ -198,6 +199,11 @@ static bool empty_make(bench_ctx *bc, empty_kernel *e) {
       "    __global const float *a, __global const float *b,\n"
       "    __global float *c, const ulong16 d) {\n"
       "  if (d.sf == 1 && get_global_id(0) == 0) c[0] = a[0] * al + b[0] * be;\n"
+      "}\n"
+      "__kernel void vncl_bench_spin(__global float *o, const int n) {\n"
+      "  float x = (float)get_global_id(0);\n"
+      "  for (int i = 0; i < n; i++) x = x * 0.999f + 1.0f;\n"
+      "  o[get_global_id(0)] = x;\n"
       "}\n";
   cl_int err;
   e->prog = clCreateProgramWithSource(cx, 1, &src, NULL, &err);
@@ -220,6 +226,7 @@ static bool empty_make(bench_ctx *bc, empty_kernel *e) {
       clReleaseKernel(e->args);
       e->args = NULL;
     }
+    if (e->buf) e->spin = clCreateKernel(e->prog, "vncl_bench_spin", &err);
   }
   return e->k != NULL;
 }
@@ -227,6 +234,7 @@ static bool empty_make(bench_ctx *bc, empty_kernel *e) {
 static void empty_free(empty_kernel *e) {
   if (e->k) clReleaseKernel(e->k);
   if (e->args) clReleaseKernel(e->args);
+  if (e->spin) clReleaseKernel(e->spin);
   if (e->buf) clReleaseMemObject(e->buf);
   if (e->prog) clReleaseProgram(e->prog);
   memset(e, 0, sizeof *e);
@@ -451,6 +459,91 @@ static bool floor_times(bench_ctx *bc, const empty_kernel *e, int calls,
   return ok;
 }
 
+/* What a command spread over the device's cores costs beyond its work:
+ * `cmds` commands of the spin kernel with `groups` work-groups of one
+ * work-item, queued back to back with profiling events; *dev the median
+ * of their times on the device, *gap (when not NULL) the median from one
+ * command's end to the next one's start. */
+#define SPIN_CMDS 16
+static bool spin_run(const empty_kernel *e, size_t groups, int n, int cmds,
+                     double *dev, double *gap) {
+  cl_event ev[SPIN_CMDS];
+  double d[SPIN_CMDS], g[SPIN_CMDS];
+  size_t one = 1, global = groups;
+  int made = 0;
+  bool ok = cmds >= 2 && cmds <= SPIN_CMDS &&
+            !clSetKernelArg(e->spin, 0, sizeof e->buf, &e->buf) &&
+            !clSetKernelArg(e->spin, 1, sizeof n, &n);
+  for (; ok && made < cmds; made++)
+    ok = clEnqueueNDRangeKernel(e->q, e->spin, 1, NULL, &global, &one, 0,
+                                NULL, &ev[made]) == CL_SUCCESS;
+  if (!ok && made) made--; /* the failed enqueue made no event */
+  ok = clFinish(e->q) == CL_SUCCESS && ok;
+  cl_ulong prev_end = 0;
+  for (int i = 0; i < made && ok; i++) {
+    cl_ulong t0, t1;
+    ok = !clGetEventProfilingInfo(ev[i], CL_PROFILING_COMMAND_START,
+                                  sizeof t0, &t0, NULL) &&
+         !clGetEventProfilingInfo(ev[i], CL_PROFILING_COMMAND_END, sizeof t1,
+                                  &t1, NULL) &&
+         t1 >= t0;
+    if (ok) d[i] = (double)(t1 - t0) * 1e-9;
+    if (ok && i) g[i - 1] = t0 > prev_end ? (double)(t0 - prev_end) * 1e-9 : 0;
+    prev_end = t1;
+  }
+  for (int i = 0; i < made; i++) clReleaseEvent(ev[i]);
+  double unused;
+  if (ok) {
+    *dev = bench_median(d, cmds, &unused);
+    if (gap) *gap = bench_median(g, cmds - 1, &unused);
+  }
+  return ok;
+}
+
+/* How late a device's second core joins a command, and how long its queue
+ * idles between two long ones: the spin kernel at about 100 us a group,
+ * one group and then two. Where both groups run at once the two take what
+ * one takes; PoCL 3.1's second worker, asleep while the first ran alone,
+ * started the second group 17-19 us late on a 2-core KVM guest, and the
+ * next command started 8-22 us after a long one ended (docs/benchmarks.md,
+ * session 30). Printed beside the floor: part of it for any product
+ * spread over the cores. */
+static void spin_times(bench_ctx *bc, const empty_kernel *e) {
+  cl_command_queue_properties props = 0;
+  if (!e->spin ||
+      clGetCommandQueueInfo(e->q, CL_QUEUE_PROPERTIES, sizeof props, &props,
+                            NULL) ||
+      !(props & CL_QUEUE_PROFILING_ENABLE))
+    return;
+  /* n for about 100 us a group, from one group of 20000 steps. */
+  double d0 = 0;
+  int n = 20000;
+  if (!spin_run(e, 1, n, 3, &d0, NULL) || !(d0 > 0)) return;
+  double want = 100e-6 / d0 * n;
+  n = want < 1000 ? 1000 : want > 2e8 ? 200000000 : (int)want;
+  int reps = bc->repeats;
+  double *one = calloc((size_t)reps, sizeof *one),
+         *two = calloc((size_t)reps, sizeof *two),
+         *gap = calloc((size_t)reps, sizeof *gap);
+  bool ok = one && two && gap;
+  for (int r = 0; r < reps && ok; r++)
+    ok = spin_run(e, 1, n, SPIN_CMDS, &one[r], &gap[r]) &&
+         spin_run(e, 2, n, SPIN_CMDS, &two[r], NULL);
+  if (ok) {
+    double unused, d1 = bench_median(one, reps, &unused),
+                   d2 = bench_median(two, reps, &unused),
+                   g = bench_median(gap, reps, &unused);
+    printf("gemm      a command of two work-groups (one work-item each, %.0f "
+           "us of work each) against one: %.1f / %.1f us on the device, the "
+           "second group %.1f us late; the next command starts %.1f us "
+           "after one ends\n",
+           d1 * 1e6, d2 * 1e6, d1 * 1e6, (d2 - d1) * 1e6, g * 1e6);
+  }
+  free(one);
+  free(two);
+  free(gap);
+}
+
 /* One call's time against the driver's floor, and where it goes: the
  * call less an empty kernel's time in the same rounds and mode (the
  * median of the rounds' differences: vncl's own work per call plus
@@ -489,6 +582,7 @@ static void small_calls(bench_ctx *bc) {
              "buffers, a ulong16), alone: %.1f us waited, %.1f us queued "
              "per call\n",
              fl.args_waited * 1e6, fl.args_queued * 1e6);
+    spin_times(bc, &ek);
   }
   for (size_t s = 0; s < ns; s++) {
     prod p;
