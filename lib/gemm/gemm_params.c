@@ -155,8 +155,27 @@ static const vncl__tunable clblast_tunables[] = {
  * the noise (0.85-0.87 / 0.90-0.94). KU=4 ran below KU=8 (0.83-0.85 at
  * 512^3). The AVX-512 16-bit rows keep KU=16: KU=8 moved nothing there
  * (1024^3 and 1536^3, 0.90-1.00x either way). */
-#define CPU256_PACKED16 "MR=6 NR=16 VW=8 MB=48 NB=64 KC=0 KU=8 ORDER=0 A_PACKED=2 "
+/* Since 2026-12-05: 4 x 16 tiles (8 accumulators) with KU=16, square and
+ * flat, and the narrow sets likewise (CPU256_NARROW16). With 6 x 16 tiles
+ * the 12 accumulators, 2 B vectors, the broadcast and the widened A left
+ * PoCL's code for a 16-bit A with an f32 C short of AVX2's 16 registers:
+ * it kept accumulators on the stack every depth step (perf annotate), and
+ * f16 ran at 0.58-0.74x of f32 where C is f32 (the tensor API's mixed
+ * product; the bench's hgemm, C f16 too, read 0.82-0.92x). Timed as AVX2
+ * code on the Intel Xeon (model 167; one process per run, two or three
+ * alternated passes, 16-bit against f32 in the same pass), the old sets /
+ * these: f16, C f32, 512^3-2048^3 0.59-0.71 / 0.88-0.98, 1000^3 0.62-0.63
+ * / 0.85-0.89, flat 128 x 4096 x 4096 0.77-0.80 / 1.04-1.06, narrow 4096 x
+ * 64 x 1024 0.58-0.63 / 0.82-0.92; f16, C f16, 512^3-2048^3 0.48-0.89 /
+ * 0.89-0.96; bf16 square and flat alike within the noise (0.82-1.13 /
+ * 0.83-1.21), narrow 0.80-0.98 / 0.78-0.93, and the swapped layer 8 x
+ * 4096 x 4096 with B transposed 0.62-0.67 / 0.81-0.93.
+ * MR=5 (MB 40) ran as MR=4 in the square class; 4 divides the flat
+ * class's MB 132 and the big blocks' 192. The Zen 4's KU=8 above was
+ * timed with 6-row tiles and a 16-bit C; not on an AVX2 host. */
+#define CPU256_PACKED16 "MR=4 NR=16 VW=8 MB=48 NB=64 KC=0 KU=16 ORDER=0 A_PACKED=2 "
 #define CPU256_NARROW "MR=6 NR=16 VW=8 MB=24 NB=64 KC=0 KU=8 ORDER=0 A_PACKED=0 "
+#define CPU256_NARROW16 "MR=4 NR=16 VW=8 MB=24 NB=64 KC=0 KU=16 ORDER=0 A_PACKED=0 "
 /* Square products from 2e9 (about 1260^3) on the AVX2 rows: blocks of 192
  * x 16 (big_tall 4 on 48 x 64), so each B sliver (KC=0: all the depth, 64
  * bytes a depth) serves 32 panels of A instead of 8. Timed as AVX2 code on
@@ -434,7 +453,7 @@ static const vncl__tunable clblast_tunables[] = {
  * check, not from a run. */
 #define UNMEASURED256 "register model; packed sets timed as AVX2 code on the AVX-512 guest (POCL_KERNELLIB_NAME=avx2), 2026-12-01 and 2026-12-02; not on an AVX2 host"
 #define BIG256 "; big_mnk blocks as AVX2 code on the Zen 4 EPYC guest, 2026-12-03"
-#define MEASURED256_16 "as AVX2 code on a Zen 4 EPYC guest (POCL_KERNELLIB_NAME=avx2): KU and switch_mnk16 2026-12-03; the rest as the AVX2 rows; not on an AVX2 host"
+#define MEASURED256_16 "as AVX2 code on a Zen 4 EPYC guest (POCL_KERNELLIB_NAME=avx2): switch_mnk16 2026-12-03; 4-row tiles and KU as AVX2 code on an Intel Xeon (x86 family 6, model 167), 2026-12-05; the rest as the AVX2 rows; not on an AVX2 host"
 /* The f32 square and flat rows: the 2026-11-29 sets, A in place
  * (A_PACKED=2) since; switch_mnk16 2026-12-01 (loaded, noisy). */
 #define MEASURED32 "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02; kept by `vncl autotune --quick` on an Intel Xeon (x86 family 6, model 167), 2026-12-04"
@@ -607,7 +626,7 @@ static const vncl__param_row gemm_rows[] = {
     {R_CPU(0, VNCL__GEMM_ACC32, ANY), AVX2_32 CPU_FLAT,
      UNMEASURED256 FLAT_AVX2},
     {R_CPU(0, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_NARROW),
-     CPU256 CPU256_DIRECT CPU256_SMALL CPU256_NARROW, UNMEASURED256},
+     CPU256 CPU256_DIRECT CPU256_SMALL CPU256_NARROW16, MEASURED256_16},
     {R_CPU(0, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_SQUARE),
      AVX2_16 CPU256_BIG, MEASURED256_16 BIG256},
     {R_CPU(0, VNCL__GEMM_ACC16, ANY), AVX2_16 CPU_FLAT,
