@@ -167,12 +167,13 @@ static const vncl__tunable clblast_tunables[] = {
  * these: f16, C f32, 512^3-2048^3 0.59-0.71 / 0.88-0.98, 1000^3 0.62-0.63
  * / 0.85-0.89, flat 128 x 4096 x 4096 0.77-0.80 / 1.04-1.06, narrow 4096 x
  * 64 x 1024 0.58-0.63 / 0.82-0.92; f16, C f16, 512^3-2048^3 0.48-0.89 /
- * 0.89-0.96; bf16 square and flat alike within the noise (0.82-1.13 /
- * 0.83-1.21), narrow 0.80-0.98 / 0.78-0.93, and the swapped layer 8 x
+ * 0.89-0.96; bf16 square and flat alike within the noise (0.71-1.13 /
+ * 0.64-1.21), narrow 0.80-0.98 / 0.78-0.93, and the swapped layer 8 x
  * 4096 x 4096 with B transposed 0.62-0.67 / 0.81-0.93.
  * MR=5 (MB 40) ran as MR=4 in the square class; 4 divides the flat
  * class's MB 132 and the big blocks' 192. The Zen 4's KU=8 above was
- * timed with 6-row tiles and a 16-bit C; not on an AVX2 host. */
+ * timed with 6-row tiles and a 16-bit C; not on an AVX2 host
+ * (docs/tuning.md, "16-bit tiles on AVX2"). */
 #define CPU256_PACKED16 "MR=4 NR=16 VW=8 MB=48 NB=64 KC=0 KU=16 ORDER=0 A_PACKED=2 "
 #define CPU256_NARROW "MR=6 NR=16 VW=8 MB=24 NB=64 KC=0 KU=8 ORDER=0 A_PACKED=0 "
 #define CPU256_NARROW16 "MR=4 NR=16 VW=8 MB=24 NB=64 KC=0 KU=16 ORDER=0 A_PACKED=0 "
