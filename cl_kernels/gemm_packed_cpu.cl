@@ -94,6 +94,32 @@
 #if B_FUSED && (VW < 2 || KC != 0)
 #error "gemm_packed_cpu: B_FUSED takes VW >= 2 and KC == 0"
 #endif
+/* B_FUSED, B as stored: the row PF_ROWS depths ahead of the one being
+ * copied (its NB values, one prefetch per 64-byte line) is asked into the
+ * cache. Rows of B lie n values apart, a page or more for a layer's
+ * weights, where the hardware prefetchers do not follow: as AVX2 code on
+ * the Intel Xeon the copy of 32 x 4096 x 4096's B waited on memory for 55%
+ * of the kernel's samples and ran the product in 12.0-14.5 ms, with rows 8
+ * ahead in 9.1-10.1 (4 ahead 11.4-12.0, 16 9.9-10.0, 32 10.3-11.7); as
+ * AVX-512 code within the noise (docs/tuning.md, "Few rows against B as
+ * stored"). Only where PoCL compiles for the host CPU (x86-64, AArch64):
+ * the CPU sets run under Oclgrind too, which cannot run llvm.prefetch. */
+#define PF_FUSED_ROW(r, p) (void)0
+#if B_FUSED && (defined(__x86_64__) || defined(__aarch64__)) &&               \
+    defined(__has_builtin)
+#if __has_builtin(__builtin_prefetch)
+#undef PF_FUSED_ROW
+#define PF_ROWS 8
+#define PF_FUSED_ROW(r, p)                                                     \
+    if ((p) + PF_ROWS < k) {                                                   \
+        __global const char *pf_ =                                             \
+            (__global const char *)((r) + (ulong)PF_ROWS * b_rs);              \
+        for (uint l_ = 0; l_ < (NB * (uint)sizeof(AB_T) + 63) / 64; ++l_)    \
+            __builtin_prefetch(pf_ + l_ * 64, 0, 3);                           \
+    }
+#endif
+#endif
+
 /* Where the B slivers live: scratch from gemm_pack, or (B_FUSED) the
  * work-item's local memory. */
 #if B_FUSED
@@ -404,13 +430,18 @@ __kernel void gemm_packed_cpu(const uint m, const uint n, const uint k,
     if (jb >= n)
         return;
     b += b_off + g * b_bs;
-    for (uint tj = 0; tj < TN; ++tj) {
-        const uint j0 = jb + tj * NR;
-        __local ACC *s_ = bl + (ulong)tj * kp * NR;
-        if (b_cs == 1) {
-            /* Rows of B along n: NR values of a depth, NV vector loads. */
-            for (uint p = 0; p < kp; ++p, s_ += NR) {
-                __global const AB_T *r_ = b + (ulong)p * b_rs + j0;
+    if (b_cs == 1) {
+        /* Rows of B along n: a depth's NB values at once (NV vector loads
+         * per sliver), so that each row of B is read as one run of NB
+         * values and its page walked once, not once per sliver (a sliver
+         * at a time, 16-wide AVX2 slivers read 64 bytes a row 16 KiB apart
+         * four times over: 32 x 4096 x 4096 ran at 0.57x OpenBLAS). */
+        for (uint p = 0; p < kp; ++p) {
+            __global const AB_T *r_ = b + (ulong)p * b_rs + jb;
+            PF_FUSED_ROW(r_, p);
+            for (uint tj = 0; tj < TN; ++tj, r_ += NR) {
+                const uint j0 = jb + tj * NR;
+                __local ACC *s_ = bl + ((ulong)tj * kp + p) * NR;
                 if (p < k && j0 + NR <= n) {
                     _Pragma("unroll")
                     for (uint v = 0; v < NV; ++v)
@@ -420,7 +451,11 @@ __kernel void gemm_packed_cpu(const uint m, const uint n, const uint k,
                         s_[e] = p < k && j0 + e < n ? LOAD_AB(r_, e) : (ACC)0;
                 }
             }
-        } else {
+        }
+    } else {
+        for (uint tj = 0; tj < TN; ++tj) {
+            const uint j0 = jb + tj * NR;
+            __local ACC *s_ = bl + (ulong)tj * kp * NR;
             /* B transposed (b_rs == 1): each column of the sliver is
              * contiguous in depth. Blocks of 16 columns and 16 depths: 16
              * vector loads, a transpose through private memory, 16 vector
