@@ -50,8 +50,9 @@ static void fill(vncl_dtype dt, float *f, void *s, size_t n, unsigned *seed) {
   }
 }
 
-static int bufs_make(bench_ctx *bc, gemm_bufs *g, vncl_dtype dt, size_t m,
-                     size_t n, size_t k) {
+/* g's shape and host arrays: A and B filled from seed, rounded to dt. */
+static int host_make(gemm_bufs *g, vncl_dtype dt, size_t m, size_t n,
+                     size_t k, unsigned seed) {
   memset(g, 0, sizeof *g);
   g->m = m;
   g->n = n;
@@ -64,9 +65,15 @@ static int bufs_make(bench_ctx *bc, gemm_bufs *g, vncl_dtype dt, size_t m,
   g->sa = malloc(m * k * es);
   g->sb = malloc(k * n * es);
   if (!g->a || !g->b || !g->c || !g->sa || !g->sb) return -1;
-  unsigned seed = 12345;
   fill(dt, g->a, g->sa, m * k, &seed);
   fill(dt, g->b, g->sb, k * n, &seed);
+  return 0;
+}
+
+static int bufs_make(bench_ctx *bc, gemm_bufs *g, vncl_dtype dt, size_t m,
+                     size_t n, size_t k) {
+  if (host_make(g, dt, m, n, k, 12345)) return -1;
+  size_t es = vncl_dtype_size(dt);
   cl_context cx;
   vncl_context_cl(bc->ctx, &cx, NULL, NULL);
   cl_int e1, e2, e3;
@@ -82,21 +89,8 @@ static int bufs_make(bench_ctx *bc, gemm_bufs *g, vncl_dtype dt, size_t m,
  * mixed product; vncl_gemm_cl keeps C in the inputs' type). */
 static int bufs_make_mixed(bench_ctx *bc, gemm_bufs *g, vncl_dtype dt,
                            size_t m, size_t n, size_t k) {
-  memset(g, 0, sizeof *g);
-  g->m = m;
-  g->n = n;
-  g->k = k;
-  g->dt = dt;
+  if (host_make(g, dt, m, n, k, 54321)) return -1;
   size_t es = vncl_dtype_size(dt);
-  g->a = malloc(m * k * sizeof(float));
-  g->b = malloc(k * n * sizeof(float));
-  g->c = malloc(m * n * sizeof(float));
-  g->sa = malloc(m * k * es);
-  g->sb = malloc(k * n * es);
-  if (!g->a || !g->b || !g->c || !g->sa || !g->sb) return -1;
-  unsigned seed = 54321;
-  fill(dt, g->a, g->sa, m * k, &seed);
-  fill(dt, g->b, g->sb, k * n, &seed);
   int64_t sa[2] = {(int64_t)m, (int64_t)k}, sb[2] = {(int64_t)k, (int64_t)n},
           sc[2] = {(int64_t)m, (int64_t)n};
   return vncl_tensor_create(bc->ctx, dt, 2, sa, &g->ta) ||
