@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "transfer/transfer.h"
@@ -474,6 +475,85 @@ static bool uses_svm(const vncl_tensor *t) {
                          sizeof b, &b, NULL) != CL_SUCCESS)
     return false;
   return b == CL_TRUE;
+}
+
+/* Whether the mapping of this process that holds address a carries the
+ * flag `flag` in /proc/self/smaps ("hg": advised MADV_HUGEPAGE). -1 when
+ * no mapping holds it or the file cannot be read. */
+static int vm_flag_at(uintptr_t a, const char *flag) {
+  FILE *f = fopen("/proc/self/smaps", "r");
+  if (!f) return -1;
+  char line[512];
+  bool in = false;
+  int got = -1;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long lo, hi;
+    char c;
+    if (sscanf(line, "%lx-%lx %c", &lo, &hi, &c) == 3 && strchr(line, ' ') &&
+        strchr(line, '-') < strchr(line, ' ')) {
+      in = a >= lo && a < hi;
+      continue;
+    }
+    if (in && !strncmp(line, "VmFlags:", 8)) {
+      got = 0;
+      for (char *t = strtok(line + 8, " \n"); t; t = strtok(NULL, " \n"))
+        if (!strcmp(t, flag)) got = 1;
+      break;
+    }
+  }
+  fclose(f);
+  return got;
+}
+
+/* Tensors of 8 MiB and more in SVM are advised onto huge pages (Linux,
+ * where the kernel has transparent huge pages): the mapping that holds
+ * the first whole 2 MiB of such a tensor's memory is flagged "hg"; with
+ * VNCL_HUGE_PAGES=0 it is not. 40 MiB, above glibc's largest mmap
+ * threshold, so that each context's tensor is a mapping of its own (a
+ * region advised once keeps the flag after it is freed); each pass in a
+ * context of its own, since freed buffers stay in a context's cache. The
+ * contents survive a write and a read either way. */
+static void test_svm_huge_pages(void **st) {
+  (void)st;
+  vncl_context *c0 = t_context("off");
+  assert_non_null(c0);
+  bool svm = svm_expected(c0);
+  vncl_context_destroy(c0);
+  if (!svm || access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK))
+    return; /* no SVM tensors here, or a kernel without THP */
+  const size_t bytes = 40 * MIB + 6;
+  unsigned char *in = malloc(bytes), *out = malloc(bytes);
+  assert_true(in && out);
+  fill_random(in, bytes);
+  t_env env;
+  for (int pass = 0; pass < 2; pass++) {
+    if (!pass) t_env_set(&env, "VNCL_HUGE_PAGES", "0");
+    vncl_context *c = t_context("off");
+    assert_non_null(c);
+    vncl_tensor *t = bytes_tensor(c, bytes);
+    assert_non_null(t);
+    assert_true(uses_svm(t));
+    void *p = NULL;
+    assert_int_equal(clGetMemObjectInfo(vncl_tensor_cl_mem(t), CL_MEM_HOST_PTR,
+                                        sizeof p, &p, NULL),
+                     CL_SUCCESS);
+    assert_non_null(p);
+    uintptr_t two = (uintptr_t)2 << 20;
+    uintptr_t mid = ((uintptr_t)p + vncl_tensor_offset(t) + two - 1) & ~(two - 1);
+    int hg = vm_flag_at(mid, "hg");
+    assert_int_not_equal(hg, -1);
+    if (pass == 0) assert_int_equal(hg, 0);
+    else assert_int_equal(hg, 1);
+    memset(out, 0xA5, bytes);
+    T_OK(c, vncl_tensor_write(t, in, bytes));
+    T_OK(c, vncl_tensor_read(t, out, bytes));
+    assert_memory_equal(in, out, bytes);
+    vncl_tensor_destroy(t);
+    vncl_context_destroy(c);
+    if (!pass) t_env_restore(&env);
+  }
+  free(in);
+  free(out);
 }
 
 /* Where the device has it, every tensor lives in fine-grained SVM, the
@@ -1266,6 +1346,7 @@ int main(void) {
       cmocka_unit_test(test_auto_and_env),
       cmocka_unit_test(test_staged_via_tensor),
       cmocka_unit_test(test_svm_tensors),
+      cmocka_unit_test(test_svm_huge_pages),
       cmocka_unit_test(test_threads_distinct),
       cmocka_unit_test(test_threads_same_tensor),
       cmocka_unit_test(test_pool_exhaustion),

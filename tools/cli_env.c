@@ -30,6 +30,8 @@ const cli_env_var cli_env[] = {
                          "through (default auto: the table)"},
     {"VNCL_TENSOR_MEMORY", "svm, buffer or auto: tensors in fine-grained SVM "
                            "(default auto: on CPU devices that have it)"},
+    {"VNCL_HUGE_PAGES", "0: SVM tensors of 8 MiB and more stay on ordinary "
+                        "pages (default: advised onto huge pages, Linux)"},
     {"VNCL_NATIVE_FLOAT_WIDTH", "1, 2, 4, 8 or 16: the vector width that "
                                 "picks the CPU rows (default: the "
                                 "device's)"},
