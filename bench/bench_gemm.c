@@ -116,6 +116,11 @@ static void bufs_free(gemm_bufs *g) {
   free(g->sb);
 }
 
+/* The type C is stored in: the inputs' own, or f32 for the mixed product. */
+static vncl_dtype c_dtype(const gemm_bufs *g) {
+  return g->tc ? VNCL_F32 : g->dt;
+}
+
 static int run_vncl(bench_ctx *bc, gemm_bufs *g) {
   if (g->tc)
     return vncl_gemm(bc->ctx, VNCL_NO_TRANS, VNCL_NO_TRANS, 1.0, g->ta, g->tb,
@@ -141,7 +146,8 @@ static int run_clblast(bench_ctx *bc, gemm_bufs *g) {
 
 /* vncl's C against OpenBLAS's f32 product of the same (rounded) inputs. */
 static bool verify(bench_ctx *bc, gemm_bufs *g) {
-  size_t mn = g->m * g->n, es = g->tc ? sizeof(float) : vncl_dtype_size(g->dt);
+  vncl_dtype cdt = c_dtype(g);
+  size_t mn = g->m * g->n, es = vncl_dtype_size(cdt);
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->m, (int)g->n,
               (int)g->k, 1.0f, g->a, (int)g->k, g->b, (int)g->n, 0.0f, g->c,
               (int)g->n);
@@ -154,16 +160,12 @@ static bool verify(bench_ctx *bc, gemm_bufs *g) {
                    : clEnqueueReadBuffer(q, g->dc, CL_TRUE, 0, mn * es, out, 0,
                                          NULL, NULL) == CL_SUCCESS);
   /* The output's own rounding (none for an f32 C). */
-  double uo = g->tc                ? 0
-              : g->dt == VNCL_F16  ? 0x1p-11
-              : g->dt == VNCL_BF16 ? 0x1p-8
-                                   : 0;
+  double uo = cdt == VNCL_F16 ? 0x1p-11 : cdt == VNCL_BF16 ? 0x1p-8 : 0;
   for (size_t i = 0; ok && i < mn; i++) {
     const uint16_t *h = out;
-    double got = g->tc                ? ((float *)out)[i]
-                 : g->dt == VNCL_F16  ? vncl_f16_to_double(h[i])
-                 : g->dt == VNCL_BF16 ? vncl_bf16_to_double(h[i])
-                                      : ((float *)out)[i];
+    double got = cdt == VNCL_F16    ? vncl_f16_to_double(h[i])
+                 : cdt == VNCL_BF16 ? vncl_bf16_to_double(h[i])
+                                    : ((float *)out)[i];
     double want = g->c[i];
     /* Both sums carry f32 rounding: allow k ulps of the terms' scale. */
     double tol = (double)g->k * 0x1p-21 + 2 * uo * fabs(want);
@@ -243,7 +245,7 @@ static timings measure(bench_ctx *bc, gemm_bufs *g /* [3] */, bool peers) {
                  vncl_finish(bc->ctx) == VNCL_OK;
   if (to) openblas_run(&g[0]);
   for (int r = 0; r < reps; r++) {
-    if (to) bench_peer_quiet();
+    if (peers) bench_peer_quiet();
     for (int i = 0; i < 3; i++) {
       int d = (r + i) % 3; /* each storage type first in a third of rounds */
       t.ok[d] = t.ok[d] && run_vncl(bc, &g[d]) == 0 &&
@@ -297,8 +299,7 @@ static void record(bench_ctx *bc, const gemm_bufs *g, const char *name,
   c.flops = 2.0 * g->m * g->n * g->k;
   c.bytes = (double)vncl_dtype_size(g->dt) *
                 ((double)g->m * g->k + (double)g->k * g->n) +
-            (double)(g->tc ? sizeof(float) : vncl_dtype_size(g->dt)) *
-                ((double)g->m * g->n);
+            (double)vncl_dtype_size(c_dtype(g)) * ((double)g->m * g->n);
   c.correct = correct;
   c.gate = gate;
   c.m = (int)g->m;

@@ -474,10 +474,11 @@ static bool spin_run(const empty_kernel *e, size_t groups, int n, int cmds,
   bool ok = cmds >= 2 && cmds <= SPIN_CMDS &&
             !clSetKernelArg(e->spin, 0, sizeof e->buf, &e->buf) &&
             !clSetKernelArg(e->spin, 1, sizeof n, &n);
-  for (; ok && made < cmds; made++)
+  while (ok && made < cmds) {
     ok = clEnqueueNDRangeKernel(e->q, e->spin, 1, NULL, &global, &one, 0,
                                 NULL, &ev[made]) == CL_SUCCESS;
-  if (!ok && made) made--; /* the failed enqueue made no event */
+    if (ok) made++; /* a failed enqueue makes no event */
+  }
   ok = clFinish(e->q) == CL_SUCCESS && ok;
   cl_ulong prev_end = 0;
   for (int i = 0; i < made && ok; i++) {

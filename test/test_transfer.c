@@ -489,8 +489,7 @@ static int vm_flag_at(uintptr_t a, const char *flag) {
   while (fgets(line, sizeof line, f)) {
     unsigned long lo, hi;
     char c;
-    if (sscanf(line, "%lx-%lx %c", &lo, &hi, &c) == 3 && strchr(line, ' ') &&
-        strchr(line, '-') < strchr(line, ' ')) {
+    if (sscanf(line, "%lx-%lx %c", &lo, &hi, &c) == 3) { /* a mapping */
       in = a >= lo && a < hi;
       continue;
     }

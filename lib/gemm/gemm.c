@@ -631,9 +631,8 @@ static vncl_status run_packed(vncl_context *ctx, const vncl__gemm_params *p,
    * with no pack at all (A read in place, B packed by the kernel) it
    * waits for the caller's list itself. */
   if (!s)
-    s = ndeps ? launch_packed(ctx, p, pr, &pl, &gk, sa, sb, ndeps, deps, event)
-              : launch_packed(ctx, p, pr, &pl, &gk, sa, sb, num_wait, wait,
-                              event);
+    s = launch_packed(ctx, p, pr, &pl, &gk, sa, sb, ndeps ? ndeps : num_wait,
+                      ndeps ? deps : wait, event);
   for (cl_uint i = 0; i < ndeps; i++)
     if (deps[i]) clReleaseEvent(deps[i]);
   /* Safe while the kernels run: see vncl__buffer_free. */

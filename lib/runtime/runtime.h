@@ -528,8 +528,6 @@ bool vncl__svm_choose(vncl_context *ctx);
  * freed when OpenCL destroys the buffer; NULL with *err set on failure
  * (the caller may fall back to an ordinary buffer). */
 cl_mem vncl__svm_buffer_create(vncl_context *ctx, size_t bytes, cl_int *err);
-/* Allocations from this size up are advised onto huge pages (svm.c). */
-#define VNCL__HUGE_MIN ((size_t)8 << 20)
 /* The host address of a buffer from vncl__svm_buffer_create, valid while
  * the buffer lives; NULL for any other buffer. Enqueues nothing. */
 void *vncl__svm_host_ptr(cl_mem m);

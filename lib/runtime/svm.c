@@ -108,6 +108,7 @@ static void CL_CALLBACK svm_release(cl_mem m, void *arg) {
  * per allocation) leaves them alone, for a host where compacting memory
  * at the first touch would cost more than the pages save. */
 #define VNCL__HUGE_PAGE ((uintptr_t)2 << 20)
+#define VNCL__HUGE_MIN ((size_t)8 << 20)
 static void svm_huge_pages(void *p, size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   if (bytes < VNCL__HUGE_MIN) return;

@@ -315,6 +315,27 @@ static double eval_idx(session *s, const job *j, const int *idx,
   return r;
 }
 
+/* Candidate idx measured; where it reads above `beat` (and the job's time
+ * and cap allow) measured once more, keeping the lower rate: one
+ * measurement on a busy machine can read 1.15x high, and a search that
+ * steps onto such a point spends its next round around it (a quick f32
+ * search took ORDER 1 at 295 GFLOP/s against 224 for the row, then read
+ * every neighbour of it at 130-170, and the row's 256 again). */
+static double eval_checked(session *s, const job *j, const int *idx,
+                           const vncl_tuning_params *base, double beat,
+                           int *tried) {
+  int cap = s->o->max_candidates;
+  double r = eval_idx(s, j, idx, base, false);
+  (*tried)++;
+  if (r > beat && job_time_left(s) && !(cap && *tried >= cap)) {
+    plan(s, 1);
+    double r2 = eval_idx(s, j, idx, base, true);
+    (*tried)++;
+    if (r2 < r) r = r2;
+  }
+  return r;
+}
+
 /* Hill climbing from res's point: every neighbour one value step away in
  * one parameter is measured, the best that is at least 1% faster (in the
  * lower of two measurements) becomes the point, until none is, the job's
@@ -355,21 +376,7 @@ static void climb(session *s, job *j, const vncl_tuning_params *base,
           continue;
         if (cap && *tried >= cap) break;
         if (!job_time_left(s)) break;
-        double r = eval_idx(s, j, nb, base, false);
-        (*tried)++;
-        /* A neighbour that wins is measured again and keeps the lower
-         * rate: one measurement on a busy machine can read 1.15x high,
-         * and a climb that steps onto such a point spends its next round
-         * around it (a quick f32 search took ORDER 1 at 295 GFLOP/s
-         * against 224 for the row, then read every neighbour of it at
-         * 130-170, and the row's 256 again). */
-        if (r > res->rate * 1.01 && job_time_left(s) &&
-            !(cap && *tried >= cap)) {
-          plan(s, 1);
-          double r2 = eval_idx(s, j, nb, base, true);
-          (*tried)++;
-          if (r2 < r) r = r2;
-        }
+        double r = eval_checked(s, j, nb, base, res->rate * 1.01, tried);
         if (r > res->rate * 1.01) {
           res->rate = r;
           memcpy(res->idx, nb, sizeof nb);
@@ -422,14 +429,7 @@ static void search(session *s, job *j, const vncl_tuning_params *base,
     int pick = exhaustive ? i : (int)(rng_next(&rng) % (uint64_t)c.n);
     int idx[TS_MAX_PARAMS] = {0};
     for (int p = 0; p < sp->np; p++) idx[p] = c.v[pick][p];
-    double r = eval_idx(s, j, idx, base, false);
-    tried++;
-    if (r > res->rate && job_time_left(s) && !(cap && tried >= cap)) {
-      plan(s, 1); /* again, as in the climb */
-      double r2 = eval_idx(s, j, idx, base, true);
-      tried++;
-      if (r2 < r) r = r2;
-    }
+    double r = eval_checked(s, j, idx, base, res->rate, &tried);
     if (r > res->rate) {
       res->rate = r;
       memcpy(res->idx, idx, sizeof idx);
