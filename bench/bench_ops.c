@@ -38,7 +38,8 @@ typedef enum {
   K_ARGMAX_COLS, /* argmax over the first axis */
   K_ARGMAX_ALL, /* argmax of everything */
   K_WIDEN_F16, /* f16 -> f32 (a's values rounded to f16) */
-  K_WIDEN_BF16 /* bf16 -> f32 (a's values rounded to bf16) */
+  K_WIDEN_BF16, /* bf16 -> f32 (a's values rounded to bf16) */
+  K_PERMG      /* 4-D permutation o->pperm of a tensor of shape o->pshape */
 } kind;
 
 typedef struct ops_bench {
@@ -49,6 +50,8 @@ typedef struct ops_bench {
   size_t peer_bytes;    /* bytes memcpy copies per sample */
   int64_t rows, cols;
   int64_t mid;          /* the 3-D view: [64, mid, cols], mid = rows / 64 */
+  int64_t pshape[4];    /* K_PERMG: the input's shape (a's first values) */
+  int pperm[4];         /* and the permutation */
 } ops_bench;
 
 static const int perm3[3] = {2, 1, 0}, perm3_keep[3] = {1, 0, 2},
@@ -84,6 +87,7 @@ static vncl_status run(ops_bench *o, kind k, vncl_tensor *a, vncl_tensor *b,
     case K_ARGMAX_ROWS: return vncl_reduce(ctx, VNCL_REDUCE_ARGMAX, a, 1, c);
     case K_ARGMAX_COLS: return vncl_reduce(ctx, VNCL_REDUCE_ARGMAX, a, 0, c);
     case K_ARGMAX_ALL: return vncl_reduce_all(ctx, VNCL_REDUCE_ARGMAX, a, c);
+    case K_PERMG: return vncl_permute(ctx, a, o->pperm, c);
   }
   return VNCL_ERR_INVALID_ARG;
 }
@@ -176,6 +180,19 @@ static bool verify(ops_bench *o, kind k, const vncl_tensor *c) {
         size_t j1 = i % M8, j2 = i / M8 % 64, j3 = i / (M8 * 64) % C64,
                j0 = i / (M8 * 64 * C64);
         want = x[((j0 * M8 + j1) * 64 + j2) * C64 + j3];
+        break;
+      }
+      case K_PERMG: { /* out dimension j is input dimension pperm[j] */
+        size_t istr[4], r = i, src = 0;
+        istr[3] = 1;
+        for (int d = 2; d >= 0; d--)
+          istr[d] = istr[d + 1] * (size_t)o->pshape[d + 1];
+        for (int j = 3; j >= 0; j--) {
+          size_t len = (size_t)o->pshape[o->pperm[j]];
+          src += r % len * istr[o->pperm[j]];
+          r /= len;
+        }
+        want = x[src];
         break;
       }
       case K_NORMAL: want = 0; tol = 7; break; /* |z| < 7: 1 in 4e11 */
@@ -448,6 +465,39 @@ int bench_suite_ops(bench_ctx *b) {
   bench_case_run(&o, name, "f32", K_ARGMAX_COLS, a, NULL, icol, 4 * n + 4 * C);
   snprintf(name, sizeof name, "argmax all %s", sz);
   bench_case_run(&o, name, "f32", K_ARGMAX_ALL, a, NULL, ione, 4 * n);
+  /* Permutations with a short side: image layouts with 3 channels (NCHW
+   * -> NHWC and back) and a short first axis moved innermost (8 x ... in
+   * (3,2,1,0)), a's first values; 8 bytes an element. */
+  static const struct {
+    const char *what;
+    int64_t shape[4];
+    int perm[4];
+  } pg[] = {{"NCHW->NHWC", {64, 3, 256, 1024}, {0, 2, 3, 1}},
+            {"NHWC->NCHW", {64, 256, 1024, 3}, {0, 3, 1, 2}},
+            {"", {8, 512, 64, 256}, {3, 2, 1, 0}}};
+  for (size_t i = 0; i < sizeof pg / sizeof *pg; i++) {
+    int64_t sh[4], osh[4], pn = 1;
+    memcpy(sh, pg[i].shape, sizeof sh);
+    if (b->quick) sh[pg[i].perm[3] == 0 ? 1 : 0] /= 16; /* 4 Mi at most */
+    for (int d = 0; d < 4; d++) pn *= sh[d];
+    for (int d = 0; d < 4; d++) osh[d] = sh[pg[i].perm[d]];
+    vncl_tensor *pi = NULL, *po = NULL;
+    int wrote = vncl_tensor_create(b->ctx, VNCL_F32, 4, sh, &pi) == VNCL_OK &&
+                vncl_tensor_create(b->ctx, VNCL_F32, 4, osh, &po) == VNCL_OK &&
+                vncl_tensor_write(pi, o.host, (size_t)pn * 4) == VNCL_OK;
+    if (wrote) {
+      memcpy(o.pshape, sh, sizeof sh);
+      memcpy(o.pperm, pg[i].perm, sizeof o.pperm);
+      snprintf(name, sizeof name, "permute %s%s%lldx%lldx%lldx%lld (%d,%d,%d,%d)",
+               pg[i].what, *pg[i].what ? " " : "", (long long)sh[0],
+               (long long)sh[1], (long long)sh[2], (long long)sh[3],
+               pg[i].perm[0], pg[i].perm[1], pg[i].perm[2], pg[i].perm[3]);
+      bench_case_run(&o, name, "f32", K_PERMG, pi, NULL, po, 8.0 * (double)pn);
+    }
+    vncl_tensor_destroy(pi);
+    vncl_tensor_destroy(po);
+    if (!wrote) goto out;
+  }
   /* Softmax over short rows, the same values as rows of 64 and 1024 (the
    * issue's range starts at 16; one group per row ran them at 0.03x and
    * 0.38x memcpy, docs/ops.md "Eighth pass"). */

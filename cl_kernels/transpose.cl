@@ -282,6 +282,27 @@ inline void st_part(__global ushort *p, const uint16 x, const int er,
 #else
 #define VLD(J) v##J = vload16(0, src + (IDX)(J) * in_sr);
 #endif
+/* Virtual rows (permute_blocks with nr0): the next row's start. */
+#define VSTEP                                                              \
+  if (++rr == nr0) {                                                       \
+    rr = 0;                                                                \
+    qrow += isq;                                                           \
+    vp = qrow;                                                             \
+  } else {                                                                 \
+    vp += in_sr;                                                           \
+  }
+#if ELEM == 2
+/* two rows a vector, as VLD */
+#define VLDV(J)                                                            \
+  {                                                                        \
+    const uint16 lo_ = convert_uint16(vload16(0, vp));                     \
+    VSTEP                                                                  \
+    v##J = lo_ | convert_uint16(vload16(0, vp)) << 16;                     \
+    VSTEP                                                                  \
+  }
+#else
+#define VLDV(J) v##J = vload16(0, vp); VSTEP
+#endif
 #if defined(ST_NT_VEC)
 #elif defined(__has_builtin)
 #if __has_builtin(__builtin_nontemporal_store)
@@ -330,16 +351,29 @@ inline void st_part(__global ushort *p, const uint16 x, const int er,
  * axis folded in, block of a) pairs, a fastest; that axis (nba long,
  * strides fin and fout) is the input axis right outside a, so a group's
  * input rows continue across it (e.g. 4 x 1 KiB read together), and the
- * host leaves it out of the batch. */
+ * host leaves it out of the batch.
+ * fla > 0 (no fold; planes too small to fill the 2-D grid's groups): the
+ * work-items in order run over (batch, block of r, block of a), so that
+ * a group covers whole small planes one after the other. */
 __kernel __attribute__((reqd_work_group_size(TILE, WGY, 1))) void
 permute_blocks(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
                const int nb, const IDX8 bshape, const IDX8 bin,
                const IDX8 bout, __global const T *in, const IDX ioff,
                __global T *out, const IDX ooff, const int nt, const IDX nrb,
                const IDX nbt, const IDX nab, const IDX nba, const IDX fin,
-               const IDX fout) {
+               const IDX fout, const IDX nr0, const IDX isq, const IDX fla) {
   IDX a, r, b, ib = 0, ob = 0;
-  if (nab) {
+  if (fla) {
+    /* flat: the grid's work-items in order (dimension 0 is TILE wide)
+     * over (batch, block of r, block of a) triples, a fastest, fla blocks
+     * of a, nrb of r, nbt batch elements: small planes fill the groups */
+    const IDX l = (IDX)get_global_id(1) * TILE + get_global_id(0);
+    const IDX t = l / fla, q = t / nrb;
+    if (q >= nbt) return;
+    a = (l - t * fla) * VB;
+    r = (t - q * nrb) * VBR;
+    b = q;
+  } else if (nab) {
     const IDX gx = get_global_id(0), qa = gx / nab;
     if (qa >= nba) return;
     a = (gx - qa * nab) * VB;
@@ -348,7 +382,8 @@ permute_blocks(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
   } else {
     a = (IDX)get_global_id(0) * VB;
   }
-  if (nrb) {
+  if (fla) {
+  } else if (nrb) {
     const IDX gy = get_global_id(1), q = gy / nrb;
     if (q >= nbt) return;
     r = (gy - q * nrb) * VBR;
@@ -359,8 +394,31 @@ permute_blocks(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
   }
   DECOMP(0) DECOMP(1) DECOMP(2) DECOMP(3) DECOMP(4) DECOMP(5)
   if (a >= na || r >= nr) return;
-  __global const T *src = in + ioff + ib + r * in_sr + a;
   __global T *dst = out + ooff + ob + a * out_sa + r;
+  if (nr0) {
+    /* virtual rows: r = q nr0 + r0 (a short r merged with the batch axis
+     * after it in the output, input stride isq); each row's start
+     * follows from the one before */
+    const IDX q = r / nr0;
+    IDX rr = r - q * nr0;
+    __global const T *qrow = in + ioff + ib + q * isq + a,
+                     *vp = qrow + rr * in_sr;
+    if (a + VB <= na && r + VBR <= nr) {
+#if ELEM == 2
+      const int u32 = ((size_t)dst & 3) == 0 && (out_sa & 1) == 0;
+#endif
+      BLOCK16(VLDV, VST)
+    } else {
+      const int ea = na - a < VB ? (int)(na - a) : VB;
+      const int er = nr - r < VBR ? (int)(nr - r) : VBR;
+      for (int j = 0; j < er; j++) {
+        for (int i = 0; i < ea; i++) dst[(IDX)i * out_sa + j] = vp[i];
+        VSTEP
+      }
+    }
+    return;
+  }
+  __global const T *src = in + ioff + ib + r * in_sr + a;
   if (a + VB <= na && r + VBR <= nr) {
 #if ELEM == 2
     /* every output row of the block 4-byte aligned */
@@ -382,6 +440,60 @@ permute_blocks(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
     for (int i = 0; i < ea; i++)
       for (int j = 0; j < er; j++)
         dst[(IDX)i * out_sa + j] = src[(IDX)j * in_sr + i];
+  }
+}
+
+/* A plane with a short side (CPUs, ROW_ITEMS 2): fewer than 16 elements
+ * of a, or of r, where a block of 16 x 16 would be mostly edge. Its rows
+ * are "virtual": v = q nr0 + r over nq x nr0 rows, row v at input offset
+ * r in_sr + q isq, so that a short r merges with the batch axis next to it
+ * in the output (out stride nr0), whose runs then continue across it (nq
+ * 1, isq 0: the plain plane). Output element (a, v) is at a out_sa + v.
+ * Work-item (i, j, b) moves a in [i ca, (i + 1) ca) by v in [j cv, (j + 1)
+ * cv) of batch element b, a outermost: each a writes a run of cv output
+ * elements and reads one element of each of cv rows, lines that the next
+ * a reads again (the host sizes cv to keep them in L1). Element by
+ * element: per element a load, a store and the step to the next row. */
+__kernel void permute_plane(const IDX na, const IDX nr0, const IDX nq,
+                            const IDX in_sr, const IDX isq, const IDX out_sa,
+                            const int nb, const IDX8 bshape, const IDX8 bin,
+                            const IDX8 bout, __global const T *in,
+                            const IDX ioff, __global T *out, const IDX ooff,
+                            const IDX ca, const IDX cv) {
+  const IDX nv = nq * nr0;
+  const IDX a0 = (IDX)get_global_id(0) * ca, v0 = (IDX)get_global_id(1) * cv;
+  if (a0 >= na || v0 >= nv) return;
+  const IDX a1 = min(na, a0 + ca), v1 = min(nv, v0 + cv);
+  IDX b = get_global_id(2), ib = 0, ob = 0;
+  DECOMP(0) DECOMP(1) DECOMP(2) DECOMP(3) DECOMP(4) DECOMP(5)
+  if (nq == 1) { /* no merged axis: one stride */
+    __global const T *src0 = in + ioff + ib + v0 * in_sr;
+    __global T *dst0 = out + ooff + ob + v0;
+    const IDX n = v1 - v0;
+    for (IDX a = a0; a < a1; a++) {
+      __global const T *src = src0 + a;
+      __global T *dst = dst0 + a * out_sa;
+      for (IDX v = 0; v < n; v++) dst[v] = src[v * in_sr];
+    }
+    return;
+  }
+  const IDX q0 = v0 / nr0, r0 = v0 - q0 * nr0;
+  __global const T *row0 = in + ioff + ib + q0 * isq; /* row 0 of q0 */
+  __global T *dst0 = out + ooff + ob + v0;
+  for (IDX a = a0; a < a1; a++) {
+    __global const T *qrow = row0 + a, *src = qrow + r0 * in_sr;
+    __global T *dst = dst0 + a * out_sa;
+    IDX r = r0;
+    for (IDX v = v0; v < v1; v++) {
+      *dst++ = *src;
+      if (++r == nr0) {
+        r = 0;
+        qrow += isq;
+        src = qrow;
+      } else {
+        src += in_sr;
+      }
+    }
   }
 }
 

@@ -833,7 +833,11 @@ static void transpose_cases(void) {
             {3, {4, 9, 33}, {1, 0, 2}},
             {3, {20, 5, 40}, {2, 1, 0}}, /* short r: blocks fold the batch */
             {4, {2, 100, 6, 24}, {0, 3, 2, 1}}, /* short a folds */
-            {4, {20, 5, 3, 40}, {3, 2, 1, 0}}}; /* both fold */
+            {4, {20, 5, 3, 40}, {3, 2, 1, 0}}, /* both fold */
+            {4, {2, 3, 9, 19}, {0, 2, 3, 1}},  /* a plane: r 3 */
+            {4, {2, 9, 19, 3}, {0, 3, 1, 2}},  /* a plane: a 3 */
+            {3, {3, 7, 5}, {2, 1, 0}},         /* a plane, merged rows */
+            {4, {7, 9, 5, 37}, {3, 2, 1, 0}}}; /* virtual block rows */
   for (int d = 0; d < 5; d++)
     for (size_t c = 0; c < sizeof cs / sizeof *cs; c++) {
       vncl_dtype t = all[d];

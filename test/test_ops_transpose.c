@@ -224,6 +224,44 @@ static void test_register_blocks_16bit(void **st) {
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, NULL));
 }
 
+/* Planes with a short side on CPUs (ROW_ITEMS 2): permute_plane for image
+ * layouts (NCHW <-> NHWC with 3 and 8 channels: a short r with the plane's
+ * own a next to it in the output, a short a with its rows next to each
+ * other in the input), a short a and a short r merged with the batch axis
+ * after it in the output (the plane's virtual rows, several work-items
+ * along them), and the blocks' virtual rows (a short r merged with that
+ * axis: whole and edge blocks, 2-byte elements in row pairs, r shorter
+ * than TILED_MIN), and batches of planes too small for the groups (the
+ * blocks' flat order); every element size, two group shapes. */
+static void test_short_planes(void **st) {
+  (void)st;
+  /* TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT */
+  static const int sets[][VNCL__OPS_MAX_PARAMS] = {{64, 16, 2, 1, 1},
+                                                   {8, 4, 2, 0, 0}};
+  static const struct {
+    int64_t shape[4];
+    int perm[4];
+  } cs[] = {{{2, 3, 17, 19}, {0, 2, 3, 1}},  /* NCHW -> NHWC, C 3 */
+            {{2, 17, 19, 3}, {0, 3, 1, 2}},  /* NHWC -> NCHW */
+            {{3, 8, 9, 40}, {0, 2, 3, 1}},   /* C 8 */
+            {{2, 40, 9, 8}, {0, 3, 1, 2}},
+            {{3, 50, 30, 9}, {3, 2, 1, 0}},  /* short a and r, merged */
+            {{7, 45, 5, 37}, {3, 2, 1, 0}},  /* virtual rows, edges */
+            {{8, 64, 3, 48}, {3, 2, 1, 0}},  /* whole virtual blocks */
+            {{3, 50, 2, 70}, {3, 2, 1, 0}},  /* r 3 < TILED_MIN */
+            {{20, 9, 4, 40}, {3, 2, 1, 0}},  /* 2-byte r pairs */
+            {{5, 3, 70, 1}, {0, 2, 1, 3}},   /* short r, nothing to merge */
+            {{40, 20, 48, 1}, {0, 2, 1, 3}}, /* small planes: flat blocks */
+            {{2, 7, 33, 40}, {1, 0, 3, 2}}};
+  for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
+    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, sets[k]));
+    for (int ti = 0; ti < 5; ti++)
+      for (size_t c = 0; c < sizeof cs / sizeof *cs; c++)
+        run_permute(all_types[ti], 4, cs[c].shape, cs[c].perm, 0);
+  }
+  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, NULL));
+}
+
 /* Row copies (the innermost axis kept, permute_rows on CPUs): ordinary
  * stores and non-temporal vectors (RUN_NT), with output rows at every
  * alignment (odd lengths: element stores up to the first aligned vector,
@@ -298,6 +336,7 @@ int main(void) {
       cmocka_unit_test(test_tile_params),
       cmocka_unit_test(test_register_blocks),
       cmocka_unit_test(test_register_blocks_16bit),
+      cmocka_unit_test(test_short_planes),
       cmocka_unit_test(test_row_copies),
       cmocka_unit_test(test_bad_inputs),
   };

@@ -12,6 +12,10 @@
  *     memory, or on CPUs (ROW_ITEMS 2) permute_blocks, 16 x 16 blocks
  *     through registers (16 x 32 for 2-byte elements), unless one of the two axes involved is shorter
  *     than TILED_MIN (a tile would be mostly empty; the gather is better).
+ *     On CPUs a short output-innermost axis r merges with the batch axis
+ *     after it in the output ("virtual rows" of the blocks), and a plane
+ *     that keeps a side shorter than PLANE_BELOW goes to permute_plane,
+ *     whatever its length (docs/ops.md, seventeenth pass).
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +23,8 @@
 #include "ops/ops.h"
 
 #define TILED_MIN 4
+#define PLANE_BELOW 16 /* a side shorter: permute_plane on CPUs */
+#define PLANE_ELEMS 16384 /* elements a work-item of permute_plane */
 #define ROWS_MIN 16
 #define ROW_RUN 256 /* elements per work-item of permute_rows (RUN) */
 
@@ -70,6 +76,66 @@ static void simplify(const vncl_tensor *x, const int *perm, perm_plan *pl) {
   }
 }
 
+/* permute_plane (transpose.cl) on a plane of pl.shape[R] rows of
+ * pl.shape[A] elements, the other axes a batch of nb axes (innermost
+ * output axis first). A short r merges with the batch axis that follows
+ * it in the output (output stride r's length), so that output runs
+ * continue across it. cv, the rows a work-item covers, keeps the lines
+ * of those rows that one a touches within about 16 KiB (L1); ca makes
+ * about 16 Ki elements a work-item. */
+static vncl_status plane_run(vncl_context *ctx, vncl__ops_kernel *k,
+                             const perm_plan *pl, int A, int R, size_t in_sr,
+                             size_t out_sa, cl_int nb, size_t *bshape,
+                             size_t *bin, size_t *bout, size_t batch,
+                             size_t esz, int bits, cl_mem xm,
+                             vncl__ops_arg ioff, cl_mem om, vncl__ops_arg ooff,
+                             double bytes) {
+  size_t na = pl->shape[A], nr0 = pl->shape[R], nq = 1, isq = 0;
+  if (nr0 < PLANE_BELOW && nb > 0 && bout[0] == nr0) {
+    nq = bshape[0];
+    isq = bin[0];
+    batch /= nq;
+    for (cl_int j = 0; j + 1 < nb; j++) {
+      bshape[j] = bshape[j + 1];
+      bin[j] = bin[j + 1];
+      bout[j] = bout[j + 1];
+    }
+    nb--;
+  }
+  size_t nv = nq * nr0;
+  /* Rows far apart (a whole line each): 64 of them a work-item, so that
+   * the lines one a touches stay in L1 and the input streams are few (256
+   * rows ran a short r merged with the batch at 0.80x the speed of 64).
+   * Rows closer than a line (a short a, its rows next to each other): as
+   * many as make about 16 Ki elements with the whole of a. */
+  bool near = nq == 1 && in_sr * esz < 64;
+  size_t cv = near ? PLANE_ELEMS / na : 64;
+  if (cv < 16) cv = 16;
+  if (cv > nv) cv = nv;
+  size_t ca = PLANE_ELEMS / cv;
+  if (ca < 1) ca = 1;
+  if (ca > na) ca = na;
+  vncl__ops_arg a_na = vncl__ops_idx(bits, na), a_nr0 = vncl__ops_idx(bits, nr0),
+                a_nq = vncl__ops_idx(bits, nq), a_isr = vncl__ops_idx(bits, in_sr),
+                a_isq = vncl__ops_idx(bits, isq),
+                a_osa = vncl__ops_idx(bits, out_sa),
+                a_ca = vncl__ops_idx(bits, ca), a_cv = vncl__ops_idx(bits, cv);
+  vncl__ops_arg vs = vncl__ops_idx8(bits, bshape, nb);
+  vncl__ops_arg vi = vncl__ops_idx8(bits, bin, nb);
+  vncl__ops_arg vo = vncl__ops_idx8(bits, bout, nb);
+  vncl_status s = vncl__set_args(
+      ctx, k->k, 16, VNCL_OPS_ARG(a_na), VNCL_OPS_ARG(a_nr0),
+      VNCL_OPS_ARG(a_nq), VNCL_OPS_ARG(a_isr), VNCL_OPS_ARG(a_isq),
+      VNCL_OPS_ARG(a_osa), VNCL_ARG(nb), VNCL_OPS_ARG(vs), VNCL_OPS_ARG(vi),
+      VNCL_OPS_ARG(vo), VNCL_ARG(xm), VNCL_OPS_ARG(ioff), VNCL_ARG(om),
+      VNCL_OPS_ARG(ooff), VNCL_OPS_ARG(a_ca), VNCL_OPS_ARG(a_cv));
+  if (s) return s;
+  size_t global[3] = {(na + ca - 1) / ca, (nv + cv - 1) / cv, batch};
+  size_t local[3] = {1, 1, 1};
+  return vncl__launch_work(ctx, "transpose", k->k, 3, global, local, 0, NULL,
+                           NULL, 0, bytes);
+}
+
 static vncl_status permute_run(vncl_context *ctx, const char *fn,
                                const vncl_tensor *x, const int *perm,
                                vncl_tensor *out) {
@@ -117,12 +183,28 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
     acc *= oshape[j];
   }
   int A = nd - 1, R = pl.perm[nd - 1];
-  bool tiled = nd >= 2 && R != A && pl.shape[A] >= TILED_MIN &&
-               pl.shape[R] >= TILED_MIN;
-
   int p[VNCL__OPS_MAX_PARAMS];
   vncl__ops_params(ctx, VNCL__OPS_TRANSPOSE, p);
   size_t esz = vncl_dtype_size(x->dtype);
+  /* On CPUs (ROW_ITEMS 2) a plane with a side too short for whole 16 x 16
+   * blocks (16 x 4 for 2-byte elements, whose blocks take short r sides
+   * as vectors) goes to permute_plane; it moves every such plane, the
+   * short sides below TILED_MIN too. */
+  bool moved = nd >= 2 && R != A;
+  /* A short r (16 rows, or 32 of 2-byte elements) merges with the batch axis that
+   * follows it in the output, if any (its output stride is r's length):
+   * the blocks' rows run over both ("virtual rows", transpose.cl). */
+  bool vmerge = moved && p[TR_ROW_ITEMS] == 2 &&
+                pl.shape[R] < (esz == 2 ? 32 : PLANE_BELOW) && nd >= 3 &&
+                pl.perm[nd - 2] != A;
+  size_t nr_eff =
+      vmerge ? pl.shape[R] * pl.shape[pl.perm[nd - 2]] : pl.shape[R];
+  bool plane = moved && p[TR_ROW_ITEMS] == 2 &&
+               (pl.shape[A] < PLANE_BELOW ||
+                (esz == 2 ? pl.shape[R] < TILED_MIN : nr_eff < PLANE_BELOW));
+  bool tiled = moved && (plane || (pl.shape[A] >= TILED_MIN &&
+                                   nr_eff >= TILED_MIN));
+
   size_t xo = vncl__ops_elem_offset(x), oo = vncl__ops_elem_offset(out);
   size_t maxel = x->numel + (xo > oo ? xo : oo);
   int bits = vncl__ops_idx_bits(maxel);
@@ -133,7 +215,8 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
   bool rows = !tiled && nd >= 2 && R == A && p[TR_ROW_ITEMS] &&
               pl.shape[A] >= ROWS_MIN;
   s = vncl__ops_kernel_get(ctx, VNCL__OPS_TRANSPOSE, p, extra,
-                           tiled && p[TR_ROW_ITEMS] == 2 ? "permute_blocks"
+                           plane ? "permute_plane"
+                           : tiled && p[TR_ROW_ITEMS] == 2 ? "permute_blocks"
                            : tiled                       ? "permute_tiled"
                            : rows ? "permute_rows"
                                   : "permute_gather",
@@ -156,6 +239,13 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
       batch *= pl.shape[ax];
       nb++;
     }
+    if (plane) {
+      s = plane_run(ctx, &k, &pl, A, R, istr[R], ostr[q], nb, bshape, bin,
+                    bout, batch, esz, bits, x->mem, ioff, out->mem, ooff,
+                    bytes);
+      vncl__ops_kernel_put(ctx, &k);
+      return s;
+    }
     /* permute_blocks (ROW_ITEMS 2): a work-item per block of 16 elements
      * of A by vbr of R (16, or 32 for 2-byte elements: 64 bytes per
      * output row, see transpose.cl). Its stores are whole aligned vectors
@@ -164,6 +254,19 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
      * OpenCL 1.2 full profile). */
     bool blocks = p[TR_ROW_ITEMS] == 2;
     size_t vbr = esz == 2 ? 32 : 16;
+    size_t nr0 = 0, isq = 0, nrv = pl.shape[R];
+    if (blocks && vmerge) { /* the batch's innermost axis joins r */
+      nr0 = pl.shape[R];
+      isq = bin[0];
+      nrv = nr_eff;
+      batch /= bshape[0];
+      for (cl_int j = 0; j + 1 < nb; j++) {
+        bshape[j] = bshape[j + 1];
+        bin[j] = bin[j + 1];
+        bout[j] = bout[j + 1];
+      }
+      nb--;
+    }
     cl_int nt = p[TR_NT_STORE] && oo % 16 == 0 && ostr[q] % 16 == 0;
     for (cl_int j = 0; j < nb; j++) nt = nt && bout[j] % 16 == 0;
     /* 2-byte elements: 2 when the rows are 64-byte aligned too, 1 when
@@ -178,8 +281,8 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
      * over (batch, block of R) pairs, so that the group's rows write
      * neighbouring output runs (the batch axis's output stride is R's
      * row) and none of them idles. */
-    size_t nrb = (pl.shape[R] + vbr - 1) / vbr;
-    bool fold = blocks && nb > 0 && nrb < wgy && bout[0] == pl.shape[R] &&
+    size_t nrb = (nrv + vbr - 1) / vbr;
+    bool fold = blocks && nb > 0 && nrb < wgy && bout[0] == nrv &&
                 ostr[nd - 1] == 1;
     /* A short A (fewer blocks than the group is wide) with the input axis
      * right outside it in the batch (its input stride is A's length): the
@@ -202,7 +305,7 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
           break;
         }
     vncl__ops_arg na = vncl__ops_idx(bits, pl.shape[A]);
-    vncl__ops_arg nr = vncl__ops_idx(bits, pl.shape[R]);
+    vncl__ops_arg nr = vncl__ops_idx(bits, nrv);
     vncl__ops_arg isr = vncl__ops_idx(bits, istr[R]);
     vncl__ops_arg osa = vncl__ops_idx(bits, ostr[q]);
     vncl__ops_arg vs = vncl__ops_idx8(bits, bshape, nb);
@@ -218,8 +321,16 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
                         batch};
     size_t local[3] = {tile, wgy, 1};
     if (!s && blocks) {
-      vncl__ops_arg anrb = vncl__ops_idx(bits, fold ? nrb : 0);
-      vncl__ops_arg anbt = vncl__ops_idx(bits, fold ? batch : 0);
+      /* Flat (the kernel's fla): planes that would leave more than half
+       * of every group of the grid idle, with no fold to fill them. The
+       * CPU row's 64 x 16 groups covered a 64 x 256 plane with 64 of
+       * their 1024 work-items. */
+      size_t gna = fa_n ? nab * fa_n : nab, gnr = fold ? nrb * batch : nrb;
+      bool flat = !fold && !fa_n &&
+                  2 * gna * gnr < vncl__round_up(gna, tile) *
+                                      vncl__round_up(gnr, wgy);
+      vncl__ops_arg anrb = vncl__ops_idx(bits, fold || flat ? nrb : 0);
+      vncl__ops_arg anbt = vncl__ops_idx(bits, fold || flat ? batch : 0);
       vncl__ops_arg anab = vncl__ops_idx(bits, fa_n ? nab : 0);
       vncl__ops_arg anba = vncl__ops_idx(bits, fa_n);
       vncl__ops_arg afin = vncl__ops_idx(bits, fa_in);
@@ -232,11 +343,21 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
       if (err == CL_SUCCESS) err = clSetKernelArg(k.k, 17, afin.size, &afin.v);
       if (err == CL_SUCCESS)
         err = clSetKernelArg(k.k, 18, afout.size, &afout.v);
+      vncl__ops_arg anr0 = vncl__ops_idx(bits, nr0), aisq = vncl__ops_idx(bits, isq);
+      vncl__ops_arg afla = vncl__ops_idx(bits, flat ? nab : 0);
+      if (err == CL_SUCCESS) err = clSetKernelArg(k.k, 19, anr0.size, &anr0.v);
+      if (err == CL_SUCCESS) err = clSetKernelArg(k.k, 20, aisq.size, &aisq.v);
+      if (err == CL_SUCCESS) err = clSetKernelArg(k.k, 21, afla.size, &afla.v);
       if (err != CL_SUCCESS)
-        s = vncl__cl_fail(ctx, err, "clSetKernelArg(12 .. 18)");
+        s = vncl__cl_fail(ctx, err, "clSetKernelArg(12 .. 21)");
       global[0] = vncl__round_up(fa_n ? nab * fa_n : nab, tile);
       global[1] = vncl__round_up(fold ? nrb * batch : nrb, wgy);
       global[2] = fold ? 1 : batch;
+      if (flat) {
+        global[0] = tile;
+        global[1] = vncl__round_up(nab * nrb * batch, tile * wgy) / tile;
+        global[2] = 1;
+      }
     }
     if (!s)
       s = vncl__launch_work(ctx, "transpose", k.k, 3, global, local, 0, NULL,
