@@ -180,43 +180,8 @@ typedef CAT(ACC, VSUF) accv;
  * Zen 5 (docs/ops.md, thirteenth pass). */
 #define RMAX(x, y) (((x) > (y)) ? (x) : (y))
 
-/* ---- exp(d) for d = x - max <= 0 (or NaN), f32 compute, no library call --
- * Every argument softmax exponentiates is x - max: at most 0, -inf for an
- * element of -inf, NaN for a row holding NaN or +inf. On that domain:
- *   d is clamped at -104 (exp(-104) < 2^-150 rounds to 0; -inf -> -104, NaN
- *   stays NaN), k = round(d / ln 2) by the 1.5 * 2^23 rounding constant
- *   (float arithmetic only: no float -> int conversion of a NaN),
- *   r = d - k ln2 in two steps (Cody-Waite: ln2_hi has 16 significant bits,
- *   so k * ln2_hi is exact for |k| <= 150), |r| <= ln2 / 2 (+ rounding),
- *   e^r by a degree-6 polynomial (fitted by Chebyshev interpolation on
- *   [-0.35, 0.35], coefficients rounded to f32: 2.2e-8 relative), and the
- *   scale 2^k as 2^(k+64) built from exponent bits (normal for -150 <= k
- *   <= 0, so p 2^(k+64) is exact) times 2^-64: results below 2^-126 round
- *   once to the subnormal. (Before the seventh pass: two factors 2^(k/2)
- *   2^(k - k/2), the same single rounding of p 2^k, so the same bits, in
- *   9 vector operations where this takes 4.)
- * Measured on PoCL over every f32 in [-104, 0]: docs/ops.md gives the max
- * ulp error (test_ops_reduce checks <= 2 ulp on samples of the range every
- * run). Lane-wise IEEE operations with explicit fma: vector and scalar
- * forms give the same bits. f64 keeps the library exp. */
-#define SM_EXP_FN(N)                                                        \
-  inline CAT(float, N) CAT(sm_expneg, N)(CAT(float, N) d) {                 \
-    typedef CAT(float, N) fv;                                               \
-    typedef CAT(int, N) iv;                                                 \
-    const fv x = select(d, (fv)(-104.0f), (iv)(d < -104.0f) != (iv)0);      \
-    const fv tm = fma(x, (fv)0x1.715476p+0f, (fv)0x1.8p23f);                \
-    const fv kf = tm - (fv)0x1.8p23f;                                       \
-    fv r = fma(kf, (fv)(-0x1.62e4p-1f), x);                                 \
-    r = fma(kf, (fv)(-0x1.7f7d1cp-20f), r);                                 \
-    fv p = fma((fv)0x1.6d7c4p-10f, r, (fv)0x1.1276b6p-7f);                  \
-    p = fma(p, r, (fv)0x1.5554a6p-5f);                                      \
-    p = fma(p, r, (fv)0x1.5553f6p-3f);                                      \
-    p = fma(p, r, (fv)0.5f);                                                \
-    p = fma(p, r, (fv)1.0f);                                                \
-    p = fma(p, r, (fv)1.0f);                                                \
-    const iv k64 = CAT(as_int, N)(tm) - (iv)(0x4b400000 - 64 - 127);        \
-    return p * CAT(as_float, N)(k64 << 23) * 0x1p-64f;                      \
-  }
+/* exp(d) for d = x - max <= 0 (or NaN): vncl_expnegf (vncl_math_common.cl)
+ * in f32, no library call; f64 keeps the library exp. */
 /* log of a row's sum s, in [1, N] or NaN (a row holding NaN or +inf,
  * or all -inf; NaN must come out: with m = +inf the finite elements' x - m
  * is -inf, and only a NaN log makes their result NaN): vncl_logf
@@ -233,12 +198,12 @@ VNCL_LOGF_FN(4)
 #define SM_EXPV(d) exp(d)
 #define SM_EXP1(d) exp(d)
 #else
-SM_EXP_FN()
+VNCL_EXPNEGF_FN()
 #if VW > 1
-SM_EXP_FN(VW)
+VNCL_EXPNEGF_FN(VW)
 #endif
-#define SM_EXPV(d) CAT(sm_expneg, VSUF)(d)
-#define SM_EXP1(d) sm_expneg(d)
+#define SM_EXPV(d) CAT(vncl_expnegf, VSUF)(d)
+#define SM_EXP1(d) vncl_expnegf(d)
 #endif
 
 /* The group's tree over red[0..WG): red[i] = OP for i < w, w = WG/2 .. 1,

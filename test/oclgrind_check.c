@@ -884,21 +884,27 @@ static void transpose_cases(void) {
 /* Every reduction over rows short and long (one work-item per row, a
  * work-group per row, a row split over groups), columns, a middle axis and
  * everything. */
+/* The sum in long double (as test_ops_reduce's reference): a plain double
+ * sum of 5000 f64 values or squares can itself be off by tens of ulp, more
+ * than the 16 the check allows (one CI run of 2026-12-05 failed an f64 norm
+ * of 5000 values by 1.85e-13 at a tolerance of 1.48e-13, on random inputs
+ * that three later runs passed). */
 static double red_ref(int op, const double *x, size_t base, size_t R,
                       size_t step, double *mag) {
-  double s = 0, best = x[base];
+  long double s = 0;
+  double best = x[base];
   size_t bi = 0;
   *mag = 0;
   for (size_t r = 0; r < R; r++) {
     double v = x[base + r * step];
-    s += op == VNCL_REDUCE_NORM2 ? v * v : v;
+    s += op == VNCL_REDUCE_NORM2 ? (long double)v * v : v;
     *mag += op == VNCL_REDUCE_NORM2 ? v * v : fabs(v);
     if (op == VNCL_REDUCE_MIN ? v < best : v > best) best = v, bi = r;
   }
   switch (op) {
-    case VNCL_REDUCE_SUM: return s;
-    case VNCL_REDUCE_MEAN: *mag /= (double)R; return s / (double)R;
-    case VNCL_REDUCE_NORM2: return sqrt(s);
+    case VNCL_REDUCE_SUM: return (double)s;
+    case VNCL_REDUCE_MEAN: *mag /= (double)R; return (double)(s / R);
+    case VNCL_REDUCE_NORM2: return (double)sqrtl(s);
     case VNCL_REDUCE_ARGMAX: return (double)bi;
     default: return best;
   }

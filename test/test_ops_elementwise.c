@@ -287,6 +287,54 @@ static void test_unary(void **st) {
   }
 }
 
+/* log over the whole positive range of each type (log-uniform, subnormal
+ * inputs included where the type has them) and sigmoid over [-80, 80]
+ * (both saturated ends; results stay normal in f32 and bf16): the f32
+ * compute types take vncl's own functions on clang compilers
+ * (elementwise.cl), which must hold the same bound as the library's. */
+static void test_unary_wide(void **st) {
+  (void)st;
+  const int64_t n = 6007;
+  /* f32 subnormals only where the device has them (f16's are normal in
+   * the f32 compute type; f64 must have them) */
+  cl_device_id dev = NULL;
+  cl_device_fp_config fp = 0;
+  T_OK(ctx, vncl_context_cl(ctx, NULL, NULL, &dev));
+  assert_int_equal(clGetDeviceInfo(dev, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp,
+                                   &fp, NULL), CL_SUCCESS);
+  const int denorm = (fp & CL_FP_DENORM) != 0;
+  for (int ti = 0; ti < 4; ti++) {
+    vncl_dtype t = t_float_types[ti];
+    /* binary exponents of the smallest input (subnormal where the type and
+     * the device have them) and of the largest finite */
+    double elo = t == VNCL_F64   ? -1074
+                 : t == VNCL_F16 ? -24
+                 : !denorm       ? -126
+                 : t == VNCL_BF16 ? -133 : -149;
+    double ehi = t == VNCL_F64 ? 1023.9 : t == VNCL_F16 ? 15.9 : 127.9;
+    for (int k = 0; k < 2; k++) {
+      int op = k ? VNCL_SIGMOID : VNCL_LOG;
+      double *xv = malloc((size_t)n * sizeof *xv);
+      for (int64_t i = 0; i < n; i++)
+        xv[i] = t_round(t, k ? t_rand_uniform(-80, 80)
+                             : exp2(t_rand_uniform(elo, ehi)));
+      if (!k) xv[0] = t_round(t, exp2(elo)), xv[1] = 1.0; /* 2^elo, log 0 */
+      vncl_tensor *x = t_new(ctx, t, 1, &n), *o = t_new(ctx, t, 1, &n);
+      t_write(ctx, x, xv);
+      t_poison(ctx, o);
+      T_OK(ctx, vncl_unary(ctx, (vncl_unary_op)op, x, o));
+      double *got = t_read(ctx, o), *ref = malloc((size_t)n * sizeof *ref);
+      for (int64_t i = 0; i < n; i++) ref[i] = ref_unary(op, xv[i]);
+      char what[96];
+      snprintf(what, sizeof what, "%s %s over the whole range", un_names[op],
+               vncl_dtype_name(t));
+      t_check(what, (size_t)n, got, ref, rtol_for(t, ULP_FUNC), atol_for(t));
+      free(xv), free(got), free(ref);
+      vncl_tensor_destroy(x), vncl_tensor_destroy(o);
+    }
+  }
+}
+
 /* NaN, infinities and signed zeros through every operation. */
 static void test_special_values(void **st) {
   (void)st;
@@ -452,6 +500,7 @@ int main(void) {
       cmocka_unit_test(test_binary_scalar),
       cmocka_unit_test(test_axpby),
       cmocka_unit_test(test_unary),
+      cmocka_unit_test(test_unary_wide),
       cmocka_unit_test(test_special_values),
       cmocka_unit_test(test_in_place),
       cmocka_unit_test(test_params_independent),

@@ -428,14 +428,14 @@ static void test_softmax_special(void **st) {
   }
 }
 
-/* The kernels' own f32 exp (softmax.cl, sm_expneg) on its whole domain
- * [-inf, 0] and NaN, through the test hook softmax_exp_probe under each
- * vector width: special values, a sweep of every 997th f32 from a random
- * start over [-104, 0], random bit patterns (log-uniform magnitudes) and
- * random uniform values; against double exp of the same float. At most
- * 2 ulp where the result is normal; below 2^-126 within 1 ulp of the
- * subnormal grid (0.5 is correct rounding), or flushed to 0 where the
- * device has no subnormals; exp(-inf) = 0, NaN stays NaN. */
+/* The kernels' own f32 exp (vncl_math_common.cl, vncl_expnegf) on its whole
+ * domain [-inf, 0] and NaN, through the test hook softmax_exp_probe under
+ * each vector width: special values, a sweep of every 997th f32 from a
+ * random start over [-104, 0], random bit patterns (log-uniform magnitudes)
+ * and random uniform values; against double exp of the same float. At most 2
+ * ulp where the result is normal; below 2^-126 within 1 ulp of the subnormal
+ * grid (0.5 is correct rounding), or flushed to 0 where the device has no
+ * subnormals; exp(-inf) = 0, NaN stays NaN. */
 static void test_softmax_exp(void **st) {
   (void)st;
   static const float special[] = {

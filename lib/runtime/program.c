@@ -102,7 +102,7 @@ static const struct {
     {"gemm_direct.cl", GEMM_COMMON},  {"gemm_packed_cpu.cl", GEMM_COMMON},
     {"gemm_packed_local.cl", GEMM_COMMON}, {"gemm_ref.cl", GEMM_COMMON},
     {"gemm_small.cl", GEMM_COMMON},   {"random.cl", MATH_COMMON},
-    {"softmax.cl", MATH_COMMON},
+    {"softmax.cl", MATH_COMMON},      {"elementwise.cl", MATH_COMMON},
 };
 
 /* The shared source that `file` takes after the prelude, or NULL. */
