@@ -98,7 +98,7 @@ static const struct {
     {"ops", "cast f64->f16 4Mi", "f64", 0.20},              /* 0.33x, CI s16 */
     {"ops", "log-softmax rows 1024x4096", "f32", 0.25},     /* 0.35x, Zen 5 q */
     {"ops", "log-softmax rows 1048576x64", "f32", 0.45},    /* 0.61x, Zen 5 */
-    {"ops", "log-softmax rows 262144x16", "f32", 0.55},     /* 0.78x, Xeon 167 q */
+    {"ops", "log-softmax rows 262144x16", "f32", 0.55}, /* 0.78x, Xeon 167 q */
     {"ops", "log-softmax rows 4096x1024", "f32", 0.20},     /* 0.33x, CI s16 */
     {"ops", "log-softmax rows 4096x16384", "f32", 0.50},    /* 0.72x, Zen 5 */
     {"ops", "log-softmax rows 65536x1024", "f32", 0.50},    /* 0.69x, Zen 5 */

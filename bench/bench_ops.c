@@ -488,7 +488,8 @@ int bench_suite_ops(bench_ctx *b) {
     if (wrote) {
       memcpy(o.pshape, sh, sizeof sh);
       memcpy(o.pperm, pg[i].perm, sizeof o.pperm);
-      snprintf(name, sizeof name, "permute %s%s%lldx%lldx%lldx%lld (%d,%d,%d,%d)",
+      snprintf(name, sizeof name,
+               "permute %s%s%lldx%lldx%lldx%lld (%d,%d,%d,%d)",
                pg[i].what, *pg[i].what ? " " : "", (long long)sh[0],
                (long long)sh[1], (long long)sh[2], (long long)sh[3],
                pg[i].perm[0], pg[i].perm[1], pg[i].perm[2], pg[i].perm[3]);

@@ -80,9 +80,8 @@ static void simplify(const vncl_tensor *x, const int *perm, perm_plan *pl) {
  * pl.shape[A] elements, the other axes a batch of nb axes (innermost
  * output axis first). A short r merges with the batch axis that follows
  * it in the output (output stride r's length), so that output runs
- * continue across it. cv, the rows a work-item covers, keeps the lines
- * of those rows that one a touches within about 16 KiB (L1); ca makes
- * about 16 Ki elements a work-item. */
+ * continue across it. cv is the rows a work-item covers, ca the elements
+ * of a: about PLANE_ELEMS elements a work-item (below). */
 static vncl_status plane_run(vncl_context *ctx, vncl__ops_kernel *k,
                              const perm_plan *pl, int A, int R, size_t in_sr,
                              size_t out_sa, cl_int nb, size_t *bshape,
@@ -115,8 +114,10 @@ static vncl_status plane_run(vncl_context *ctx, vncl__ops_kernel *k,
   size_t ca = PLANE_ELEMS / cv;
   if (ca < 1) ca = 1;
   if (ca > na) ca = na;
-  vncl__ops_arg a_na = vncl__ops_idx(bits, na), a_nr0 = vncl__ops_idx(bits, nr0),
-                a_nq = vncl__ops_idx(bits, nq), a_isr = vncl__ops_idx(bits, in_sr),
+  vncl__ops_arg a_na = vncl__ops_idx(bits, na),
+                a_nr0 = vncl__ops_idx(bits, nr0),
+                a_nq = vncl__ops_idx(bits, nq),
+                a_isr = vncl__ops_idx(bits, in_sr),
                 a_isq = vncl__ops_idx(bits, isq),
                 a_osa = vncl__ops_idx(bits, out_sa),
                 a_ca = vncl__ops_idx(bits, ca), a_cv = vncl__ops_idx(bits, cv);
@@ -191,9 +192,10 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
    * as vectors) goes to permute_plane; it moves every such plane, the
    * short sides below TILED_MIN too. */
   bool moved = nd >= 2 && R != A;
-  /* A short r (16 rows, or 32 of 2-byte elements) merges with the batch axis that
-   * follows it in the output, if any (its output stride is r's length):
-   * the blocks' rows run over both ("virtual rows", transpose.cl). */
+  /* A short r (under 16 rows, 32 of 2-byte elements) merges with the
+   * batch axis that follows it in the output, if any (its output stride is
+   * r's length): the blocks' rows run over both ("virtual rows",
+   * transpose.cl). */
   bool vmerge = moved && p[TR_ROW_ITEMS] == 2 &&
                 pl.shape[R] < (esz == 2 ? 32 : PLANE_BELOW) && nd >= 3 &&
                 pl.perm[nd - 2] != A;
@@ -343,7 +345,8 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
       if (err == CL_SUCCESS) err = clSetKernelArg(k.k, 17, afin.size, &afin.v);
       if (err == CL_SUCCESS)
         err = clSetKernelArg(k.k, 18, afout.size, &afout.v);
-      vncl__ops_arg anr0 = vncl__ops_idx(bits, nr0), aisq = vncl__ops_idx(bits, isq);
+      vncl__ops_arg anr0 = vncl__ops_idx(bits, nr0);
+      vncl__ops_arg aisq = vncl__ops_idx(bits, isq);
       vncl__ops_arg afla = vncl__ops_idx(bits, flat ? nab : 0);
       if (err == CL_SUCCESS) err = clSetKernelArg(k.k, 19, anr0.size, &anr0.v);
       if (err == CL_SUCCESS) err = clSetKernelArg(k.k, 20, aisq.size, &aisq.v);
