@@ -373,24 +373,25 @@ permute_blocks(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
     a = (l - t * fla) * VB;
     r = (t - q * nrb) * VBR;
     b = q;
-  } else if (nab) {
-    const IDX gx = get_global_id(0), qa = gx / nab;
-    if (qa >= nba) return;
-    a = (gx - qa * nab) * VB;
-    ib = qa * fin;
-    ob = qa * fout;
   } else {
-    a = (IDX)get_global_id(0) * VB;
-  }
-  if (fla) {
-  } else if (nrb) {
-    const IDX gy = get_global_id(1), q = gy / nrb;
-    if (q >= nbt) return;
-    r = (gy - q * nrb) * VBR;
-    b = q;
-  } else {
-    r = (IDX)get_global_id(1) * VBR;
-    b = get_global_id(2);
+    if (nab) {
+      const IDX gx = get_global_id(0), qa = gx / nab;
+      if (qa >= nba) return;
+      a = (gx - qa * nab) * VB;
+      ib = qa * fin;
+      ob = qa * fout;
+    } else {
+      a = (IDX)get_global_id(0) * VB;
+    }
+    if (nrb) {
+      const IDX gy = get_global_id(1), q = gy / nrb;
+      if (q >= nbt) return;
+      r = (gy - q * nrb) * VBR;
+      b = q;
+    } else {
+      r = (IDX)get_global_id(1) * VBR;
+      b = get_global_id(2);
+    }
   }
   DECOMP(0) DECOMP(1) DECOMP(2) DECOMP(3) DECOMP(4) DECOMP(5)
   if (a >= na || r >= nr) return;

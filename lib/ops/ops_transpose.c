@@ -76,32 +76,31 @@ static void simplify(const vncl_tensor *x, const int *perm, perm_plan *pl) {
   }
 }
 
+/* Takes batch axis j out of the batch's nb axes (shape and strides). */
+static void batch_drop(size_t *bshape, size_t *bin, size_t *bout, cl_int *nb,
+                       cl_int j) {
+  for (cl_int i = j; i + 1 < *nb; i++) {
+    bshape[i] = bshape[i + 1];
+    bin[i] = bin[i + 1];
+    bout[i] = bout[i + 1];
+  }
+  (*nb)--;
+}
+
 /* permute_plane (transpose.cl) on a plane of pl.shape[R] rows of
  * pl.shape[A] elements, the other axes a batch of nb axes (innermost
- * output axis first). A short r merges with the batch axis that follows
- * it in the output (output stride r's length), so that output runs
- * continue across it. cv is the rows a work-item covers, ca the elements
- * of a: about PLANE_ELEMS elements a work-item (below). */
+ * output axis first), times nq rows of a batch axis merged with r (input
+ * stride isq; nq 1: none). cv is the rows a work-item covers, ca the
+ * elements of a: about PLANE_ELEMS elements a work-item (below). */
 static vncl_status plane_run(vncl_context *ctx, vncl__ops_kernel *k,
-                             const perm_plan *pl, int A, int R, size_t in_sr,
-                             size_t out_sa, cl_int nb, size_t *bshape,
-                             size_t *bin, size_t *bout, size_t batch,
-                             size_t esz, int bits, cl_mem xm,
+                             const perm_plan *pl, int A, int R, size_t nq,
+                             size_t isq, size_t in_sr, size_t out_sa,
+                             cl_int nb, const size_t *bshape,
+                             const size_t *bin, const size_t *bout,
+                             size_t batch, size_t esz, int bits, cl_mem xm,
                              vncl__ops_arg ioff, cl_mem om, vncl__ops_arg ooff,
                              double bytes) {
-  size_t na = pl->shape[A], nr0 = pl->shape[R], nq = 1, isq = 0;
-  if (nr0 < PLANE_BELOW && nb > 0 && bout[0] == nr0) {
-    nq = bshape[0];
-    isq = bin[0];
-    batch /= nq;
-    for (cl_int j = 0; j + 1 < nb; j++) {
-      bshape[j] = bshape[j + 1];
-      bin[j] = bin[j + 1];
-      bout[j] = bout[j + 1];
-    }
-    nb--;
-  }
-  size_t nv = nq * nr0;
+  size_t na = pl->shape[A], nr0 = pl->shape[R], nv = nq * nr0;
   /* Rows far apart (a whole line each): 64 of them a work-item, so that
    * the lines one a touches stay in L1 and the input streams are few (256
    * rows ran a short r merged with the batch at 0.80x the speed of 64).
@@ -192,13 +191,13 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
    * as vectors) goes to permute_plane; it moves every such plane, the
    * short sides below TILED_MIN too. */
   bool moved = nd >= 2 && R != A;
-  /* A short r (under 16 rows, 32 of 2-byte elements) merges with the
-   * batch axis that follows it in the output, if any (its output stride is
-   * r's length): the blocks' rows run over both ("virtual rows",
-   * transpose.cl). */
-  bool vmerge = moved && p[TR_ROW_ITEMS] == 2 &&
-                pl.shape[R] < (esz == 2 ? 32 : PLANE_BELOW) && nd >= 3 &&
-                pl.perm[nd - 2] != A;
+  /* The output axis next to r is a batch axis (its output stride is r's
+   * length). A short r (under 16 rows, 32 of 2-byte elements) merges with
+   * it: the blocks' rows run over both ("virtual rows", transpose.cl), and
+   * so do permute_plane's (under 16). */
+  bool next_batch = nd >= 3 && pl.perm[nd - 2] != A;
+  bool vmerge = moved && p[TR_ROW_ITEMS] == 2 && next_batch &&
+                pl.shape[R] < (esz == 2 ? 32 : PLANE_BELOW);
   size_t nr_eff =
       vmerge ? pl.shape[R] * pl.shape[pl.perm[nd - 2]] : pl.shape[R];
   bool plane = moved && p[TR_ROW_ITEMS] == 2 &&
@@ -241,9 +240,18 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
       batch *= pl.shape[ax];
       nb++;
     }
+    /* The merge: the batch's innermost axis joins r. */
+    size_t nr0 = 0, nq = 1, isq = 0;
+    if (plane ? next_batch && pl.shape[R] < PLANE_BELOW : vmerge) {
+      nr0 = pl.shape[R];
+      nq = bshape[0];
+      isq = bin[0];
+      batch /= nq;
+      batch_drop(bshape, bin, bout, &nb, 0);
+    }
     if (plane) {
-      s = plane_run(ctx, &k, &pl, A, R, istr[R], ostr[q], nb, bshape, bin,
-                    bout, batch, esz, bits, x->mem, ioff, out->mem, ooff,
+      s = plane_run(ctx, &k, &pl, A, R, nq, isq, istr[R], ostr[q], nb, bshape,
+                    bin, bout, batch, esz, bits, x->mem, ioff, out->mem, ooff,
                     bytes);
       vncl__ops_kernel_put(ctx, &k);
       return s;
@@ -256,19 +264,6 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
      * OpenCL 1.2 full profile). */
     bool blocks = p[TR_ROW_ITEMS] == 2;
     size_t vbr = esz == 2 ? 32 : 16;
-    size_t nr0 = 0, isq = 0, nrv = pl.shape[R];
-    if (blocks && vmerge) { /* the batch's innermost axis joins r */
-      nr0 = pl.shape[R];
-      isq = bin[0];
-      nrv = nr_eff;
-      batch /= bshape[0];
-      for (cl_int j = 0; j + 1 < nb; j++) {
-        bshape[j] = bshape[j + 1];
-        bin[j] = bin[j + 1];
-        bout[j] = bout[j + 1];
-      }
-      nb--;
-    }
     cl_int nt = p[TR_NT_STORE] && oo % 16 == 0 && ostr[q] % 16 == 0;
     for (cl_int j = 0; j < nb; j++) nt = nt && bout[j] % 16 == 0;
     /* 2-byte elements: 2 when the rows are 64-byte aligned too, 1 when
@@ -283,8 +278,8 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
      * over (batch, block of R) pairs, so that the group's rows write
      * neighbouring output runs (the batch axis's output stride is R's
      * row) and none of them idles. */
-    size_t nrb = (nrv + vbr - 1) / vbr;
-    bool fold = blocks && nb > 0 && nrb < wgy && bout[0] == nrv &&
+    size_t nrb = (nr_eff + vbr - 1) / vbr;
+    bool fold = blocks && nb > 0 && nrb < wgy && bout[0] == nr_eff &&
                 ostr[nd - 1] == 1;
     /* A short A (fewer blocks than the group is wide) with the input axis
      * right outside it in the batch (its input stride is A's length): the
@@ -297,17 +292,12 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
       for (cl_int j = fold ? 1 : 0; j < nb; j++)
         if (bin[j] == pl.shape[A]) {
           fa_n = bshape[j], fa_in = bin[j], fa_out = bout[j];
-          for (cl_int i = j; i + 1 < nb; i++) {
-            bshape[i] = bshape[i + 1];
-            bin[i] = bin[i + 1];
-            bout[i] = bout[i + 1];
-          }
-          nb--;
+          batch_drop(bshape, bin, bout, &nb, j);
           batch /= fa_n;
           break;
         }
     vncl__ops_arg na = vncl__ops_idx(bits, pl.shape[A]);
-    vncl__ops_arg nr = vncl__ops_idx(bits, nrv);
+    vncl__ops_arg nr = vncl__ops_idx(bits, nr_eff);
     vncl__ops_arg isr = vncl__ops_idx(bits, istr[R]);
     vncl__ops_arg osa = vncl__ops_idx(bits, ostr[q]);
     vncl__ops_arg vs = vncl__ops_idx8(bits, bshape, nb);
