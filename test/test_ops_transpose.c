@@ -252,7 +252,8 @@ static void test_short_planes(void **st) {
             {{20, 9, 4, 40}, {3, 2, 1, 0}},  /* 2-byte r pairs */
             {{5, 3, 70, 1}, {0, 2, 1, 3}},   /* short r, nothing to merge */
             {{40, 20, 48, 1}, {0, 2, 1, 3}}, /* small planes: flat blocks */
-            {{2, 7, 33, 40}, {1, 0, 3, 2}}};
+            {{2, 7, 33, 40}, {1, 0, 3, 2}},
+            {{4, 1, 33, 17}, {0, 2, 3, 1}}}; /* C 1: a copy */
   for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, sets[k]));
     for (int ti = 0; ti < 5; ti++)

@@ -273,6 +273,11 @@ static inline const char *vncl__ops_shape_str(int ndim, const int64_t *shape,
 }
 
 /* -DIDX_BITS=32 when every index stays below 2^31, else 64. */
+/* dst = src element for element (the same element count and dtype, the
+ * shapes unchecked): vncl_copy's kernel, for permutations that simplify
+ * to a copy (ops_cast.c). */
+vncl_status vncl__ops_copy_run(vncl_context *ctx, const vncl_tensor *src,
+                               vncl_tensor *dst);
 int vncl__ops_idx_bits(size_t max_elements);
 
 /* The tensor's offset in elements of its dtype. */

@@ -93,8 +93,8 @@ static vncl_status check_pair(vncl_context *ctx, const char *fn,
   return s;
 }
 
-static vncl_status copy_run(vncl_context *ctx, const vncl_tensor *src,
-                            vncl_tensor *dst) {
+vncl_status vncl__ops_copy_run(vncl_context *ctx, const vncl_tensor *src,
+                               vncl_tensor *dst) {
   if (src->numel == 0 || src == dst) return VNCL_OK;
   size_t esz = vncl_dtype_size(src->dtype);
   size_t maxel = extent(src) > extent(dst) ? extent(src) : extent(dst);
@@ -118,7 +118,7 @@ vncl_status vncl_copy(vncl_context *ctx, const vncl_tensor *src,
   vncl_status s = check_pair(ctx, fn, src, dst);
   if (!s) s = vncl__ops_check_same_dtype(ctx, src, dst, fn, "src", "dst");
   if (s) return s;
-  return copy_run(ctx, src, dst);
+  return vncl__ops_copy_run(ctx, src, dst);
 }
 
 vncl_status vncl_cast(vncl_context *ctx, const vncl_tensor *src,
@@ -126,7 +126,7 @@ vncl_status vncl_cast(vncl_context *ctx, const vncl_tensor *src,
   const char *fn = "vncl_cast";
   vncl_status s = check_pair(ctx, fn, src, dst);
   if (s) return s;
-  if (src->dtype == dst->dtype) return copy_run(ctx, src, dst);
+  if (src->dtype == dst->dtype) return vncl__ops_copy_run(ctx, src, dst);
   if ((src->dtype == VNCL_F64 || dst->dtype == VNCL_F64) && !ctx->info.fp64)
     return vncl__fail(ctx, VNCL_ERR_UNSUPPORTED,
                       "%s: converting %s to %s needs fp64, which device '%s' "
