@@ -577,6 +577,20 @@ static const vncl__tunable clblast_tunables[] = {
  * and were not measured. */
 #define CPU_FLAT "MB=132 switch_mnk=1.6e7 "
 #define FLAT_INTEL "; flat products in one block of 132 rows, B packed by the kernel, on an Intel Xeon (x86 family 6, model 167), 2026-12-05: f32 128 x 4096 x 4096 1.7-1.8x the row's 96-row blocks"
+/* B packed by the kernel on AMD: 32-column slivers. Zen 5 EPYC (x86
+ * family 26, 1 MiB of L2 a core), 2026-12-05, f32, B as stored, one
+ * process, the flat row / NR 32 NB 32, two rounds, medians of 7 of 3
+ * queued calls, ratio to OpenBLAS (Cooperlake kernels) in the same
+ * rounds: 32 x 4096 x 4096 0.79-0.80x / 0.84-0.87x, 128 x 4096 x 4096
+ * 0.84-0.91x / 0.93-0.97x, 8 x 4096 x 4096 0.88-0.89x / 0.92-0.93x, 100 x
+ * 2000 x 3000 0.87-0.90x / 0.92-0.94x; 128 x 4096 x 4096 with B
+ * transposed 1.13-1.18x / 1.18-1.28x, 128 x 1024 x 1024 1.37-1.50x /
+ * 1.31-1.32x (340-346 / 335-336 GFLOP/s). MR 4, MR 8, NB 128, NR 48 and a
+ * KC of 1024-2048 (the separate pack) ran 0.45-0.82x. f64 and 16-bit
+ * storage keep the flat rows (not measured). docs/tuning.md, "Few rows
+ * against B as stored". */
+#define CPU_FLAT_AMD "NR=32 NB=32 "
+#define FLAT_ZEN "; NR and NB 32 on a Zen 5 EPYC (x86 family 26), 2026-12-05: f32 32 x 4096 x 4096, B as stored, 0.79-0.80x -> 0.84-0.87x OpenBLAS, 128 x 4096 x 4096 0.84-0.91x -> 0.93-0.97x"
 #define FLAT_AVX2 "; flat products in one block of 132 rows, B packed by the kernel, as AVX2 code on an Intel Xeon (x86 family 6, model 167), 2026-12-05"
 
 static const vncl__param_row gemm_rows[] = {
@@ -594,6 +608,12 @@ static const vncl__param_row gemm_rows[] = {
     {R_CPU(16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE),
      CPU512_SQ CPU512_DIRECT_ZEN CPU512_SMALL CPU512_PACKED CPU512_SINGLE_SMALL,
      MEASURED32SQ SINGLE_SMALL_INTEL},
+    /* AMD, f32 flat: the slivers of B that gemm_packed_cpu keeps (NB
+     * columns over the depth) 32 columns wide, half a megabyte at 4096
+     * deep where 64 made a whole one, all of an AMD core's L2 (CPU_FLAT_AMD). */
+    {R_CPU_OF("AuthenticAMD", 16, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_FLAT),
+     CPU512 CPU512_DIRECT CPU512_SMALL CPU512_PACKED CPU_FLAT CPU_FLAT_AMD,
+     MEASURED32 FLAT_INTEL FLAT_ZEN},
     {R_CPU(16, VNCL__GEMM_ACC32, ANY),
      CPU512 CPU512_DIRECT CPU512_SMALL CPU512_PACKED CPU_FLAT,
      MEASURED32 FLAT_INTEL},
