@@ -590,6 +590,19 @@ static const vncl__tunable clblast_tunables[] = {
  * storage keep the flat rows (not measured). docs/tuning.md, "Few rows
  * against B as stored". */
 #define CPU_FLAT_AMD "NR=32 NB=32 "
+/* AVX2 f64 on AMD: the packed path's depth in chunks of 2048 (KC; 0, the
+ * whole depth, before), as the AMD AVX-512 f64 rows have it. Measured as
+ * AVX2 code on the Zen 5 EPYC (POCL_KERNELLIB_NAME=avx2, glibc's and
+ * OpenBLAS's AVX2 code: a proxy for an AMD AVX2 host, whose L2 is 512 KiB
+ * to 1 MiB), 2026-12-05, one process, the row / KC 2048, two rounds,
+ * medians of 7 of 3 queued calls, against OpenBLAS's Haswell dgemm in the
+ * same rounds: 2048^3 68.6-79.8 / 87.6-90.7 GFLOP/s (0.74-0.83x /
+ * 0.95-0.99x), 2047^3 83.3-83.9 / 92.6-93.2 (0.88x / 0.96-0.97x), 1024^3
+ * 81.5-86.0 / 83.6-85.2 (0.89-0.91x / 0.89-1.09x), 512^3 97.3-98.0 /
+ * 91.7-92.9 (1.06-1.08x / 0.99-1.01x); KC 512 and 1024 between the two at
+ * 2048^3 (82.8-90.3), below both at 1024^3 (77.7-79.4). */
+#define CPU256_KC64_AMD "KC=2048 "
+#define KC64_ZEN_AVX2 "; KC 2048 as AVX2 code on a Zen 5 EPYC (x86 family 26), 2026-12-05: dgemm 2048^3 0.74-0.83x -> 0.95-0.99x OpenBLAS (Haswell kernels)"
 #define FLAT_ZEN "; NR and NB 32 on a Zen 5 EPYC (x86 family 26), 2026-12-05: f32 32 x 4096 x 4096, B as stored, 0.79-0.80x -> 0.84-0.87x OpenBLAS, 128 x 4096 x 4096 0.84-0.91x -> 0.93-0.97x"
 #define FLAT_AVX2 "; flat products in one block of 132 rows, B packed by the kernel, as AVX2 code on an Intel Xeon (x86 family 6, model 167), 2026-12-05"
 
@@ -652,6 +665,11 @@ static const vncl__param_row gemm_rows[] = {
      AVX2_16 CPU256_BIG, MEASURED256_16 BIG256},
     {R_CPU(0, VNCL__GEMM_ACC16, ANY), AVX2_16 CPU_FLAT,
      MEASURED256_16 FLAT_AVX2},
+    /* AMD without 512-bit vectors, f64 square: the depth in chunks of
+     * 2048 (CPU256_KC64_AMD), as the AMD AVX-512 f64 rows. */
+    {R_CPU_OF("AuthenticAMD", 0, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE),
+     AVX2_64 CPU256_BIG CPU256_SINGLE_SMALL CPU256_KC64_AMD,
+     UNMEASURED256 BIG256 SINGLE_SMALL_AVX2 KC64_ZEN_AVX2},
     {R_CPU(0, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE),
      AVX2_64 CPU256_BIG CPU256_SINGLE_SMALL,
      UNMEASURED256 BIG256 SINGLE_SMALL_AVX2},
