@@ -480,6 +480,35 @@ static void test_vendor_rows(void **state) {
     if (!fits_with(&c, cases[i].acc, &row, NULL, 0, why, sizeof why))
       fail_msg("%s, width %d: %s", cases[i].vendor, cases[i].width, why);
   }
+  /* AMD's own sliver widths and depth chunks (docs/tuning.md, "Few rows
+   * against B as stored", "AVX2 f64 on AMD: depth chunks"): the AVX-512
+   * f32 flat row keeps 32-column slivers (64 elsewhere), the AVX2 f64
+   * square row chunks the depth by 2048 (Intel's AVX2 row does not). */
+  const struct {
+    const char *vendor;
+    int width, acc, shape, nr, nb, kc;
+  } own[] = {{"AuthenticAMD", 16, A32, FL, 32, 32, 0},
+             {"GenuineIntel", 16, A32, FL, 64, 64, 0},
+             {"AuthenticAMD", 8, A64, SQ, 8, 64, 2048},
+             {"GenuineIntel", 8, A64, SQ, 8, 64, 0},
+             {"AuthenticAMD", 16, A64, SQ, 32, 64, 2048}};
+  for (size_t i = 0; i < sizeof own / sizeof *own; i++) {
+    vncl__tune_device c = fake_cpu(own[i].width);
+    vncl__strlcpy(c.info.vendor, own[i].vendor, sizeof c.info.vendor);
+    vncl__gemm_params row;
+    assert_true(vncl__gemm_params_builtin(
+        &c.info, own[i].width, (vncl__gemm_acc)own[i].acc,
+        (vncl__gemm_shape)own[i].shape, false, &row));
+    if (row.cpu.nr != own[i].nr || row.cpu.nb != own[i].nb ||
+        row.cpu.kc != own[i].kc)
+      fail_msg("%s, width %d, acc %d, shape %d: NR %d NB %d KC %d, not %d %d "
+               "%d",
+               own[i].vendor, own[i].width, own[i].acc, own[i].shape,
+               row.cpu.nr, row.cpu.nb, row.cpu.kc, own[i].nr, own[i].nb,
+               own[i].kc);
+    if (!fits_with(&c, own[i].acc, &row, NULL, 0, why, sizeof why))
+      fail_msg("%s, width %d: %s", own[i].vendor, own[i].width, why);
+  }
   /* GPUs do not stream (their caches are not the CPU's). */
   vncl__tune_device g = small_gpu();
   vncl__gemm_params gr;
