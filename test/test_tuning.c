@@ -396,6 +396,18 @@ static void test_register_model(void **state) {
     fail_msg("GPU, local 64 x 32 in groups of 2 x 16: %s", why);
 }
 
+/* The built-in row a CPU of this vendor and float width gets for (acc,
+ * shape); *c the fake device it was picked for. */
+static vncl__gemm_params vendor_row(const char *vendor, int width, int acc,
+                                    int shape, vncl__tune_device *c) {
+  *c = fake_cpu(width);
+  vncl__strlcpy(c->info.vendor, vendor, sizeof c->info.vendor);
+  vncl__gemm_params row;
+  assert_true(vncl__gemm_params_builtin(&c->info, width, (vncl__gemm_acc)acc,
+                                        (vncl__gemm_shape)shape, false, &row));
+  return row;
+}
+
 /* Rows keyed on the vendor: AMD CPUs with 512-bit vectors take square
  * products to the packed path later (their own switch_mnk) and, in f32
  * and 16-bit storage, on the direct kernel's 6 x 64 tile with A broadcast
@@ -447,12 +459,9 @@ static void test_vendor_rows(void **state) {
       {"GenuineIntel", 8, A32, SQ, 56623104, 1e30, 1e30, 6, 16, 1, 2e9, 4, 1e6},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    vncl__tune_device c = fake_cpu(cases[i].width);
-    vncl__strlcpy(c.info.vendor, cases[i].vendor, sizeof c.info.vendor);
-    vncl__gemm_params row;
-    assert_true(vncl__gemm_params_builtin(
-        &c.info, cases[i].width, (vncl__gemm_acc)cases[i].acc,
-        (vncl__gemm_shape)cases[i].shape, false, &row));
+    vncl__tune_device c;
+    vncl__gemm_params row = vendor_row(cases[i].vendor, cases[i].width,
+                                       cases[i].acc, cases[i].shape, &c);
     if (row.switch_mnk != cases[i].switch_mnk ||
         row.switch_mnk16 != cases[i].switch_mnk16 ||
         row.small_batch_mnk_bt != cases[i].small_bt ||
@@ -493,12 +502,9 @@ static void test_vendor_rows(void **state) {
              {"GenuineIntel", 8, A64, SQ, 8, 64, 0},
              {"AuthenticAMD", 16, A64, SQ, 32, 64, 2048}};
   for (size_t i = 0; i < sizeof own / sizeof *own; i++) {
-    vncl__tune_device c = fake_cpu(own[i].width);
-    vncl__strlcpy(c.info.vendor, own[i].vendor, sizeof c.info.vendor);
-    vncl__gemm_params row;
-    assert_true(vncl__gemm_params_builtin(
-        &c.info, own[i].width, (vncl__gemm_acc)own[i].acc,
-        (vncl__gemm_shape)own[i].shape, false, &row));
+    vncl__tune_device c;
+    vncl__gemm_params row = vendor_row(own[i].vendor, own[i].width,
+                                       own[i].acc, own[i].shape, &c);
     if (row.cpu.nr != own[i].nr || row.cpu.nb != own[i].nb ||
         row.cpu.kc != own[i].kc)
       fail_msg("%s, width %d, acc %d, shape %d: NR %d NB %d KC %d, not %d %d "
