@@ -115,12 +115,12 @@ static const struct {
     {"ops", "permute 64x16x4096 (2,1,0)", "f32", 0.15},     /* 0.25x, Zen 5 q */
     {"ops", "permute 64x64x16384 (2,1,0)", "f16", 0.30},    /* 0.43x, AMD s11 */
     {"ops", "permute 64x64x16384 (2,1,0)", "f32", 0.30},    /* 0.44x, Zen 5 */
-    {"ops", "permute NCHW->NHWC 4x3x256x1024 (0,2,3,1)", "f32",
-     0.40}, /* 0.55x, Zen 5 q */
     {"ops", "permute 8x128x64x64 (0,3,2,1)", "f32", 0.15},  /* 0.26x, Zen 5 q */
     {"ops", "permute 8x32x64x256 (3,2,1,0)", "f32", 0.40},  /* 0.58x, Zen 5 q */
     {"ops", "permute 8x512x64x256 (0,3,2,1)", "f32", 0.35}, /* 0.48x, Zen 5 */
     {"ops", "permute 8x512x64x256 (3,2,1,0)", "f32", 0.50}, /* 0.68x, Zen 5 */
+    {"ops", "permute NCHW->NHWC 4x3x256x1024 (0,2,3,1)", "f32",
+     0.40}, /* 0.55x, Zen 5 q */
     {"ops", "random normal 4Mi", "f32", 0.05},              /* 0.12x, AMD q */
     {"ops", "random normal 64Mi", "f32", 0.10},             /* 0.19x, Zen 5 */
     {"ops", "random uniform 4Mi", "f32", 0.05},             /* 0.13x, Zen 5 q */

@@ -444,6 +444,13 @@ permute_blocks(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
   }
 }
 
+/* The 16 elements of x to d[0], d[s], ..., d[15 s]. */
+#define PLANE_ST16(d, s, x)                                                  \
+  d[0] = x.s0; d[s] = x.s1; d[2 * s] = x.s2; d[3 * s] = x.s3;               \
+  d[4 * s] = x.s4; d[5 * s] = x.s5; d[6 * s] = x.s6; d[7 * s] = x.s7;       \
+  d[8 * s] = x.s8; d[9 * s] = x.s9; d[10 * s] = x.sa; d[11 * s] = x.sb;     \
+  d[12 * s] = x.sc; d[13 * s] = x.sd; d[14 * s] = x.se; d[15 * s] = x.sf;
+
 /* A plane with a short side (CPUs, ROW_ITEMS 2): fewer than 16 elements
  * of a, or of r, where a block of 16 x 16 would be mostly edge. Its rows
  * are "virtual": v = q nr0 + r over nq x nr0 rows, row v at input offset
@@ -453,14 +460,11 @@ permute_blocks(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
  * Work-item (i, j, b) moves a in [i ca, (i + 1) ca) by v in [j cv, (j + 1)
  * cv) of batch element b, a outermost: each a writes a run of cv output
  * elements and reads one element of each of cv rows, lines that the next
- * a reads again (the host sizes cv to keep them in L1). Element by
- * element: per element a load, a store and the step to the next row. */
-/* The 16 elements of x to d[0], d[s], ..., d[15 s]. */
-#define PLANE_ST16(d, s, x)                                                  \
-  d[0] = x.s0; d[s] = x.s1; d[2 * s] = x.s2; d[3 * s] = x.s3;               \
-  d[4 * s] = x.s4; d[5 * s] = x.s5; d[6 * s] = x.s6; d[7 * s] = x.s7;       \
-  d[8 * s] = x.s8; d[9 * s] = x.s9; d[10 * s] = x.sa; d[11 * s] = x.sb;     \
-  d[12 * s] = x.sc; d[13 * s] = x.sd; d[14 * s] = x.se; d[15 * s] = x.sf;
+ * a reads again (the host sizes cv to keep them in L1). Without a merged
+ * axis (nq 1) a row's elements come 16 at a time, one vector load stored
+ * to the 16 output runs they belong to (PLANE_ST16); with one, and for
+ * the last a's, element by element: per element a load, a store and the
+ * step to the next row. */
 __kernel void permute_plane(const IDX na, const IDX nr0, const IDX nq,
                             const IDX in_sr, const IDX isq, const IDX out_sa,
                             const int nb, const IDX8 bshape, const IDX8 bin,
@@ -478,17 +482,15 @@ __kernel void permute_plane(const IDX na, const IDX nr0, const IDX nq,
     __global T *dst0 = out + ooff + ob + v0;
     const IDX n = v1 - v0;
     IDX a = a0;
-    if (in_sr >= 16) {
-      /* Rows apart: 16 elements of a row as one vector load, stored to
-       * the 16 output runs they belong to, row by row. Element by element
-       * this was compute-bound on a Zen 5 (0.5x memcpy with 3 rows, the
-       * same on every group shape); its loads now go 16 at a time. */
-      for (; a + 16 <= a1; a += 16) {
-        __global T *d = dst0 + a * out_sa;
-        for (IDX v = 0; v < n; v++, d++) {
-          const T16 x = vload16(0, src0 + v * in_sr + a);
-          PLANE_ST16(d, out_sa, x)
-        }
+    /* 16 elements of a row at once (element by element this was
+     * compute-bound on a Zen 5: 0.5x memcpy with 3 rows, on every group
+     * shape). A row holds all of a (in_sr >= na), so the 16 never reach
+     * into the next row. */
+    for (; a + 16 <= a1; a += 16) {
+      __global T *d = dst0 + a * out_sa;
+      for (IDX v = 0; v < n; v++, d++) {
+        const T16 x = vload16(0, src0 + v * in_sr + a);
+        PLANE_ST16(d, out_sa, x)
       }
     }
     for (; a < a1; a++) {

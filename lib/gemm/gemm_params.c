@@ -573,8 +573,9 @@ static const vncl__tunable clblast_tunables[] = {
  * 512 x 512, 100 x 400 x 300); f64 32 x 1024 x 1024 39-43 / 70-71, 100 x
  * 500 x 500 63-64 / 112-117, 16 x 1024 x 1024 43 / 49-51; as AVX2 code f32
  * 32 x 1024 x 1024 47-49 / 101-104, f64 26 / 51-52. docs/tuning.md, "Few
- * rows against B as stored". The AMD AVX-512 rows share these flat rows
- * and were not measured. */
+ * rows against B as stored". The AMD AVX-512 f32 flat row takes these
+ * with narrower slivers (CPU_FLAT_AMD below); AMD's other flat rows are
+ * these, not measured there. */
 #define CPU_FLAT "MB=132 switch_mnk=1.6e7 "
 #define FLAT_INTEL "; flat products in one block of 132 rows, B packed by the kernel, on an Intel Xeon (x86 family 6, model 167), 2026-12-05: f32 128 x 4096 x 4096 1.7-1.8x the row's 96-row blocks"
 /* B packed by the kernel on AMD: 32-column slivers. Zen 5 EPYC (x86
@@ -590,8 +591,13 @@ static const vncl__tunable clblast_tunables[] = {
  * storage keep the flat rows (not measured). docs/tuning.md, "Few rows
  * against B as stored". */
 #define CPU_FLAT_AMD "NR=32 NB=32 "
-/* AVX2 f64 on AMD: the packed path's depth in chunks of 2048 (KC; 0, the
- * whole depth, before), as the AMD AVX-512 f64 rows have it. Measured as
+/* AVX2 f64 on AMD: KC 2048 (0 before), as the AMD AVX-512 f64 rows have
+ * it. At depths of 2048 and less that chunks nothing; what it changes
+ * there is that a KC above 0 keeps B out of the kernel's own pack
+ * (fuse_b, gemm.c), so B goes through the separate pack, which ran these
+ * squares faster than B packed by the kernel (whose 64-column slivers
+ * over the whole depth are 1 MiB at 2048 deep). Deeper products are
+ * chunked as well. Measured as
  * AVX2 code on the Zen 5 EPYC (POCL_KERNELLIB_NAME=avx2, glibc's and
  * OpenBLAS's AVX2 code: a proxy for an AMD AVX2 host, whose L2 is 512 KiB
  * to 1 MiB), 2026-12-05, one process, the row / KC 2048, two rounds,
@@ -665,8 +671,8 @@ static const vncl__param_row gemm_rows[] = {
      AVX2_16 CPU256_BIG, MEASURED256_16 BIG256},
     {R_CPU(0, VNCL__GEMM_ACC16, ANY), AVX2_16 CPU_FLAT,
      MEASURED256_16 FLAT_AVX2},
-    /* AMD without 512-bit vectors, f64 square: the depth in chunks of
-     * 2048 (CPU256_KC64_AMD), as the AMD AVX-512 f64 rows. */
+    /* AMD without 512-bit vectors, f64 square: KC 2048, as the AMD
+     * AVX-512 f64 rows (B's separate pack; CPU256_KC64_AMD). */
     {R_CPU_OF("AuthenticAMD", 0, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE),
      AVX2_64 CPU256_BIG CPU256_SINGLE_SMALL CPU256_KC64_AMD,
      UNMEASURED256 BIG256 SINGLE_SMALL_AVX2 KC64_ZEN_AVX2},
