@@ -196,19 +196,34 @@ typedef CAT(REAL, VSUF) realv;
   DO(OP_SCALE, alpha * (x))                 \
   DO(OP_COPY, (x))
 
-/* sigmoid and log in f32 compute (f32, f16, bf16): vncl's own functions
- * (vncl_math_common.cl) where the compiler is clang (PoCL, Oclgrind and
- * other clang front ends: one overloaded name serves the scalar and the
- * vector forms, which share the operation's expression), the library's
- * elsewhere and for f64. PoCL's library log and exp with a division ran
- * at 0.54x and 0.63x memcpy on two cores of an Intel Xeon (docs/ops.md,
- * seventeenth pass).
+/* sigmoid, log, tanh and gelu in f32 compute (f32, f16, bf16): vncl's own
+ * functions (with vncl_math_common.cl's) where the compiler is clang (PoCL,
+ * Oclgrind and other clang front ends: one overloaded name serves the
+ * scalar and the vector forms, which share the operation's expression),
+ * the library's elsewhere and for f64. PoCL's library log and exp with a
+ * division ran at 0.54x and 0.63x memcpy on two cores of an Intel Xeon,
+ * tanh at 0.45x and gelu's erfc at 0.22x (docs/ops.md, seventeenth and
+ * nineteenth passes).
  *   sigmoid: e = e^-|x| (vncl_expnegf, at most 1.08 ulp), 1 / (1 + e) for
  *     x >= 0, e / (1 + e) below: no cancellation, at most about 3 ulp;
  *     NaN gives NaN (e is NaN), -inf 0 and +inf 1.
  *   log: vncl_logf (at most 1.65 ulp) of x, or of x 2^23 for subnormal x
  *     with 23 ln 2 taken off in two exact parts; 0 gives -inf, x < 0
- *     NaN, +inf and NaN themselves. */
+ *     NaN, +inf and NaN themselves.
+ *   tanh (nineteenth pass): on a = |x|, below 0.55 a + a^3
+ *     P(a^2), P of degree 4; from 0.55, e = e^-2a (vncl_expnegf) and
+ *     (1 - e) / (1 + e); the sign of x put back last (-0 stays -0, NaN
+ *     NaN, +-inf +-1).
+ *   gelu: x/2 erfc(-x/sqrt(2)) with z = min(|x|, 16)/sqrt(2): erfc(z) =
+ *     1 - z P(z^2) below z = 0.75 (P of degree 5), from there e^-z^2 t Q(t)
+ *     with t = 2 / (2 + z) (Q of degree 7) and z^2 = |x|^2 / 2 taken
+ *     exactly (x^2 = h + l by an fma, e^-(h+l)/2 = e^-h/2 (1 - l/2)): a
+ *     rounded z would cost 2 z^2 ulp there; for x >= 0 the factor is
+ *     2 - erfc(z). Below -16 (-inf included) 0; NaN gives NaN.
+ *   P and Q: Chebyshev interpolation in long double, coefficients rounded
+ *   to f32 (scripts/fit-math.c prints them and their errors). Every function is forced
+ *   inline: PoCL's AVX2 kernel library left the larger ones as calls,
+ *   which kept its vectorizer off the loop (log ran at 0.25x memcpy). */
 #ifndef OWN_MATH
 #define OWN_MATH 1
 #endif
@@ -219,21 +234,61 @@ VNCL_LOGF_FN()
 VNCL_EXPNEGF_FN(VW)
 VNCL_LOGF_FN(VW)
 #endif
-#define EW_OWN_FN(N)                                                        \
-  __attribute__((overloadable)) CAT(float, N) ew_sigmoid(CAT(float, N) x) { \
-    typedef CAT(float, N) fv;                                               \
-    const fv e = CAT(vncl_expnegf, N)(-fabs(x)), d = (fv)1.0f + e;          \
-    return select(e / d, (fv)1.0f / d, x >= (fv)0.0f);                     \
-  }                                                                         \
-  __attribute__((overloadable)) CAT(float, N) ew_log(CAT(float, N) x) {     \
-    typedef CAT(float, N) fv;                                               \
-    const CAT(int, N) sub = x < (fv)0x1p-126f;                              \
-    const fv c = select((fv)0.0f, (fv)(-23.0f), sub);                       \
-    fv l = CAT(vncl_logf, N)(select(x, x * (fv)0x1p23f, sub));              \
-    l = fma(c, (fv)0x1.62e4p-1f, fma(c, (fv)0x1.7f7d1cp-20f, l));           \
-    l = select(l, x, !(x < (fv)INFINITY));                                  \
-    l = select(l, (fv)(-INFINITY), x == (fv)0.0f);                          \
-    return select(l, (fv)NAN, x < (fv)0.0f);                                \
+#define EW_OWN_FN(N)                                                         \
+  inline __attribute__((overloadable, always_inline)) CAT(float, N)          \
+  ew_sigmoid(CAT(float, N) x) {                                              \
+    typedef CAT(float, N) fv;                                                \
+    const fv e = CAT(vncl_expnegf, N)(-fabs(x)), d = (fv)1.0f + e;           \
+    return select(e / d, (fv)1.0f / d, x >= (fv)0.0f);                       \
+  }                                                                          \
+  inline __attribute__((overloadable, always_inline)) CAT(float, N)          \
+  ew_log(CAT(float, N) x) {                                                  \
+    typedef CAT(float, N) fv;                                                \
+    const CAT(int, N) sub = x < (fv)0x1p-126f;                               \
+    const fv c = select((fv)0.0f, (fv)(-23.0f), sub);                        \
+    fv l = CAT(vncl_logf, N)(select(x, x * (fv)0x1p23f, sub));               \
+    l = fma(c, (fv)0x1.62e4p-1f, fma(c, (fv)0x1.7f7d1cp-20f, l));            \
+    l = select(l, x, !(x < (fv)INFINITY));                                   \
+    l = select(l, (fv)(-INFINITY), x == (fv)0.0f);                           \
+    return select(l, (fv)NAN, x < (fv)0.0f);                                 \
+  }                                                                          \
+  inline __attribute__((overloadable, always_inline)) CAT(float, N)          \
+  ew_tanh(CAT(float, N) x) {                                                 \
+    typedef CAT(float, N) fv;                                                \
+    const fv a = fabs(x), w = a * a;                                         \
+    fv p = fma((fv)(-0x1.b13538p-8f), w, (fv)0x1.5d220ep-6f);                \
+    p = fma(p, w, (fv)(-0x1.b9a044p-5f));                                    \
+    p = fma(p, w, (fv)0x1.110feap-3f);                                       \
+    p = fma(p, w, (fv)(-0x1.555554p-2f));                                    \
+    const fv e = CAT(vncl_expnegf, N)(a * (fv)(-2.0f));                      \
+    const fv r = select(((fv)1.0f - e) / ((fv)1.0f + e), fma(a * w, p, a),   \
+                        a < (fv)0.55f);                                      \
+    return copysign(r, x);                                                   \
+  }                                                                          \
+  inline __attribute__((overloadable, always_inline)) CAT(float, N)          \
+  ew_gelu(CAT(float, N) x) {                                                 \
+    typedef CAT(float, N) fv;                                                \
+    const fv a = fmin(fabs(x), (fv)16.0f), z = a * (fv)0x1.6a09e6p-1f;       \
+    const fv w = z * z;                                                      \
+    fv p = fma((fv)(-0x1.623bfp-11f), w, (fv)0x1.4f3d08p-8f);                \
+    p = fma(p, w, (fv)(-0x1.b7aaap-6f));                                     \
+    p = fma(p, w, (fv)0x1.ce2ae2p-4f);                                       \
+    p = fma(p, w, (fv)(-0x1.81273ap-2f));                                    \
+    p = fma(p, w, (fv)0x1.20dd74p+0f);                                       \
+    const fv t = (fv)2.0f / ((fv)2.0f + z);                                  \
+    fv q = fma((fv)0x1.5281dp-4f, t, (fv)(-0x1.91a20ep-3f));                 \
+    q = fma(q, t, (fv)0x1.886038p-5f);                                       \
+    q = fma(q, t, (fv)0x1.50421cp-4f);                                       \
+    q = fma(q, t, (fv)0x1.5f0d54p-3f);                                       \
+    q = fma(q, t, (fv)0x1.fcc9bap-3f);                                       \
+    q = fma(q, t, (fv)0x1.20a6a6p-2f);                                       \
+    q = fma(q, t, (fv)0x1.20e01ep-2f);                                       \
+    const fv h = a * a, l = fma(a, a, -h);                                   \
+    fv g = CAT(vncl_expnegf, N)(h * (fv)(-0.5f));                            \
+    g = fma(g, l * (fv)(-0.5f), g) * (t * q);                                \
+    g = select((fv)1.0f - z * p, g, z >= (fv)0.75f);                         \
+    g = select((fv)2.0f - g, g, x < (fv)0.0f);                               \
+    return select(x * (fv)0.5f * g, (fv)0.0f, x < (fv)(-16.0f));             \
   }
 EW_OWN_FN()
 #if VW > 1
@@ -241,9 +296,16 @@ EW_OWN_FN(VW)
 #endif
 #define EW_LOG(x) ew_log(x)
 #define EW_SIGMOID(x) ew_sigmoid(x)
+#define EW_TANH(x) ew_tanh(x)
+#define EW_GELU(x) ew_gelu(x)
 #else
 #define EW_LOG(x) log(x)
 #define EW_SIGMOID(x) ((REAL)1 / ((REAL)1 + exp(-(x))))
+#define EW_TANH(x) tanh(x)
+#define EW_GELU(x)                                                        \
+  (((x) == (REAL)(-INFINITY))                                             \
+       ? (REAL)0                                                          \
+       : (REAL)0.5 * (x) * erfc((x) * (REAL)-0.70710678118654752440))
 #endif
 
 /* GELU uses the exact form x/2 * erfc(-x/sqrt(2)) (erfc rather than 1 + erf,
@@ -255,12 +317,10 @@ EW_OWN_FN(VW)
   DO(U_EXP, exp(x))                                                     \
   DO(U_LOG, EW_LOG(x))                                                  \
   DO(U_SQRT, sqrt(x))                                                   \
-  DO(U_TANH, tanh(x))                                                   \
+  DO(U_TANH, EW_TANH(x))                                                \
   DO(U_SIGMOID, EW_SIGMOID(x))                                          \
   DO(U_RELU, ((x) < (REAL)0) ? (REAL)0 : (x))                           \
-  DO(U_GELU, ((x) == (REAL)(-INFINITY))                                 \
-                 ? (REAL)0                                              \
-                 : (REAL)0.5 * (x) * erfc((x) * (REAL)-0.70710678118654752440))
+  DO(U_GELU, EW_GELU(x))
 
 /* ---- contiguous binary -------------------------------------------------- */
 

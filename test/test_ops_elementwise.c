@@ -288,10 +288,13 @@ static void test_unary(void **st) {
 }
 
 /* log over the whole positive range of each type (log-uniform, subnormal
- * inputs included where the type has them) and sigmoid over [-80, 80]
- * (both saturated ends; results stay normal in f32 and bf16): the f32
- * compute types take vncl's own functions on clang compilers
- * (elementwise.cl), which must hold the same bound as the library's. */
+ * inputs included where the type has them), sigmoid over [-80, 80] (both
+ * saturated ends; results stay normal in f32 and bf16), tanh over [-20, 20]
+ * and gelu over [-12, 12] (f64: [-8, 8]; both ends saturated, outputs
+ * normal in f32 and bf16), half of their arguments log-uniform in magnitude down to 2^-100
+ * (the type's smallest normal for f16) with either sign: the f32 compute
+ * types take vncl's own functions on clang compilers (elementwise.cl),
+ * which must hold the same bound as the library's. */
 static void test_unary_wide(void **st) {
   (void)st;
   const int64_t n = 6007;
@@ -312,12 +315,24 @@ static void test_unary_wide(void **st) {
                  : !denorm       ? -126
                  : t == VNCL_BF16 ? -133 : -149;
     double ehi = t == VNCL_F64 ? 1023.9 : t == VNCL_F16 ? 15.9 : 127.9;
-    for (int k = 0; k < 2; k++) {
-      int op = k ? VNCL_SIGMOID : VNCL_LOG;
+    const int ops[] = {VNCL_LOG, VNCL_SIGMOID, VNCL_TANH, VNCL_GELU};
+    for (int k = 0; k < 4; k++) {
+      int op = ops[k];
       double *xv = malloc((size_t)n * sizeof *xv);
-      for (int64_t i = 0; i < n; i++)
-        xv[i] = t_round(t, k ? t_rand_uniform(-80, 80)
-                             : exp2(t_rand_uniform(elo, ehi)));
+      /* f64 gelu is the library's erfc of the rounded -x/sqrt(2): its
+       * conditioning (2 z^2 ulp) allows 128 ulp only to |x| = 8 */
+      double span = op == VNCL_SIGMOID ? 80
+                    : op == VNCL_TANH  ? 20
+                    : t == VNCL_F64    ? 8 : 12;
+      double tiny = t == VNCL_F16 ? -14 : -100;
+      for (int64_t i = 0; i < n; i++) {
+        double v = op == VNCL_LOG ? exp2(t_rand_uniform(elo, ehi))
+                   : op == VNCL_SIGMOID || i % 2
+                       ? t_rand_uniform(-span, span)
+                       : (i % 4 ? -1 : 1) *
+                             exp2(t_rand_uniform(tiny, log2(span)));
+        xv[i] = t_round(t, v);
+      }
       if (!k) xv[0] = t_round(t, exp2(elo)), xv[1] = 1.0; /* 2^elo, log 0 */
       vncl_tensor *x = t_new(ctx, t, 1, &n), *o = t_new(ctx, t, 1, &n);
       t_write(ctx, x, xv);
@@ -328,7 +343,8 @@ static void test_unary_wide(void **st) {
       char what[96];
       snprintf(what, sizeof what, "%s %s over the whole range", un_names[op],
                vncl_dtype_name(t));
-      t_check(what, (size_t)n, got, ref, rtol_for(t, ULP_FUNC), atol_for(t));
+      t_check(what, (size_t)n, got, ref,
+              rtol_for(t, op == VNCL_GELU ? ULP_GELU : ULP_FUNC), atol_for(t));
       free(xv), free(got), free(ref);
       vncl_tensor_destroy(x), vncl_tensor_destroy(o);
     }
