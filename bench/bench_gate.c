@@ -121,6 +121,8 @@ static const struct {
     {"ops", "permute 8x512x64x256 (3,2,1,0)", "f32", 0.50}, /* 0.68x, Zen 5 */
     {"ops", "permute NCHW->NHWC 4x3x256x1024 (0,2,3,1)", "f32",
      0.40}, /* 0.55x, Zen 5 q */
+    {"ops", "permute NHWC->NCHW 4x256x1024x3 (0,3,1,2)", "f32",
+     0.50}, /* 0.69-0.85x, Zen 5 q */
     {"ops", "random normal 4Mi", "f32", 0.05},              /* 0.12x, AMD q */
     {"ops", "random normal 64Mi", "f32", 0.10},             /* 0.19x, Zen 5 */
     {"ops", "random uniform 4Mi", "f32", 0.05},             /* 0.13x, Zen 5 q */

@@ -351,6 +351,58 @@ static void test_unary_wide(void **st) {
   }
 }
 
+/* pow over the whole normal range of each type: |x| = 2^u with u uniform
+ * over the type's normal exponents, a quarter of the bases negative, and
+ * y chosen so that y ln|x| is uniform within 0.9 of the logarithms of the
+ * type's largest and smallest normal (results normal, no overflow), a
+ * third of them truncated to integers (negative bases to a non-integer
+ * give NaN, to an odd integer a negative result); x and y rounded to the
+ * type before the double reference; then the same for a scalar base of
+ * -1.7 (vncl_scalar_binary). f32 compute takes vncl's own pow on clang
+ * compilers with doubles (elementwise.cl), within the library's bound. */
+static void test_pow_wide(void **st) {
+  (void)st;
+  const int64_t n = 6007;
+  for (int ti = 0; ti < 4; ti++) {
+    vncl_dtype t = t_float_types[ti];
+    double elo = t == VNCL_F64 ? -1022 : t == VNCL_F16 ? -14 : -126;
+    double ehi = t == VNCL_F64 ? 1023.9 : t == VNCL_F16 ? 15.9 : 127.9;
+    double tmax = 0.9 * (t == VNCL_F64 ? 708 : t == VNCL_F16 ? 9.7 : 87);
+    /* k = 1: the scalar base s = -1.7 (pow(s, y), vncl_scalar_binary) */
+    const double s = t_round(t, -1.7);
+    for (int k = 0; k < 2; k++) {
+      double *xv = malloc((size_t)n * sizeof *xv),
+             *yv = malloc((size_t)n * sizeof *yv),
+             *ref = malloc((size_t)n * sizeof *ref);
+      for (int64_t i = 0; i < n; i++) {
+        double ax = k ? -s : t_round(t, exp2(t_rand_uniform(elo, ehi)));
+        double lx = log(ax), y = lx == 0 ? t_rand_uniform(-50, 50)
+                                         : t_rand_uniform(-tmax, tmax) / lx;
+        if (i % 3 == 0) y = trunc(y);
+        xv[i] = k ? s : i % 4 == 1 ? -ax : ax;
+        yv[i] = t_round(t, y);
+        ref[i] = pow(xv[i], yv[i]);
+      }
+      vncl_tensor *x = t_new(ctx, t, 1, &n), *y = t_new(ctx, t, 1, &n),
+                  *o = t_new(ctx, t, 1, &n);
+      t_write(ctx, x, xv);
+      t_write(ctx, y, yv);
+      t_poison(ctx, o);
+      if (k)
+        T_OK(ctx, vncl_scalar_binary(ctx, VNCL_POW, s, y, o));
+      else
+        T_OK(ctx, vncl_binary(ctx, VNCL_POW, x, y, o));
+      double *got = t_read(ctx, o);
+      char what[96];
+      snprintf(what, sizeof what, "pow%s %s over the whole range",
+               k ? " of a scalar" : "", vncl_dtype_name(t));
+      t_check(what, (size_t)n, got, ref, rtol_for(t, ULP_FUNC), atol_for(t));
+      free(xv), free(yv), free(ref), free(got);
+      vncl_tensor_destroy(x), vncl_tensor_destroy(y), vncl_tensor_destroy(o);
+    }
+  }
+}
+
 /* NaN, infinities and signed zeros through every operation. */
 static void test_special_values(void **st) {
   (void)st;
@@ -517,6 +569,7 @@ int main(void) {
       cmocka_unit_test(test_axpby),
       cmocka_unit_test(test_unary),
       cmocka_unit_test(test_unary_wide),
+      cmocka_unit_test(test_pow_wide),
       cmocka_unit_test(test_special_values),
       cmocka_unit_test(test_in_place),
       cmocka_unit_test(test_params_independent),
