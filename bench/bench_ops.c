@@ -39,7 +39,9 @@ typedef enum {
   K_ARGMAX_ALL, /* argmax of everything */
   K_WIDEN_F16, /* f16 -> f32 (a's values rounded to f16) */
   K_WIDEN_BF16, /* bf16 -> f32 (a's values rounded to bf16) */
-  K_PERMG      /* 4-D permutation o->pperm of a tensor of shape o->pshape */
+  K_PERMG,     /* 4-D permutation o->pperm of a tensor of shape o->pshape */
+  K_GELU,      /* exact gelu, elementwise */
+  K_POW        /* 3^a, elementwise (vncl_scalar_binary, VNCL_POW) */
 } kind;
 
 typedef struct ops_bench {
@@ -88,6 +90,8 @@ static vncl_status run(ops_bench *o, kind k, vncl_tensor *a, vncl_tensor *b,
     case K_ARGMAX_COLS: return vncl_reduce(ctx, VNCL_REDUCE_ARGMAX, a, 0, c);
     case K_ARGMAX_ALL: return vncl_reduce_all(ctx, VNCL_REDUCE_ARGMAX, a, c);
     case K_PERMG: return vncl_permute(ctx, a, o->pperm, c);
+    case K_GELU: return vncl_unary(ctx, VNCL_GELU, a, c);
+    case K_POW: return vncl_scalar_binary(ctx, VNCL_POW, 3.0, a, c);
   }
   return VNCL_ERR_INVALID_ARG;
 }
@@ -227,6 +231,11 @@ static bool verify(ops_bench *o, kind k, const vncl_tensor *c) {
               (k == K_WIDEN_F16 ? 0x1p-25 : 0);
         break;
       case K_RANDOM: want = 0.5; tol = 0.5; break;
+      case K_GELU:
+        want = 0.5 * x[i] * erfc(-x[i] / sqrt(2.0));
+        tol = 1e-5 * fabs(want);
+        break;
+      case K_POW: want = pow(3.0, x[i]); tol = 1e-5 * want; break;
       default: want = NAN;
     }
     ok = fabs(got - want) <= tol + 1e-30;
@@ -279,11 +288,13 @@ static void bench_case_run(ops_bench *o, const char *name, const char *dtype,
   cs.peer = "memcpy";
   cs.bytes = bytes;
   /* The goal is a fraction of memcpy, not parity: 0.8x for the bytes an
-   * operation must move; random numbers are compute-bound (no goal, gated
-   * at their floor; bench_gate.c). */
+   * operation must move; random numbers, gelu and pow are compute-bound
+   * (no goal, gated at their floor; bench_gate.c). */
   cs.gate = true;
   cs.goal_gate = true;
-  cs.goal = k == K_RANDOM || k == K_NORMAL ? 0 : 0.8;
+  cs.goal = k == K_RANDOM || k == K_NORMAL || k == K_GELU || k == K_POW
+                ? 0
+                : 0.8;
   cs.m = (int)o->rows;
   cs.n = (int)o->cols;
   bool ok = run(o, k, a, b, c) == VNCL_OK && vncl_finish(bc->ctx) == VNCL_OK;
@@ -432,6 +443,13 @@ int bench_suite_ops(bench_ctx *b) {
   bench_case_run(&o, name, "f16", K_PERM3_H, h3, NULL, q3, 4 * n);
   snprintf(name, sizeof name, "random normal %s", sz);
   bench_case_run(&o, name, "f32", K_NORMAL, NULL, NULL, c, 4 * n);
+  /* Elementwise functions that compute more than they move (vncl's own
+   * on clang compilers, docs/ops.md, nineteenth pass): a read and a
+   * write an element. */
+  snprintf(name, sizeof name, "gelu %s", sz);
+  bench_case_run(&o, name, "f32", K_GELU, a, NULL, c, 8 * n);
+  snprintf(name, sizeof name, "pow 3^x %s", sz);
+  bench_case_run(&o, name, "f32", K_POW, a, NULL, c, 8 * n);
   /* Casts other than to bf16: widening (f32 -> f64 writes 8 bytes per
    * element), narrowing back from those f64 values, and to f16. */
   if (b->dev.fp64) {
