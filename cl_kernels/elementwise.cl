@@ -210,6 +210,13 @@ typedef CAT(REAL, VSUF) realv;
  *   log: vncl_logf (at most 1.65 ulp) of x, or of x 2^23 for subnormal x
  *     with 23 ln 2 taken off in two exact parts; 0 gives -inf, x < 0
  *     NaN, +inf and NaN themselves.
+ *   exp, for 16-bit storage only (nineteenth pass): vncl_expnegf's
+ *     reduction and polynomial over [-104, 89] (NaN kept, beyond 0 or
+ *     inf), the scale 2^k in two exact halves 2^(k>>1) 2^(k-(k>>1)) so
+ *     the product rounds once; at most 1.05 ulp (the library's 0.97).
+ *     PoCL's AVX2 library exp on 16-lane vectors ran f16 at 0.18-0.20x
+ *     memcpy, this at 0.61-0.63x; in f32 storage the library's stays
+ *     (0.90-0.99x natively, this 0.85-0.89x).
  *   tanh (nineteenth pass): on a = |x|, below 0.55 a + a^3
  *     P(a^2), P of degree 4; from 0.55, e = e^-2a (vncl_expnegf) and
  *     (1 - e) / (1 + e); the sign of x put back last (-0 stays -0, NaN
@@ -251,6 +258,26 @@ VNCL_LOGF_FN(VW)
     l = select(l, x, !(x < (fv)INFINITY));                                   \
     l = select(l, (fv)(-INFINITY), x == (fv)0.0f);                           \
     return select(l, (fv)NAN, x < (fv)0.0f);                                 \
+  }                                                                          \
+  inline __attribute__((overloadable, always_inline)) CAT(float, N)          \
+  ew_exp(CAT(float, N) x) {                                                  \
+    typedef CAT(float, N) fv;                                                \
+    typedef CAT(int, N) iv;                                                  \
+    fv d = select(x, (fv)(-104.0f), (iv)(x < (fv)(-104.0f)) != (iv)0);       \
+    d = select(d, (fv)89.0f, (iv)(x > (fv)89.0f) != (iv)0);                  \
+    const fv tm = fma(d, (fv)0x1.715476p+0f, (fv)0x1.8p23f);                 \
+    const fv kf = tm - (fv)0x1.8p23f;                                        \
+    fv r = fma(kf, (fv)(-0x1.62e4p-1f), d);                                  \
+    r = fma(kf, (fv)(-0x1.7f7d1cp-20f), r);                                  \
+    fv p = fma((fv)0x1.6d7c4p-10f, r, (fv)0x1.1276b6p-7f);                   \
+    p = fma(p, r, (fv)0x1.5554a6p-5f);                                       \
+    p = fma(p, r, (fv)0x1.5553f6p-3f);                                       \
+    p = fma(p, r, (fv)0.5f);                                                 \
+    p = fma(p, r, (fv)1.0f);                                                 \
+    p = fma(p, r, (fv)1.0f);                                                 \
+    const iv k = CAT(as_int, N)(tm) - (iv)0x4b400000, k1 = k >> 1;           \
+    return p * CAT(as_float, N)((k1 + (iv)127) << 23) *                      \
+           CAT(as_float, N)((k - k1 + (iv)127) << 23);                       \
   }                                                                          \
   inline __attribute__((overloadable, always_inline)) CAT(float, N)          \
   ew_tanh(CAT(float, N) x) {                                                 \
@@ -296,9 +323,15 @@ EW_OWN_FN(VW)
 #endif
 #define EW_LOG(x) ew_log(x)
 #define EW_SIGMOID(x) ew_sigmoid(x)
+#if DTYPE == 0
+#define EW_EXP(x) exp(x) /* the library's: faster in f32 natively */
+#else
+#define EW_EXP(x) ew_exp(x)
+#endif
 #define EW_TANH(x) ew_tanh(x)
 #define EW_GELU(x) ew_gelu(x)
 #else
+#define EW_EXP(x) exp(x)
 #define EW_LOG(x) log(x)
 #define EW_SIGMOID(x) ((REAL)1 / ((REAL)1 + exp(-(x))))
 #define EW_TANH(x) tanh(x)
@@ -398,7 +431,7 @@ EW_POW_FN(VW)
 #define FOR_EACH_UNARY(DO)                                              \
   DO(U_NEG, -(x))                                                       \
   DO(U_ABS, fabs(x))                                                    \
-  DO(U_EXP, exp(x))                                                     \
+  DO(U_EXP, EW_EXP(x))                                                  \
   DO(U_LOG, EW_LOG(x))                                                  \
   DO(U_SQRT, sqrt(x))                                                   \
   DO(U_TANH, EW_TANH(x))                                                \

@@ -289,9 +289,9 @@ static void test_unary(void **st) {
 
 /* log over the whole positive range of each type (log-uniform, subnormal
  * inputs included where the type has them), sigmoid over [-80, 80] (both
- * saturated ends; results stay normal in f32 and bf16), tanh over [-20, 20]
- * and gelu over [-12, 12] (f64: [-8, 8]; both ends saturated, outputs
- * normal in f32 and bf16), half of their arguments log-uniform in magnitude down to 2^-100
+ * saturated ends; results stay normal in f32 and bf16), tanh over [-20, 20],
+ * gelu over [-12, 12] (f64: [-8, 8]; both ends saturated, outputs normal
+ * in f32 and bf16) and exp over [-87, 87] (f16: [-16, 11]), half of their arguments log-uniform in magnitude down to 2^-100
  * (the type's smallest normal for f16) with either sign: the f32 compute
  * types take vncl's own functions on clang compilers (elementwise.cl),
  * which must hold the same bound as the library's. */
@@ -315,20 +315,24 @@ static void test_unary_wide(void **st) {
                  : !denorm       ? -126
                  : t == VNCL_BF16 ? -133 : -149;
     double ehi = t == VNCL_F64 ? 1023.9 : t == VNCL_F16 ? 15.9 : 127.9;
-    const int ops[] = {VNCL_LOG, VNCL_SIGMOID, VNCL_TANH, VNCL_GELU};
-    for (int k = 0; k < 4; k++) {
+    const int ops[] = {VNCL_LOG, VNCL_SIGMOID, VNCL_TANH, VNCL_GELU,
+                       VNCL_EXP};
+    for (int k = 0; k < 5; k++) {
       int op = ops[k];
       double *xv = malloc((size_t)n * sizeof *xv);
       /* f64 gelu is the library's erfc of the rounded -x/sqrt(2): its
-       * conditioning (2 z^2 ulp) allows 128 ulp only to |x| = 8 */
+       * conditioning (2 z^2 ulp) allows 128 ulp only to |x| = 8; exp's
+       * results stay finite (and normal, but for f16's subnormals) */
       double span = op == VNCL_SIGMOID ? 80
                     : op == VNCL_TANH  ? 20
+                    : op == VNCL_EXP   ? (t == VNCL_F16 ? 11 : 87)
                     : t == VNCL_F64    ? 8 : 12;
+      double lo = op == VNCL_EXP && t == VNCL_F16 ? -16 : -span;
       double tiny = t == VNCL_F16 ? -14 : -100;
       for (int64_t i = 0; i < n; i++) {
         double v = op == VNCL_LOG ? exp2(t_rand_uniform(elo, ehi))
                    : op == VNCL_SIGMOID || i % 2
-                       ? t_rand_uniform(-span, span)
+                       ? t_rand_uniform(lo, span)
                        : (i % 4 ? -1 : 1) *
                              exp2(t_rand_uniform(tiny, log2(span)));
         xv[i] = t_round(t, v);
