@@ -265,16 +265,7 @@ VNCL_LOGF_FN(VW)
     typedef CAT(int, N) iv;                                                  \
     fv d = select(x, (fv)(-104.0f), (iv)(x < (fv)(-104.0f)) != (iv)0);       \
     d = select(d, (fv)89.0f, (iv)(x > (fv)89.0f) != (iv)0);                  \
-    const fv tm = fma(d, (fv)0x1.715476p+0f, (fv)0x1.8p23f);                 \
-    const fv kf = tm - (fv)0x1.8p23f;                                        \
-    fv r = fma(kf, (fv)(-0x1.62e4p-1f), d);                                  \
-    r = fma(kf, (fv)(-0x1.7f7d1cp-20f), r);                                  \
-    fv p = fma((fv)0x1.6d7c4p-10f, r, (fv)0x1.1276b6p-7f);                   \
-    p = fma(p, r, (fv)0x1.5554a6p-5f);                                       \
-    p = fma(p, r, (fv)0x1.5553f6p-3f);                                       \
-    p = fma(p, r, (fv)0.5f);                                                 \
-    p = fma(p, r, (fv)1.0f);                                                 \
-    p = fma(p, r, (fv)1.0f);                                                 \
+    VNCL_EXPF_REDUCE(fv, d, tm, p)                                           \
     const iv k = CAT(as_int, N)(tm) - (iv)0x4b400000, k1 = k >> 1;           \
     return p * CAT(as_float, N)((k1 + (iv)127) << 23) *                      \
            CAT(as_float, N)((k - k1 + (iv)127) << 23);                       \

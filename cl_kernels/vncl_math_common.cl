@@ -59,16 +59,28 @@
     typedef CAT(float, N) fv;                                               \
     typedef CAT(int, N) iv;                                                 \
     const fv x = select(d, (fv)(-104.0f), (iv)(d < -104.0f) != (iv)0);      \
-    const fv tm = fma(x, (fv)0x1.715476p+0f, (fv)0x1.8p23f);                \
-    const fv kf = tm - (fv)0x1.8p23f;                                       \
-    fv r = fma(kf, (fv)(-0x1.62e4p-1f), x);                                 \
-    r = fma(kf, (fv)(-0x1.7f7d1cp-20f), r);                                 \
-    fv p = fma((fv)0x1.6d7c4p-10f, r, (fv)0x1.1276b6p-7f);                  \
-    p = fma(p, r, (fv)0x1.5554a6p-5f);                                      \
-    p = fma(p, r, (fv)0x1.5553f6p-3f);                                      \
-    p = fma(p, r, (fv)0.5f);                                                \
-    p = fma(p, r, (fv)1.0f);                                                \
-    p = fma(p, r, (fv)1.0f);                                                \
+    VNCL_EXPF_REDUCE(fv, x, tm, p)                                          \
     const iv k64 = CAT(as_int, N)(tm) - (iv)(0x4b400000 - 64 - 127);        \
     return p * CAT(as_float, N)(k64 << 23) * 0x1p-64f;                      \
+  }
+
+/* VNCL_EXPF_REDUCE(fv, x, tm, p): the core every f32 exp of vncl's shares
+ * (vncl_expnegf above, elementwise.cl's exp for 16-bit storage), as
+ * statements in the caller's scope (fv its float type): for x within
+ * [-104, 89] or NaN, declares tm = x / ln 2 + 1.5 * 2^23 (its bits are
+ * 0x4b400000 + k, k = round(x / ln 2)) and p = e^r, r = x - k ln 2, as
+ * described above. The caller scales p by 2^k. */
+#define VNCL_EXPF_REDUCE(fv, x, tm, p)                                      \
+  const fv tm = fma(x, (fv)0x1.715476p+0f, (fv)0x1.8p23f);                  \
+  fv p;                                                                     \
+  {                                                                         \
+    const fv kf_ = tm - (fv)0x1.8p23f;                                      \
+    fv r_ = fma(kf_, (fv)(-0x1.62e4p-1f), x);                               \
+    r_ = fma(kf_, (fv)(-0x1.7f7d1cp-20f), r_);                              \
+    p = fma((fv)0x1.6d7c4p-10f, r_, (fv)0x1.1276b6p-7f);                    \
+    p = fma(p, r_, (fv)0x1.5554a6p-5f);                                     \
+    p = fma(p, r_, (fv)0x1.5553f6p-3f);                                     \
+    p = fma(p, r_, (fv)0.5f);                                               \
+    p = fma(p, r_, (fv)1.0f);                                               \
+    p = fma(p, r_, (fv)1.0f);                                               \
   }
