@@ -228,9 +228,10 @@ typedef CAT(REAL, VSUF) realv;
  *     rounded z would cost 2 z^2 ulp there; for x >= 0 the factor is
  *     2 - erfc(z). Below -16 (-inf included) 0; NaN gives NaN.
  *   P and Q: Chebyshev interpolation in long double, coefficients rounded
- *   to f32 (scripts/fit-math.c prints them and their errors). Every function is forced
- *   inline: PoCL's AVX2 kernel library left the larger ones as calls,
- *   which kept its vectorizer off the loop (log ran at 0.25x memcpy). */
+ *   to f32 (scripts/fit-math.c prints them and their errors).
+ * Every function is forced inline: PoCL's AVX2 kernel library left the
+ * larger ones as calls, which kept its vectorizer off the work-item loop
+ * (log ran at 0.25x memcpy as AVX2 code). */
 #ifndef OWN_MATH
 #define OWN_MATH 1
 #endif

@@ -291,10 +291,11 @@ static void test_unary(void **st) {
  * inputs included where the type has them), sigmoid over [-80, 80] (both
  * saturated ends; results stay normal in f32 and bf16), tanh over [-20, 20],
  * gelu over [-12, 12] (f64: [-8, 8]; both ends saturated, outputs normal
- * in f32 and bf16) and exp over [-87, 87] (f16: [-16, 11]), half of their arguments log-uniform in magnitude down to 2^-100
- * (the type's smallest normal for f16) with either sign: the f32 compute
- * types take vncl's own functions on clang compilers (elementwise.cl),
- * which must hold the same bound as the library's. */
+ * in f32 and bf16) and exp over [-87, 87] (f16: [-16, 11]); tanh, gelu and
+ * exp take half of their arguments log-uniform in magnitude down to 2^-100
+ * (f16: its smallest normal) with either sign. The f32 compute types take
+ * vncl's own functions on clang compilers (elementwise.cl), which must
+ * hold the same bound as the library's. */
 static void test_unary_wide(void **st) {
   (void)st;
   const int64_t n = 6007;
