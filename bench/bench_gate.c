@@ -15,10 +15,10 @@
  * the floor it is gated at meanwhile: the table and the JSON still show
  * it below its goal, and the gate catches a regression. Random numbers,
  * gelu and pow have no goal against memcpy (Philox and the functions are
- * compute-bound on a CPU, docs/ops.md) and are gated at their floor only. Goal gates apply on CPU
- * devices, whose peers (memcpy, FFTW) run on the same memory and cores and
- * where the floors were measured; elsewhere the goal is reported, not
- * gated. The suites measure a case that fails its goal gate again before
+ * compute-bound on a CPU, docs/ops.md) and are gated at their floor only.
+ * Goal gates apply on CPU devices, whose peers (memcpy, FFTW) run on the
+ * same memory and cores and where the floors were measured; elsewhere the
+ * goal is reported, not gated. The suites measure a case that fails its goal gate again before
  * they record it (BENCH_ATTEMPTS, bench.h). */
 #include <string.h>
 
