@@ -390,6 +390,11 @@ softmax_rows(const IDX N, const IDX rows, const int logmode,
  * registers (PoCL 3.1 kept the arrays on the stack, indexed, without the
  * pragma). */
 #define FOR_R _Pragma("unroll") for (int r = 0; r < IR; r++)
+/* Pass 3 for vector v of every row: all the rows' loads, then all the
+ * stores (see the repeated rows in softmax_rows_item). */
+#define LD_ROWS(t, LOAD) \
+  accv t[IR];            \
+  FOR_R t[r] = LOAD
 /* Vector v of row r's local copy of e: the rows' vectors interleaved, so
  * that a short row's copies are a few contiguous lines (rows ITEM_LOCAL
  * apart shared their place in a 4 KiB page: softmax over rows of 64 with 8
@@ -397,6 +402,41 @@ softmax_rows(const IDX N, const IDX rows, const int logmode,
  * elements) takes the slot of vector nv. */
 #define IEV(r, v) ebase[(v) * IR + (r)]
 #define IET(r, i) ((__local acc *)&IEV(r, nv))[(i) - tail]
+/* The rows' tails (N % VW elements past the last whole vector), set by the
+ * host from N, so that a program holds the code of its own case only (the
+ * three cases in one program ran rows of 16 at 0.86x of this): 0 none
+ * (rows of whole vectors), 1 element by element (rows shorter than a
+ * vector, and tails of one element, which cost less that way: rows of 17
+ * 0.70-0.77x memcpy against 0.62-0.72x, of 18 even), 2 the row's last VW
+ * elements as one vector (OV). That vector overlaps the last whole one,
+ * whose lanes it repeats: the maximum takes it whole; the sum masks the
+ * repeated lanes (the first VW - (N - tail)) to zero; pass 3 stores it
+ * after the whole vectors, the repeated lanes with the bits they already
+ * hold (the same element through the same lane-wise operations). Element
+ * by element a tail cost an exp, a load and a store each: rows of 24 read
+ * 0.41-0.46x memcpy where rows of 48 read 1.46x (Zen 5, docs/ops.md,
+ * twentieth pass). */
+#ifndef ITEM_TAIL
+#define ITEM_TAIL 1
+#endif
+#if ITEM_TAIL == 2 && VW > 1
+#define OV 1
+#else
+#define OV 0
+#endif
+#if OV
+#define IOTA_2 (0, 1)
+#define IOTA_4 (0, 1, 2, 3)
+#define IOTA_8 (0, 1, 2, 3, 4, 5, 6, 7)
+#define IOTA_16 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+#if DTYPE == 1
+typedef CAT(long, VW) lanev;
+#else
+typedef CAT(int, VW) lanev;
+#endif
+#define LDO(p) VNCL_VLOAD(DTYPE, VW, 0, (p) + (N - VW))
+#define STO(p, x) VNCL_VSTORE(DTYPE, VW, (p) + (N - VW), 0, x)
+#endif
 #if PREFETCH_NEXT
 #define PF_ITEMR(r, v) \
   if (pf[r]) __builtin_prefetch(p[r] + ahead + (IDX)(v) * VW, 0, 3)
@@ -415,7 +455,14 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
   if (row0 >= rows) return;
   /* Rows past the last (the last work-item's, when IR does not divide
    * rows) are the last row again: the same values computed and stored to
-   * the same place by the same work-item, so nothing needs a test. */
+   * the same place by the same work-item. In place (out == x), pass 3
+   * therefore loads a vector of every row before it stores any (LD_ROWS),
+   * and the repeats store no element-by-element tail: a repeat that
+   * loaded after the row itself had stored read outputs as inputs
+   * (log-softmax of 517 rows of 77 in place, ITEM_ROWS 4, got the last row
+   * wrong before 2026-12-06). The tail's loop over elements within each
+   * row (the loads of all rows first, element by element, ran rows of 17
+   * 0.86x as fast). */
   __global const STORE *p[IR];
   __global STORE *q[IR];
   /* Pass 2 finds the rows in cache and asks for the ones PF_AHEAD
@@ -434,14 +481,27 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
   (void)pf;
   (void)ahead;
   const IDX nv = N / VW, tail = nv * VW;
+  /* ts: where the element-by-element tail starts (N: none) */
+#if ITEM_TAIL == 1
+  const IDX ts = tail;
+#else
+  const IDX ts = N;
+#endif
+#if OV
+  /* the lanes of the last vector past the last whole one */
+  const lanev fresh = (lanev)CAT(IOTA_, VW) >= (lanev)(VW - (N - tail));
+#endif
   accv mv[IR];
   FOR_R mv[r] = (accv)(-INFINITY);
   for (IDX v = 0; v < nv; v++)
     FOR_R mv[r] = RMAX(mv[r], LDV(p[r], v));
+#if OV
+  FOR_R mv[r] = RMAX(mv[r], LDO(p[r]));
+#endif
   acc m[IR];
   FOR_R {
     HRED(RMAXV, mv[r], m[r]);
-    for (IDX i = tail; i < N; i++) m[r] = RMAX(m[r], LD(p[r], i));
+    for (IDX i = ts; i < N; i++) m[r] = RMAX(m[r], LD(p[r], i));
   }
 
   accv sv[IR];
@@ -456,8 +516,16 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
         IEV(r, v) = e;
         sv[r] += e;
       }
+#if OV
+    /* the last vector's e in slot nv (which the scalar tail has else) */
+    FOR_R {
+      const accv e = SM_EXPV(LDO(p[r]) - m[r]);
+      IEV(r, nv) = e;
+      sv[r] += select((accv)0, e, fresh);
+    }
+#endif
     FOR_R
-      for (IDX i = tail; i < N; i++) {
+      for (IDX i = ts; i < N; i++) {
         const acc e = SM_EXP1(LD(p[r], i) - m[r]);
         IET(r, i) = e;
         st[r] += e;
@@ -470,8 +538,11 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
         PF_ITEMR(r, v);
         sv[r] += SM_EXPV(LDV(p[r], v) - m[r]);
       }
+#if OV
+    FOR_R sv[r] += select((accv)0, SM_EXPV(LDO(p[r]) - m[r]), fresh);
+#endif
     FOR_R
-      for (IDX i = tail; i < N; i++) st[r] += SM_EXP1(LD(p[r], i) - m[r]);
+      for (IDX i = ts; i < N; i++) st[r] += SM_EXP1(LD(p[r], i) - m[r]);
   }
   acc s[IR];
   FOR_R {
@@ -494,27 +565,51 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
 #else
     FOR_R ls[r] = SM_LOG(s[r]);
 #endif
-    for (IDX v = 0; v < nv; v++)
-      FOR_R
-        STV_OUT(q[r], v, (LDV(p[r], v) - m[r]) - ls[r]);
+#if OV
+    /* The last vector's x, loaded before the whole vectors are stored: in
+     * place (out == x) their stores overwrite the lanes it repeats. */
+    accv xo[IR];
+    FOR_R xo[r] = LDO(p[r]);
+#endif
+    for (IDX v = 0; v < nv; v++) {
+      LD_ROWS(t, LDV(p[r], v));
+      FOR_R STV_OUT(q[r], v, (t[r] - m[r]) - ls[r]);
+    }
+#if OV
+    FOR_R STO(q[r], (xo[r] - m[r]) - ls[r]);
+#endif
     FOR_R
-      for (IDX i = tail; i < N; i++) ST(q[r], i, (LD(p[r], i) - m[r]) - ls[r]);
+      if (row0 + r < rows) /* not the repeats (LD_ROWS) */
+        for (IDX i = ts; i < N; i++)
+          ST(q[r], i, (LD(p[r], i) - m[r]) - ls[r]);
   } else {
     acc inv[IR];
     FOR_R inv[r] = (acc)1 / s[r];
 #if ITEM_LOCAL
     for (IDX v = 0; v < nv; v++)
       FOR_R STV_OUT(q[r], v, IEV(r, v) * inv[r]);
+#if OV
+    FOR_R STO(q[r], IEV(r, nv) * inv[r]);
+#endif
     FOR_R
-      for (IDX i = tail; i < N; i++)
+      for (IDX i = ts; i < N; i++)
         ST(q[r], i, IET(r, i) * inv[r]);
 #else
-    for (IDX v = 0; v < nv; v++)
-      FOR_R
-        STV_OUT(q[r], v, SM_EXPV(LDV(p[r], v) - m[r]) * inv[r]);
+#if OV
+    accv xo[IR]; /* as in log mode: before the whole vectors' stores */
+    FOR_R xo[r] = LDO(p[r]);
+#endif
+    for (IDX v = 0; v < nv; v++) {
+      LD_ROWS(t, LDV(p[r], v));
+      FOR_R STV_OUT(q[r], v, SM_EXPV(t[r] - m[r]) * inv[r]);
+    }
+#if OV
+    FOR_R STO(q[r], SM_EXPV(xo[r] - m[r]) * inv[r]);
+#endif
     FOR_R
-      for (IDX i = tail; i < N; i++)
-        ST(q[r], i, SM_EXP1(LD(p[r], i) - m[r]) * inv[r]);
+      if (row0 + r < rows) /* not the repeats (LD_ROWS) */
+        for (IDX i = ts; i < N; i++)
+          ST(q[r], i, SM_EXP1(LD(p[r], i) - m[r]) * inv[r]);
 #endif
   }
 }

@@ -33,9 +33,18 @@ static vncl_status launch(vncl_context *ctx, int logmode, const vncl_tensor *x,
   size_t vw = (size_t)p[SM_VW];
   /* NT_OUT: rows of whole vectors, at least NT_MIN long */
   int nt = N % vw == 0 && oo % vw == 0 && N >= (size_t)p[SM_NT_MIN];
-  char extra[128];
-  snprintf(extra, sizeof extra, "-DDTYPE=%d -DIDX_BITS=%d -D%s=%zu -DNT_OUT=%d",
-           (int)x->dtype, bits, item ? "ITEM_LOCAL" : "ROW_LOCAL", local, nt);
+  /* ITEM_TAIL (softmax_rows_item): 0 rows of whole vectors, 2 a tail of
+   * two or more as the row's last vector, 1 element by element (rows
+   * shorter than a vector, tails of one) */
+  size_t rem = N % vw;
+  int tail = rem == 0 ? 0 : N > vw && rem >= 2 ? 2 : 1;
+  char extra[160];
+  int len = snprintf(extra, sizeof extra,
+                     "-DDTYPE=%d -DIDX_BITS=%d -D%s=%zu -DNT_OUT=%d",
+                     (int)x->dtype, bits, item ? "ITEM_LOCAL" : "ROW_LOCAL",
+                     local, nt);
+  if (item)
+    snprintf(extra + len, sizeof extra - (size_t)len, " -DITEM_TAIL=%d", tail);
   vncl__ops_kernel k;
   vncl_status s = vncl__ops_kernel_get(
       ctx, VNCL__OPS_SOFTMAX, p, extra,
