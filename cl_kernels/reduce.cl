@@ -118,6 +118,20 @@ typedef CAT(ACC, VSUF) accv;
 #define ST(p, i, x) VNCL_STORE(DTYPE, p, i, x)
 #if VW == 1
 #define LDV(p, v) LD(p, v)
+#elif DTYPE == 2 && VW >= 8
+/* f16 vectors of 8 and 16 as pieces of 4: PoCL 3.1 compiled a vload_half8
+ * in argmax_vectors to an aligned 16-byte move (vmovdqa), which faulted on
+ * a row of 17 halves (34 bytes apart: argmax over 131 x 17 f16 with VW 8,
+ * test_reduce_rows_item, 2026-12-06); 8-byte pieces have no alignment to
+ * assume, and the compiler may still join them into an unaligned move. */
+#define LDV4_(p, v, j) vload_half4(0, (p) + (IDX)(v) * VW + (j))
+#if VW == 8
+#define LDV(p, v) ((accv)(LDV4_(p, v, 0), LDV4_(p, v, 4)))
+#else
+#define LDV(p, v)                                                \
+  ((accv)(LDV4_(p, v, 0), LDV4_(p, v, 4), LDV4_(p, v, 8),        \
+          LDV4_(p, v, 12)))
+#endif
 #else
 #define LDV(p, v) VNCL_VLOAD(DTYPE, VW, v, p)
 #endif
@@ -417,8 +431,33 @@ reduce_rows(const int op, const IDX R, const IDX chunk, const IDX S,
     put(op, S > 1 ? g : ooff + row, lv[0], li[0], R, S > 1, out, outi, pv, pi);
 }
 
+/* A row's last VW elements (R - VW .. R - 1) as one vector: with a tail of
+ * two or more (R % VW) past at least one whole vector, reduce_rows_item
+ * takes it in place of the tail's elements one by one. It overlaps the
+ * last whole vector: max and min take it whole (a repeated lane changes
+ * nothing), sums mask the repeated lanes to zero. */
+#if VW > 1
+/* lane numbers (as in softmax.cl; not in the prelude, which every program
+ * shares: a change there rebuilds them all) */
+#define IOTA_2 (0, 1)
+#define IOTA_4 (0, 1, 2, 3)
+#define IOTA_8 (0, 1, 2, 3, 4, 5, 6, 7)
+#define IOTA_16 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+#if DTYPE == 1
+typedef CAT(long, VW) lanev;
+#else
+typedef CAT(int, VW) lanev;
+#endif
+#endif
+
 /* One work-item per row (short rows, or CPUs, where a group per row costs
- * more than the row): row q = get_global_id(0), read with vector loads. */
+ * more than the row): row q = get_global_id(0), read with vector loads.
+ * The lanes of the vector accumulators are combined by halves (VNCL_HRED:
+ * for sums a pairwise tree of the lanes' compensated values), and a tail
+ * of two or more as the row's last vector: element by element, a row of
+ * 16 cost 16 dependent Kahan steps over its lanes, and sums and maxima of
+ * rows of 16-100 ran at 0.08-0.38x memcpy (Zen 5, docs/ops.md, twentieth
+ * pass). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 reduce_rows_item(const int op, const IDX R, const IDX rows,
                  __global const STORE *x, const IDX xoff, __global STORE *out,
@@ -427,6 +466,15 @@ reduce_rows_item(const int op, const IDX R, const IDX rows,
   if (row >= rows) return;
   __global const STORE *p = x + xoff + row * R;
   const IDX nv = R / VW;
+#if VW > 1
+  const IDX rem = R - nv * VW;
+  /* ov: the tail as the last vector; ts: where the element-by-element tail
+   * starts (R: none) */
+  const int ov = nv > 0 && rem >= 2;
+  const IDX ts = ov ? R : nv * VW;
+#else
+  const IDX ts = R;
+#endif
   acc val;
   IDX idx = IDX_NONE;
   if (op == R_SUM || op == R_MEAN || op == R_NORM2) {
@@ -435,12 +483,17 @@ reduce_rows_item(const int op, const IDX R, const IDX rows,
       SUM_RANGE(SQ, LOAD_ROW, 0, nv, 1, sv, cv);
     else
       SUM_RANGE(IDZ, LOAD_ROW, 0, nv, 1, sv, cv);
-    acc ls[VW], lc[VW];
-    LANES(sv, ls);
-    LANES(cv, lc);
-    acc s1 = 0, c1k = 0;
-    for (int j = 0; j < VW; j++) KAHAN1(s1, c1k, KAHAN_VALUE(ls[j], lc[j]));
-    for (IDX i = nv * VW; i < R; i++) {
+#if VW > 1
+    if (ov) {
+      const accv e = LDV(p + (R - VW), 0);
+      const lanev fresh = (lanev)CAT(IOTA_, VW) >= (lanev)(VW - rem);
+      KAHAN(sv, cv, select((accv)0, op == R_NORM2 ? e * e : e, fresh));
+    }
+#endif
+    const accv kv = KAHAN_VALUE(sv, cv);
+    acc s1, c1k = 0;
+    VNCL_HRED(ACC, VW, ADD2, kv, s1);
+    for (IDX i = ts; i < R; i++) {
       const acc e = LD(p, i);
       KAHAN1(s1, c1k, op == R_NORM2 ? e * e : e);
     }
@@ -449,16 +502,61 @@ reduce_rows_item(const int op, const IDX R, const IDX rows,
     const int mx = op == R_MAX;
     accv m = mx ? (accv)(-INFINITY) : (accv)(INFINITY);
     EXT_RANGE(mx, LOAD_ROW, 0, nv, 1, m);
-    acc lm[VW];
-    LANES(m, lm);
-    val = lm[0];
-    for (int j = 1; j < VW; j++)
-      val = mx ? NMAX(val, lm[j]) : NMIN(val, lm[j]);
-    for (IDX i = nv * VW; i < R; i++) {
+#if VW > 1
+    if (ov) {
+      const accv e = LDV(p + (R - VW), 0);
+      m = mx ? NMAX(m, e) : NMIN(m, e);
+    }
+#endif
+    if (mx)
+      VNCL_HRED(ACC, VW, NMAX, m, val);
+    else
+      VNCL_HRED(ACC, VW, NMIN, m, val);
+    for (IDX i = ts; i < R; i++) {
       const acc e = LD(p, i);
       val = mx ? NMAX(val, e) : NMIN(val, e);
     }
-  } else {
+  }
+#if VW > 1
+  else if (nv < 16) {
+    /* argmax of rows under 16 vectors in two passes over the row (in cache
+     * after the first): the maximum as for max (NaN carried), then the
+     * first index holding it (or the first NaN), as the least of the
+     * lanes' candidate indices, values of the compute type (exact: R <
+     * 16 VW). argmax_vectors steps such rows a vector at a time, each with
+     * its horizontal maximum, and searches the best one lane by lane: rows
+     * of 16-100 ran at 0.13-0.33x memcpy (0.31-0.59x this way; rows of
+     * 1001 read 1.03x there, 0.85x here: twentieth pass). */
+    accv mv = (accv)(-INFINITY);
+    EXT_RANGE(1, LOAD_ROW, 0, nv, 1, mv);
+    if (ov) mv = NMAX(mv, LDV(p + (R - VW), 0));
+    VNCL_HRED(ACC, VW, NMAX, mv, val);
+    for (IDX i = ts; i < R; i++) val = NMAX(val, LD(p, i));
+    const int vnan = IS_NAN(val);
+    const accv lane = CAT(convert_, CAT(ACC, VSUF))((lanev)CAT(IOTA_, VW));
+    accv first = (accv)(INFINITY);
+#define ARG_HIT(e) (vnan ? IS_NAN(e) : (e) == (accv)val)
+    for (IDX v = 0; v < nv; v++) {
+      const accv e = LDV(p, v);
+      first = fmin(first, select((accv)(INFINITY),
+                                 (accv)((acc)(v * VW)) + lane, ARG_HIT(e)));
+    }
+    if (ov) {
+      const accv e = LDV(p + (R - VW), 0);
+      first = fmin(first, select((accv)(INFINITY),
+                                 (accv)((acc)(R - VW)) + lane, ARG_HIT(e)));
+    }
+#undef ARG_HIT
+    acc f;
+    VNCL_HRED(ACC, VW, fmin, first, f);
+    idx = f < (acc)INFINITY ? (IDX)f : IDX_NONE;
+    for (IDX i = ts; i < R && idx == IDX_NONE; i++) {
+      const acc e = LD(p, i);
+      if (vnan ? IS_NAN(e) : e == val) idx = i;
+    }
+  }
+#endif
+  else {
     argmax_vectors(p, 0, nv, 1, &val, &idx);
     for (IDX i = nv * VW; i < R; i++) {
       const acc e = LD(p, i);

@@ -918,7 +918,10 @@ static void reduce_cases(void) {
   } cs[] = {{2, {9, 13}, 1},   {2, {5, 300}, 1},  {2, {2, 5000}, 1},
             {2, {50, 37}, 0},  {3, {4, 33, 5}, 1}, {1, {4099}, 99},
             {3, {3, 4, 17}, 99},
-            {2, {40, 1100}, 0}}; /* CPU rows: two column strips */
+            {2, {40, 1100}, 0},  /* CPU rows: two column strips */
+            /* CPU rows: a work-item a row (one compute unit), a tail of 8
+             * as the last vector (and argmax's two passes) */
+            {2, {70, 24}, 1}};
   FOR_DTYPES(t) {
     for (size_t c = 0; c < sizeof cs / sizeof *cs; c++)
       for (int op = VNCL_REDUCE_SUM; op <= VNCL_REDUCE_NORM2; op++) {

@@ -280,6 +280,52 @@ static void test_reduce_special_long(void **st) {
   free(line), free(rows), free(cols);
 }
 
+/* Short rows one per work-item (reduce_rows_item: rows of up to ROWS_ITEM,
+ * enough of them for this device's groups, the host's condition from its
+ * own compute units): rows of whole vectors, a tail of one (element by
+ * element), tails of two or more (the row's last vector, overlapping the
+ * last whole one: sums mask its repeated lanes), every operation, every
+ * type, with NaN in the tail or in the overlap, +inf in the tail, a row
+ * all -inf, a tie whose second half is in the tail, the maximum only in
+ * the last element. The device's set, then vectors of 8. */
+static void test_reduce_rows_item(void **st) {
+  (void)st;
+  const size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1;
+  static const int64_t lens[] = {16, 17, 24, 77, 100};
+  /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS */
+  static const int eight[VNCL__OPS_MAX_PARAMS] = {16, 8, 1, 1024, 4, 1};
+  for (int k = 0; k < 2; k++) {
+    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, k ? eight : NULL));
+    int p[VNCL__OPS_MAX_PARAMS];
+    vncl__ops_params(ctx, VNCL__OPS_REDUCE, p);
+    const int64_t rows = (int64_t)(4 * cu * (size_t)p[RED_WG]) + 3;
+    for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
+      const int64_t L = lens[li];
+      if (L > p[RED_ROWS_ITEM]) continue;
+      const int vw = p[RED_VW];
+      for (int ti = 0; ti < 4; ti++) {
+        vncl_dtype t = t_float_types[ti];
+        double *xv = t_rand_vals(t, (size_t)(rows * L), -2, 2);
+        for (int64_t r = 0; r < rows; r += 7) {
+          double *row = xv + r * L;
+          switch ((r / 7) % 6) {
+            case 0: row[L - 1] = NAN; break;
+            case 1: row[L > vw ? L - vw : 0] = NAN; break; /* the overlap */
+            case 2: row[L - 2] = INFINITY; break;
+            case 3: for (int64_t i = 0; i < L; i++) row[i] = -INFINITY; break;
+            case 4: row[1] = 5, row[L - 1] = 5; break; /* a tie */
+            default: row[L - 1] = 5; break;
+          }
+        }
+        for (int op = 0; op <= VNCL_REDUCE_NORM2; op++)
+          run_reduce(t, op, 2, (int64_t[]){rows, L}, xv, 1, (int)(li % 2));
+        free(xv);
+      }
+    }
+  }
+  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, NULL));
+}
+
 /* Empty axes: sums give 0, mean NaN; max/min/argmax are refused; an empty
  * output is nothing to do. */
 static void test_reduce_empty(void **st) {
@@ -763,6 +809,7 @@ int main(void) {
       cmocka_unit_test(test_softmax_exp),
       cmocka_unit_test(test_softmax_wide),
       cmocka_unit_test(test_softmax_rows_item),
+      cmocka_unit_test(test_reduce_rows_item),
       cmocka_unit_test(test_params_independent),
       cmocka_unit_test(test_reduce_streams),
       cmocka_unit_test(test_bad_inputs),
