@@ -8,7 +8,9 @@
  *   ew_binary_bcast   out[o] = op(a[ia(o)], b[ib(o)]) NumPy broadcasting: the host
  *                     collapses the dimensions and gives each input a stride per
  *                     output dimension, 0 where it is broadcast (the general
- *                     path, for short rows)
+ *                     path, for rows shorter than a vector)
+ *   ew_binary_short   the same as ew_binary_rows, for rows of a few vectors:
+ *                     several whole rows per work-item
  *   ew_unary_contig   out[i] = f(x[i])
  *
  * The operation is a kernel argument, not a macro, so that one program per
@@ -560,6 +562,102 @@ ew_binary_rows(const IDX rows, const IDX inner, const int op, const int nd,
    * contiguous kernels. */
   const int nt = inner % VW == 0;
   switch (op) { FOR_EACH_BINARY(BIN_ROWS_CASE) }
+}
+
+/* ---- broadcasting binary, several short rows per work-item ---------------- */
+
+/* The layout of ew_binary_rows, for rows of at most a few vectors: a
+ * work-item does rpi whole rows (ITEM_CONTIG: rows q*rpi .. q*rpi+rpi-1,
+ * one after the other; else WG apart, as the contiguous kernels step).
+ * ew_binary_rows gives such rows a work-item each, which spends more on
+ * the row's offsets and its empty vector slots than on the row.
+ *
+ * Consecutive rows step the innermost outer dimension: its coordinate c0
+ * counts up and the offsets add its strides; only where it wraps (and for
+ * rows WG apart) are the offsets decomposed again.
+ *
+ * A row of nv whole vectors and a tail (inner % VW != 0; inner >= VW)
+ * does the tail as the row's last VW elements, a vector overlapping the
+ * last whole one. Its inputs are loaded before the row's first store: in
+ * place (out == a), the overlap would otherwise read what the row just
+ * wrote. The overlapping lanes are stored twice with the same value. */
+#define SHORT_OFFSETS()                                                  \
+  do {                                                                   \
+    IDX r = row;                                                         \
+    ia = 0;                                                              \
+    ib = 0;                                                              \
+    RDECOMP(0) RDECOMP(1) RDECOMP(2) RDECOMP(3) RDECOMP(4) RDECOMP(5)    \
+    RDECOMP(6)                                                           \
+    c0 = nd > 1 ? row % shape.s0 : 0;                                    \
+  } while (0)
+
+#define SHORT_NEXT()                                                     \
+  do {                                                                   \
+    row += RSTEP;                                                        \
+    if (RSTEP == 1 && nd > 1 && ++c0 < shape.s0) {                       \
+      ia += astr.s0;                                                     \
+      ib += bstr.s0;                                                     \
+    } else {                                                             \
+      SHORT_OFFSETS();                                                   \
+    }                                                                    \
+  } while (0)
+
+#define BIN_SHORT_CASE(OP, EXPR)                                         \
+  case OP:                                                               \
+    for (int k = 0; k < rpi; k++) {                                      \
+      if (k) SHORT_NEXT();                                               \
+      if (row >= rows) break;                                            \
+      __global const STORE *pa = a + ia, *pb = b + ib;                   \
+      __global STORE *po = out + row * inner;                            \
+      const real xa = ainner ? (real)0 : LD(pa, 0);                      \
+      const real xb = binner ? (real)0 : LD(pb, 0);                      \
+      realv xt = (realv)xa, yt = (realv)xb;                              \
+      if (tail && ainner) xt = LDV(pa + (inner - VW), 0);                \
+      if (tail && binner) yt = LDV(pb + (inner - VW), 0);                \
+      for (IDX v = 0; v < nv; v++) {                                     \
+        const realv x = ainner ? LDV(pa, v) : (realv)xa;                 \
+        const realv y = binner ? LDV(pb, v) : (realv)xb;                 \
+        if (tail)                                                        \
+          STV(po, v, EXPR);                                              \
+        else                                                             \
+          STV_OUT(po, v, EXPR);                                          \
+      }                                                                  \
+      if (tail) {                                                        \
+        const realv x = xt, y = yt;                                      \
+        STV(po + (inner - VW), 0, EXPR);                                 \
+      }                                                                  \
+    }                                                                    \
+    break;
+
+#if ITEM_CONTIG
+#define RSTEP 1
+#else
+#define RSTEP WG
+#endif
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+ew_binary_short(const IDX rows, const IDX inner, const int rpi, const int op,
+                const int nd, const IDX8 shape, __global const STORE *a,
+                const IDX aoff, const IDX8 astr, const int ainner,
+                __global const STORE *b, const IDX boff, const IDX8 bstr,
+                const int binner, __global STORE *out, const IDX ooff,
+                const real alpha, const real beta) {
+  a += aoff;
+  b += boff;
+  out += ooff;
+#if ITEM_CONTIG
+  IDX row = (IDX)get_global_id(0) * (IDX)rpi;
+#else
+  IDX row = (IDX)get_group_id(0) * (IDX)(WG * rpi) + (IDX)get_local_id(0);
+#endif
+  if (row >= rows) return;
+  IDX ia, ib, c0;
+  SHORT_OFFSETS();
+  const IDX nv = inner / VW;
+  /* Rows of whole vectors start vector-aligned (non-temporal stores where
+   * the host asked, as in ew_binary_rows). */
+  const int tail = inner % VW != 0;
+  switch (op) { FOR_EACH_BINARY(BIN_SHORT_CASE) }
 }
 
 /* ---- broadcasting binary ------------------------------------------------- */

@@ -98,8 +98,10 @@ static size_t in_index(int no, const int64_t *co, int ni, const int64_t *si) {
   return idx;
 }
 
-static void run_binary(vncl_dtype t, int op, int na, const int64_t *sa,
-                       int nb, const int64_t *sb) {
+/* out = op(a, b), or a = op(a, b) in place (a then has the output's
+ * shape). */
+static void run_binary_to(vncl_dtype t, int op, int na, const int64_t *sa,
+                          int nb, const int64_t *sb, bool in_place) {
   int64_t so[VNCL_MAX_DIMS];
   int no = bshape(na, sa, nb, sb, so);
   size_t nA = t_numel(na, sa), nB = t_numel(nb, sb), nO = t_numel(no, so);
@@ -108,10 +110,10 @@ static void run_binary(vncl_dtype t, int op, int na, const int64_t *sa,
   double *av = t_rand_vals(t, nA, alo, ahi), *bv = t_rand_vals(t, nB, blo, bhi);
   if (op == VNCL_DIV) fix_divisors(t, bv, nB);
   vncl_tensor *a = t_new(ctx, t, na, sa), *b = t_new(ctx, t, nb, sb),
-              *o = t_new(ctx, t, no, so);
+              *o = in_place ? a : t_new(ctx, t, no, so);
   t_write(ctx, a, av);
   t_write(ctx, b, bv);
-  t_poison(ctx, o);
+  if (!in_place) t_poison(ctx, o);
   T_OK(ctx, vncl_binary(ctx, (vncl_binary_op)op, a, b, o));
   double *got = t_read(ctx, o), *ref = malloc((nO ? nO : 1) * sizeof *ref);
   int64_t co[VNCL_MAX_DIMS];
@@ -125,11 +127,17 @@ static void run_binary(vncl_dtype t, int op, int na, const int64_t *sa,
                         bv[in_index(no, co, nb, sb)]);
   }
   char what[128];
-  snprintf(what, sizeof what, "%s %s (%zu x %zu -> %zu)", bin_names[op],
-           vncl_dtype_name(t), nA, nB, nO);
+  snprintf(what, sizeof what, "%s %s (%zu x %zu -> %zu%s)", bin_names[op],
+           vncl_dtype_name(t), nA, nB, nO, in_place ? ", in place" : "");
   t_check(what, nO, got, ref, rtol_for(t, op == VNCL_POW ? ULP_FUNC : ULP_BASIC), atol_for(t));
   free(av), free(bv), free(got), free(ref);
-  vncl_tensor_destroy(a), vncl_tensor_destroy(b), vncl_tensor_destroy(o);
+  vncl_tensor_destroy(a), vncl_tensor_destroy(b);
+  if (!in_place) vncl_tensor_destroy(o);
+}
+
+static void run_binary(vncl_dtype t, int op, int na, const int64_t *sa,
+                       int nb, const int64_t *sb) {
+  run_binary_to(t, op, na, sa, nb, sb, false);
 }
 
 static void test_binary_same_shape(void **st) {
@@ -492,6 +500,48 @@ static void test_params_independent(void **st) {
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_ELEMENTWISE, NULL));
 }
 
+/* Broadcasts over rows of a few vectors (ew_binary_short: several rows a
+ * work-item), with each set's shapes chosen to reach it: a tail past the
+ * last whole vector (done as an overlapping vector, also in place), rows
+ * of whole vectors (non-temporal stores), a middle axis whose coordinate
+ * wraps within a work-item's rows, a broadcast on both sides, the last
+ * work-item short of rows, rows shorter than the set's vector; rows one
+ * after the other (the CPU row) and WG apart (GPU-style stepping). */
+static void test_binary_short_rows(void **st) {
+  (void)st;
+  static const struct {
+    int set[VNCL__OPS_MAX_PARAMS]; /* WG, VW, IPT, ITEM_CONTIG, NT_STORE */
+    int64_t in; /* a row with a tail */
+    int64_t whole; /* a row of whole vectors */
+    int ntypes;
+  } sets[] = {{{16, 16, 64, 1, 1}, 24, 16, 4}, {{32, 4, 8, 0, 0}, 6, 4, 2}};
+  for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
+    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_ELEMENTWISE, sets[k].set));
+    int64_t L = sets[k].in, W = sets[k].whole;
+    int64_t row[2] = {67, L}, rb[1] = {L}, col[2] = {67, W}, cb[2] = {67, 1},
+            mid[3] = {5, 7, L}, mb[3] = {5, 1, L}, oa[2] = {67, 1},
+            ob[2] = {1, L}, odd[2] = {67, 17}, ods[1] = {17},
+            tiny[2] = {67, 3}, tb[1] = {3}, pair[2] = {67, 2};
+    for (int ti = 0; ti < sets[k].ntypes; ti++) {
+      vncl_dtype t = ti == 1 && sets[k].ntypes == 2 ? VNCL_F16
+                                                    : t_float_types[ti];
+      run_binary(t, VNCL_ADD, 2, row, 1, rb);
+      run_binary(t, VNCL_DIV, 2, col, 2, cb);
+      run_binary(t, VNCL_SUB, 3, mid, 3, mb);
+      run_binary(t, VNCL_MUL, 2, oa, 2, ob);
+      run_binary(t, VNCL_MAX, 1, rb, 2, row); /* the broadcast one first */
+      run_binary_to(t, VNCL_SUB, 2, row, 1, rb, true);
+      /* rows of 17: 34 bytes apart in f16 (vectors loaded unaligned) */
+      run_binary_to(t, VNCL_ADD, 2, odd, 1, ods, true);
+      /* rows shorter than the set's vectors: vectors of 2 (a program of
+       * their own), the tail of rows of 3 overlapping */
+      run_binary_to(t, VNCL_MUL, 2, tiny, 1, tb, true);
+      run_binary(t, VNCL_ADD, 2, pair, 2, cb);
+    }
+  }
+  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_ELEMENTWISE, NULL));
+}
+
 static void test_bad_inputs(void **st) {
   (void)st;
   int64_t s2[2] = {4, 5}, s3[1] = {3}, s5[1] = {5}, s45[2] = {4, 6};
@@ -570,6 +620,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_binary_same_shape),
       cmocka_unit_test(test_binary_broadcast),
+      cmocka_unit_test(test_binary_short_rows),
       cmocka_unit_test(test_binary_scalar),
       cmocka_unit_test(test_axpby),
       cmocka_unit_test(test_unary),

@@ -27,11 +27,12 @@ typedef struct ew_launch {
 } ew_launch;
 
 /* `out` is the tensor the kernel writes (for the alignment that
- * non-temporal stores need). */
+ * non-temporal stores need); vw, when not 0, replaces the set's VW. */
 static vncl_status ew_kernel(vncl_context *ctx, vncl_dtype dt, size_t maxel,
-                             const vncl_tensor *out, const char *name,
+                             const vncl_tensor *out, const char *name, int vw,
                              ew_launch *l) {
   vncl__ops_params(ctx, VNCL__OPS_ELEMENTWISE, l->p);
+  if (vw) l->p[EW_VW] = vw;
   size_t vbytes = (size_t)l->p[EW_VW] * vncl_dtype_size(dt);
   if (dt == VNCL_F16 || l->p[EW_VW] == 1 || out->offset % vbytes != 0)
     l->p[EW_NT_STORE] = 0; /* no non-temporal stores there: one program less */
@@ -74,13 +75,28 @@ static vncl_status ew_run(vncl_context *ctx, int op, const vncl_tensor *a,
   int pv[VNCL__OPS_MAX_PARAMS];
   vncl__ops_params(ctx, VNCL__OPS_ELEMENTWISE, pv);
   size_t inner = lay->shape[lay->nd - 1];
-  bool rows = b && !contig && inner >= (size_t)pv[EW_VW];
+  size_t vw = (size_t)pv[EW_VW], ipt = (size_t)pv[EW_IPT];
+  /* Rows shorter than a vector, where a work-item takes at least two of
+   * them: vectors of the widest power of two they hold (a program of its
+   * own) in the short-rows kernel below; else the general kernel. */
+  int vw_short = 0;
+  if (b && !contig && inner >= 2 && inner < vw && ipt >= 4) {
+    for (vw = 2; vw * 2 <= inner;) vw *= 2;
+    vw_short = (int)vw;
+  }
+  bool rows = b && !contig && inner >= vw;
+  /* Rows of at most half a work-item's IPT vectors (a tail counts as one):
+   * ew_binary_short, rpi whole rows per work-item (docs/ops.md,
+   * "Twenty-first pass"). */
+  size_t slots = inner / vw + (inner % vw != 0);
+  int rpi = rows && 2 * slots <= ipt ? (int)(ipt / slots) : 1;
   const char *kname = !b       ? "ew_binary_scalar"
                       : contig ? "ew_binary_contig"
-                      : rows   ? "ew_binary_rows"
-                               : "ew_binary_bcast";
+                      : rpi > 1 ? "ew_binary_short"
+                      : rows    ? "ew_binary_rows"
+                                : "ew_binary_bcast";
   ew_launch l;
-  vncl_status st = ew_kernel(ctx, dt, maxel, out, kname, &l);
+  vncl_status st = ew_kernel(ctx, dt, maxel, out, kname, vw_short, &l);
   if (st) return st;
   vncl__ops_arg an = vncl__ops_idx(l.bits, n);
   vncl__ops_arg aoff = vncl__ops_idx(l.bits, vncl__ops_elem_offset(a));
@@ -122,16 +138,28 @@ static vncl_status ew_run(vncl_context *ctx, int op, const vncl_tensor *a,
     vncl__ops_arg va = vncl__ops_idx8(l.bits, as, nd - 1);
     vncl__ops_arg vb = vncl__ops_idx8(l.bits, bs, nd - 1);
     vncl__ops_arg boff = vncl__ops_idx(l.bits, vncl__ops_elem_offset(b));
-    st = vncl__set_args(ctx, l.k.k, 17, VNCL_OPS_ARG(ar), VNCL_OPS_ARG(ai),
-                        VNCL_ARG(cop), VNCL_ARG(cnd), VNCL_OPS_ARG(vs),
-                        VNCL_ARG(a->mem), VNCL_OPS_ARG(aoff), VNCL_OPS_ARG(va),
-                        VNCL_ARG(ain), VNCL_ARG(b->mem), VNCL_OPS_ARG(boff),
-                        VNCL_OPS_ARG(vb), VNCL_ARG(bin), VNCL_ARG(out->mem),
-                        VNCL_OPS_ARG(ooff), VNCL_OPS_ARG(al), VNCL_OPS_ARG(be));
-    /* work-items: runs of IPT vectors per row (one more vector slot for
-     * the row's element tail) */
-    size_t nv = inner / (size_t)l.p[EW_VW], ipt = (size_t)l.p[EW_IPT];
-    size_t items = nrows * ((nv + 1 + ipt - 1) / ipt);
+    cl_int crpi = rpi;
+    if (rpi > 1) /* ew_binary_short: rpi after inner */
+      st = vncl__set_args(ctx, l.k.k, 18, VNCL_OPS_ARG(ar), VNCL_OPS_ARG(ai),
+                          VNCL_ARG(crpi), VNCL_ARG(cop), VNCL_ARG(cnd),
+                          VNCL_OPS_ARG(vs), VNCL_ARG(a->mem),
+                          VNCL_OPS_ARG(aoff), VNCL_OPS_ARG(va), VNCL_ARG(ain),
+                          VNCL_ARG(b->mem), VNCL_OPS_ARG(boff),
+                          VNCL_OPS_ARG(vb), VNCL_ARG(bin), VNCL_ARG(out->mem),
+                          VNCL_OPS_ARG(ooff), VNCL_OPS_ARG(al),
+                          VNCL_OPS_ARG(be));
+    else
+      st = vncl__set_args(ctx, l.k.k, 17, VNCL_OPS_ARG(ar), VNCL_OPS_ARG(ai),
+                          VNCL_ARG(cop), VNCL_ARG(cnd), VNCL_OPS_ARG(vs),
+                          VNCL_ARG(a->mem), VNCL_OPS_ARG(aoff),
+                          VNCL_OPS_ARG(va), VNCL_ARG(ain), VNCL_ARG(b->mem),
+                          VNCL_OPS_ARG(boff), VNCL_OPS_ARG(vb), VNCL_ARG(bin),
+                          VNCL_ARG(out->mem), VNCL_OPS_ARG(ooff),
+                          VNCL_OPS_ARG(al), VNCL_OPS_ARG(be));
+    /* work-items: rpi rows each (ew_binary_short), or runs of IPT vectors
+     * per row (one more vector slot for the row's element tail) */
+    size_t items = rpi > 1 ? (nrows + (size_t)rpi - 1) / (size_t)rpi
+                           : nrows * ((inner / vw + 1 + ipt - 1) / ipt);
     if (!st) {
       size_t wg = (size_t)l.p[EW_WG], global = vncl__round_up(items, wg);
       st = vncl__launch_work(ctx, ew_names[op], l.k.k, 1, &global, &wg, 0,
@@ -343,7 +371,7 @@ vncl_status vncl_unary(vncl_context *ctx, vncl_unary_op op,
   size_t maxel = max_extent(x) > max_extent(out) ? max_extent(x)
                                                  : max_extent(out);
   ew_launch l;
-  s = ew_kernel(ctx, x->dtype, maxel, out, "ew_unary_contig", &l);
+  s = ew_kernel(ctx, x->dtype, maxel, out, "ew_unary_contig", 0, &l);
   if (s) return s;
   size_t n = x->numel;
   vncl__ops_arg an = vncl__ops_idx(l.bits, n);
