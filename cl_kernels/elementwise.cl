@@ -11,6 +11,8 @@
  *                     path, for rows shorter than a vector)
  *   ew_binary_short   the same as ew_binary_rows, for rows of a few vectors:
  *                     several whole rows per work-item
+ *   ew_binary_period  rows shorter than half a vector, one input a row
+ *                     repeated down them: vectors of the output as a whole
  *   ew_unary_contig   out[i] = f(x[i])
  *
  * The operation is a kernel argument, not a macro, so that one program per
@@ -658,6 +660,61 @@ ew_binary_short(const IDX rows, const IDX inner, const int rpi, const int op,
    * the host asked, as in ew_binary_rows). */
   const int tail = inner % VW != 0;
   switch (op) { FOR_EACH_BINARY(BIN_SHORT_CASE) }
+}
+
+/* ---- broadcasting binary, rows shorter than half a vector ---------------- */
+
+/* out[R, L] = op(x, p) (or op(p, x) with swap) where x runs over the whole
+ * output (contiguous, as out) and p is one row of L elements repeated down
+ * the rows (a bias add over rows of 3): the output is cut into vectors as
+ * in the contiguous kernels, whatever the rows. Vector v's lanes meet p at
+ * (v*VW + lane) % L, the same for every v of one phase v % P (P = L /
+ * gcd(L, VW) <= PMAX): the P phases' vectors of p are gathered once per
+ * work-item. */
+#define PMAX 8
+
+#define BIN_PERIOD_CASE(OP, EXPR)                                        \
+  case OP:                                                               \
+    for (int k = 0; k < IPT; k++) {                                      \
+      const IDX v = first + (IDX)k * STEP;                               \
+      if (v < nvec) {                                                    \
+        const realv fx = LDV(xs, v), fp = pat[ITEM_CONTIG ? ph : v % P]; \
+        const realv x = swap ? fp : fx, y = swap ? fx : fp;              \
+        STV_OUT(out, v, EXPR);                                           \
+      } else if (v == nvec) {                                            \
+        for (IDX i = v * VW; i < n; i++) {                               \
+          const real fx = LD(xs, i), fp = LD(ps, i % L);                 \
+          const real x = swap ? fp : fx, y = swap ? fx : fp;             \
+          ST(out, i, EXPR);                                              \
+        }                                                                \
+      }                                                                  \
+      if (ITEM_CONTIG && ++ph == P) ph = 0;                              \
+    }                                                                    \
+    break;
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+ew_binary_period(const IDX n, const IDX L, const int P, const int op,
+                 const int swap, __global const STORE *xs, const IDX xoff,
+                 __global const STORE *ps, const IDX poff,
+                 __global STORE *out, const IDX ooff, const real alpha,
+                 const real beta) {
+  xs += xoff;
+  ps += poff;
+  out += ooff;
+  const IDX nvec = n / VW;
+  const IDX first = FIRST;
+  realv pat[PMAX];
+  for (int q = 0; q < P && q < PMAX; q++) {
+#if VW == 1
+    pat[q] = LD(ps, (IDX)q % L);
+#else
+    real e[VW];
+    for (int l = 0; l < VW; l++) e[l] = LD(ps, ((IDX)q * VW + (IDX)l) % L);
+    pat[q] = CAT(vload, VW)(0, e);
+#endif
+  }
+  int ph = (int)(first % (IDX)P);
+  switch (op) { FOR_EACH_BINARY(BIN_PERIOD_CASE) }
 }
 
 /* ---- broadcasting binary ------------------------------------------------- */

@@ -598,9 +598,10 @@ static void check_binary(vncl_dtype t, int op, const char *what, size_t n,
 
 /* Broadcasts over short rows (ew_binary_short, several rows a work-item),
  * with --cpu-rows: the CPU row (rows of 24 in vectors of 16, the tail an
- * overlapping vector, in place; rows of 3 in vectors of 2) and a set that
- * steps rows WG apart as GPUs would (rows of 6 in vectors of 4, eight
- * vectors a work-item), f32 and f16. */
+ * overlapping vector, in place; rows of 3 in vectors of 2; a row of 3
+ * repeated down the rows in ew_binary_period) and a set that steps rows
+ * WG apart as GPUs would (rows of 6 in vectors of 4, eight vectors a
+ * work-item), f32 and f16. */
 static void short_rows_cases(void) {
   /* WG, VW, IPT, ITEM_CONTIG, NT_STORE; the row length with a tail */
   static const struct {
@@ -612,18 +613,20 @@ static void short_rows_cases(void) {
     for (int di = 0; di < 2; di++) {
       vncl_dtype t = di ? VNCL_F16 : VNCL_F32;
       int64_t L = sets[k].len, R = 67, sr[2] = {R, L}, sb[1] = {L},
-              s3[2] = {R, 3}, sc[2] = {R, 1};
+              s3[2] = {R, 3}, sc[2] = {R, 1}, s31[1] = {3};
       size_t n = (size_t)(R * L), n3 = (size_t)R * 3;
       vncl_tensor *a = t_new(ctx, t, 2, sr), *b = t_new(ctx, t, 1, sb),
                   *a3 = t_new(ctx, t, 2, s3), *c = t_new(ctx, t, 2, sc),
-                  *o3 = t_new(ctx, t, 2, s3);
+                  *o3 = t_new(ctx, t, 2, s3), *b3 = t_new(ctx, t, 1, s31);
       double *av = t_rand_vals(t, n, -2, 2), *bv = t_rand_vals(t, (size_t)L, -2, 2),
-             *a3v = t_rand_vals(t, n3, -2, 2), *cv = t_rand_vals(t, (size_t)R, 0.5, 2);
+             *a3v = t_rand_vals(t, n3, -2, 2), *cv = t_rand_vals(t, (size_t)R, 0.5, 2),
+             *b3v = t_rand_vals(t, 3, -2, 2);
       size_t *ia = malloc(n * sizeof *ia), *ib = malloc(n * sizeof *ib);
       t_write(ctx, a, av);
       t_write(ctx, b, bv);
       t_write(ctx, a3, a3v);
       t_write(ctx, c, cv);
+      t_write(ctx, b3, b3v);
       t_poison(ctx, o3);
       T_OK(ctx, vncl_binary(ctx, VNCL_SUB, a, b, a)); /* in place */
       double *got = t_read(ctx, a);
@@ -637,8 +640,17 @@ static void short_rows_cases(void) {
       check_binary(t, VNCL_DIV, "rows of 3", n3, got, a3v, ia, cv, ib, false,
                    0);
       free(got);
-      free(av), free(bv), free(a3v), free(cv), free(ia), free(ib);
-      vncl_tensor *all[] = {a, b, a3, c, o3};
+      /* a row of 3 repeated down the rows: ew_binary_period with vectors
+       * of 16 (three phases), the short-rows kernel with vectors of 4 */
+      t_poison(ctx, o3);
+      T_OK(ctx, vncl_binary(ctx, VNCL_SUB, b3, a3, o3));
+      got = t_read(ctx, o3);
+      for (size_t i = 0; i < n3; i++) ia[i] = i, ib[i] = i % 3;
+      check_binary(t, VNCL_SUB, "row of 3 repeated", n3, got, a3v, ia, b3v,
+                   ib, true, 0);
+      free(got);
+      free(av), free(bv), free(a3v), free(cv), free(b3v), free(ia), free(ib);
+      vncl_tensor *all[] = {a, b, a3, c, o3, b3};
       for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         vncl_tensor_destroy(all[i]);
     }

@@ -521,7 +521,8 @@ static void test_binary_short_rows(void **st) {
     int64_t row[2] = {67, L}, rb[1] = {L}, col[2] = {67, W}, cb[2] = {67, 1},
             mid[3] = {5, 7, L}, mb[3] = {5, 1, L}, oa[2] = {67, 1},
             ob[2] = {1, L}, odd[2] = {67, 17}, ods[1] = {17},
-            tiny[2] = {67, 3}, tb[1] = {3}, pair[2] = {67, 2};
+            tiny[2] = {1000, 3}, tb[1] = {3}, five[2] = {1000, 5},
+            fb[1] = {5}, pair[2] = {67, 2}, pb[1] = {2};
     for (int ti = 0; ti < sets[k].ntypes; ti++) {
       vncl_dtype t = ti == 1 && sets[k].ntypes == 2 ? VNCL_F16
                                                     : t_float_types[ti];
@@ -533,10 +534,19 @@ static void test_binary_short_rows(void **st) {
       run_binary_to(t, VNCL_SUB, 2, row, 1, rb, true);
       /* rows of 17: 34 bytes apart in f16 (vectors loaded unaligned) */
       run_binary_to(t, VNCL_ADD, 2, odd, 1, ods, true);
-      /* rows shorter than the set's vectors: vectors of 2 (a program of
-       * their own), the tail of rows of 3 overlapping */
-      run_binary_to(t, VNCL_MUL, 2, tiny, 1, tb, true);
+      /* rows shorter than the set's vectors, by columns: vectors of 2 (a
+       * program of their own), the tail of rows of 3 overlapping */
+      run_binary(t, VNCL_ADD, 2, tiny, 2, (int64_t[2]){1000, 1});
       run_binary(t, VNCL_ADD, 2, pair, 2, cb);
+      /* rows of at most half a vector with a row repeated down them
+       * (ew_binary_period): work-items starting at every phase of rows of
+       * 3 and 5 (in vectors of 16), an element tail, either order, in
+       * place */
+      run_binary_to(t, VNCL_MUL, 2, tiny, 1, tb, true);
+      run_binary(t, VNCL_SUB, 1, tb, 2, tiny);
+      run_binary(t, VNCL_DIV, 2, five, 1, fb);
+      run_binary(t, VNCL_POW, 1, fb, 2, five);
+      run_binary(t, VNCL_DIV, 2, pair, 1, pb);
     }
   }
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_ELEMENTWISE, NULL));
@@ -631,5 +641,6 @@ int main(void) {
       cmocka_unit_test(test_params_independent),
       cmocka_unit_test(test_bad_inputs),
   };
+  t_test_filter();
   return cmocka_run_group_tests(tests, t_setup, t_teardown);
 }

@@ -76,11 +76,25 @@ static vncl_status ew_run(vncl_context *ctx, int op, const vncl_tensor *a,
   vncl__ops_params(ctx, VNCL__OPS_ELEMENTWISE, pv);
   size_t inner = lay->shape[lay->nd - 1];
   size_t vw = (size_t)pv[EW_VW], ipt = (size_t)pv[EW_IPT];
+  /* Rows of at most half a vector, one input a row repeated down them and
+   * the other running over the whole output: ew_binary_period, with the
+   * row's vectors in P phases (docs/ops.md, "Twenty-first pass"). */
+  int period = 0, swap = 0;
+  if (b && lay->nd == 2 && inner >= 2 && 2 * inner <= vw) {
+    size_t g = vw, r = inner;
+    while (r) { size_t t = g % r; g = r; r = t; } /* gcd(vw, inner) */
+    size_t P = inner / g;
+    bool af = lay->stride[1][0] == inner && lay->stride[1][1] == 1,
+         bf = lay->stride[2][0] == inner && lay->stride[2][1] == 1,
+         ap = lay->stride[1][0] == 0 && lay->stride[1][1] == 1,
+         bp = lay->stride[2][0] == 0 && lay->stride[2][1] == 1;
+    if (P <= 8 && ((af && bp) || (ap && bf))) period = (int)P, swap = ap;
+  }
   /* Rows shorter than a vector, where a work-item takes at least two of
    * them: vectors of the widest power of two they hold (a program of its
    * own) in the short-rows kernel below; else the general kernel. */
   int vw_short = 0;
-  if (b && !contig && inner >= 2 && inner < vw && ipt >= 4) {
+  if (!period && b && !contig && inner >= 2 && inner < vw && ipt >= 4) {
     for (vw = 2; vw * 2 <= inner;) vw *= 2;
     vw_short = (int)vw;
   }
@@ -90,8 +104,9 @@ static vncl_status ew_run(vncl_context *ctx, int op, const vncl_tensor *a,
    * "Twenty-first pass"). */
   size_t slots = inner / vw + (inner % vw != 0);
   int rpi = rows && 2 * slots <= ipt ? (int)(ipt / slots) : 1;
-  const char *kname = !b       ? "ew_binary_scalar"
-                      : contig ? "ew_binary_contig"
+  const char *kname = !b        ? "ew_binary_scalar"
+                      : contig  ? "ew_binary_contig"
+                      : period  ? "ew_binary_period"
                       : rpi > 1 ? "ew_binary_short"
                       : rows    ? "ew_binary_rows"
                                 : "ew_binary_bcast";
@@ -117,6 +132,20 @@ static vncl_status ew_run(vncl_context *ctx, int op, const vncl_tensor *a,
     st = vncl__set_args(ctx, l.k.k, 10, VNCL_OPS_ARG(an), VNCL_ARG(cop),
                         VNCL_ARG(a->mem), VNCL_OPS_ARG(aoff), VNCL_ARG(b->mem),
                         VNCL_OPS_ARG(boff), VNCL_ARG(out->mem),
+                        VNCL_OPS_ARG(ooff), VNCL_OPS_ARG(al),
+                        VNCL_OPS_ARG(be));
+    units = (n + (size_t)l.p[EW_VW] - 1) / (size_t)l.p[EW_VW];
+  } else if (period) {
+    /* x: the input over the whole output; p: the repeated row */
+    const vncl_tensor *x = swap ? b : a, *pr = swap ? a : b;
+    vncl__ops_arg xo = vncl__ops_idx(l.bits, vncl__ops_elem_offset(x));
+    vncl__ops_arg po = vncl__ops_idx(l.bits, vncl__ops_elem_offset(pr));
+    vncl__ops_arg ai = vncl__ops_idx(l.bits, inner);
+    cl_int cp = period, cs = swap;
+    st = vncl__set_args(ctx, l.k.k, 13, VNCL_OPS_ARG(an), VNCL_OPS_ARG(ai),
+                        VNCL_ARG(cp), VNCL_ARG(cop), VNCL_ARG(cs),
+                        VNCL_ARG(x->mem), VNCL_OPS_ARG(xo), VNCL_ARG(pr->mem),
+                        VNCL_OPS_ARG(po), VNCL_ARG(out->mem),
                         VNCL_OPS_ARG(ooff), VNCL_OPS_ARG(al),
                         VNCL_OPS_ARG(be));
     units = (n + (size_t)l.p[EW_VW] - 1) / (size_t)l.p[EW_VW];
