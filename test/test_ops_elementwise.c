@@ -534,14 +534,17 @@ static void test_binary_short_rows(void **st) {
       run_binary_to(t, VNCL_SUB, 2, row, 1, rb, true);
       /* rows of 17: 34 bytes apart in f16 (vectors loaded unaligned) */
       run_binary_to(t, VNCL_ADD, 2, odd, 1, ods, true);
-      /* rows shorter than the set's vectors, by columns: vectors of 2 (a
-       * program of their own), the tail of rows of 3 overlapping */
+      /* rows shorter than the set's vectors by columns (rows of 3 in
+       * vectors of 4: vectors of 2, a program of their own, the tail
+       * overlapping) and rows of at most half a vector
+       * (ew_binary_period) with a value per row or a row repeated down
+       * them: work-items starting at every phase of rows of 3 and 5 (in
+       * vectors of 16), the column's last vectors gathered element by
+       * element, an element tail, either order, in place */
       run_binary(t, VNCL_ADD, 2, tiny, 2, (int64_t[2]){1000, 1});
       run_binary(t, VNCL_ADD, 2, pair, 2, cb);
-      /* rows of at most half a vector with a row repeated down them
-       * (ew_binary_period): work-items starting at every phase of rows of
-       * 3 and 5 (in vectors of 16), an element tail, either order, in
-       * place */
+      run_binary(t, VNCL_DIV, 2, (int64_t[2]){1000, 1}, 2, five);
+      run_binary_to(t, VNCL_SUB, 2, five, 2, (int64_t[2]){1000, 1}, true);
       run_binary_to(t, VNCL_MUL, 2, tiny, 1, tb, true);
       run_binary(t, VNCL_SUB, 1, tb, 2, tiny);
       run_binary(t, VNCL_DIV, 2, five, 1, fb);

@@ -76,19 +76,27 @@ static vncl_status ew_run(vncl_context *ctx, int op, const vncl_tensor *a,
   vncl__ops_params(ctx, VNCL__OPS_ELEMENTWISE, pv);
   size_t inner = lay->shape[lay->nd - 1];
   size_t vw = (size_t)pv[EW_VW], ipt = (size_t)pv[EW_IPT];
-  /* Rows of at most half a vector, one input a row repeated down them and
-   * the other running over the whole output: ew_binary_period, with the
-   * row's vectors in P phases (docs/ops.md, "Twenty-first pass"). */
-  int period = 0, swap = 0;
+  /* Rows of at most half a vector, one input running over the whole
+   * output and the other a row repeated down the rows or a value per row:
+   * ew_binary_period, the output's vectors in P phases (docs/ops.md,
+   * "Twenty-first pass"). */
+  int period = 0, swap = 0, colp = 0;
   if (b && lay->nd == 2 && inner >= 2 && 2 * inner <= vw) {
     size_t g = vw, r = inner;
     while (r) { size_t t = g % r; g = r; r = t; } /* gcd(vw, inner) */
     size_t P = inner / g;
-    bool af = lay->stride[1][0] == inner && lay->stride[1][1] == 1,
-         bf = lay->stride[2][0] == inner && lay->stride[2][1] == 1,
-         ap = lay->stride[1][0] == 0 && lay->stride[1][1] == 1,
-         bp = lay->stride[2][0] == 0 && lay->stride[2][1] == 1;
-    if (P <= 8 && ((af && bp) || (ap && bf))) period = (int)P, swap = ap;
+    /* per operand: f runs over the output, p a repeated row, c a column */
+    bool f[3], p[3], c[3];
+    for (int i = 1; i < 3; i++) {
+      f[i] = lay->stride[i][0] == inner && lay->stride[i][1] == 1;
+      p[i] = lay->stride[i][0] == 0 && lay->stride[i][1] == 1;
+      c[i] = lay->stride[i][0] == 1 && lay->stride[i][1] == 0;
+    }
+    if (P <= 8 && ((f[1] && (p[2] || c[2])) || (f[2] && (p[1] || c[1])))) {
+      period = (int)P;
+      swap = !f[1];
+      colp = c[swap ? 1 : 2];
+    }
   }
   /* Rows shorter than a vector, where a work-item takes at least two of
    * them: vectors of the widest power of two they hold (a program of its
@@ -136,14 +144,15 @@ static vncl_status ew_run(vncl_context *ctx, int op, const vncl_tensor *a,
                         VNCL_OPS_ARG(be));
     units = (n + (size_t)l.p[EW_VW] - 1) / (size_t)l.p[EW_VW];
   } else if (period) {
-    /* x: the input over the whole output; p: the repeated row */
+    /* x: the input over the whole output; pr: the repeated row or the
+     * column */
     const vncl_tensor *x = swap ? b : a, *pr = swap ? a : b;
     vncl__ops_arg xo = vncl__ops_idx(l.bits, vncl__ops_elem_offset(x));
     vncl__ops_arg po = vncl__ops_idx(l.bits, vncl__ops_elem_offset(pr));
     vncl__ops_arg ai = vncl__ops_idx(l.bits, inner);
-    cl_int cp = period, cs = swap;
-    st = vncl__set_args(ctx, l.k.k, 13, VNCL_OPS_ARG(an), VNCL_OPS_ARG(ai),
-                        VNCL_ARG(cp), VNCL_ARG(cop), VNCL_ARG(cs),
+    cl_int cp = period, cc = colp, cs = swap;
+    st = vncl__set_args(ctx, l.k.k, 14, VNCL_OPS_ARG(an), VNCL_OPS_ARG(ai),
+                        VNCL_ARG(cp), VNCL_ARG(cc), VNCL_ARG(cop), VNCL_ARG(cs),
                         VNCL_ARG(x->mem), VNCL_OPS_ARG(xo), VNCL_ARG(pr->mem),
                         VNCL_OPS_ARG(po), VNCL_ARG(out->mem),
                         VNCL_OPS_ARG(ooff), VNCL_OPS_ARG(al),
