@@ -599,9 +599,9 @@ static void check_binary(vncl_dtype t, int op, const char *what, size_t n,
 /* Broadcasts over short rows (ew_binary_short, several rows a work-item),
  * with --cpu-rows: the CPU row (rows of 24 in vectors of 16, the tail an
  * overlapping vector, in place; rows of 3 in vectors of 2; a row of 3
- * repeated down the rows in ew_binary_period) and a set that steps rows
- * WG apart as GPUs would (rows of 6 in vectors of 4, eight vectors a
- * work-item), f32 and f16. */
+ * repeated down the rows and rows of 2 by columns in ew_binary_period)
+ * and a set that steps rows WG apart as GPUs would (rows of 6 in vectors
+ * of 4, eight vectors a work-item), f32 and f16. */
 static void short_rows_cases(void) {
   /* WG, VW, IPT, ITEM_CONTIG, NT_STORE; the row length with a tail */
   static const struct {
@@ -649,6 +649,20 @@ static void short_rows_cases(void) {
       check_binary(t, VNCL_SUB, "row of 3 repeated", n3, got, a3v, ia, b3v,
                    ib, true, 0);
       free(got);
+      /* rows of 2 by columns: ew_binary_period in both sets (one phase;
+       * vectors WG apart in the second) */
+      int64_t s2[2] = {R, 2};
+      vncl_tensor *a2 = t_new(ctx, t, 2, s2), *o2 = t_new(ctx, t, 2, s2);
+      t_write(ctx, a2, a3v);
+      t_poison(ctx, o2);
+      T_OK(ctx, vncl_binary(ctx, VNCL_MUL, a2, c, o2));
+      got = t_read(ctx, o2);
+      for (size_t i = 0; i < (size_t)R * 2; i++) ia[i] = i, ib[i] = i / 2;
+      check_binary(t, VNCL_MUL, "rows of 2 by columns", (size_t)R * 2, got,
+                   a3v, ia, cv, ib, false, 0);
+      free(got);
+      vncl_tensor_destroy(a2);
+      vncl_tensor_destroy(o2);
       free(av), free(bv), free(a3v), free(cv), free(b3v), free(ia), free(ib);
       vncl_tensor *all[] = {a, b, a3, c, o3, b3};
       for (size_t i = 0; i < sizeof all / sizeof *all; i++)
