@@ -518,17 +518,24 @@ ew_binary_scalar(const IDX n, const int op, __global const STORE *a,
     ib += c * bstr.s##C;                            \
   }
 
+/* Vector v of a row (ew_binary_rows, ew_binary_short): each input along
+ * the row or the row's one value; non-temporal stores where nt. */
+#define ROW_VECTOR(v, EXPR, nt)                                          \
+  do {                                                                   \
+    const realv x = ainner ? LDV(pa, v) : (realv)xa;                     \
+    const realv y = binner ? LDV(pb, v) : (realv)xb;                     \
+    if (nt)                                                              \
+      STV_OUT(po, v, EXPR);                                              \
+    else                                                                 \
+      STV(po, v, EXPR);                                                  \
+  } while (0)
+
 #define BIN_ROWS_CASE(OP, EXPR)                                          \
   case OP:                                                               \
     for (int k = 0; k < IPT; k++) {                                      \
       const IDX v = c0 + (IDX)k;                                         \
       if (v < nv) {                                                      \
-        const realv x = ainner ? LDV(pa, v) : (realv)xa;                 \
-        const realv y = binner ? LDV(pb, v) : (realv)xb;                 \
-        if (nt)                                                          \
-          STV_OUT(po, v, EXPR);                                          \
-        else                                                             \
-          STV(po, v, EXPR);                                              \
+        ROW_VECTOR(v, EXPR, nt);                                         \
       } else if (v == nv) {                                              \
         for (IDX i = v * VW; i < inner; i++) {                           \
           const real x = ainner ? LD(pa, i) : xa;                        \
@@ -617,14 +624,7 @@ ew_binary_rows(const IDX rows, const IDX inner, const int op, const int nd,
       realv xt = (realv)xa, yt = (realv)xb;                              \
       if (tail && ainner) xt = LDV(pa + (inner - VW), 0);                \
       if (tail && binner) yt = LDV(pb + (inner - VW), 0);                \
-      for (IDX v = 0; v < nv; v++) {                                     \
-        const realv x = ainner ? LDV(pa, v) : (realv)xa;                 \
-        const realv y = binner ? LDV(pb, v) : (realv)xb;                 \
-        if (tail)                                                        \
-          STV(po, v, EXPR);                                              \
-        else                                                             \
-          STV_OUT(po, v, EXPR);                                          \
-      }                                                                  \
+      for (IDX v = 0; v < nv; v++) ROW_VECTOR(v, EXPR, !tail);           \
       if (tail) {                                                        \
         const realv x = xt, y = yt;                                      \
         STV(po + (inner - VW), 0, EXPR);                                 \
