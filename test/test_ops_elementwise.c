@@ -539,8 +539,8 @@ static void test_binary_short_rows(void **st) {
        * overlapping) and rows of at most half a vector
        * (ew_binary_period) with a value per row or a row repeated down
        * them: work-items starting at every phase of rows of 3 and 5 (in
-       * vectors of 16), the column's last vectors gathered element by
-       * element, an element tail, either order, in place */
+       * vectors of 16), a column's vectors over several rows, an element
+       * tail, either order, in place */
       run_binary(t, VNCL_ADD, 2, tiny, 2, (int64_t[2]){1000, 1});
       run_binary(t, VNCL_ADD, 2, pair, 2, cb);
       run_binary(t, VNCL_DIV, 2, (int64_t[2]){1000, 1}, 2, five);
