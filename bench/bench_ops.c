@@ -517,33 +517,53 @@ int bench_suite_ops(bench_ctx *b) {
     vncl_tensor_destroy(po);
     if (!wrote) goto out;
   }
-  /* Softmax over short rows, the same values as rows of 16, 24, 64, 100
-   * and 1024 (the issue's range starts at 16; one group per row ran 64 and
-   * 1024 at 0.03x and 0.38x memcpy, docs/ops.md "Eighth pass"; rows with a
-   * tail past their last whole vector, 24 and 100, ran theirs element by
-   * element before the twentieth pass, 24 at 0.40x). */
-  static const int64_t short_rows[] = {16, 24, 64, 100, 1024};
+  /* Short rows, the same values as rows of 3 to 1024, one tensor per
+   * length for three groups of cases:
+   * - softmax and log-softmax from 16 (the issue's range; one group per
+   *   row ran 64 and 1024 at 0.03x and 0.38x memcpy, docs/ops.md "Eighth
+   *   pass"; rows with a tail past their last whole vector, 24 and 100,
+   *   ran theirs element by element before the twentieth pass, 24 at
+   *   0.40x);
+   * - sum, max and argmax over rows shorter than a vector (3, 8), of one
+   *   (16) and of several (100): a work-item a row before the twenty-
+   *   second pass, its lanes and tail element by element before the
+   *   twentieth (rows of 3 to 12 at 0.03-0.11x, of 16-100 at 0.08-0.38x);
+   * - broadcasts by rows ([rows, L] + [L]) and by columns ([rows, L] +
+   *   [rows, 1]) from 3 to 100: before the twenty-first pass rows under a
+   *   vector went element by element (0.15x) and rows of a vector or two
+   *   a work-item a row (rows of 16 at 0.16x, of 100 at 0.9x). */
+  static const struct {
+    int64_t L;
+    bool softmax, reduce, bcast;
+  } short_rows[] = {{3, 0, 1, 1},  {8, 0, 1, 1},   {16, 1, 1, 1},
+                    {24, 1, 0, 1}, {64, 1, 0, 0},  {100, 1, 1, 1},
+                    {1024, 1, 0, 0}};
   for (size_t i = 0; i < sizeof short_rows / sizeof *short_rows; i++) {
-    int64_t L = short_rows[i], rows = (int64_t)N / L;
+    const int64_t L = short_rows[i].L, rows = (int64_t)N / L;
+    const bool bc = short_rows[i].bcast;
     double nl = (double)rows * (double)L; /* N, or the rows that fit in it */
     vncl_tensor *si = tensor(b, VNCL_F32, 2, rows, L);
     vncl_tensor *so = tensor(b, VNCL_F32, 2, rows, L);
-    int wrote = si && so &&
-                vncl_tensor_write(si, o.host, vncl_tensor_bytes(si)) == VNCL_OK;
+    vncl_tensor *rv = bc ? tensor(b, VNCL_F32, 1, L, 0) : NULL;
+    vncl_tensor *cv = bc ? tensor(b, VNCL_F32, 2, rows, 1) : NULL;
+#define WRITE_HOST(t) \
+  (vncl_tensor_write(t, o.host, vncl_tensor_bytes(t)) == VNCL_OK)
+    int wrote = si && so && WRITE_HOST(si) &&
+                (!bc || (rv && cv && WRITE_HOST(rv) && WRITE_HOST(cv)));
+#undef WRITE_HOST
     if (wrote) {
       int64_t keep_r = o.rows, keep_c = o.cols;
       o.rows = rows, o.cols = L; /* what verify reads the rows as */
-      snprintf(name, sizeof name, "softmax rows %lldx%lld", (long long)rows,
-               (long long)L);
-      bench_case_run(&o, name, "f32", K_SOFTMAX, si, NULL, so, 8 * nl);
-      snprintf(name, sizeof name, "log-softmax rows %lldx%lld",
-               (long long)rows, (long long)L);
-      bench_case_run(&o, name, "f32", K_LOG_SOFTMAX, si, NULL, so, 8 * nl);
-      /* Reductions over the same short rows (a work-item a row; before the
-       * twentieth pass its lanes and tail went element by element: sums
-       * and maxima of rows of 16-100 at 0.08-0.38x memcpy) */
-      vncl_tensor *rs = L == 16 || L == 100 ? tensor(b, VNCL_F32, 1, rows, 0)
-                                            : NULL;
+      if (short_rows[i].softmax) {
+        snprintf(name, sizeof name, "softmax rows %lldx%lld", (long long)rows,
+                 (long long)L);
+        bench_case_run(&o, name, "f32", K_SOFTMAX, si, NULL, so, 8 * nl);
+        snprintf(name, sizeof name, "log-softmax rows %lldx%lld",
+                 (long long)rows, (long long)L);
+        bench_case_run(&o, name, "f32", K_LOG_SOFTMAX, si, NULL, so, 8 * nl);
+      }
+      vncl_tensor *rs = short_rows[i].reduce ? tensor(b, VNCL_F32, 1, rows, 0)
+                                             : NULL;
       vncl_tensor *ri = rs ? tensor(b, VNCL_I32, 1, rows, 0) : NULL;
       if (rs && ri) {
         double rb = 4 * nl + 4 * (double)rows;
@@ -559,41 +579,16 @@ int bench_suite_ops(bench_ctx *b) {
       }
       vncl_tensor_destroy(rs);
       vncl_tensor_destroy(ri);
-      o.rows = keep_r, o.cols = keep_c;
-    }
-    vncl_tensor_destroy(si);
-    vncl_tensor_destroy(so);
-    if (!wrote) goto out;
-  }
-  /* Broadcasts over short rows, the same values as rows of 3 to 100: by
-   * rows ([rows, L] + [L]) and by columns ([rows, L] + [rows, 1]). Before
-   * the twenty-first pass (docs/ops.md) rows under a vector went element
-   * by element (0.15x memcpy) and rows of a vector or two a work-item a
-   * row (rows of 16 at 0.16x, of 100 at 0.9x). */
-  static const int64_t bcast_rows[] = {3, 8, 16, 24, 100};
-  for (size_t i = 0; i < sizeof bcast_rows / sizeof *bcast_rows; i++) {
-    int64_t L = bcast_rows[i], rows = (int64_t)N / L;
-    double nl = (double)rows * (double)L;
-    vncl_tensor *si = tensor(b, VNCL_F32, 2, rows, L);
-    vncl_tensor *so = tensor(b, VNCL_F32, 2, rows, L);
-    vncl_tensor *rv = tensor(b, VNCL_F32, 1, L, 0);
-    vncl_tensor *cv = tensor(b, VNCL_F32, 2, rows, 1);
-    int wrote =
-        si && so && rv && cv &&
-        vncl_tensor_write(si, o.host, vncl_tensor_bytes(si)) == VNCL_OK &&
-        vncl_tensor_write(rv, o.host, vncl_tensor_bytes(rv)) == VNCL_OK &&
-        vncl_tensor_write(cv, o.host, vncl_tensor_bytes(cv)) == VNCL_OK;
-    if (wrote) {
-      int64_t keep_r = o.rows, keep_c = o.cols;
-      o.rows = rows, o.cols = L; /* what verify reads the rows as */
-      snprintf(name, sizeof name, "add row-broadcast %lldx%lld",
-               (long long)rows, (long long)L);
-      bench_case_run(&o, name, "f32", K_ADD_ROW, si, rv, so,
-                     8 * nl + 4 * (double)L);
-      snprintf(name, sizeof name, "add col-broadcast %lldx%lld",
-               (long long)rows, (long long)L);
-      bench_case_run(&o, name, "f32", K_ADD_COL, si, cv, so,
-                     8 * nl + 4 * (double)rows);
+      if (bc) {
+        snprintf(name, sizeof name, "add row-broadcast %lldx%lld",
+                 (long long)rows, (long long)L);
+        bench_case_run(&o, name, "f32", K_ADD_ROW, si, rv, so,
+                       8 * nl + 4 * (double)L);
+        snprintf(name, sizeof name, "add col-broadcast %lldx%lld",
+                 (long long)rows, (long long)L);
+        bench_case_run(&o, name, "f32", K_ADD_COL, si, cv, so,
+                       8 * nl + 4 * (double)rows);
+      }
       o.rows = keep_r, o.cols = keep_c;
     }
     vncl_tensor_destroy(si);

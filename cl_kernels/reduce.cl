@@ -14,6 +14,10 @@
  *                    then a tree over the work-group in local memory.
  *   reduce_rows_item inner == 1, rows no longer than ROWS_ITEM (a host
  *                    parameter): one work-item reduces a whole row.
+ *   reduce_rows_block inner == 1, rows of VW to ROWS_BLOCK elements (host
+ *                    parameters; shorter rows in a program with a smaller
+ *                    VW): one work-item reduces VW rows, their vectors side
+ *                    by side, lane r of the result row r's.
  *   reduce_cols      inner > 1: work-item (xi, o*S + s) runs down the CB*VW
  *                    columns from xi*CB*VW of row block o over chunk s of
  *                    the axis, with vector loads; reads are coalesced along
@@ -569,6 +573,162 @@ reduce_rows_item(const int op, const IDX R, const IDX rows,
   put(op, ooff + row, val, idx, R, 0, out, outi, (__global acc *)0,
       (__global IDX *)0);
 }
+
+#if VW > 1
+/* Reduces the rows of t[0 .. VW-1] (vectors of one row each) at once: lane
+ * r of t[0] becomes C over row r's lanes. Each step joins two vectors a, b
+ * into (a's even lanes, b's even lanes) C (a's odd lanes, b's odd lanes):
+ * after the first, a vector holds two rows' pairwise partials, after the
+ * last VW rows' results in order. VW - 1 steps of two constant shuffles and
+ * one C for VW rows, where one row's horizontal step (VNCL_HRED) costs
+ * log2(VW) shuffles and C's and a lane's extract. */
+#define ROWS_PAIR(C, a, b) \
+  C((accv)((a).even, (b).even), (accv)((a).odd, (b).odd))
+/* One level: t[i] joins t[2i] and t[2i + 1] for i < n. Spelled out, so
+ * that every index is a constant without relying on the compiler to unroll
+ * two nested loops (the inner one's bound is known only once the outer one
+ * is unrolled). */
+#define ROWS_L1(C, t) (t)[0] = ROWS_PAIR(C, (t)[0], (t)[1])
+#define ROWS_L2(C, t) \
+  ROWS_L1(C, t);      \
+  (t)[1] = ROWS_PAIR(C, (t)[2], (t)[3])
+#define ROWS_L4(C, t)                      \
+  ROWS_L2(C, t);                           \
+  (t)[2] = ROWS_PAIR(C, (t)[4], (t)[5]);   \
+  (t)[3] = ROWS_PAIR(C, (t)[6], (t)[7])
+#define ROWS_L8(C, t)                       \
+  ROWS_L4(C, t);                            \
+  (t)[4] = ROWS_PAIR(C, (t)[8], (t)[9]);    \
+  (t)[5] = ROWS_PAIR(C, (t)[10], (t)[11]);  \
+  (t)[6] = ROWS_PAIR(C, (t)[12], (t)[13]);  \
+  (t)[7] = ROWS_PAIR(C, (t)[14], (t)[15])
+#if VW == 2
+#define ROWS_TREE(C, t) ROWS_L1(C, t)
+#elif VW == 4
+#define ROWS_TREE(C, t) \
+  do {                  \
+    ROWS_L2(C, t);      \
+    ROWS_L1(C, t);      \
+  } while (0)
+#elif VW == 8
+#define ROWS_TREE(C, t) \
+  do {                  \
+    ROWS_L4(C, t);      \
+    ROWS_L2(C, t);      \
+    ROWS_L1(C, t);      \
+  } while (0)
+#else
+#define ROWS_TREE(C, t) \
+  do {                  \
+    ROWS_L8(C, t);      \
+    ROWS_L4(C, t);      \
+    ROWS_L2(C, t);      \
+    ROWS_L1(C, t);      \
+  } while (0)
+#endif
+
+/* VW rows per work-item (rows of VW to ROWS_BLOCK on CPUs): work-item g
+ * reduces rows g VW .. g VW + VW - 1, each to a vector as in
+ * reduce_rows_item (whole vectors, then a tail as the row's last vector,
+ * overlapping), the rows' vectors then side by side (ROWS_TREE), and
+ * stores the VW results as one vector. Rows past the last are the last row
+ * again, not stored. argmax: the rows' maxima first, then each row's first
+ * index holding its maximum (or its first NaN) as the least of the lanes'
+ * candidate indices (values of the compute type, exact below 2^24: the host
+ * takes rows of at most ROWS_BLOCK, far shorter). reduce_rows_item reduces
+ * each row's vector horizontally: rows of 16 f32 as AVX-512 code ran at
+ * 0.40x memcpy (sum), 0.41x (max), 0.24x (argmax) on a Zen 5 (docs/ops.md,
+ * twenty-second pass). The host takes this kernel for R >= VW only. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+reduce_rows_block(const int op, const IDX R, const IDX rows,
+                  __global const STORE *x, const IDX xoff, __global STORE *out,
+                  __global int *outi, const IDX ooff) {
+  const IDX row0 = (IDX)get_global_id(0) * VW;
+  if (row0 >= rows) return;
+  /* The rows one after the other through one pointer, four to a loop
+   * step; rows past the last repeat it. An array of VW row pointers, or
+   * the loop unrolled whole, spilled general registers (rows of 32 and 100
+   * at 0.6-0.8x of reduce_rows_item; 1.1-1.2x four at a time, eight at a
+   * time 0.8x for sums over rows of 100). */
+  __global const STORE *const p0 = x + xoff + row0 * R;
+  const IDX nr = rows - row0;
+#define FOR_ROWS                                               \
+  __global const STORE *pr = p0;                               \
+  _Pragma("unroll 4") for (int r = 0; r < VW;                  \
+                         pr += (IDX)r + 1 < nr ? R : 0, r++)
+  const IDX nv = R / VW, rem = R - nv * VW;
+  /* the lanes of the last vector past the last whole one */
+  const lanev fresh = (lanev)CAT(IOTA_, VW) >= (lanev)(VW - rem);
+#define LDB(r, v) LDV(pr, v) /* row r's vector v (pr: row r) */
+#define LDB_LAST(r) LDV(pr + (R - VW), 0)
+  accv t[VW];
+  if (op == R_SUM || op == R_MEAN || op == R_NORM2) {
+    const int sq = op == R_NORM2;
+    FOR_ROWS {
+      accv e = LDB(r, 0), sv = sq ? e * e : e, cv = 0;
+      for (IDX v = 1; v < nv; v++) {
+        e = LDB(r, v);
+        KAHAN(sv, cv, sq ? e * e : e);
+      }
+      if (rem) {
+        e = LDB_LAST(r);
+        KAHAN(sv, cv, select((accv)0, sq ? e * e : e, fresh));
+      }
+      t[r] = KAHAN_VALUE(sv, cv);
+    }
+    ROWS_TREE(ADD2, t);
+    if (op == R_MEAN) t[0] /= (acc)R;
+    if (sq) t[0] = sqrt(t[0]);
+  } else {
+    const int mx = op != R_MIN; /* max, or argmax's first pass */
+    FOR_ROWS {
+      accv m = LDB(r, 0);
+      for (IDX v = 1; v < nv; v++)
+        m = mx ? NMAX(m, LDB(r, v)) : NMIN(m, LDB(r, v));
+      if (rem) m = mx ? NMAX(m, LDB_LAST(r)) : NMIN(m, LDB_LAST(r));
+      t[r] = m;
+    }
+    if (mx)
+      ROWS_TREE(NMAX, t);
+    else
+      ROWS_TREE(NMIN, t);
+  }
+  if (op == R_ARGMAX) {
+    acc m[VW];
+    LANES(t[0], m);
+    const accv lane = CAT(convert_, CAT(ACC, VSUF))((lanev)CAT(IOTA_, VW));
+    /* the least index of row r's lanes equal to m (or NaN where m is) */
+#define ARG_HIT(r, e, at)                                                \
+  select((accv)(INFINITY), (accv)((acc)(at)) + lane,                     \
+         IS_NAN(m[r]) ? IS_NAN(e) : (e) == (accv)m[r])
+    FOR_ROWS {
+      accv f = ARG_HIT(r, LDB(r, 0), 0);
+      for (IDX v = 1; v < nv; v++) f = fmin(f, ARG_HIT(r, LDB(r, v), v * VW));
+      if (rem) f = fmin(f, ARG_HIT(r, LDB_LAST(r), R - VW));
+      t[r] = f;
+    }
+#undef ARG_HIT
+    ROWS_TREE(fmin, t);
+  }
+  if (row0 + VW <= rows) {
+    if (op == R_ARGMAX)
+      CAT(vstore, VW)(CAT(convert_int, VSUF)(t[0]), 0, outi + ooff + row0);
+    else
+      VNCL_VSTORE(DTYPE, VW, out + ooff + row0, 0, t[0]);
+  } else {
+    acc l[VW];
+    LANES(t[0], l);
+    for (IDX r = 0; row0 + r < rows; r++)
+      if (op == R_ARGMAX)
+        outi[ooff + row0 + r] = (int)l[r];
+      else
+        ST(out, ooff + row0 + r, l[r]);
+  }
+#undef LDB
+#undef LDB_LAST
+#undef FOR_ROWS
+}
+#endif
 
 /* A vector of VW elements starting at element `off` of p (any alignment
  * of the element type). */

@@ -992,13 +992,16 @@ static void reduce_cases(void) {
     int nd;
     int64_t shape[3];
     int axis; /* 99: all */
-  } cs[] = {{2, {9, 13}, 1},   {2, {5, 300}, 1},  {2, {2, 5000}, 1},
+  } cs[] = {{2, {9, 13}, 1}, /* CPU rows: in blocks of vectors of 8 */
+            {2, {5, 300}, 1},  {2, {2, 5000}, 1},
             {2, {50, 37}, 0},  {3, {4, 33, 5}, 1}, {1, {4099}, 99},
             {3, {3, 4, 17}, 99},
             {2, {40, 1100}, 0},  /* CPU rows: two column strips */
-            /* CPU rows: a work-item a row (one compute unit), a tail of 8
-             * as the last vector (and argmax's two passes) */
-            {2, {70, 24}, 1}};
+            /* CPU rows: VW rows a work-item (reduce_rows_block: rows of
+             * 16 to ROWS_BLOCK 32; the last block 6 rows), and a work-item
+             * a row (rows of 40, one compute unit), a tail of 8 as the last
+             * vector (and argmax's two passes) */
+            {2, {70, 24}, 1}, {2, {70, 40}, 1}};
   FOR_DTYPES(t) {
     for (size_t c = 0; c < sizeof cs / sizeof *cs; c++)
       for (int op = VNCL_REDUCE_SUM; op <= VNCL_REDUCE_NORM2; op++) {
@@ -1574,7 +1577,8 @@ static void test_transpose(void **st) {
 }
 static void test_reduce(void **st) {
   (void)st;
-  static const int cpu[VNCL__OPS_MAX_PARAMS] = {16, 16, 1, 65536, 4, 8};
+  /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS, ROWS_BLOCK */
+  static const int cpu[VNCL__OPS_MAX_PARAMS] = {16, 16, 1, 65536, 4, 8, 32};
   with_cpu_rows(reduce_cases, VNCL__OPS_REDUCE, cpu);
 }
 static void test_softmax(void **st) {

@@ -282,20 +282,31 @@ static void test_reduce_special_long(void **st) {
 
 /* Short rows one per work-item (reduce_rows_item: rows of up to ROWS_ITEM,
  * enough of them for this device's groups, the host's condition from its
- * own compute units): rows of whole vectors, a tail of one (element by
- * element), tails of two or more (the row's last vector, overlapping the
- * last whole one: sums mask its repeated lanes), every operation, every
- * type, with NaN in the tail or in the overlap, +inf in the tail, a row
- * all -inf, a tie whose second half is in the tail, the maximum only in
- * the last element. The device's set, then vectors of 8. */
+ * own compute units) or VW rows per work-item (reduce_rows_block: rows of
+ * VW to ROWS_BLOCK): rows of whole vectors, a tail of one, tails of two or
+ * more (the row's last vector, overlapping the last whole one: sums mask
+ * its repeated lanes), every operation, every type, with NaN in the tail
+ * or in the overlap, +inf in the tail, a row all -inf, a tie whose second
+ * half is in the tail, the maximum only in the last element; a row count
+ * that leaves the last block of rows short, and fewer rows than one
+ * block. The device's set, the device's with the other short-row kernel,
+ * then vectors of 8 with each kernel. */
 static void test_reduce_rows_item(void **st) {
   (void)st;
   const size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1;
-  static const int64_t lens[] = {16, 17, 24, 77, 100};
-  /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS */
-  static const int eight[VNCL__OPS_MAX_PARAMS] = {16, 8, 1, 1024, 4, 1};
-  for (int k = 0; k < 2; k++) {
-    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, k ? eight : NULL));
+  static const int64_t lens[] = {3, 5, 12, 16, 17, 24, 77, 100};
+  int dev[VNCL__OPS_MAX_PARAMS];
+  vncl__ops_params(ctx, VNCL__OPS_REDUCE, dev);
+  for (int k = 0; k < 4; k++) {
+    int set[VNCL__OPS_MAX_PARAMS];
+    memcpy(set, dev, sizeof set);
+    if (k >= 2) {
+      /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS, ROWS_BLOCK */
+      static const int eight[VNCL__OPS_MAX_PARAMS] = {16, 8, 1, 1024, 4, 1, 0};
+      memcpy(set, eight, sizeof set);
+    }
+    if (k % 2) set[RED_ROWS_BLOCK] = set[RED_ROWS_BLOCK] ? 0 : 128;
+    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, k ? set : NULL));
     int p[VNCL__OPS_MAX_PARAMS];
     vncl__ops_params(ctx, VNCL__OPS_REDUCE, p);
     const int64_t rows = (int64_t)(4 * cu * (size_t)p[RED_WG]) + 3;
@@ -317,8 +328,12 @@ static void test_reduce_rows_item(void **st) {
             default: row[L - 1] = 5; break;
           }
         }
-        for (int op = 0; op <= VNCL_REDUCE_NORM2; op++)
+        for (int op = 0; op <= VNCL_REDUCE_NORM2; op++) {
           run_reduce(t, op, 2, (int64_t[]){rows, L}, xv, 1, (int)(li % 2));
+          if (L <= 16) /* fewer rows than a block (rows of 16 or fewer
+                          take the short-row kernels at any count) */
+            run_reduce(t, op, 2, (int64_t[]){5, L}, xv + 7 * L, 1, 0);
+        }
         free(xv);
       }
     }
@@ -667,7 +682,7 @@ static void test_softmax_rows_item(void **st) {
  * once dropped). */
 static void test_params_independent(void **st) {
   (void)st;
-  /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS */
+  /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS (ROWS_BLOCK 0) */
   static const int red_sets[][VNCL__OPS_MAX_PARAMS] = {
       {32, 1, 0, 0, 1, 1}, {256, 4, 0, 16, 2, 2}, {1024, 16, 1, 65536, 8, 8},
       {8, 16, 0, 0, 1, 1}};
@@ -716,7 +731,7 @@ static void test_reduce_streams(void **st) {
   };
   static const int streams[] = {1, 2, 4, 8}, vws[] = {16, 4, 16, 1};
   for (int k = 0; k < 4; k++) {
-    /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS */
+    /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS (ROWS_BLOCK 0) */
     int set[VNCL__OPS_MAX_PARAMS] = {16, vws[k], 1, 65536, 4, streams[k]};
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, set));
     for (int ti = 0; ti < 3; ti++) /* f32, f64, f16 */

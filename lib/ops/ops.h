@@ -10,14 +10,16 @@
  *   elementwise  elementwise.cl    WG, VW, IPT, ITEM_CONTIG, NT_STORE
  *   cast         cast.cl           WG, IPT, ITEM_CONTIG, NT_STORE (casts, fill, copy)
  *   transpose    transpose.cl      TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT
- *   reduce       reduce.cl         WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS
+ *   reduce       reduce.cl         WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS,
+ *                                  ROWS_BLOCK
  *   softmax      softmax.cl        WG, VW, ITEM_CONTIG, ROW_ITEM, PREFETCH,
  *                                  ITEM_ROWS, NT_MIN
  *   random       random.cl         WG, BPI
  *
  * Every parameter reaches the compiler as -DNAME=value through
  * vncl__ops_options, so the full set is part of the program-cache key.
- * ROWS_ITEM is also read by the host (which reduction kernel to run).
+ * ROWS_ITEM and ROWS_BLOCK are also read by the host (which reduction
+ * kernel to run).
  */
 #ifndef VNCL_OPS_COMMON_H
 #define VNCL_OPS_COMMON_H
@@ -86,7 +88,10 @@
     "vectors of columns per work-item (column reductions)")                    \
   P(STREAMS, 1, (1, 2, 4, 8), (1, 8),                                          \
     "runs a work-item reads at once with ITEM_CONTIG: parts of its range of "  \
-    "a row, rows of a column strip (CPUs)")
+    "a row, rows of a column strip (CPUs)")                                    \
+  P(ROWS_BLOCK, 0, (0, 32, 64, 128, 256), (0, 128),                           \
+    "longest row of the rows reduced VW at a time by one work-item, a "        \
+    "vector's lanes one row each (rows of VW or more; 0: never)")
 
 #define VNCL__OPS_SOFTMAX_TABLE(P)                                             \
   P(WG, 256, VNCL__OPS_WG_VALUES, VNCL__OPS_WG_QUICK,                          \

@@ -79,9 +79,22 @@ static const vncl__param_row r_transpose[] = {
             "Xeon (x86 family 6, model 167), 2026-12-04: transpose 1.06x "
             "against 0.54x memcpy, (1,0,2) 1.45x against 1.02x (docs/ops.md, "
             "fourteenth pass)")};
+/* ROWS_BLOCK by vector width: rows of up to 128 as AVX-512 code, 32 as
+ * AVX2 code (there max over rows of 64 ran at 1.04-1.08x memcpy in blocks,
+ * 1.52-1.62x a row a work-item; Zen 5 both ways, docs/ops.md,
+ * twenty-second pass). */
+#define RED_CPU "WG=16 VW=16 ITEM_CONTIG=1 ROWS_ITEM=65536 CB=4 STREAMS=8 "
+#define RED_WHEN "2026-11-29; STREAMS 2026-12-01 (docs/ops.md, sixth pass); "
 static const vncl__param_row r_reduce[] = {
-    CPU_ROW("WG=16 VW=16 ITEM_CONTIG=1 ROWS_ITEM=65536 CB=4 STREAMS=8",
-            "2026-11-29; STREAMS 2026-12-01 (docs/ops.md, sixth pass)")};
+    {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_ANY, 16, VNCL__RULE_ANY,
+      VNCL__RULE_ANY, 0},
+     RED_CPU "ROWS_BLOCK=128",
+     "PoCL 3.1, 2-core AVX-512 guest, " RED_WHEN
+     "ROWS_BLOCK 2026-12-06 on the Zen 5"},
+    CPU_ROW(RED_CPU "ROWS_BLOCK=32",
+            RED_WHEN "ROWS_BLOCK 2026-12-06 on the Zen 5 as AVX2 code")};
+#undef RED_CPU
+#undef RED_WHEN
 /* AMD CPUs: the CPU row with ordinary final stores for rows shorter than
  * 512. On the Zen 5 rows of 64 ran 1.2x faster, of 512 to 16384 mostly
  * slower (docs/ops.md, twelfth pass); as AVX2 code there, rows of 16

@@ -2,7 +2,8 @@
  *
  * The tensor is seen as [outer, R, inner], R the reduced axis. inner == 1
  * runs reduce_rows (a work-group per row chunk, vector loads, a tree in
- * local memory), inner > 1 reduce_cols (a work-item per column vector,
+ * local memory) or, for short rows, reduce_rows_item (a work-item per row)
+ * or reduce_rows_block (a work-item per VW rows), inner > 1 reduce_cols (a work-item per column vector,
  * coalesced: GPUs) or, where work-items run contiguous parts (ITEM_CONTIG,
  * CPUs), reduce_cols_strip (a work-item per strip of up to 64 vectors of
  * columns, walking its rows in order; argmax too).
@@ -23,15 +24,29 @@ static size_t target_groups(const vncl_context *ctx) {
   return 4 * cu;
 }
 
+/* Short rows: a work-item per row (reduce_rows_item) or, for rows of 2 to
+ * ROWS_BLOCK elements, per VW rows (reduce_rows_block: the rows' vectors
+ * reduced side by side, lane r of the result row r). Rows shorter than VW
+ * take vectors of the widest power of two they hold (a program of its own
+ * per width): one work-item a row ran them element by element, 0.03-0.11x
+ * memcpy for rows of 2 to 12 (Zen 5, docs/ops.md, twenty-second pass). */
 static vncl_status rows_item_run(vncl_context *ctx, int op,
                                  const vncl_tensor *x, size_t outer, size_t R,
                                  vncl_tensor *out, int *p, int bits) {
+  size_t vw = (size_t)p[RED_VW];
+  bool block = vw > 1 && R >= 2 && R <= (size_t)p[RED_ROWS_BLOCK];
+  if (block && R < vw) {
+    for (vw = 2; vw * 2 <= R;) vw *= 2;
+    p[RED_VW] = (int)vw;
+  }
   char extra[64];
   snprintf(extra, sizeof extra, "-DDTYPE=%d -DIDX_BITS=%d", (int)x->dtype,
            bits);
   vncl__ops_kernel k;
   vncl_status s = vncl__ops_kernel_get(ctx, VNCL__OPS_REDUCE, p, extra,
-                                       "reduce_rows_item", &k);
+                                       block ? "reduce_rows_block"
+                                             : "reduce_rows_item",
+                                       &k);
   if (s) return s;
   cl_int cop = op;
   vncl__ops_arg aR = vncl__ops_idx(bits, R), an = vncl__ops_idx(bits, outer);
@@ -40,7 +55,8 @@ static vncl_status rows_item_run(vncl_context *ctx, int op,
   s = vncl__set_args(ctx, k.k, 8, VNCL_ARG(cop), VNCL_OPS_ARG(aR),
                      VNCL_OPS_ARG(an), VNCL_ARG(x->mem), VNCL_OPS_ARG(axo),
                      VNCL_ARG(out->mem), VNCL_ARG(out->mem), VNCL_OPS_ARG(aoo));
-  size_t wg = (size_t)p[RED_WG], global = vncl__round_up(outer, wg);
+  size_t wg = (size_t)p[RED_WG];
+  size_t global = vncl__round_up(block ? (outer + vw - 1) / vw : outer, wg);
   if (!s)
     s = vncl__launch_work(ctx, reduce_names[op], k.k, 1, &global, &wg, 0,
                           NULL, NULL, (double)x->numel,
@@ -62,7 +78,8 @@ static vncl_status reduce_run(vncl_context *ctx, int op, const vncl_tensor *x,
   size_t nout = outer * inner;
   bool rows = inner == 1;
   size_t G = target_groups(ctx);
-  /* Short rows, enough of them to fill the device: a work-item per row. */
+  /* Short rows, enough of them to fill the device: a work-item per row or
+   * per VW rows. */
   if (rows && R <= (size_t)p[RED_ROWS_ITEM] && (outer >= G * wg || R <= 16))
     return rows_item_run(ctx, op, x, outer, R, out, p, bits);
 
