@@ -647,9 +647,10 @@ reduce_rows_block(const int op, const IDX R, const IDX rows,
   if (row0 >= rows) return;
   /* The rows one after the other through one pointer, four to a loop
    * step; rows past the last repeat it. An array of VW row pointers, or
-   * the loop unrolled whole, spilled general registers (rows of 32 and 100
-   * at 0.6-0.8x of reduce_rows_item; 1.1-1.2x four at a time, eight at a
-   * time 0.8x for sums over rows of 100). */
+   * the loop unrolled whole, spilled general registers: sums and maxima
+   * over rows of 32 ran at 0.6x memcpy (reduce_rows_item 0.9-1.1x), 1.0-1.3x
+   * four rows to a step; eight to a step ran sums over rows of 100 at 0.8x
+   * (four: 1.2-1.4x). */
   __global const STORE *const p0 = x + xoff + row0 * R;
   const IDX nr = rows - row0;
 #define FOR_ROWS                                               \

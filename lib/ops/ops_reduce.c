@@ -3,10 +3,11 @@
  * The tensor is seen as [outer, R, inner], R the reduced axis. inner == 1
  * runs reduce_rows (a work-group per row chunk, vector loads, a tree in
  * local memory) or, for short rows, reduce_rows_item (a work-item per row)
- * or reduce_rows_block (a work-item per VW rows), inner > 1 reduce_cols (a work-item per column vector,
- * coalesced: GPUs) or, where work-items run contiguous parts (ITEM_CONTIG,
- * CPUs), reduce_cols_strip (a work-item per strip of up to 64 vectors of
- * columns, walking its rows in order; argmax too).
+ * or reduce_rows_block (a work-item per VW rows); inner > 1 reduce_cols (a
+ * work-item per column vector, coalesced: GPUs) or, where work-items run
+ * contiguous parts (ITEM_CONTIG, CPUs), reduce_cols_strip (a work-item per
+ * strip of up to 64 vectors of columns, walking its rows in order; argmax
+ * too).
  * When there are too few outputs to occupy the device, the axis is split
  * into S chunks whose partial results (with the argmax index) go to
  * scratch memory and reduce_partials combines them. */
