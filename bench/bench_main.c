@@ -568,7 +568,9 @@ int main(int argc, char **argv) {
       continue;
     }
     if (all[i].fn(&b) != 0) {
-      printf("%-9s could not run: %s\n", all[i].name, vncl_errmsg(b.ctx));
+      const char *why = vncl_errmsg(b.ctx);
+      printf("%-9s could not run: %s\n", all[i].name,
+             why[0] ? why : "see the line above");
       b.wrong++;
     }
   }

@@ -16,10 +16,12 @@
  * Cases: f32 GEMM 2048^3 (1024^3 with --quick) split by row panels, a batch
  * of 64 (16) products of 256^3 split by batch, and a 64 MiB (16 MiB) copy
  * between two devices against memcpy. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -37,6 +39,19 @@ static void fill(float *x, size_t n, unsigned *seed) {
   }
 }
 
+/* A case that could not run: said on a breakdown line (the parent of a
+ * child run passes those through) and recorded as wrong, so it is never
+ * merely missing from the table. */
+static void case_failed(bench_ctx *b, const char *name, const char *unit,
+                        const char *peer) {
+  const char *why = vncl_errmsg(NULL);
+  printf("          %s failed: %s\n", name,
+         why[0] ? why : "out of host memory");
+  bench_case bc = {.suite = "multi", .name = name, .dtype = "f32",
+                   .unit = unit, .peer = peer, .correct = false};
+  bench_record(b, &bc);
+}
+
 static int run_gemm(vncl_group *g, size_t m, size_t n, size_t k,
                     size_t batch, const float *a, const float *b, float *c,
                     double *secs) {
@@ -49,7 +64,6 @@ static int run_gemm(vncl_group *g, size_t m, size_t n, size_t k,
                                     VNCL_NO_TRANS, m, n, k, 1.0, a, k, m * k,
                                     b, n, k * n, 0.0, c, n, m * n, batch);
   *secs = bench_now() - t0;
-  if (s) fprintf(stderr, "multi: %s\n", vncl_errmsg(NULL));
   return s ? -1 : 0;
 }
 
@@ -94,11 +108,14 @@ static void gemm_case(multi *mu, const char *label, size_t m, size_t n,
   size_t na = batch * m * k, nb = batch * k * n, nc = batch * m * n;
   float *a = malloc(na * sizeof *a), *bm = malloc(nb * sizeof *bm);
   float *c1 = malloc(nc * sizeof *c1), *cn = malloc(nc * sizeof *cn);
+  char name[64];
+  snprintf(name, sizeof name, "%s (%d dev)", label, mu->n);
   if (!a || !bm || !c1 || !cn) {
     free(a);
     free(bm);
     free(c1);
     free(cn);
+    case_failed(b, name, "GFLOP/s", "1-device");
     return;
   }
   unsigned seed = 12345;
@@ -135,8 +152,6 @@ static void gemm_case(multi *mu, const char *label, size_t m, size_t n,
     double sp1, spn;
     double m1 = bench_median(t1, reps, &sp1), mn = bench_median(tn, reps, &spn);
     double flops = 2.0 * (double)m * n * k * batch;
-    char name[64];
-    snprintf(name, sizeof name, "%s (%d dev)", label, mu->n);
     bench_case bc = {.suite = "multi", .name = name, .dtype = "f32",
         .unit = "GFLOP/s", .value = flops / mn * 1e-9, .spread = spn,
         .device_seconds = wn.max_compute, .wall_seconds = mn,
@@ -182,6 +197,8 @@ static void gemm_case(multi *mu, const char *label, size_t m, size_t n,
            "part %.2fx the mean\n",
            w1.compute[0] > 0 ? sum_c / w1.compute[0] : 0,
            wn.mean_part > 0 ? wn.max_part / wn.mean_part : 0);
+  } else {
+    case_failed(b, name, "GFLOP/s", "1-device");
   }
   free(t1);
   free(tn);
@@ -217,18 +234,18 @@ static void copy_case(multi *mu, size_t bytes) {
     tv[r] = bench_now() - t0;
   }
   bool correct = ok && !vncl_tensor_read(d, y, bytes) && !memcmp(x, y, bytes);
+  char name[64];
+  snprintf(name, sizeof name, "copy %zu MiB dev0->dev1", bytes >> 20);
   if (ok) {
     double sv, sp, mv = bench_median(tv, reps, &sv),
                    mp = bench_median(tp, reps, &sp);
-    char name[64];
-    snprintf(name, sizeof name, "copy %zu MiB dev0->dev1", bytes >> 20);
     bench_case bc = {.suite = "multi", .name = name, .dtype = "f32",
         .unit = "GB/s", .value = bytes / mv * 1e-9, .spread = sv,
         .wall_seconds = mv, .peer = "memcpy", .peer_value = bytes / mp * 1e-9,
         .peer_spread = sp, .bytes = (double)bytes, .correct = correct};
     bench_record(b, &bc);
   } else {
-    fprintf(stderr, "multi: copy: %s\n", vncl_errmsg(NULL));
+    case_failed(b, name, "GB/s", "memcpy");
   }
   vncl_tensor_destroy(s);
   vncl_tensor_destroy(d);
@@ -240,32 +257,67 @@ static void copy_case(multi *mu, size_t bytes) {
 /* One PoCL device and POCL_DEVICES unset: runs the suite again in a child
  * process that has two (a process cannot add devices once OpenCL has
  * started), and takes its cases from the child's JSON; the child's
- * breakdown lines are passed through. Returns -1 when it could not. */
-static int run_in_child(bench_ctx *b) {
+ * breakdown lines are passed through. */
+
+/* The child's exit, in words, into why. */
+static void child_exit_words(int rc, char *why, size_t len) {
+  if (rc == -1)
+    snprintf(why, len, "its exit status could not be read");
+  else if (WIFSIGNALED(rc))
+    snprintf(why, len, "killed by signal %d (%s)", WTERMSIG(rc),
+             strsignal(WTERMSIG(rc)));
+  else if (WIFEXITED(rc) && WEXITSTATUS(rc) > 128 && WEXITSTATUS(rc) < 160)
+    /* popen's shell reports its child's death by signal as 128 + it */
+    snprintf(why, len, "killed by signal %d (%s)", WEXITSTATUS(rc) - 128,
+             strsignal(WEXITSTATUS(rc) - 128));
+  else if (WIFEXITED(rc))
+    snprintf(why, len, "exit status %d", WEXITSTATUS(rc));
+  else
+    snprintf(why, len, "wait status %d", rc);
+}
+
+/* One run of the child. Returns the number of cases it gave (recorded in
+ * b); with none, why says how it ended and what it printed last that is not
+ * a table line (its standard error is read with its output). */
+static int child_once(bench_ctx *b, const char *exe, char *why,
+                      size_t why_len) {
   char json[] = "/tmp/vncl-bench-multi-XXXXXX";
   int fd = mkstemp(json);
-  if (fd < 0) return -1;
-  close(fd);
-  char exe[1024], cmd[2048];
-  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (len <= 0 || strchr(exe, '\'')) {
-    unlink(json);
-    return -1;
+  if (fd < 0) {
+    snprintf(why, why_len, "mkstemp: %s", strerror(errno));
+    return 0;
   }
-  exe[len] = '\0';
+  close(fd);
+  char cmd[2048];
   snprintf(cmd, sizeof cmd,
            "VNCL_BENCH_MULTI_CHILD=1 POCL_DEVICES='pthread pthread' "
-           "'%s' --suite multi --repeats %d %s --json %s",
+           "'%s' --suite multi --repeats %d %s --json %s 2>&1",
            exe, b->repeats, b->quick ? "--quick" : "", json);
   fflush(stdout);
   FILE *p = popen(cmd, "r");
   if (!p) {
+    snprintf(why, why_len, "popen: %s", strerror(errno));
     unlink(json);
-    return -1;
+    return 0;
   }
-  char line[2048];
-  while (fgets(line, sizeof line, p))
-    if (!strncmp(line, "          ", 10)) fputs(line, stdout);
+  /* The last two lines that are neither a breakdown line nor the child's
+   * table: its error messages, when it has any. */
+  char line[2048], last[2][512] = {"", ""};
+  while (fgets(line, sizeof line, p)) {
+    if (!strncmp(line, "          ", 10)) {
+      fputs(line, stdout);
+      continue;
+    }
+    if (!strncmp(line, "multi     ", 10) || !strncmp(line, "suite ", 6) ||
+        !strncmp(line, "vncl ", 5) || !strncmp(line, "peer ", 5) ||
+        !strncmp(line, "PoCL ", 5) || !strncmp(line, "bench: ", 7))
+      continue;
+    line[strcspn(line, "\n")] = '\0';
+    if (!line[0]) continue;
+    line[sizeof last[1] - 1] = '\0';
+    memcpy(last[0], last[1], sizeof last[0]);
+    memcpy(last[1], line, strlen(line) + 1);
+  }
   int rc = pclose(p);
   FILE *f = fopen(json, "rb");
   char *text = NULL;
@@ -306,11 +358,38 @@ static int run_in_child(bench_ctx *b) {
   }
   cJSON_Delete(root);
   if (!got) {
-    fprintf(stderr, "multi: the run with two PoCL devices gave no cases "
-            "(exit status %d)\n", rc);
+    size_t k = 0;
+    child_exit_words(rc, why, why_len);
+    k = strlen(why);
+    for (int i = 0; i < 2 && k + 1 < why_len; i++)
+      if (last[i][0]) {
+        snprintf(why + k, why_len - k, "%s\"%s\"", i && last[0][0] ? ", " :
+                 "; it printed last: ", last[i]);
+        k = strlen(why);
+      }
+  }
+  return got;
+}
+
+/* Runs the child, and once more when it gave no cases: the first failure
+ * is printed (never hidden) but a second run that gives every case stands,
+ * since a child that fails in both runs is what marks the suite "could not
+ * run". Returns -1 then. */
+static int run_in_child(bench_ctx *b) {
+  char exe[1024], why[1200];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len <= 0 || strchr(exe, '\'')) {
+    printf("%-9s cannot find this program's path to run it again\n",
+           "multi");
     return -1;
   }
-  return 0;
+  exe[len] = '\0';
+  for (int attempt = 1; attempt <= 2; attempt++) {
+    if (child_once(b, exe, why, sizeof why) > 0) return 0;
+    printf("%-9s the run with two PoCL devices gave no cases (%s)%s\n",
+           "multi", why, attempt == 1 ? "; running it once more" : "");
+  }
+  return -1;
 }
 
 int bench_suite_multi(bench_ctx *b) {
