@@ -18,6 +18,9 @@
  *                    parameters; shorter rows in a program with a smaller
  *                    VW): one work-item reduces VW rows, their vectors side
  *                    by side, lane r of the result row r's.
+ *   reduce_rows_packed inner == 1, rows of PACK = 2 to 8 elements under VW
+ *                    (-DPACK from the host): one work-item reduces VW rows
+ *                    read as PACK whole vectors.
  *   reduce_cols      inner > 1: work-item (xi, o*S + s) runs down the CB*VW
  *                    columns from xi*CB*VW of row block o over chunk s of
  *                    the axis, with vector loads; reads are coalesced along
@@ -441,17 +444,16 @@ reduce_rows(const int op, const IDX R, const IDX chunk, const IDX S,
  * last whole vector: max and min take it whole (a repeated lane changes
  * nothing), sums mask the repeated lanes to zero. */
 #if VW > 1
-/* lane numbers (as in softmax.cl; not in the prelude, which every program
- * shares: a change there rebuilds them all) */
-#define IOTA_2 (0, 1)
-#define IOTA_4 (0, 1, 2, 3)
-#define IOTA_8 (0, 1, 2, 3, 4, 5, 6, 7)
-#define IOTA_16 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
-#if DTYPE == 1
-typedef CAT(long, VW) lanev;
-#else
-typedef CAT(int, VW) lanev;
-#endif
+#define IOTA_VW VNCL_IOTA(VW)
+typedef VNCL_LANEV(DTYPE, VW) lanev;
+/* argmax over short rows, both kernels: vector e's candidates for the
+ * first index of its row's maximum m (mnan: m is NaN, and the first NaN
+ * is wanted), e's first element being element at of the row and lane the
+ * lanes' numbers (accv): at + lane where e holds m, +inf elsewhere. The
+ * least over the row's vectors is the index. */
+#define ARG_CAND(e, at, m, mnan)                                \
+  select((accv)(INFINITY), (accv)((acc)(at)) + lane,            \
+         (mnan) ? IS_NAN(e) : (e) == (accv)(m))
 #endif
 
 /* One work-item per row (short rows, or CPUs, where a group per row costs
@@ -490,7 +492,7 @@ reduce_rows_item(const int op, const IDX R, const IDX rows,
 #if VW > 1
     if (ov) {
       const accv e = LDV(p + (R - VW), 0);
-      const lanev fresh = (lanev)CAT(IOTA_, VW) >= (lanev)(VW - rem);
+      const lanev fresh = (lanev)IOTA_VW >= (lanev)(VW - rem);
       KAHAN(sv, cv, select((accv)0, op == R_NORM2 ? e * e : e, fresh));
     }
 #endif
@@ -537,20 +539,12 @@ reduce_rows_item(const int op, const IDX R, const IDX rows,
     VNCL_HRED(ACC, VW, NMAX, mv, val);
     for (IDX i = ts; i < R; i++) val = NMAX(val, LD(p, i));
     const int vnan = IS_NAN(val);
-    const accv lane = CAT(convert_, CAT(ACC, VSUF))((lanev)CAT(IOTA_, VW));
+    const accv lane = CAT(convert_, CAT(ACC, VSUF))((lanev)IOTA_VW);
     accv first = (accv)(INFINITY);
-#define ARG_HIT(e) (vnan ? IS_NAN(e) : (e) == (accv)val)
-    for (IDX v = 0; v < nv; v++) {
-      const accv e = LDV(p, v);
-      first = fmin(first, select((accv)(INFINITY),
-                                 (accv)((acc)(v * VW)) + lane, ARG_HIT(e)));
-    }
-    if (ov) {
-      const accv e = LDV(p + (R - VW), 0);
-      first = fmin(first, select((accv)(INFINITY),
-                                 (accv)((acc)(R - VW)) + lane, ARG_HIT(e)));
-    }
-#undef ARG_HIT
+    for (IDX v = 0; v < nv; v++)
+      first = fmin(first, ARG_CAND(LDV(p, v), v * VW, val, vnan));
+    if (ov)
+      first = fmin(first, ARG_CAND(LDV(p + (R - VW), 0), R - VW, val, vnan));
     acc f;
     VNCL_HRED(ACC, VW, fmin, first, f);
     idx = f < (acc)INFINITY ? (IDX)f : IDX_NONE;
@@ -575,57 +569,8 @@ reduce_rows_item(const int op, const IDX R, const IDX rows,
 }
 
 #if VW > 1
-/* Reduces the rows of t[0 .. VW-1] (vectors of one row each) at once: lane
- * r of t[0] becomes C over row r's lanes. Each step joins two vectors a, b
- * into (a's even lanes, b's even lanes) C (a's odd lanes, b's odd lanes):
- * after the first, a vector holds two rows' pairwise partials, after the
- * last VW rows' results in order. VW - 1 steps of two constant shuffles and
- * one C for VW rows, where one row's horizontal step (VNCL_HRED) costs
- * log2(VW) shuffles and C's and a lane's extract. */
-#define ROWS_PAIR(C, a, b) \
-  C((accv)((a).even, (b).even), (accv)((a).odd, (b).odd))
-/* One level: t[i] joins t[2i] and t[2i + 1] for i < n. Spelled out, so
- * that every index is a constant without relying on the compiler to unroll
- * two nested loops (the inner one's bound is known only once the outer one
- * is unrolled). */
-#define ROWS_L1(C, t) (t)[0] = ROWS_PAIR(C, (t)[0], (t)[1])
-#define ROWS_L2(C, t) \
-  ROWS_L1(C, t);      \
-  (t)[1] = ROWS_PAIR(C, (t)[2], (t)[3])
-#define ROWS_L4(C, t)                      \
-  ROWS_L2(C, t);                           \
-  (t)[2] = ROWS_PAIR(C, (t)[4], (t)[5]);   \
-  (t)[3] = ROWS_PAIR(C, (t)[6], (t)[7])
-#define ROWS_L8(C, t)                       \
-  ROWS_L4(C, t);                            \
-  (t)[4] = ROWS_PAIR(C, (t)[8], (t)[9]);    \
-  (t)[5] = ROWS_PAIR(C, (t)[10], (t)[11]);  \
-  (t)[6] = ROWS_PAIR(C, (t)[12], (t)[13]);  \
-  (t)[7] = ROWS_PAIR(C, (t)[14], (t)[15])
-#if VW == 2
-#define ROWS_TREE(C, t) ROWS_L1(C, t)
-#elif VW == 4
-#define ROWS_TREE(C, t) \
-  do {                  \
-    ROWS_L2(C, t);      \
-    ROWS_L1(C, t);      \
-  } while (0)
-#elif VW == 8
-#define ROWS_TREE(C, t) \
-  do {                  \
-    ROWS_L4(C, t);      \
-    ROWS_L2(C, t);      \
-    ROWS_L1(C, t);      \
-  } while (0)
-#else
-#define ROWS_TREE(C, t) \
-  do {                  \
-    ROWS_L8(C, t);      \
-    ROWS_L4(C, t);      \
-    ROWS_L2(C, t);      \
-    ROWS_L1(C, t);      \
-  } while (0)
-#endif
+/* Reduces the rows of t[0 .. VW-1] at once (vncl_prelude.cl). */
+#define ROWS_TREE(C, t) VNCL_ROWS_TREE(VW, accv, lanev, C, t)
 
 /* VW rows per work-item (rows of VW to ROWS_BLOCK on CPUs): work-item g
  * reduces rows g VW .. g VW + VW - 1, each to a vector as in
@@ -659,7 +604,7 @@ reduce_rows_block(const int op, const IDX R, const IDX rows,
                          pr += (IDX)r + 1 < nr ? R : 0, r++)
   const IDX nv = R / VW, rem = R - nv * VW;
   /* the lanes of the last vector past the last whole one */
-  const lanev fresh = (lanev)CAT(IOTA_, VW) >= (lanev)(VW - rem);
+  const lanev fresh = (lanev)IOTA_VW >= (lanev)(VW - rem);
 #define LDB(r, v) LDV(pr, v) /* row r's vector v (pr: row r) */
 #define LDB_LAST(r) LDV(pr + (R - VW), 0)
   accv t[VW];
@@ -697,18 +642,16 @@ reduce_rows_block(const int op, const IDX R, const IDX rows,
   if (op == R_ARGMAX) {
     acc m[VW];
     LANES(t[0], m);
-    const accv lane = CAT(convert_, CAT(ACC, VSUF))((lanev)CAT(IOTA_, VW));
+    const accv lane = CAT(convert_, CAT(ACC, VSUF))((lanev)IOTA_VW);
     /* the least index of row r's lanes equal to m (or NaN where m is) */
-#define ARG_HIT(r, e, at)                                                \
-  select((accv)(INFINITY), (accv)((acc)(at)) + lane,                     \
-         IS_NAN(m[r]) ? IS_NAN(e) : (e) == (accv)m[r])
+#define ARG_ROW(e, at) ARG_CAND(e, at, m[r], IS_NAN(m[r]))
     FOR_ROWS {
-      accv f = ARG_HIT(r, LDB(r, 0), 0);
-      for (IDX v = 1; v < nv; v++) f = fmin(f, ARG_HIT(r, LDB(r, v), v * VW));
-      if (rem) f = fmin(f, ARG_HIT(r, LDB_LAST(r), R - VW));
+      accv f = ARG_ROW(LDB(r, 0), 0);
+      for (IDX v = 1; v < nv; v++) f = fmin(f, ARG_ROW(LDB(r, v), v * VW));
+      if (rem) f = fmin(f, ARG_ROW(LDB_LAST(r), R - VW));
       t[r] = f;
     }
-#undef ARG_HIT
+#undef ARG_ROW
     ROWS_TREE(fmin, t);
   }
   if (row0 + VW <= rows) {
@@ -729,6 +672,163 @@ reduce_rows_block(const int op, const IDX R, const IDX rows,
 #undef LDB_LAST
 #undef FOR_ROWS
 }
+
+#ifdef PACK
+/* GATHER(k, out) sets lane r of out to element k of row r, r < VW, from
+ * the PACK vectors t[] that hold the VW rows (element k of row r is lane
+ * (r PACK + k) % VW of vector (r PACK + k) / VW): one constant two-source
+ * shuffle per vector, each taking the lanes that vector holds and keeping
+ * the others. */
+#define GI_(k, j, r)                                            \
+  ((((r) * PACK + (k)) / VW == (j)) ? VW + ((r) * PACK + (k)) % VW : (r))
+#define GL4_(k, j, r) GI_(k, j, r), GI_(k, j, r + 1), GI_(k, j, r + 2), \
+                      GI_(k, j, r + 3)
+#if VW == 16
+#define GLANES_(k, j) GL4_(k, j, 0), GL4_(k, j, 4), GL4_(k, j, 8), \
+                      GL4_(k, j, 12)
+#elif VW == 8
+#define GLANES_(k, j) GL4_(k, j, 0), GL4_(k, j, 4)
+#else
+#define GLANES_(k, j) GL4_(k, j, 0)
+#endif
+#define GSTEP_(k, j, out) \
+  out = __builtin_shufflevector(out, t[j], GLANES_(k, j))
+#define GATHER(k, out)                      \
+  do {                                      \
+    out = t[0];                             \
+    GSTEP_(k, 0, out);                      \
+    GSTEP_(k, 1, out);                      \
+    GATHER_MORE_(k, out);                   \
+  } while (0)
+#if PACK == 2
+#define GATHER_MORE_(k, out) (void)0
+#elif PACK == 3
+#define GATHER_MORE_(k, out) GSTEP_(k, 2, out)
+#elif PACK == 4
+#define GATHER_MORE_(k, out) GSTEP_(k, 2, out); GSTEP_(k, 3, out)
+#elif PACK == 5
+#define GATHER_MORE_(k, out) \
+  GSTEP_(k, 2, out); GSTEP_(k, 3, out); GSTEP_(k, 4, out)
+#elif PACK == 6
+#define GATHER_MORE_(k, out)                 \
+  GSTEP_(k, 2, out); GSTEP_(k, 3, out);      \
+  GSTEP_(k, 4, out); GSTEP_(k, 5, out)
+#elif PACK == 7
+#define GATHER_MORE_(k, out)                 \
+  GSTEP_(k, 2, out); GSTEP_(k, 3, out);      \
+  GSTEP_(k, 4, out); GSTEP_(k, 5, out); GSTEP_(k, 6, out)
+#else
+#define GATHER_MORE_(k, out)                 \
+  GSTEP_(k, 2, out); GSTEP_(k, 3, out);      \
+  GSTEP_(k, 4, out); GSTEP_(k, 5, out);      \
+  GSTEP_(k, 6, out); GSTEP_(k, 7, out)
+#endif
+/* g[0 .. PACK-1]: every element of the VW rows, g[k] lane r element k of
+ * row r */
+#define GATHER_ALL(g)                                             \
+  GATHER(0, g[0]);                                                \
+  GATHER(1, g[1]);                                                \
+  if (PACK > 2) GATHER(PACK > 2 ? 2 : 0, g[PACK > 2 ? 2 : 0]);    \
+  if (PACK > 3) GATHER(PACK > 3 ? 3 : 0, g[PACK > 3 ? 3 : 0]);    \
+  if (PACK > 4) GATHER(PACK > 4 ? 4 : 0, g[PACK > 4 ? 4 : 0]);    \
+  if (PACK > 5) GATHER(PACK > 5 ? 5 : 0, g[PACK > 5 ? 5 : 0]);    \
+  if (PACK > 6) GATHER(PACK > 6 ? 6 : 0, g[PACK > 6 ? 6 : 0]);    \
+  if (PACK > 7) GATHER(PACK > 7 ? 7 : 0, g[PACK > 7 ? 7 : 0])
+/* Rows of PACK elements, 2 to 8 and under VW (the host passes -DPACK):
+ * VW rows a work-item, as in reduce_rows_block, but read as
+ * whole vectors: rows g VW .. g VW + VW - 1 are PACK consecutive vectors.
+ * PACK a power of two: VW / PACK rows a vector, and the tree's last
+ * log2(PACK) levels (VNCL_ROWS_TREE(PACK, ..)) leave row r's result in
+ * lane r of one vector. Else (3, 5, 6, 7), and for argmax, the vectors
+ * are transposed into PACK vectors of one element of every row (GATHER),
+ * combined lane by lane; argmax then takes each row's first element equal
+ * to its maximum. In vectors of the widest power of two a row holds (a row a vector,
+ * the whole tree per VW rows), sums over rows of 2, 3 and 4 ran at
+ * 0.23x, 0.3x and 0.50x memcpy on a Zen 5 (docs/ops.md, twenty-third
+ * pass). The last work-item's rows past the last repeat it, gathered
+ * element by element, and are not stored. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+reduce_rows_packed(const int op, const IDX R, const IDX rows,
+                   __global const STORE *x, const IDX xoff,
+                   __global STORE *out, __global int *outi, const IDX ooff) {
+  const IDX row0 = (IDX)get_global_id(0) * VW;
+  if (row0 >= rows) return;
+  __global const STORE *const p = x + xoff + row0 * PACK;
+  accv t[PACK];
+  if (row0 + VW <= rows) {
+    _Pragma("unroll") for (int i = 0; i < PACK; i++) t[i] = LDV(p, i);
+  } else {
+    acc e[VW * PACK];
+    const IDX last = rows - 1 - row0;
+    for (int i = 0; i < VW * PACK; i++) {
+      const IDX r = (IDX)(i / PACK) < last ? (IDX)(i / PACK) : last;
+      e[i] = LD(p, r * PACK + (IDX)(i % PACK));
+    }
+    _Pragma("unroll") for (int i = 0; i < PACK; i++)
+      t[i] = CAT(vload, VW)(i, e);
+  }
+  if (op == R_ARGMAX) {
+    /* each row's maximum (NaN if it holds one), then its first element
+     * equal to it (or its first NaN), taken from the last element back */
+    accv g[PACK];
+    GATHER_ALL(g);
+    accv m = g[0];
+    _Pragma("unroll") for (int k = 1; k < PACK; k++) m = NMAX(m, g[k]);
+    const lanev mnan = IS_NAN(m);
+    lanev at = (lanev)(PACK - 1);
+    _Pragma("unroll") for (int k = PACK - 2; k >= 0; k--)
+      at = select(at, (lanev)k, mnan ? IS_NAN(g[k]) : g[k] == m);
+    const CAT(int, VW) ai = CAT(convert_int, VSUF)(at);
+    if (row0 + VW <= rows) {
+      CAT(vstore, VW)(ai, 0, outi + ooff + row0);
+    } else {
+      int l[VW];
+      CAT(vstore, VW)(ai, 0, l);
+      for (IDX r = 0; row0 + r < rows; r++) outi[ooff + row0 + r] = l[r];
+    }
+    return;
+  }
+#if (PACK & (PACK - 1)) == 0
+  if (op == R_SUM || op == R_MEAN || op == R_NORM2) {
+    if (op == R_NORM2)
+      _Pragma("unroll") for (int i = 0; i < PACK; i++) t[i] *= t[i];
+    VNCL_ROWS_TREE(PACK, accv, lanev, ADD2, t);
+    if (op == R_MEAN) t[0] /= (acc)R;
+    if (op == R_NORM2) t[0] = sqrt(t[0]);
+  } else if (op == R_MIN) {
+    VNCL_ROWS_TREE(PACK, accv, lanev, NMIN, t);
+  } else {
+    VNCL_ROWS_TREE(PACK, accv, lanev, NMAX, t);
+  }
+#else
+  /* every element k of the rows as one vector g[k] (lane r: row r), then
+   * C(..C(C(g0, g1), g2).., g[PACK-1]) */
+  accv g[PACK];
+  GATHER_ALL(g);
+  if (op == R_SUM || op == R_MEAN || op == R_NORM2) {
+    const int sq = op == R_NORM2;
+    t[0] = sq ? g[0] * g[0] : g[0];
+    _Pragma("unroll") for (int k = 1; k < PACK; k++)
+      t[0] += sq ? g[k] * g[k] : g[k];
+    if (op == R_MEAN) t[0] /= (acc)R;
+    if (sq) t[0] = sqrt(t[0]);
+  } else if (op == R_MIN) {
+    t[0] = g[0];
+    _Pragma("unroll") for (int k = 1; k < PACK; k++) t[0] = NMIN(t[0], g[k]);
+  } else {
+    t[0] = g[0];
+    _Pragma("unroll") for (int k = 1; k < PACK; k++) t[0] = NMAX(t[0], g[k]);
+  }
+#endif
+  if (row0 + VW <= rows) {
+    VNCL_VSTORE(DTYPE, VW, out + ooff + row0, 0, t[0]);
+  } else {
+    acc l[VW];
+    LANES(t[0], l);
+    for (IDX r = 0; row0 + r < rows; r++) ST(out, ooff + row0 + r, l[r]);
+  }
+}
+#endif
 #endif
 
 /* A vector of VW elements starting at element `off` of p (any alignment

@@ -425,15 +425,7 @@ softmax_rows(const IDX N, const IDX rows, const int logmode,
 #define OV 0
 #endif
 #if OV
-#define IOTA_2 (0, 1)
-#define IOTA_4 (0, 1, 2, 3)
-#define IOTA_8 (0, 1, 2, 3, 4, 5, 6, 7)
-#define IOTA_16 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
-#if DTYPE == 1
-typedef CAT(long, VW) lanev;
-#else
-typedef CAT(int, VW) lanev;
-#endif
+typedef VNCL_LANEV(DTYPE, VW) lanev;
 #define LDO(p) VNCL_VLOAD(DTYPE, VW, 0, (p) + (N - VW))
 #define STO(p, x) VNCL_VSTORE(DTYPE, VW, (p) + (N - VW), 0, x)
 #endif
@@ -489,7 +481,7 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
 #endif
 #if OV
   /* the lanes of the last vector past the last whole one */
-  const lanev fresh = (lanev)CAT(IOTA_, VW) >= (lanev)(VW - (N - tail));
+  const lanev fresh = (lanev)VNCL_IOTA(VW) >= (lanev)(VW - (N - tail));
 #endif
   accv mv[IR];
   FOR_R mv[r] = (accv)(-INFINITY);

@@ -85,6 +85,81 @@
   } while (0)
 #define VNCL_HRED(T, N, OP, v, r) CAT(VNCL_HRED_, N)(T, OP, v, r)
 
+/* ---- lane numbers ----------------------------------------------------------
+ * VNCL_IOTA(N): the elements of a vector literal 0, 1, .., N-1 (N 2, 4, 8,
+ * 16), as in (int8)VNCL_IOTA(8); VNCL_LANEV(D, N): the integer vector that
+ * a compare of N values of storage type D's compute type gives (long for
+ * f64, int else), for lane masks. */
+#define VNCL_IOTA_2 (0, 1)
+#define VNCL_IOTA_4 (0, 1, 2, 3)
+#define VNCL_IOTA_8 (0, 1, 2, 3, 4, 5, 6, 7)
+#define VNCL_IOTA_16 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+#define VNCL_IOTA(N) CAT(VNCL_IOTA_, N)
+#define VNCL_LANEV_0(N) CAT(int, N)
+#define VNCL_LANEV_1(N) CAT(long, N)
+#define VNCL_LANEV_2(N) CAT(int, N)
+#define VNCL_LANEV_3(N) CAT(int, N)
+#define VNCL_LANEV(D, N) CAT(VNCL_LANEV_, D)(N)
+
+/* ---- N rows' values side by side -------------------------------------------
+ * VNCL_ROWS_TREE(N, T, IT, C, t): t[0 .. N-1] are vectors of type T, one
+ * row each (or, in the last log2(N) levels of a wider tree, each holding
+ * several rows' consecutive lanes); lane r of t[0] becomes C over row r's
+ * lanes (N 2, 4, 8 or 16; the other t[] are clobbered). Each step joins
+ * two vectors a, b into (a's even lanes, b's even lanes) C (a's odd lanes,
+ * b's odd lanes): after the first level a vector holds two rows' pairwise
+ * partials, after the last N rows' results in order. N - 1 steps of two
+ * constant shuffles and one C for N rows, where one row's horizontal
+ * reduction (VNCL_HRED) costs log2(N) shuffles and C's and a lane's
+ * extract. The lanes are moved as IT, the integer vector of T's width and
+ * lane size: with float lanes LLVM took even + odd for a horizontal add and
+ * split 512-bit vectors into 256-bit vhaddps (three micro-ops each, and the
+ * halves' extracts): sums over rows of 4 ran at 0.72x memcpy where maxima
+ * ran at 1.0-1.16x, 1.07-1.18x as integer shuffles (Zen 5, docs/ops.md,
+ * twenty-third pass). Each level is spelled out, so that every index is a
+ * constant without relying on the compiler to unroll two nested loops. */
+#define VNCL_ROWS_HALF_(T, IT, a, b, h) \
+  __builtin_astype((IT)(__builtin_astype((a), IT).h,   \
+                        __builtin_astype((b), IT).h), T)
+#define VNCL_ROWS_PAIR(T, IT, C, a, b)       \
+  C(VNCL_ROWS_HALF_(T, IT, a, b, even),      \
+    VNCL_ROWS_HALF_(T, IT, a, b, odd))
+#define VNCL_ROWS_L1(T, IT, C, t) \
+  (t)[0] = VNCL_ROWS_PAIR(T, IT, C, (t)[0], (t)[1])
+#define VNCL_ROWS_L2(T, IT, C, t) \
+  VNCL_ROWS_L1(T, IT, C, t);      \
+  (t)[1] = VNCL_ROWS_PAIR(T, IT, C, (t)[2], (t)[3])
+#define VNCL_ROWS_L4(T, IT, C, t)                      \
+  VNCL_ROWS_L2(T, IT, C, t);                           \
+  (t)[2] = VNCL_ROWS_PAIR(T, IT, C, (t)[4], (t)[5]);   \
+  (t)[3] = VNCL_ROWS_PAIR(T, IT, C, (t)[6], (t)[7])
+#define VNCL_ROWS_L8(T, IT, C, t)                       \
+  VNCL_ROWS_L4(T, IT, C, t);                            \
+  (t)[4] = VNCL_ROWS_PAIR(T, IT, C, (t)[8], (t)[9]);    \
+  (t)[5] = VNCL_ROWS_PAIR(T, IT, C, (t)[10], (t)[11]);  \
+  (t)[6] = VNCL_ROWS_PAIR(T, IT, C, (t)[12], (t)[13]);  \
+  (t)[7] = VNCL_ROWS_PAIR(T, IT, C, (t)[14], (t)[15])
+#define VNCL_ROWS_TREE_2(T, IT, C, t) VNCL_ROWS_L1(T, IT, C, t)
+#define VNCL_ROWS_TREE_4(T, IT, C, t) \
+  do {                                \
+    VNCL_ROWS_L2(T, IT, C, t);        \
+    VNCL_ROWS_L1(T, IT, C, t);        \
+  } while (0)
+#define VNCL_ROWS_TREE_8(T, IT, C, t) \
+  do {                                \
+    VNCL_ROWS_L4(T, IT, C, t);        \
+    VNCL_ROWS_L2(T, IT, C, t);        \
+    VNCL_ROWS_L1(T, IT, C, t);        \
+  } while (0)
+#define VNCL_ROWS_TREE_16(T, IT, C, t) \
+  do {                                 \
+    VNCL_ROWS_L8(T, IT, C, t);         \
+    VNCL_ROWS_L4(T, IT, C, t);         \
+    VNCL_ROWS_L2(T, IT, C, t);         \
+    VNCL_ROWS_L1(T, IT, C, t);         \
+  } while (0)
+#define VNCL_ROWS_TREE(N, T, IT, C, t) CAT(VNCL_ROWS_TREE_, N)(T, IT, C, t)
+
 /* ---- bf16 <-> float --------------------------------------------------------
  * vncl_bf16_to_float[N](ushort[N])  exact: the bits become the top half.
  * vncl_float[N]_to_bf16(float[N])   round to nearest even on the float bits;

@@ -1001,7 +1001,11 @@ static void reduce_cases(void) {
              * 16 to ROWS_BLOCK 32; the last block 6 rows), and a work-item
              * a row (rows of 40, one compute unit), a tail of 8 as the last
              * vector (and argmax's two passes) */
-            {2, {70, 24}, 1}, {2, {70, 40}, 1}};
+            {2, {70, 24}, 1}, {2, {70, 40}, 1},
+            /* CPU rows: rows of 3 and 4 as whole vectors
+             * (reduce_rows_packed, transposed and by the tree; the last
+             * work-item's 5 rows gathered element by element) */
+            {2, {37, 3}, 1}, {2, {37, 4}, 1}};
   FOR_DTYPES(t) {
     for (size_t c = 0; c < sizeof cs / sizeof *cs; c++)
       for (int op = VNCL_REDUCE_SUM; op <= VNCL_REDUCE_NORM2; op++) {

@@ -277,13 +277,17 @@ static inline const char *vncl__ops_shape_str(int ndim, const int64_t *shape,
   return vncl__shape_str(ndim, shape, buf, cap);
 }
 
-/* -DIDX_BITS=32 when every index stays below 2^31, else 64. */
 /* dst = src element for element (the same element count and dtype, the
  * shapes unchecked): vncl_copy's kernel, for permutations that simplify
  * to a copy (ops_cast.c). */
 vncl_status vncl__ops_copy_run(vncl_context *ctx, const vncl_tensor *src,
                                vncl_tensor *dst);
+/* -DIDX_BITS=32 when every index stays below 2^31, else 64. */
 int vncl__ops_idx_bits(size_t max_elements);
+/* The vector width for rows of n elements (2 <= n) shorter than a
+ * family's vector: the widest power of two they hold (2, 4, 8), a program
+ * of its own, for the kernels that take several short rows a work-item. */
+size_t vncl__ops_short_vw(size_t n);
 
 /* The tensor's offset in elements of its dtype. */
 static inline size_t vncl__ops_elem_offset(const vncl_tensor *t) {

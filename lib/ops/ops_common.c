@@ -359,6 +359,12 @@ vncl_status vncl__ops_check_same_shape(vncl_context *ctx,
   return VNCL_OK;
 }
 
+size_t vncl__ops_short_vw(size_t n) {
+  size_t vw = 2;
+  while (vw * 2 <= n) vw *= 2;
+  return vw;
+}
+
 int vncl__ops_idx_bits(size_t max_elements) {
   return max_elements < ((size_t)1 << 31) ? 32 : 64;
 }

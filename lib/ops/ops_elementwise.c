@@ -103,7 +103,7 @@ static vncl_status ew_run(vncl_context *ctx, int op, const vncl_tensor *a,
    * own) in the short-rows kernel below; else the general kernel. */
   int vw_short = 0;
   if (!period && b && !contig && inner >= 2 && inner < vw && ipt >= 4) {
-    for (vw = 2; vw * 2 <= inner;) vw *= 2;
+    vw = vncl__ops_short_vw(inner);
     vw_short = (int)vw;
   }
   bool rows = b && !contig && inner >= vw;
