@@ -674,73 +674,16 @@ reduce_rows_block(const int op, const IDX R, const IDX rows,
 }
 
 #ifdef PACK
-/* GATHER(k, out) sets lane r of out to element k of row r, r < VW, from
- * the PACK vectors t[] that hold the VW rows (element k of row r is lane
- * (r PACK + k) % VW of vector (r PACK + k) / VW): one constant two-source
- * shuffle per vector, each taking the lanes that vector holds and keeping
- * the others. */
-#define GI_(k, j, r)                                            \
-  ((((r) * PACK + (k)) / VW == (j)) ? VW + ((r) * PACK + (k)) % VW : (r))
-#define GL4_(k, j, r) GI_(k, j, r), GI_(k, j, r + 1), GI_(k, j, r + 2), \
-                      GI_(k, j, r + 3)
-#if VW == 16
-#define GLANES_(k, j) GL4_(k, j, 0), GL4_(k, j, 4), GL4_(k, j, 8), \
-                      GL4_(k, j, 12)
-#elif VW == 8
-#define GLANES_(k, j) GL4_(k, j, 0), GL4_(k, j, 4)
-#else
-#define GLANES_(k, j) GL4_(k, j, 0)
-#endif
-#define GSTEP_(k, j, out) \
-  out = __builtin_shufflevector(out, t[j], GLANES_(k, j))
-#define GATHER(k, out)                      \
-  do {                                      \
-    out = t[0];                             \
-    GSTEP_(k, 0, out);                      \
-    GSTEP_(k, 1, out);                      \
-    GATHER_MORE_(k, out);                   \
-  } while (0)
-#if PACK == 2
-#define GATHER_MORE_(k, out) (void)0
-#elif PACK == 3
-#define GATHER_MORE_(k, out) GSTEP_(k, 2, out)
-#elif PACK == 4
-#define GATHER_MORE_(k, out) GSTEP_(k, 2, out); GSTEP_(k, 3, out)
-#elif PACK == 5
-#define GATHER_MORE_(k, out) \
-  GSTEP_(k, 2, out); GSTEP_(k, 3, out); GSTEP_(k, 4, out)
-#elif PACK == 6
-#define GATHER_MORE_(k, out)                 \
-  GSTEP_(k, 2, out); GSTEP_(k, 3, out);      \
-  GSTEP_(k, 4, out); GSTEP_(k, 5, out)
-#elif PACK == 7
-#define GATHER_MORE_(k, out)                 \
-  GSTEP_(k, 2, out); GSTEP_(k, 3, out);      \
-  GSTEP_(k, 4, out); GSTEP_(k, 5, out); GSTEP_(k, 6, out)
-#else
-#define GATHER_MORE_(k, out)                 \
-  GSTEP_(k, 2, out); GSTEP_(k, 3, out);      \
-  GSTEP_(k, 4, out); GSTEP_(k, 5, out);      \
-  GSTEP_(k, 6, out); GSTEP_(k, 7, out)
-#endif
 /* g[0 .. PACK-1]: every element of the VW rows, g[k] lane r element k of
- * row r */
-#define GATHER_ALL(g)                                             \
-  GATHER(0, g[0]);                                                \
-  GATHER(1, g[1]);                                                \
-  if (PACK > 2) GATHER(PACK > 2 ? 2 : 0, g[PACK > 2 ? 2 : 0]);    \
-  if (PACK > 3) GATHER(PACK > 3 ? 3 : 0, g[PACK > 3 ? 3 : 0]);    \
-  if (PACK > 4) GATHER(PACK > 4 ? 4 : 0, g[PACK > 4 ? 4 : 0]);    \
-  if (PACK > 5) GATHER(PACK > 5 ? 5 : 0, g[PACK > 5 ? 5 : 0]);    \
-  if (PACK > 6) GATHER(PACK > 6 ? 6 : 0, g[PACK > 6 ? 6 : 0]);    \
-  if (PACK > 7) GATHER(PACK > 7 ? 7 : 0, g[PACK > 7 ? 7 : 0])
+ * row r (vncl_prelude.cl) */
+#define GATHER_ALL(g) VNCL_TRANSPOSE_IN(VW, PACK, t, g)
 /* Rows of PACK elements, 2 to 8 and under VW (the host passes -DPACK):
  * VW rows a work-item, as in reduce_rows_block, but read as
  * whole vectors: rows g VW .. g VW + VW - 1 are PACK consecutive vectors.
  * PACK a power of two: VW / PACK rows a vector, and the tree's last
  * log2(PACK) levels (VNCL_ROWS_TREE(PACK, ..)) leave row r's result in
  * lane r of one vector. Else (3, 5, 6, 7), and for argmax, the vectors
- * are transposed into PACK vectors of one element of every row (GATHER),
+ * are transposed into PACK vectors of one element of every row (GATHER_ALL),
  * combined lane by lane; argmax then takes each row's first element equal
  * to its maximum. In vectors of the widest power of two a row holds (a row a vector,
  * the whole tree per VW rows), sums over rows of 2, 3 and 4 ran at

@@ -160,6 +160,79 @@
   } while (0)
 #define VNCL_ROWS_TREE(N, T, IT, C, t) CAT(VNCL_ROWS_TREE_, N)(T, IT, C, t)
 
+/* ---- short rows transposed ---------------------------------------------
+ * W rows of P elements (2 <= P <= 8, P < W; W 4, 8 or 16) are P whole
+ * vectors t[0 .. P-1] of W lanes (element k of row r is lane (r P + k) % W
+ * of vector (r P + k) / W). VNCL_TRANSPOSE_IN(W, P, t, g) sets g[k], lane
+ * r, to element k of row r, so that the rows' work is lane by lane;
+ * VNCL_TRANSPOSE_OUT(W, P, g, t) is its inverse. Each output vector takes
+ * one constant two-source shuffle per input vector (the lanes that one
+ * holds, the others kept): P^2 shuffles each way, against a row a vector
+ * in narrower vectors, a row of 2 to 8 paying a load, a horizontal
+ * reduction and a store of a few lanes (reduce.cl, softmax.cl). */
+#define VNCL_TIN_I_(P, W, k, j, r) \
+  ((((r) * (P) + (k)) / (W) == (j)) ? (W) + ((r) * (P) + (k)) % (W) : (r))
+#define VNCL_TOUT_I_(P, W, j, k, l) \
+  ((((j) * (W) + (l)) % (P) == (k)) ? (W) + ((j) * (W) + (l)) / (P) : (l))
+#define VNCL_TL4_(I, P, W, a, b, l) \
+  I(P, W, a, b, l), I(P, W, a, b, (l) + 1), I(P, W, a, b, (l) + 2), \
+      I(P, W, a, b, (l) + 3)
+#define VNCL_TLANES_4(I, P, a, b) VNCL_TL4_(I, P, 4, a, b, 0)
+#define VNCL_TLANES_8(I, P, a, b) \
+  VNCL_TL4_(I, P, 8, a, b, 0), VNCL_TL4_(I, P, 8, a, b, 4)
+#define VNCL_TLANES_16(I, P, a, b)                                \
+  VNCL_TL4_(I, P, 16, a, b, 0), VNCL_TL4_(I, P, 16, a, b, 4),     \
+      VNCL_TL4_(I, P, 16, a, b, 8), VNCL_TL4_(I, P, 16, a, b, 12)
+/* F(a, b, c, d, e, i) for i = 0 .. N-1 (VNCL_SEQ), F(a, b, c, d, i)
+ * (VNCL_SEQO: a second family, so that one may expand the other) */
+#define VNCL_SEQ_1(F, a, b, c, d, e) F(a, b, c, d, e, 0)
+#define VNCL_SEQ_2(F, a, b, c, d, e) \
+  VNCL_SEQ_1(F, a, b, c, d, e) F(a, b, c, d, e, 1)
+#define VNCL_SEQ_3(F, a, b, c, d, e) \
+  VNCL_SEQ_2(F, a, b, c, d, e) F(a, b, c, d, e, 2)
+#define VNCL_SEQ_4(F, a, b, c, d, e) \
+  VNCL_SEQ_3(F, a, b, c, d, e) F(a, b, c, d, e, 3)
+#define VNCL_SEQ_5(F, a, b, c, d, e) \
+  VNCL_SEQ_4(F, a, b, c, d, e) F(a, b, c, d, e, 4)
+#define VNCL_SEQ_6(F, a, b, c, d, e) \
+  VNCL_SEQ_5(F, a, b, c, d, e) F(a, b, c, d, e, 5)
+#define VNCL_SEQ_7(F, a, b, c, d, e) \
+  VNCL_SEQ_6(F, a, b, c, d, e) F(a, b, c, d, e, 6)
+#define VNCL_SEQ_8(F, a, b, c, d, e) \
+  VNCL_SEQ_7(F, a, b, c, d, e) F(a, b, c, d, e, 7)
+#define VNCL_SEQ(N, F, a, b, c, d, e) CAT(VNCL_SEQ_, N)(F, a, b, c, d, e)
+#define VNCL_SEQO_1(F, a, b, c, d) F(a, b, c, d, 0)
+#define VNCL_SEQO_2(F, a, b, c, d) \
+  VNCL_SEQO_1(F, a, b, c, d) F(a, b, c, d, 1)
+#define VNCL_SEQO_3(F, a, b, c, d) \
+  VNCL_SEQO_2(F, a, b, c, d) F(a, b, c, d, 2)
+#define VNCL_SEQO_4(F, a, b, c, d) \
+  VNCL_SEQO_3(F, a, b, c, d) F(a, b, c, d, 3)
+#define VNCL_SEQO_5(F, a, b, c, d) \
+  VNCL_SEQO_4(F, a, b, c, d) F(a, b, c, d, 4)
+#define VNCL_SEQO_6(F, a, b, c, d) \
+  VNCL_SEQO_5(F, a, b, c, d) F(a, b, c, d, 5)
+#define VNCL_SEQO_7(F, a, b, c, d) \
+  VNCL_SEQO_6(F, a, b, c, d) F(a, b, c, d, 6)
+#define VNCL_SEQO_8(F, a, b, c, d) \
+  VNCL_SEQO_7(F, a, b, c, d) F(a, b, c, d, 7)
+#define VNCL_SEQO(N, F, a, b, c, d) CAT(VNCL_SEQO_, N)(F, a, b, c, d)
+#define VNCL_TIN_STEP_(W, P, t, g, k, j)                       \
+  (g)[k] = __builtin_shufflevector((g)[k], (t)[j],            \
+                                   CAT(VNCL_TLANES_, W)(VNCL_TIN_I_, P, k, j));
+#define VNCL_TIN_ONE_(W, P, t, g, k) \
+  (g)[k] = (t)[0];                   \
+  VNCL_SEQ(P, VNCL_TIN_STEP_, W, P, t, g, k)
+#define VNCL_TRANSPOSE_IN(W, P, t, g) VNCL_SEQO(P, VNCL_TIN_ONE_, W, P, t, g)
+#define VNCL_TOUT_STEP_(W, P, g, t, j, k)                      \
+  (t)[j] = __builtin_shufflevector((t)[j], (g)[k],            \
+                                   CAT(VNCL_TLANES_, W)(VNCL_TOUT_I_, P, j, k));
+#define VNCL_TOUT_ONE_(W, P, g, t, j) \
+  (t)[j] = (g)[0];                    \
+  VNCL_SEQ(P, VNCL_TOUT_STEP_, W, P, g, t, j)
+#define VNCL_TRANSPOSE_OUT(W, P, g, t) \
+  VNCL_SEQO(P, VNCL_TOUT_ONE_, W, P, g, t)
+
 /* ---- bf16 <-> float --------------------------------------------------------
  * vncl_bf16_to_float[N](ushort[N])  exact: the bits become the top half.
  * vncl_float[N]_to_bf16(float[N])   round to nearest even on the float bits;

@@ -1074,9 +1074,11 @@ static int sm_short_rows_only;
 
 static void softmax_cases(void) {
   /* 2 x 5000: rows too long for local memory here (exp kept in the
-   * output, or computed again for 16-bit storage) */
+   * output, or computed again for 16-bit storage); CPU rows: 4 x 5 and
+   * 37 x 3 VW rows a work-item, transposed (softmax_rows_packed; the last
+   * block 4 and 5 rows) */
   static const int64_t shapes[][2] = {{7, 300}, {3, 1000}, {4, 5}, {2, 5000},
-                                      {70, 48}, {67, 24}, {150, 16}};
+                                      {70, 48}, {67, 24}, {150, 16}, {37, 3}};
   FOR_DTYPES(t) {
     for (size_t c = 0; c < sizeof shapes / sizeof *shapes; c++)
       for (int lg = 0; lg < 2; lg++) {

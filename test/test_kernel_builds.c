@@ -110,16 +110,20 @@ static void workload(vncl_context *ctx) {
       T_OK(ctx, vncl_reduce(ctx, VNCL_REDUCE_ARGMAX, x, 1, arg));
       T_OK(ctx, vncl_reduce_all(ctx, VNCL_REDUCE_SUM, x, one));
       /* rows shorter than a vector, packed where the device's set takes
-       * them so (-DPACK): transposed (3, every type), by the tree (4) */
+       * them so (-DPACK): reductions transposed (3, every type) and by the
+       * tree (4), softmax transposed */
       for (int64_t len = 3; len <= (t == VNCL_F32 ? 4 : 3); len++) {
         vncl_tensor *sr = tensor(ctx, t, 2, 64, len, 0);
         vncl_tensor *so = tensor(ctx, t, 1, 64, 0, 0);
         vncl_tensor *sa = tensor(ctx, VNCL_I32, 1, 64, 0, 0);
+        vncl_tensor *ss = tensor(ctx, t, 2, 64, len, 0);
         T_OK(ctx, vncl_reduce(ctx, VNCL_REDUCE_SUM, sr, 1, so));
         T_OK(ctx, vncl_reduce(ctx, VNCL_REDUCE_ARGMAX, sr, 1, sa));
+        if (len == 3) T_OK(ctx, vncl_softmax(ctx, sr, ss));
         vncl_tensor_destroy(sr);
         vncl_tensor_destroy(so);
         vncl_tensor_destroy(sa);
+        vncl_tensor_destroy(ss);
       }
       T_OK(ctx, vncl_unary(ctx, VNCL_EXP, x, y));
       T_OK(ctx, vncl_axpby(ctx, 2.0, row, 0.5, y));

@@ -599,7 +599,9 @@ static void test_softmax_wide(void **st) {
  * whole vectors (non-temporal stores, or ordinary ones for rows shorter
  * than NT_MIN: all of them, or those below 512) and with a tail (77 and
  * 20: the last vector overlapping the last whole one, every width; rows
- * shorter than a vector keep the scalar tail), rows of 16 and fewer
+ * shorter than a vector keep the scalar tail; rows of 3, 5 and 8 as whole
+ * vectors transposed, VW rows a work-item, 7 rows fewer than one such
+ * block), rows of 16 and fewer
  * (taken whatever their count), e kept in local memory (the rows' vectors
  * interleaved) or computed again (ROW_ITEM 4096 leaves no room for f64's),
  * in place, special values. */
@@ -631,14 +633,18 @@ static void test_softmax_rows_item(void **st) {
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, sets[k]));
     const int64_t R =
         (int64_t)(4 * cu * (size_t)sets[k][0] * (size_t)sets[k][5]) + 5;
+    /* the last three: rows of 2 to 8 under a vector, VW a work-item
+     * (softmax_rows_packed; sets 0 and 3, vectors of 16 and 8) */
     const int64_t shapes[][2] = {{R, 77}, {R, 1024}, {R, 1000}, {3, 16},
-                                 {5, 13}, {R, 1}, {R, 20}};
+                                 {5, 13}, {R, 1},    {R, 20},   {R, 3},
+                                 {7, 5},  {R, 8}};
     for (int ti = 0; ti < 4; ti++) {
       vncl_dtype t = t_float_types[ti];
       for (size_t c = 0; c < sizeof shapes / sizeof *shapes; c++) {
         /* Rows too long for this ROW_ITEM go a group per row, which
          * test_softmax covers: not R of them again. */
         if (shapes[c][1] > sets[k][3] && shapes[c][0] == R) continue;
+        if (c >= 7 && k != 0 && k != 3) continue;
         size_t n = (size_t)(shapes[c][0] * shapes[c][1]);
         double *xv = t_rand_vals(t, n, -6, 6);
         /* in place for every other shape and mode, and for rows of 77

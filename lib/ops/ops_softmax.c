@@ -5,7 +5,8 @@
  * non-temporal final stores (NT_OUT, rows of NT_MIN or more). Short
  * rows (up to ROW_ITEM elements, the CPU layout), enough of them to give
  * every compute unit a few groups, run ITEM_ROWS per work-item instead
- * (softmax_rows_item). */
+ * (softmax_rows_item); rows of 2 to 8 under a vector VW per work-item, a
+ * row a lane (softmax_rows_packed). */
 #include <stdio.h>
 
 #include "ops/ops.h"
@@ -19,11 +20,14 @@
  * final stores when every row starts on a vector. */
 static vncl_status launch(vncl_context *ctx, int logmode, const vncl_tensor *x,
                           vncl_tensor *out, size_t N, size_t rows, int *p,
-                          int bits, size_t xo, size_t oo, bool item) {
+                          int bits, size_t xo, size_t oo, bool item,
+                          bool packed) {
   size_t accsz = x->dtype == VNCL_F64 ? 8 : 4, wg = (size_t)p[SM_WG];
   size_t half = ctx->info.local_mem_bytes / 2, local;
   size_t ir = (size_t)p[SM_ITEM_ROWS];
-  if (item) {
+  if (packed) {
+    local = 0; /* softmax_rows_packed keeps its rows in registers */
+  } else if (item) {
     local = (size_t)p[SM_ROW_ITEM];
     if (wg * ir * local * accsz > half) local = 0;
   } else {
@@ -43,12 +47,17 @@ static vncl_status launch(vncl_context *ctx, int logmode, const vncl_tensor *x,
                      "-DDTYPE=%d -DIDX_BITS=%d -D%s=%zu -DNT_OUT=%d",
                      (int)x->dtype, bits, item ? "ITEM_LOCAL" : "ROW_LOCAL",
                      local, nt);
-  if (item)
+  if (packed)
+    snprintf(extra + len, sizeof extra - (size_t)len, " -DPACK=%zu", N);
+  else if (item)
     snprintf(extra + len, sizeof extra - (size_t)len, " -DITEM_TAIL=%d", tail);
   vncl__ops_kernel k;
   vncl_status s = vncl__ops_kernel_get(
       ctx, VNCL__OPS_SOFTMAX, p, extra,
-      item ? "softmax_rows_item" : "softmax_rows", &k);
+      packed ? "softmax_rows_packed"
+      : item ? "softmax_rows_item"
+             : "softmax_rows",
+      &k);
   if (s) return s;
   vncl__ops_arg an = vncl__ops_idx(bits, N), ar = vncl__ops_idx(bits, rows);
   vncl__ops_arg axo = vncl__ops_idx(bits, xo), aoo = vncl__ops_idx(bits, oo);
@@ -56,6 +65,7 @@ static vncl_status launch(vncl_context *ctx, int logmode, const vncl_tensor *x,
   s = vncl__set_args(ctx, k.k, 7, VNCL_OPS_ARG(an), VNCL_OPS_ARG(ar),
                      VNCL_ARG(lm), VNCL_ARG(x->mem), VNCL_OPS_ARG(axo),
                      VNCL_ARG(out->mem), VNCL_OPS_ARG(aoo));
+  if (packed) ir = vw; /* VW rows a work-item */
   size_t global = item ? vncl__round_up((rows + ir - 1) / ir, wg) : rows * wg;
   if (!s)
     s = vncl__launch_work(ctx, logmode ? "log_softmax" : "softmax", k.k, 1,
@@ -88,7 +98,14 @@ static vncl_status softmax_run(vncl_context *ctx, const char *fn, int logmode,
    * unit fewer than four groups (the results are the same bits). */
   while (item && p[SM_ITEM_ROWS] > 1 && groups < (size_t)p[SM_ITEM_ROWS])
     p[SM_ITEM_ROWS] /= 2;
-  return launch(ctx, logmode, x, out, N, rows, p, bits, xo, oo, item);
+  /* Rows of 2 to 8 under a vector: VW rows a work-item as whole vectors,
+   * a row a lane (softmax_rows_packed; ITEM_ROWS is then unused, and set
+   * to 1 so that it does not split the programs). */
+  bool packed = item && N >= 2 && N <= 8 && N < (size_t)p[SM_VW] &&
+                (p[SM_VW] == 4 || p[SM_VW] == 8 || p[SM_VW] == 16);
+  if (packed) p[SM_ITEM_ROWS] = 1;
+  return launch(ctx, logmode, x, out, N, rows, p, bits, xo, oo, item,
+                packed);
 }
 
 vncl_status vncl_softmax(vncl_context *ctx, const vncl_tensor *x,
