@@ -15,10 +15,9 @@
  *   reduce_rows_item inner == 1, rows no longer than ROWS_ITEM (a host
  *                    parameter): one work-item reduces a whole row.
  *   reduce_rows_block inner == 1, rows of VW to ROWS_BLOCK elements (host
- *                    parameters; shorter rows in a program with a smaller
- *                    VW): one work-item reduces VW rows, their vectors side
- *                    by side, lane r of the result row r's.
- *   reduce_rows_packed inner == 1, rows of PACK = 2 to 8 elements under VW
+ *                    parameters): one work-item reduces VW rows, their
+ *                    vectors side by side, lane r of the result row r's.
+ *   reduce_rows_packed inner == 1, rows of PACK >= 2 elements under VW
  *                    (-DPACK from the host): one work-item reduces VW rows
  *                    read as PACK whole vectors.
  *   reduce_cols      inner > 1: work-item (xi, o*S + s) runs down the CB*VW
@@ -674,22 +673,25 @@ reduce_rows_block(const int op, const IDX R, const IDX rows,
 }
 
 #ifdef PACK
-/* g[0 .. PACK-1]: every element of the VW rows, g[k] lane r element k of
- * row r (vncl_prelude.cl) */
-#define GATHER_ALL(g) VNCL_TRANSPOSE_IN(VW, PACK, t, g)
-/* Rows of PACK elements, 2 to 8 and under VW (the host passes -DPACK):
- * VW rows a work-item, as in reduce_rows_block, but read as
- * whole vectors: rows g VW .. g VW + VW - 1 are PACK consecutive vectors.
- * PACK a power of two: VW / PACK rows a vector, and the tree's last
- * log2(PACK) levels (VNCL_ROWS_TREE(PACK, ..)) leave row r's result in
- * lane r of one vector. Else (3, 5, 6, 7), and for argmax, the vectors
- * are transposed into PACK vectors of one element of every row (GATHER_ALL),
- * combined lane by lane; argmax then takes each row's first element equal
- * to its maximum. In vectors of the widest power of two a row holds (a row a vector,
- * the whole tree per VW rows), sums over rows of 2, 3 and 4 ran at
- * 0.23x, 0.3x and 0.50x memcpy on a Zen 5 (docs/ops.md, twenty-third
- * pass). The last work-item's rows past the last repeat it, gathered
- * element by element, and are not stored. */
+/* Rows of PACK elements under VW (the host passes -DPACK): VW rows a
+ * work-item, as in reduce_rows_block, but read as whole vectors: rows
+ * g VW .. g VW + VW - 1 are PACK consecutive vectors. PACK a power of
+ * two: VW / PACK rows a vector, and the tree's last log2(PACK) levels
+ * (VNCL_ROWS_TREE(PACK, ..)) leave row r's result in lane r of one
+ * vector. Else, and for argmax, the vectors are transposed into PACK
+ * vectors g[k] of one element of every row (VNCL_TRANSPOSE_IN, lane r
+ * element k of row r), combined lane by lane; argmax then takes each
+ * row's first element equal to its maximum. In vectors of the widest
+ * power of two a row holds (a row a vector, the whole tree per VW rows),
+ * sums over rows of 2, 3 and 4 ran at 0.23x, 0.3x and 0.50x memcpy on a
+ * Zen 5 (docs/ops.md, twenty-third pass), argmax over rows of 9 to 15 at
+ * 0.3-0.6x (twenty-fourth pass). The last work-item's rows past the last
+ * repeat it, gathered element by element, and are not stored. */
+#if VNCL_PACK_X(VW, PACK)
+#define PACK_IN(t, g) VNCL_TRANSPOSE_X_IN(PACK, t, g)
+#else
+#define PACK_IN(t, g) VNCL_TRANSPOSE_IN(VW, PACK, t, g)
+#endif
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 reduce_rows_packed(const int op, const IDX R, const IDX rows,
                    __global const STORE *x, const IDX xoff,
@@ -701,20 +703,13 @@ reduce_rows_packed(const int op, const IDX R, const IDX rows,
   if (row0 + VW <= rows) {
     _Pragma("unroll") for (int i = 0; i < PACK; i++) t[i] = LDV(p, i);
   } else {
-    acc e[VW * PACK];
-    const IDX last = rows - 1 - row0;
-    for (int i = 0; i < VW * PACK; i++) {
-      const IDX r = (IDX)(i / PACK) < last ? (IDX)(i / PACK) : last;
-      e[i] = LD(p, r * PACK + (IDX)(i % PACK));
-    }
-    _Pragma("unroll") for (int i = 0; i < PACK; i++)
-      t[i] = CAT(vload, VW)(i, e);
+    VNCL_TRANSPOSE_LOAD_PART(acc, VW, PACK, LD, p, rows - row0, t);
   }
   if (op == R_ARGMAX) {
     /* each row's maximum (NaN if it holds one), then its first element
      * equal to it (or its first NaN), taken from the last element back */
     accv g[PACK];
-    GATHER_ALL(g);
+    PACK_IN(t, g);
     accv m = g[0];
     _Pragma("unroll") for (int k = 1; k < PACK; k++) m = NMAX(m, g[k]);
     const lanev mnan = IS_NAN(m);
@@ -747,7 +742,7 @@ reduce_rows_packed(const int op, const IDX R, const IDX rows,
   /* every element k of the rows as one vector g[k] (lane r: row r), then
    * C(..C(C(g0, g1), g2).., g[PACK-1]) */
   accv g[PACK];
-  GATHER_ALL(g);
+  PACK_IN(t, g);
   if (op == R_SUM || op == R_MEAN || op == R_NORM2) {
     const int sq = op == R_NORM2;
     t[0] = sq ? g[0] * g[0] : g[0];

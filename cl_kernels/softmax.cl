@@ -19,7 +19,7 @@
  *                  (GPUs), or the l-th of WG consecutive runs of the row
  *                  (ITEM_CONTIG, CPUs).
  *
- *   softmax_rows_packed  rows of 2 to 8 elements on CPUs: VW rows a
+ *   softmax_rows_packed  rows of 2 to VW - 1 elements on CPUs: VW rows a
  *                  work-item, read as whole vectors and transposed so that
  *                  each row is a lane.
  *
@@ -614,17 +614,25 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
 }
 
 #ifdef PACK
-/* Rows of PACK elements, 2 to 8 and under VW (the host passes -DPACK on
+/* Rows of PACK elements, 2 or more and under VW (the host passes -DPACK on
  * CPUs, where rows go to work-items): work-item g takes rows g VW .. g VW
  * + VW - 1, PACK consecutive whole vectors, transposed (VNCL_TRANSPOSE_IN)
  * into PACK vectors of one element of every row, so that the maximum, the
  * exponentials, their sum and the log or inverse are lane by lane, a row a
  * lane, exp computed once per element; the results are transposed back and
  * stored as whole vectors. softmax_rows_item took such rows element by
- * element: softmax and log-softmax over rows of 3 to 12 ran at
- * 0.12-0.18x memcpy on a Zen 5 (docs/ops.md, twenty-third pass). The last
+ * element: softmax and log-softmax over rows of 3 to 15 ran at
+ * 0.12-0.18x memcpy on a Zen 5 (docs/ops.md, twenty-third and
+ * twenty-fourth passes). The last
  * work-item's rows past the last repeat it (gathered element by element)
  * and are not stored. */
+#if VNCL_PACK_X(VW, PACK)
+#define PACK_IN(t, g) VNCL_TRANSPOSE_X_IN(PACK, t, g)
+#define PACK_OUT(g, t) VNCL_TRANSPOSE_X_OUT(PACK, g, t)
+#else
+#define PACK_IN(t, g) VNCL_TRANSPOSE_IN(VW, PACK, t, g)
+#define PACK_OUT(g, t) VNCL_TRANSPOSE_OUT(VW, PACK, g, t)
+#endif
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 softmax_rows_packed(const IDX N, const IDX rows, const int logmode,
                     __global const STORE *x, const IDX xoff,
@@ -640,15 +648,9 @@ softmax_rows_packed(const IDX N, const IDX rows, const int logmode,
   if (whole) {
     _Pragma("unroll") for (int i = 0; i < PACK; i++) t[i] = LDV(p, i);
   } else {
-    acc e[VW * PACK];
-    for (int i = 0; i < VW * PACK; i++) {
-      const IDX r = (IDX)(i / PACK) < nr ? (IDX)(i / PACK) : nr - 1;
-      e[i] = LD(p, r * PACK + (IDX)(i % PACK));
-    }
-    _Pragma("unroll") for (int i = 0; i < PACK; i++)
-      t[i] = CAT(vload, VW)(i, e);
+    VNCL_TRANSPOSE_LOAD_PART(acc, VW, PACK, LD, p, nr, t);
   }
-  VNCL_TRANSPOSE_IN(VW, PACK, t, g);
+  PACK_IN(t, g);
   accv m = g[0];
   _Pragma("unroll") for (int k = 1; k < PACK; k++) m = RMAX(m, g[k]);
   if (logmode) {
@@ -667,7 +669,7 @@ softmax_rows_packed(const IDX N, const IDX rows, const int logmode,
     const accv inv = (accv)1 / s;
     _Pragma("unroll") for (int k = 0; k < PACK; k++) g[k] *= inv;
   }
-  VNCL_TRANSPOSE_OUT(VW, PACK, g, t);
+  PACK_OUT(g, t);
   if (whole) {
     _Pragma("unroll") for (int i = 0; i < PACK; i++) STV(q, i, t[i]);
   } else {

@@ -161,15 +161,19 @@
 #define VNCL_ROWS_TREE(N, T, IT, C, t) CAT(VNCL_ROWS_TREE_, N)(T, IT, C, t)
 
 /* ---- short rows transposed ---------------------------------------------
- * W rows of P elements (2 <= P <= 8, P < W; W 4, 8 or 16) are P whole
+ * W rows of P elements (2 <= P < W <= 16; W 4, 8 or 16) are P whole
  * vectors t[0 .. P-1] of W lanes (element k of row r is lane (r P + k) % W
  * of vector (r P + k) / W). VNCL_TRANSPOSE_IN(W, P, t, g) sets g[k], lane
  * r, to element k of row r, so that the rows' work is lane by lane;
  * VNCL_TRANSPOSE_OUT(W, P, g, t) is its inverse. Each output vector takes
  * one constant two-source shuffle per input vector (the lanes that one
  * holds, the others kept): P^2 shuffles each way, against a row a vector
- * in narrower vectors, a row of 2 to 8 paying a load, a horizontal
- * reduction and a store of a few lanes (reduce.cl, softmax.cl). */
+ * in narrower vectors, a row paying a load, a horizontal reduction and a
+ * store of a few lanes (reduce.cl, softmax.cl).
+ * VNCL_TRANSPOSE_LOAD_PART(A, W, P, LD, p, nr, t): the P vectors t[] of
+ * the W rows at p when only the first nr (1 <= nr < W) exist, the
+ * missing rows repeating row nr - 1: element by element through LD(p, i)
+ * into a private array of A, read back as whole vectors. */
 #define VNCL_TIN_I_(P, W, k, j, r) \
   ((((r) * (P) + (k)) / (W) == (j)) ? (W) + ((r) * (P) + (k)) % (W) : (r))
 #define VNCL_TOUT_I_(P, W, j, k, l) \
@@ -200,6 +204,22 @@
   VNCL_SEQ_6(F, a, b, c, d, e) F(a, b, c, d, e, 6)
 #define VNCL_SEQ_8(F, a, b, c, d, e) \
   VNCL_SEQ_7(F, a, b, c, d, e) F(a, b, c, d, e, 7)
+#define VNCL_SEQ_9(F, a, b, c, d, e) \
+  VNCL_SEQ_8(F, a, b, c, d, e) F(a, b, c, d, e, 8)
+#define VNCL_SEQ_10(F, a, b, c, d, e) \
+  VNCL_SEQ_9(F, a, b, c, d, e) F(a, b, c, d, e, 9)
+#define VNCL_SEQ_11(F, a, b, c, d, e) \
+  VNCL_SEQ_10(F, a, b, c, d, e) F(a, b, c, d, e, 10)
+#define VNCL_SEQ_12(F, a, b, c, d, e) \
+  VNCL_SEQ_11(F, a, b, c, d, e) F(a, b, c, d, e, 11)
+#define VNCL_SEQ_13(F, a, b, c, d, e) \
+  VNCL_SEQ_12(F, a, b, c, d, e) F(a, b, c, d, e, 12)
+#define VNCL_SEQ_14(F, a, b, c, d, e) \
+  VNCL_SEQ_13(F, a, b, c, d, e) F(a, b, c, d, e, 13)
+#define VNCL_SEQ_15(F, a, b, c, d, e) \
+  VNCL_SEQ_14(F, a, b, c, d, e) F(a, b, c, d, e, 14)
+#define VNCL_SEQ_16(F, a, b, c, d, e) \
+  VNCL_SEQ_15(F, a, b, c, d, e) F(a, b, c, d, e, 15)
 #define VNCL_SEQ(N, F, a, b, c, d, e) CAT(VNCL_SEQ_, N)(F, a, b, c, d, e)
 #define VNCL_SEQO_1(F, a, b, c, d) F(a, b, c, d, 0)
 #define VNCL_SEQO_2(F, a, b, c, d) \
@@ -216,6 +236,20 @@
   VNCL_SEQO_6(F, a, b, c, d) F(a, b, c, d, 6)
 #define VNCL_SEQO_8(F, a, b, c, d) \
   VNCL_SEQO_7(F, a, b, c, d) F(a, b, c, d, 7)
+#define VNCL_SEQO_9(F, a, b, c, d) \
+  VNCL_SEQO_8(F, a, b, c, d) F(a, b, c, d, 8)
+#define VNCL_SEQO_10(F, a, b, c, d) \
+  VNCL_SEQO_9(F, a, b, c, d) F(a, b, c, d, 9)
+#define VNCL_SEQO_11(F, a, b, c, d) \
+  VNCL_SEQO_10(F, a, b, c, d) F(a, b, c, d, 10)
+#define VNCL_SEQO_12(F, a, b, c, d) \
+  VNCL_SEQO_11(F, a, b, c, d) F(a, b, c, d, 11)
+#define VNCL_SEQO_13(F, a, b, c, d) \
+  VNCL_SEQO_12(F, a, b, c, d) F(a, b, c, d, 12)
+#define VNCL_SEQO_14(F, a, b, c, d) \
+  VNCL_SEQO_13(F, a, b, c, d) F(a, b, c, d, 13)
+#define VNCL_SEQO_15(F, a, b, c, d) \
+  VNCL_SEQO_14(F, a, b, c, d) F(a, b, c, d, 14)
 #define VNCL_SEQO(N, F, a, b, c, d) CAT(VNCL_SEQO_, N)(F, a, b, c, d)
 #define VNCL_TIN_STEP_(W, P, t, g, k, j)                       \
   (g)[k] = __builtin_shufflevector((g)[k], (t)[j],            \
@@ -232,6 +266,85 @@
   VNCL_SEQ(P, VNCL_TOUT_STEP_, W, P, g, t, j)
 #define VNCL_TRANSPOSE_OUT(W, P, g, t) \
   VNCL_SEQO(P, VNCL_TOUT_ONE_, W, P, g, t)
+/* VNCL_TRANSPOSE_X_IN(P, t, g) / VNCL_TRANSPOSE_X_OUT(P, g, t): the same
+ * for W 16 and 9 <= P < 16 in fewer shuffles: each row to a vector of its
+ * own (lane l element l, lanes from P on its element 0 again; one
+ * two-source shuffle a row, a row spanning at most two vectors), the 16 x
+ * 16 block transposed by four rounds of zips (64 shuffles), g[k] = the
+ * first P vectors; back the same way, each of the P vectors gathered from
+ * the two or three row vectors its 16 elements come from. About 176
+ * shuffles both ways, against 2 P^2 (450 for rows of 15). */
+/* whether a kernel takes VNCL_TRANSPOSE_X_IN / _OUT for W rows of P */
+#define VNCL_PACK_X(W, P) ((W) == 16 && (P) >= 10)
+#define VNCL_TX_E_(P, r, l) ((r) * (P) + ((l) < (P) ? (l) : 0))
+#define VNCL_TX_I_(P, W, r, u, l)                          \
+  ((VNCL_TX_E_(P, r, l) / 16 == (r) * (P) / 16)            \
+       ? VNCL_TX_E_(P, r, l) % 16                         \
+       : 16 + VNCL_TX_E_(P, r, l) % 16)
+#define VNCL_TX_NEXT_(P, j) ((j) + 1 < (P) ? (j) + 1 : (P) - 1)
+#define VNCL_TX_ROW_(P, t, v, u1, u2, r)                                \
+  (v)[r] = __builtin_shufflevector(                                     \
+      (t)[(r) * (P) / 16], (t)[VNCL_TX_NEXT_(P, (r) * (P) / 16)],       \
+      VNCL_TLANES_16(VNCL_TX_I_, P, r, 0));
+#define VNCL_TX_ZLO_(a, b)                                               \
+  __builtin_shufflevector(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, \
+                          6, 22, 7, 23)
+#define VNCL_TX_ZHI_(a, b)                                                \
+  __builtin_shufflevector(a, b, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, \
+                          29, 14, 30, 15, 31)
+/* w[2i], w[2i+1] = the zips of v[i], v[i+8]: four rounds transpose */
+#define VNCL_TX_ROUND_(v, w)                                      \
+  _Pragma("unroll") for (int i_ = 0; i_ < 8; i_++) {              \
+    (w)[2 * i_] = VNCL_TX_ZLO_((v)[i_], (v)[i_ + 8]);             \
+    (w)[2 * i_ + 1] = VNCL_TX_ZHI_((v)[i_], (v)[i_ + 8]);         \
+  }
+#define VNCL_TX_16_(v, w)  \
+  VNCL_TX_ROUND_(v, w);    \
+  VNCL_TX_ROUND_(w, v);    \
+  VNCL_TX_ROUND_(v, w);    \
+  VNCL_TX_ROUND_(w, v)
+#define VNCL_TRANSPOSE_X_IN(P, t, g)                              \
+  do {                                                            \
+    __typeof__((t)[0]) v_[16], w_[16];                            \
+    VNCL_SEQ(16, VNCL_TX_ROW_, P, t, v_, 0, 0)                    \
+    VNCL_TX_16_(v_, w_);                                          \
+    _Pragma("unroll") for (int k_ = 0; k_ < (P); k_++)            \
+      (g)[k_] = v_[k_];                                           \
+  } while (0)
+/* output vector j, lane l: element i = 16 j + l, row i / P, lane i % P of
+ * that row's vector; the rows from (16 j) / P on, up to three */
+#define VNCL_TXO_I_(P, W, j, s, l)                                        \
+  ((16 * (j) + (l)) / (P) == (16 * (j)) / (P) + (s)                       \
+       ? 16 + (16 * (j) + (l)) % (P)                                      \
+       : (l))
+#define VNCL_TXO_ROW_(P, j, s) \
+  ((16 * (j)) / (P) + (s) < 16 ? (16 * (j)) / (P) + (s) : 15)
+#define VNCL_TX_OUT_(P, v, t, u1, u2, j)                                  \
+  (t)[j] = __builtin_shufflevector((v)[VNCL_TXO_ROW_(P, j, 0)],           \
+                                   (v)[VNCL_TXO_ROW_(P, j, 0)],           \
+                                   VNCL_TLANES_16(VNCL_TXO_I_, P, j, 0)); \
+  (t)[j] = __builtin_shufflevector((t)[j], (v)[VNCL_TXO_ROW_(P, j, 1)],   \
+                                   VNCL_TLANES_16(VNCL_TXO_I_, P, j, 1)); \
+  (t)[j] = __builtin_shufflevector((t)[j], (v)[VNCL_TXO_ROW_(P, j, 2)],   \
+                                   VNCL_TLANES_16(VNCL_TXO_I_, P, j, 2));
+#define VNCL_TRANSPOSE_X_OUT(P, g, t)                             \
+  do {                                                            \
+    __typeof__((t)[0]) v_[16], w_[16];                            \
+    _Pragma("unroll") for (int k_ = 0; k_ < 16; k_++)             \
+      v_[k_] = (g)[k_ < (P) ? k_ : 0];                            \
+    VNCL_TX_16_(v_, w_);                                          \
+    VNCL_SEQ(P, VNCL_TX_OUT_, P, v_, t, 0, 0)                     \
+  } while (0)
+#define VNCL_TRANSPOSE_LOAD_PART(A, W, P, LD, p, nr, t)          \
+  do {                                                           \
+    A e_[(W) * (P)];                                             \
+    for (int i_ = 0; i_ < (W) * (P); i_++) {                     \
+      const int r_ = min(i_ / (P), (int)(nr) - 1);               \
+      e_[i_] = LD(p, r_ * (P) + i_ % (P));                       \
+    }                                                            \
+    _Pragma("unroll") for (int i_ = 0; i_ < (P); i_++)           \
+      (t)[i_] = CAT(vload, W)(i_, e_);                           \
+  } while (0)
 
 /* ---- bf16 <-> float --------------------------------------------------------
  * vncl_bf16_to_float[N](ushort[N])  exact: the bits become the top half.

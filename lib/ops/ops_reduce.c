@@ -4,11 +4,10 @@
  * runs reduce_rows (a work-group per row chunk, vector loads, a tree in
  * local memory) or, for short rows, reduce_rows_item (a work-item per row)
  * or reduce_rows_block / reduce_rows_packed (a work-item per VW rows);
- * inner > 1 reduce_cols (a
- * work-item per column vector, coalesced: GPUs) or, where work-items run
- * contiguous parts (ITEM_CONTIG, CPUs), reduce_cols_strip (a work-item per
- * strip of up to 64 vectors of columns, walking its rows in order; argmax
- * too).
+ * inner > 1 reduce_cols (a work-item per column vector, coalesced: GPUs)
+ * or, where work-items run contiguous parts (ITEM_CONTIG, CPUs),
+ * reduce_cols_strip (a work-item per strip of up to 64 vectors of columns,
+ * walking its rows in order; argmax too).
  * When there are too few outputs to occupy the device, the axis is split
  * into S chunks whose partial results (with the argmax index) go to
  * scratch memory and reduce_partials combines them. */
@@ -28,25 +27,19 @@ static size_t target_groups(const vncl_context *ctx) {
 
 /* Short rows: a work-item per row (reduce_rows_item) or, for rows of 2 to
  * ROWS_BLOCK elements, per VW rows (reduce_rows_block: the rows' vectors
- * reduced side by side, lane r of the result row r). Rows of 2 to 8 under
- * VW go as R whole vectors (reduce_rows_packed, a program per R: 0.18-0.59x
- * memcpy in narrower vectors, 0.9-1.3x so; Zen 5, docs/ops.md, twenty-third
- * pass); longer rows shorter than VW take vectors of the widest power of
- * two they hold (a program of its own per width): one work-item a row ran
+ * reduced side by side, lane r of the result row r). Rows under VW go as R
+ * whole vectors (reduce_rows_packed, a program per R): rows of 2 to 8 ran
+ * at 0.18-0.59x memcpy in vectors of the widest power of two a row holds,
+ * 0.9-1.3x so (Zen 5, docs/ops.md, twenty-third pass); argmax over rows
+ * of 9 to 15 at 0.35-0.6x, 0.8-1.0x so, their sums and extrema at
+ * 0.8-1.2x, 0.9-1.4x so (twenty-fourth pass). One work-item a row ran
  * them element by element, 0.03-0.11x memcpy (twenty-second pass). */
 static vncl_status rows_item_run(vncl_context *ctx, int op,
                                  const vncl_tensor *x, size_t outer, size_t R,
                                  vncl_tensor *out, int *p, int bits) {
   size_t vw = (size_t)p[RED_VW];
   bool block = vw > 1 && R >= 2 && R <= (size_t)p[RED_ROWS_BLOCK];
-  /* Rows of 2 to 8 under a vector: VW of them in R whole vectors
-   * (reduce_rows_packed); other rows under a vector (9 to 15 with vectors
-   * of 16) in vectors of the widest power of two they hold. */
-  bool packed = block && R < vw && R <= 8;
-  if (block && R < vw && !packed) {
-    vw = vncl__ops_short_vw(R);
-    p[RED_VW] = (int)vw;
-  }
+  bool packed = block && R < vw;
   char extra[80];
   int len = snprintf(extra, sizeof extra, "-DDTYPE=%d -DIDX_BITS=%d",
                      (int)x->dtype, bits);
