@@ -125,7 +125,7 @@ $(B)/vncl.pc: vncl.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 	  -e 's|@INCDIR@|$(INCDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
-$(B)/test/%: test/%.c $(TEST_COMMON) test/common.h test/common_ref.h \
+$(B)/test/%: test/%.c $(TEST_COMMON) $(wildcard test/*.h) \
   $(B)/libvncl.a $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(INTERNAL_CFLAGS) -Itest -I$(B)/test -o $@ $< $(TEST_EXTRA) \

@@ -22,7 +22,8 @@
  * The tensor-op families run with the device's rows of lib/ops/ops_common.c
  * (the GPU rows on Oclgrind), which must also fit unchanged; --cpu-rows
  * runs transpose, reduce, softmax and random again with the CPU rows'
- * kernel shapes (one profile of scripts/check-oclgrind.sh asks for it). */
+ * kernel shapes, and native vectors of 16 floats (one profile of
+ * scripts/check-oclgrind.sh asks for it). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1641,6 +1642,11 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  /* The CPU rows as on an AVX-512 CPU: native vectors of 16 floats
+   * (Oclgrind reports 1), so that softmax over rows of exactly VW takes
+   * its square transposition (softmax_rows_packed, PACK = VW) here too.
+   * Before the context exists: the width is read once. */
+  if (cpu_rows) setenv("VNCL_NATIVE_FLOAT_WIDTH", "16", 0);
   for (size_t i = 0; i < sizeof sets / sizeof *sets; i++)
     if (!strcmp(sets[i].name, set_name)) set_def = &sets[i];
   if (!set_def && strcmp(set_name, "own") && strcmp(set_name, "ref")) {

@@ -1,12 +1,13 @@
-/* Reductions against a double-precision CPU reference: every operation
- * and dtype over rows, columns, middle axes, all elements, with the axis
- * split over several work-groups, keepdims, empty axes; a row of 10^6
- * values that naive f32 summation gets wrong; NaN and inf rules of
- * max/min/argmax/sum; results independent of the tunable parameters;
- * every bad input, softmax's too; softmax's own exp over its whole
- * domain (test_ops_softmax.c has the rest of softmax: a binary of its
- * own, so that each builds its programs within the suite's time limit on
- * a machine with no cache). */
+/* Reductions against a double-precision CPU reference (test_reduce.h):
+ * every operation and dtype over rows, columns, middle axes, all
+ * elements, with the axis split over several work-groups, keepdims, empty
+ * axes; a row of 10^6 values that naive f32 summation gets wrong; NaN and
+ * inf rules of max/min/argmax/sum; results independent of the tunable
+ * parameters; every bad input, softmax's too; softmax's own exp over its
+ * whole domain. test_ops_softmax.c has the rest of softmax,
+ * test_ops_reduce_cpu.c the CPU layout's short rows and read streams:
+ * binaries of their own, so that each builds its programs within the
+ * suite's time limit on a machine with no cache. */
 /* Internal headers on purpose (before test_ops.h, whose probe helper
  * needs them): fakes a device without fp64 (ctx->info.fp64)
  * and sets the family's parameters (vncl__ops_params_set) to reach each
@@ -15,118 +16,9 @@
 
 #include "runtime/runtime.h"
 #include "ops/ops.h"
-#include "test_ops.h"
+#include "test_reduce.h"
 
 #define ctx t_ctx /* the shared fixture's context (common.c) */
-
-static const char *const red_names[] = {"sum", "mean", "max",
-                                        "min", "argmax", "norm2"};
-
-/* Accumulation epsilon: f64 for f64, f32 for the others. */
-static double acc_eps(vncl_dtype t) { return t == VNCL_F64 ? 0x1p-52 : 0x1p-23; }
-
-/* Reference for one output: the R values x[base + r*inner], summed in long
- * double with Neumaier's compensation (a double loop over 10^5 values
- * would itself be off by more than the tolerance); tol gets the allowed
- * error. */
-static double ref_reduce(int op, vncl_dtype t, const double *x, size_t base,
-                         size_t R, size_t inner, double *tol) {
-  long double s = 0, c = 0, sa = 0;
-  double best = 0;
-  size_t bi = 0;
-  int nan = 0;
-  for (size_t r = 0; r < R; r++) {
-    double v = x[base + r * inner];
-    long double term = op == VNCL_REDUCE_NORM2 ? (long double)v * v : v;
-    long double tt = s + term;
-    if (isfinite(tt))
-      c += fabsl(s) >= fabsl(term) ? (s - tt) + term : (term - tt) + s;
-    s = tt;
-    sa += fabsl(term);
-    if (isnan(v)) {
-      if (!nan) bi = r, best = v;
-      nan = 1;
-    } else if (!nan && (r == 0 || (op == VNCL_REDUCE_MIN ? v < best : v > best))) {
-      best = v;
-      bi = r;
-    }
-  }
-  double sum = isfinite(s) ? (double)(s + c) : (double)s;
-  /* Compensated sums: a few ulp of the sum of magnitudes (the tree adds
-   * log2(work-group) roundings), plus the rounding to the storage type. */
-  double e = acc_eps(t), st = t_eps(t) / 2;
-  switch (op) {
-    case VNCL_REDUCE_SUM:
-      *tol = 16 * e * (double)sa + st * fabs(sum);
-      return sum;
-    case VNCL_REDUCE_MEAN:
-      *tol = (16 * e * (double)sa + st * fabs(sum)) / (double)R +
-             2 * e * fabs(sum / (double)R);
-      return R ? sum / (double)R : NAN;
-    case VNCL_REDUCE_NORM2:
-      *tol = (16 * e + st) * sqrt(sum) + 1e-300;
-      return sqrt(sum);
-    case VNCL_REDUCE_ARGMAX:
-      *tol = 0;
-      return (double)bi;
-    default: /* max, min: one of the inputs, exactly */
-      *tol = 0;
-      return best;
-  }
-}
-
-/* Reduces x (shape nd/shape, values xv) over axis (or all when axis is
- * INT32_MIN) and checks every output. keepdims picks the out shape. */
-static void run_reduce(vncl_dtype t, int op, int nd, const int64_t *shape,
-                       const double *xv, int axis, int keepdims) {
-  int all = axis == INT32_MIN;
-  int ax = all ? 0 : (axis < 0 ? axis + nd : axis);
-  size_t outer = 1, inner = 1, R;
-  int64_t oshape[VNCL_MAX_DIMS];
-  int ond = 0;
-  if (all) {
-    R = t_numel(nd, shape);
-    oshape[ond++] = 1;
-  } else {
-    R = (size_t)shape[ax];
-    for (int i = 0; i < ax; i++) outer *= (size_t)shape[i];
-    for (int i = ax + 1; i < nd; i++) inner *= (size_t)shape[i];
-    for (int i = 0; i < nd; i++)
-      if (i != ax) oshape[ond++] = shape[i];
-      else if (keepdims) oshape[ond++] = 1;
-    if (ond == 0) oshape[ond++] = 1;
-  }
-  vncl_dtype ot = op == VNCL_REDUCE_ARGMAX ? VNCL_I32 : t;
-  vncl_tensor *x = t_new(ctx, t, nd, shape), *o = t_new(ctx, ot, ond, oshape);
-  t_write(ctx, x, xv);
-  t_poison(ctx, o);
-  if (all)
-    T_OK(ctx, vncl_reduce_all(ctx, (vncl_reduce_op)op, x, o));
-  else
-    T_OK(ctx, vncl_reduce(ctx, (vncl_reduce_op)op, x, axis, o));
-  size_t nout = outer * inner;
-  double *got = t_read(ctx, o), *ref = malloc((nout ? nout : 1) * sizeof *ref),
-         *tol = malloc((nout ? nout : 1) * sizeof *tol);
-  for (size_t oi = 0; oi < outer; oi++)
-    for (size_t ii = 0; ii < inner; ii++)
-      ref[oi * inner + ii] = ref_reduce(op, t, xv, oi * R * inner + ii, R,
-                                        inner, &tol[oi * inner + ii]);
-  char what[128];
-  snprintf(what, sizeof what, "%s %s over axis %d of %zu x %zu x %zu%s",
-           red_names[op], vncl_dtype_name(t), all ? -99 : axis, outer, R,
-           inner, keepdims ? " (keepdims)" : "");
-  t_check_each(what, nout, got, ref, tol);
-  free(got), free(ref), free(tol);
-  vncl_tensor_destroy(x), vncl_tensor_destroy(o);
-}
-
-static void run_reduce_random(vncl_dtype t, int op, int nd,
-                              const int64_t *shape, int axis, int keepdims) {
-  size_t n = t_numel(nd, shape);
-  double *xv = t_rand_vals(t, n, -2, 2);
-  run_reduce(t, op, nd, shape, xv, axis, keepdims);
-  free(xv);
-}
 
 static void test_reduce_axes(void **st) {
   (void)st;
@@ -283,73 +175,6 @@ static void test_reduce_special_long(void **st) {
   free(line), free(rows), free(cols);
 }
 
-/* Short rows one per work-item (reduce_rows_item: rows of up to ROWS_ITEM,
- * enough of them for this device's groups, the host's condition from its
- * own compute units) or VW rows per work-item (reduce_rows_block: rows of
- * VW to ROWS_BLOCK; reduce_rows_packed: rows under VW, by the tree (2,
- * 8) or transposed (3, 5, 9; and argmax; 12 and 15 with vectors of 16, each
- * row first a vector of its own): rows of whole vectors, a tail of one,
- * tails of two or
- * more (the row's last vector, overlapping the last whole one: sums mask
- * its repeated lanes), every operation, every type, with NaN in the tail
- * or in the overlap, +inf in the tail, a row all -inf, a tie whose second
- * half is in the tail, the maximum only in the last element; a row count
- * that leaves the last block of rows short, and fewer rows than one
- * block. The device's set, the device's with the other short-row kernel,
- * then vectors of 8 with each kernel. */
-static void test_reduce_rows_item(void **st) {
-  (void)st;
-  const size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1;
-  static const int64_t lens[] = {2, 3, 5, 8, 9, 12, 15, 16, 17, 24, 77, 100};
-  int dev[VNCL__OPS_MAX_PARAMS];
-  vncl__ops_params(ctx, VNCL__OPS_REDUCE, dev);
-  for (int k = 0; k < 4; k++) {
-    int set[VNCL__OPS_MAX_PARAMS];
-    memcpy(set, dev, sizeof set);
-    if (k >= 2) {
-      /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS, ROWS_BLOCK */
-      static const int eight[VNCL__OPS_MAX_PARAMS] = {16, 8, 1, 1024, 4, 1, 0};
-      memcpy(set, eight, sizeof set);
-    }
-    if (k % 2) set[RED_ROWS_BLOCK] = set[RED_ROWS_BLOCK] ? 0 : 128;
-    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, k ? set : NULL));
-    int p[VNCL__OPS_MAX_PARAMS];
-    vncl__ops_params(ctx, VNCL__OPS_REDUCE, p);
-    const int64_t rows = (int64_t)(4 * cu * (size_t)p[RED_WG]) + 3;
-    for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
-      const int64_t L = lens[li];
-      if (L > p[RED_ROWS_ITEM]) continue;
-      /* vectors of 8: rows of 3 and 5 show their packing; 2 and 8 are
-       * the device's (a program for each type and width) */
-      if (k >= 2 && (L == 2 || L == 8)) continue;
-      const int vw = p[RED_VW];
-      for (int ti = 0; ti < 4; ti++) {
-        vncl_dtype t = t_float_types[ti];
-        double *xv = t_rand_vals(t, (size_t)(rows * L), -2, 2);
-        for (int64_t r = 0; r < rows; r += 7) {
-          double *row = xv + r * L;
-          switch ((r / 7) % 6) {
-            case 0: row[L - 1] = NAN; break;
-            case 1: row[L > vw ? L - vw : 0] = NAN; break; /* the overlap */
-            case 2: row[L - 2] = INFINITY; break;
-            case 3: for (int64_t i = 0; i < L; i++) row[i] = -INFINITY; break;
-            case 4: row[1] = 5, row[L - 1] = 5; break; /* a tie */
-            default: row[L - 1] = 5; break;
-          }
-        }
-        for (int op = 0; op <= VNCL_REDUCE_NORM2; op++) {
-          run_reduce(t, op, 2, (int64_t[]){rows, L}, xv, 1, (int)(li % 2));
-          if (L <= 16) /* fewer rows than a block (rows of 16 or fewer
-                          take the short-row kernels at any count) */
-            run_reduce(t, op, 2, (int64_t[]){5, L}, xv + 7 * L, 1, 0);
-        }
-        free(xv);
-      }
-    }
-  }
-  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, NULL));
-}
-
 /* Empty axes: sums give 0, mean NaN; max/min/argmax are refused; an empty
  * output is nothing to do. */
 static void test_reduce_empty(void **st) {
@@ -483,37 +308,6 @@ static void test_params_independent(void **st) {
           VNCL_ERR_INVALID_ARG, "WG=48");
 }
 
-/* The CPU layout's several read streams (STREAMS): every width, with
- * ranges that leave vectors and elements over (rows of 1003 and 70001, the
- * part of a row split over groups), column strips whose row count is no
- * multiple of STREAMS (301, 37, 5 rows, fewer rows than STREAMS), the last
- * strip partial, and a sum of all elements; every operation, f32, f16 and
- * f64 (the accumulation types), keepdims or not. */
-static void test_reduce_streams(void **st) {
-  (void)st;
-  static const struct {
-    int nd;
-    int64_t s[3];
-    int axis;
-  } cases[] = {
-      {2, {3, 1003}, 1},    {2, {1, 70001}, 1},  {2, {301, 2501}, 0},
-      {3, {5, 37, 1030}, 1}, {2, {5, 300}, 0},   {2, {7, 33}, 0},
-      {1, {100003}, INT32_MIN},
-  };
-  static const int streams[] = {1, 2, 4, 8}, vws[] = {16, 4, 16, 1};
-  for (int k = 0; k < 4; k++) {
-    /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS (ROWS_BLOCK 0) */
-    int set[VNCL__OPS_MAX_PARAMS] = {16, vws[k], 1, 65536, 4, streams[k]};
-    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, set));
-    for (int ti = 0; ti < 3; ti++) /* f32, f64, f16 */
-      for (int op = 0; op <= VNCL_REDUCE_NORM2; op++)
-        for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
-          run_reduce_random(t_float_types[ti], op, cases[c].nd, cases[c].s,
-                            cases[c].axis, (int)((c + k) % 2));
-  }
-  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, NULL));
-}
-
 static void test_bad_inputs(void **st) {
   (void)st;
   int64_t s2[2] = {4, 5}, s4[1] = {4}, s5[1] = {5}, s3[1] = {3};
@@ -591,9 +385,7 @@ int main(void) {
       cmocka_unit_test(test_reduce_special_long),
       cmocka_unit_test(test_reduce_empty),
       cmocka_unit_test(test_softmax_exp),
-      cmocka_unit_test(test_reduce_rows_item),
       cmocka_unit_test(test_params_independent),
-      cmocka_unit_test(test_reduce_streams),
       cmocka_unit_test(test_bad_inputs),
   };
   t_test_filter();

@@ -189,6 +189,25 @@ static bool sm_item_built(int ir) {
   return false;
 }
 
+/* Whether softmax over rows of exactly VW elements was built as one square
+ * transposition (softmax_rows_packed with PACK = VW), f32. */
+static bool sm_square_built(int vw) {
+  const char *src[512], *opts[512];
+  cl_program progs[512];
+  char v[24], pk[24];
+  snprintf(v, sizeof v, "-DVW=%d ", vw);
+  snprintf(pk, sizeof pk, "-DPACK=%d", vw);
+  int n = vncl__programs_list(ctx, src, opts, progs, 512);
+  for (int i = 0; i < n && i < 512; i++) {
+    const char *at = strstr(opts[i], pk);
+    if (!strcmp(src[i], "softmax.cl") && strstr(opts[i], v) && at &&
+        (at[strlen(pk)] == ' ' || !at[strlen(pk)]) &&
+        strstr(opts[i], "-DDTYPE=0 "))
+      return true;
+  }
+  return false;
+}
+
 static void test_softmax_rows_item(void **st) {
   (void)st;
   const size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1;
@@ -201,19 +220,24 @@ static void test_softmax_rows_item(void **st) {
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, sets[k]));
     const int64_t R =
         (int64_t)(4 * cu * (size_t)sets[k][0] * (size_t)sets[k][5]) + 5;
-    /* the last four: rows under a vector, VW a work-item
+    /* from the eighth: rows of up to a vector, VW a work-item
      * (softmax_rows_packed; sets 0 and 3, vectors of 16 and 8; rows of 13
-     * with the sets' vectors of 16 too) */
+     * with the sets' vectors of 16 too), rows of exactly a vector by one
+     * square transposition where the device's native vectors are as wide
+     * (16 with set 0, 8 with set 3, 4 with set 1, the only set with rows
+     * of 4) */
     const int64_t shapes[][2] = {{R, 77}, {R, 1024}, {R, 1000}, {3, 16},
                                  {5, 13}, {R, 1},    {R, 20},   {R, 3},
-                                 {7, 5},  {R, 8},    {R, 12}};
+                                 {7, 5},  {R, 8},    {R, 12},   {R, 16},
+                                 {R, 4}};
     for (int ti = 0; ti < 4; ti++) {
       vncl_dtype t = t_float_types[ti];
       for (size_t c = 0; c < sizeof shapes / sizeof *shapes; c++) {
         /* Rows too long for this ROW_ITEM go a group per row, which
          * test_softmax covers: not R of them again. */
         if (shapes[c][1] > sets[k][3] && shapes[c][0] == R) continue;
-        if (c >= 7 && k != 0 && k != 3) continue;
+        if (c >= 7 && k != 0 && k != 3 && !(k == 1 && shapes[c][1] == 4))
+          continue;
         size_t n = (size_t)(shapes[c][0] * shapes[c][1]);
         double *xv = t_rand_vals(t, n, -6, 6);
         /* in place for every other shape and mode, and for rows of 77
@@ -227,10 +251,11 @@ static void test_softmax_rows_item(void **st) {
         free(xv);
       }
       /* -inf entries, a row all -inf, +inf, NaN, values whose exp would
-       * overflow, every 8th row of R x 40 (and of R x 12, packed with the
-       * vectors of 16 of set 0) */
-      for (int64_t L = 40; L >= 12; L -= 28) {
-        if (L == 12 && k != 0) break;
+       * overflow, every 8th row of R x 40 (and of R x 12 and R x 16,
+       * packed with the vectors of 16 of set 0) */
+      static const int64_t lens[] = {40, 12, 16};
+      for (size_t li = 0; li < (k == 0 ? 3u : 1u); li++) {
+        const int64_t L = lens[li];
         int64_t sp[2] = {R, L};
         size_t n = (size_t)(R * L);
         double *xv = t_rand_vals(t, n, -3, 3);
@@ -254,6 +279,10 @@ static void test_softmax_rows_item(void **st) {
      * work-item: the host kept the set's value. */
     assert_true(sm_item_built(sets[k][5]));
   }
+  /* rows of a whole vector took the square transposition exactly where the
+   * device's native f32 vectors are as wide */
+  for (int vw = 4; vw <= 16; vw *= 2)
+    assert_int_equal(sm_square_built(vw), vw <= vncl__params_vec(ctx));
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, NULL));
 }
 

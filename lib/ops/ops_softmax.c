@@ -5,7 +5,7 @@
  * non-temporal final stores (NT_OUT, rows of NT_MIN or more). Short
  * rows (up to ROW_ITEM elements, the CPU layout), enough of them to give
  * every compute unit a few groups, run ITEM_ROWS per work-item instead
- * (softmax_rows_item); rows of 2 or more under a vector VW per
+ * (softmax_rows_item); rows of 2 elements to a vector (VW), VW rows a
  * work-item, a row a lane (softmax_rows_packed). */
 #include <stdio.h>
 
@@ -102,9 +102,19 @@ static vncl_status softmax_run(vncl_context *ctx, const char *fn, int logmode,
    * vectors, a row a lane (softmax_rows_packed; ITEM_ROWS is then unused,
    * and set to 1 so that it does not split the programs). Rows of 9 to 15
    * went element by element before, 0.13-0.20x memcpy against 0.78-1.27x
-   * so (f32, vectors of 16, Zen 5; docs/ops.md, twenty-fourth pass). */
-  bool packed = item && N >= 2 && N < (size_t)p[SM_VW] &&
-                (p[SM_VW] == 4 || p[SM_VW] == 8 || p[SM_VW] == 16);
+   * so (f32, vectors of 16, Zen 5; docs/ops.md, twenty-fourth pass).
+   * Rows of exactly VW too, one square transposition, where VW is no
+   * wider than the device's native vectors of the type computed in (f64
+   * for f64, else f32): the VW vectors then fit the registers. Rows of 16
+   * in vectors of 16 on the Zen 5: f32 softmax 1.35x as fast, log-softmax
+   * 1.3x, f16 1.6-1.7x, bf16 1.6-1.8x; as AVX2 code (native 8) 0.9x, in
+   * f64 (two registers a vector) softmax 0.85x, log-softmax 1.25x; rows
+   * of two or more blocks 0.4-0.6x (docs/ops.md, twenty-fifth pass). */
+  const size_t vw = (size_t)p[SM_VW];
+  const int native = vncl__params_vec(ctx) / (x->dtype == VNCL_F64 ? 2 : 1);
+  bool packed = item && N >= 2 &&
+                (N < vw || (N == vw && (int)vw <= native)) &&
+                (vw == 4 || vw == 8 || vw == 16);
   if (packed) p[SM_ITEM_ROWS] = 1;
   return launch(ctx, logmode, x, out, N, rows, p, bits, xo, oo, item,
                 packed);

@@ -1,0 +1,122 @@
+/* Reductions in the CPU layout's kernels (ITEM_CONTIG), against the
+ * double-precision reference of test_reduce.h: short rows a work-item or
+ * VW rows a work-item (whole vectors, tails, the rows packed and
+ * transposed), and the several read streams of long rows and column
+ * strips (STREAMS), every operation and type. A binary of its own, split
+ * from test_ops_reduce (637 s with empty caches on a Zen 5, past what the
+ * suite gives a binary then), so that each builds its programs well within
+ * the limit on a machine with no cache. */
+/* Internal headers on purpose (before test_ops.h): the family's
+ * parameters (vncl__ops_params_set) reach each kernel variant. */
+#include "runtime/runtime.h"
+#include "ops/ops.h"
+#include "test_reduce.h"
+
+#define ctx t_ctx /* the shared fixture's context (common.c) */
+
+/* Short rows one per work-item (reduce_rows_item: rows of up to ROWS_ITEM,
+ * enough of them for this device's groups, the host's condition from its
+ * own compute units) or VW rows per work-item (reduce_rows_block: rows of
+ * VW to ROWS_BLOCK; reduce_rows_packed: rows under VW, by the tree (2,
+ * 8) or transposed (3, 5, 9; and argmax; 12 and 15 with vectors of 16, each
+ * row first a vector of its own): rows of whole vectors, a tail of one,
+ * tails of two or
+ * more (the row's last vector, overlapping the last whole one: sums mask
+ * its repeated lanes), every operation, every type, with NaN in the tail
+ * or in the overlap, +inf in the tail, a row all -inf, a tie whose second
+ * half is in the tail, the maximum only in the last element; a row count
+ * that leaves the last block of rows short, and fewer rows than one
+ * block. The device's set, the device's with the other short-row kernel,
+ * then vectors of 8 with each kernel. */
+static void test_reduce_rows_item(void **st) {
+  (void)st;
+  const size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1;
+  static const int64_t lens[] = {2, 3, 5, 8, 9, 12, 15, 16, 17, 24, 77, 100};
+  int dev[VNCL__OPS_MAX_PARAMS];
+  vncl__ops_params(ctx, VNCL__OPS_REDUCE, dev);
+  for (int k = 0; k < 4; k++) {
+    int set[VNCL__OPS_MAX_PARAMS];
+    memcpy(set, dev, sizeof set);
+    if (k >= 2) {
+      /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS, ROWS_BLOCK */
+      static const int eight[VNCL__OPS_MAX_PARAMS] = {16, 8, 1, 1024, 4, 1, 0};
+      memcpy(set, eight, sizeof set);
+    }
+    if (k % 2) set[RED_ROWS_BLOCK] = set[RED_ROWS_BLOCK] ? 0 : 128;
+    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, k ? set : NULL));
+    int p[VNCL__OPS_MAX_PARAMS];
+    vncl__ops_params(ctx, VNCL__OPS_REDUCE, p);
+    const int64_t rows = (int64_t)(4 * cu * (size_t)p[RED_WG]) + 3;
+    for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
+      const int64_t L = lens[li];
+      if (L > p[RED_ROWS_ITEM]) continue;
+      /* vectors of 8: rows of 3 and 5 show their packing; 2 and 8 are
+       * the device's (a program for each type and width) */
+      if (k >= 2 && (L == 2 || L == 8)) continue;
+      const int vw = p[RED_VW];
+      for (int ti = 0; ti < 4; ti++) {
+        vncl_dtype t = t_float_types[ti];
+        double *xv = t_rand_vals(t, (size_t)(rows * L), -2, 2);
+        for (int64_t r = 0; r < rows; r += 7) {
+          double *row = xv + r * L;
+          switch ((r / 7) % 6) {
+            case 0: row[L - 1] = NAN; break;
+            case 1: row[L > vw ? L - vw : 0] = NAN; break; /* the overlap */
+            case 2: row[L - 2] = INFINITY; break;
+            case 3: for (int64_t i = 0; i < L; i++) row[i] = -INFINITY; break;
+            case 4: row[1] = 5, row[L - 1] = 5; break; /* a tie */
+            default: row[L - 1] = 5; break;
+          }
+        }
+        for (int op = 0; op <= VNCL_REDUCE_NORM2; op++) {
+          run_reduce(t, op, 2, (int64_t[]){rows, L}, xv, 1, (int)(li % 2));
+          if (L <= 16) /* fewer rows than a block (rows of 16 or fewer
+                          take the short-row kernels at any count) */
+            run_reduce(t, op, 2, (int64_t[]){5, L}, xv + 7 * L, 1, 0);
+        }
+        free(xv);
+      }
+    }
+  }
+  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, NULL));
+}
+
+/* The CPU layout's several read streams (STREAMS): every width, with
+ * ranges that leave vectors and elements over (rows of 1003 and 70001, the
+ * part of a row split over groups), column strips whose row count is no
+ * multiple of STREAMS (301, 37, 5 rows, fewer rows than STREAMS), the last
+ * strip partial, and a sum of all elements; every operation, f32, f16 and
+ * f64 (the accumulation types), keepdims or not. */
+static void test_reduce_streams(void **st) {
+  (void)st;
+  static const struct {
+    int nd;
+    int64_t s[3];
+    int axis;
+  } cases[] = {
+      {2, {3, 1003}, 1},    {2, {1, 70001}, 1},  {2, {301, 2501}, 0},
+      {3, {5, 37, 1030}, 1}, {2, {5, 300}, 0},   {2, {7, 33}, 0},
+      {1, {100003}, INT32_MIN},
+  };
+  static const int streams[] = {1, 2, 4, 8}, vws[] = {16, 4, 16, 1};
+  for (int k = 0; k < 4; k++) {
+    /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS (ROWS_BLOCK 0) */
+    int set[VNCL__OPS_MAX_PARAMS] = {16, vws[k], 1, 65536, 4, streams[k]};
+    T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, set));
+    for (int ti = 0; ti < 3; ti++) /* f32, f64, f16 */
+      for (int op = 0; op <= VNCL_REDUCE_NORM2; op++)
+        for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+          run_reduce_random(t_float_types[ti], op, cases[c].nd, cases[c].s,
+                            cases[c].axis, (int)((c + k) % 2));
+  }
+  T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, NULL));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_reduce_rows_item),
+      cmocka_unit_test(test_reduce_streams),
+  };
+  t_test_filter();
+  return cmocka_run_group_tests(tests, t_setup, t_teardown);
+}
