@@ -15,14 +15,17 @@ static const char *const red_names[] = {"sum", "mean", "max",
                                         "min", "argmax", "norm2"};
 
 /* Accumulation epsilon: f64 for f64, f32 for the others. */
-static inline double acc_eps(vncl_dtype t) { return t == VNCL_F64 ? 0x1p-52 : 0x1p-23; }
+static inline double acc_eps(vncl_dtype t) {
+  return t == VNCL_F64 ? 0x1p-52 : 0x1p-23;
+}
 
 /* Reference for one output: the R values x[base + r*inner], summed in long
  * double with Neumaier's compensation (a double loop over 10^5 values
  * would itself be off by more than the tolerance); tol gets the allowed
  * error. */
-static inline double ref_reduce(int op, vncl_dtype t, const double *x, size_t base,
-                         size_t R, size_t inner, double *tol) {
+static inline double ref_reduce(int op, vncl_dtype t, const double *x,
+                                size_t base, size_t R, size_t inner,
+                                double *tol) {
   long double s = 0, c = 0, sa = 0;
   double best = 0;
   size_t bi = 0;
@@ -38,7 +41,8 @@ static inline double ref_reduce(int op, vncl_dtype t, const double *x, size_t ba
     if (isnan(v)) {
       if (!nan) bi = r, best = v;
       nan = 1;
-    } else if (!nan && (r == 0 || (op == VNCL_REDUCE_MIN ? v < best : v > best))) {
+    } else if (!nan &&
+               (r == 0 || (op == VNCL_REDUCE_MIN ? v < best : v > best))) {
       best = v;
       bi = r;
     }
@@ -69,8 +73,9 @@ static inline double ref_reduce(int op, vncl_dtype t, const double *x, size_t ba
 
 /* Reduces x (shape nd/shape, values xv) over axis (or all when axis is
  * INT32_MIN) and checks every output. keepdims picks the out shape. */
-static inline void run_reduce(vncl_dtype t, int op, int nd, const int64_t *shape,
-                       const double *xv, int axis, int keepdims) {
+static inline void run_reduce(vncl_dtype t, int op, int nd,
+                              const int64_t *shape, const double *xv,
+                              int axis, int keepdims) {
   int all = axis == INT32_MIN;
   int ax = all ? 0 : (axis < 0 ? axis + nd : axis);
   size_t outer = 1, inner = 1, R;
@@ -89,7 +94,8 @@ static inline void run_reduce(vncl_dtype t, int op, int nd, const int64_t *shape
     if (ond == 0) oshape[ond++] = 1;
   }
   vncl_dtype ot = op == VNCL_REDUCE_ARGMAX ? VNCL_I32 : t;
-  vncl_tensor *x = t_new(t_ctx, t, nd, shape), *o = t_new(t_ctx, ot, ond, oshape);
+  vncl_tensor *x = t_new(t_ctx, t, nd, shape),
+              *o = t_new(t_ctx, ot, ond, oshape);
   t_write(t_ctx, x, xv);
   t_poison(t_ctx, o);
   if (all)
@@ -97,7 +103,8 @@ static inline void run_reduce(vncl_dtype t, int op, int nd, const int64_t *shape
   else
     T_OK(t_ctx, vncl_reduce(t_ctx, (vncl_reduce_op)op, x, axis, o));
   size_t nout = outer * inner;
-  double *got = t_read(t_ctx, o), *ref = malloc((nout ? nout : 1) * sizeof *ref),
+  double *got = t_read(t_ctx, o),
+         *ref = malloc((nout ? nout : 1) * sizeof *ref),
          *tol = malloc((nout ? nout : 1) * sizeof *tol);
   for (size_t oi = 0; oi < outer; oi++)
     for (size_t ii = 0; ii < inner; ii++)
@@ -113,7 +120,8 @@ static inline void run_reduce(vncl_dtype t, int op, int nd, const int64_t *shape
 }
 
 static inline void run_reduce_random(vncl_dtype t, int op, int nd,
-                              const int64_t *shape, int axis, int keepdims) {
+                                     const int64_t *shape, int axis,
+                                     int keepdims) {
   size_t n = t_numel(nd, shape);
   double *xv = t_rand_vals(t, n, -2, 2);
   run_reduce(t, op, nd, shape, xv, axis, keepdims);

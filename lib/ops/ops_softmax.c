@@ -75,6 +75,13 @@ static vncl_status launch(vncl_context *ctx, int logmode, const vncl_tensor *x,
   return s;
 }
 
+/* The device's native vector width in elements of the type x is computed
+ * in (f64 for f64, else f32; vncl__params_vec: the device's own, or
+ * VNCL_NATIVE_FLOAT_WIDTH). */
+static int native_width(vncl_context *ctx, const vncl_tensor *x) {
+  return vncl__params_vec(ctx) / (x->dtype == VNCL_F64 ? 2 : 1);
+}
+
 static vncl_status softmax_run(vncl_context *ctx, const char *fn, int logmode,
                                const vncl_tensor *x, vncl_tensor *out) {
   vncl_status s = vncl__ops_check_ctx(ctx, fn);
@@ -111,10 +118,8 @@ static vncl_status softmax_run(vncl_context *ctx, const char *fn, int logmode,
    * f64 (two registers a vector) softmax 0.85x, log-softmax 1.25x; rows
    * of two or more blocks 0.4-0.6x (docs/ops.md, twenty-fifth pass). */
   const size_t vw = (size_t)p[SM_VW];
-  const int native = vncl__params_vec(ctx) / (x->dtype == VNCL_F64 ? 2 : 1);
-  bool packed = item && N >= 2 &&
-                (N < vw || (N == vw && (int)vw <= native)) &&
-                (vw == 4 || vw == 8 || vw == 16);
+  bool packed = item && N >= 2 && (vw == 4 || vw == 8 || vw == 16) &&
+                (N < vw || (N == vw && (int)vw <= native_width(ctx, x)));
   if (packed) p[SM_ITEM_ROWS] = 1;
   return launch(ctx, logmode, x, out, N, rows, p, bits, xo, oo, item,
                 packed);
