@@ -679,7 +679,7 @@ reduce_rows_block(const int op, const IDX R, const IDX rows,
  * two: VW / PACK rows a vector, and the tree's last log2(PACK) levels
  * (VNCL_ROWS_TREE(PACK, ..)) leave row r's result in lane r of one
  * vector. Else, and for argmax, the vectors are transposed into PACK
- * vectors g[k] of one element of every row (VNCL_TRANSPOSE_IN, lane r
+ * vectors g[k] of one element of every row (VNCL_PACK_IN, lane r
  * element k of row r), combined lane by lane; argmax then takes each
  * row's first element equal to its maximum. In vectors of the widest
  * power of two a row holds (a row a vector, the whole tree per VW rows),
@@ -687,11 +687,6 @@ reduce_rows_block(const int op, const IDX R, const IDX rows,
  * Zen 5 (docs/ops.md, twenty-third pass), argmax over rows of 9 to 15 at
  * 0.3-0.6x (twenty-fourth pass). The last work-item's rows past the last
  * repeat it, gathered element by element, and are not stored. */
-#if VNCL_PACK_X(VW, PACK)
-#define PACK_IN(t, g) VNCL_TRANSPOSE_X_IN(PACK, t, g)
-#else
-#define PACK_IN(t, g) VNCL_TRANSPOSE_IN(VW, PACK, t, g)
-#endif
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 reduce_rows_packed(const int op, const IDX R, const IDX rows,
                    __global const STORE *x, const IDX xoff,
@@ -709,7 +704,7 @@ reduce_rows_packed(const int op, const IDX R, const IDX rows,
     /* each row's maximum (NaN if it holds one), then its first element
      * equal to it (or its first NaN), taken from the last element back */
     accv g[PACK];
-    PACK_IN(t, g);
+    VNCL_PACK_IN(t, g);
     accv m = g[0];
     _Pragma("unroll") for (int k = 1; k < PACK; k++) m = NMAX(m, g[k]);
     const lanev mnan = IS_NAN(m);
@@ -742,7 +737,7 @@ reduce_rows_packed(const int op, const IDX R, const IDX rows,
   /* every element k of the rows as one vector g[k] (lane r: row r), then
    * C(..C(C(g0, g1), g2).., g[PACK-1]) */
   accv g[PACK];
-  PACK_IN(t, g);
+  VNCL_PACK_IN(t, g);
   if (op == R_SUM || op == R_MEAN || op == R_NORM2) {
     const int sq = op == R_NORM2;
     t[0] = sq ? g[0] * g[0] : g[0];

@@ -615,67 +615,21 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
 
 #ifdef PACK
 /* Rows of PACK elements, 2 to VW (the host passes -DPACK on CPUs, where
- * rows go to work-items): work-item g takes rows g VW .. g VW
- * + VW - 1, PACK consecutive whole vectors, transposed (VNCL_TRANSPOSE_IN)
+ * rows go to work-items): work-item g takes rows g VW .. g VW + VW - 1,
+ * PACK consecutive whole vectors, transposed (VNCL_PACK_IN, vncl_prelude.cl)
  * into PACK vectors of one element of every row, so that the maximum, the
  * exponentials, their sum and the log or inverse are lane by lane, a row a
- * lane, exp computed once per element; the results are transposed back and
- * stored as whole vectors. softmax_rows_item took such rows element by
- * element: softmax and log-softmax over rows of 3 to 15 ran at
- * 0.12-0.18x memcpy on a Zen 5 (docs/ops.md, twenty-third and
- * twenty-fourth passes). The last
- * work-item's rows past the last repeat it (gathered element by element)
- * and are not stored. */
-#if PACK == VW
-/* Rows of exactly VW (the host passes them where VW is no wider than the
- * device's native vectors, so that the VW vectors stay in registers): the
- * block is one square transposition (sm_square) each way, vector r being
- * row r. softmax_rows_item took such rows a vector each and paid two
- * horizontal reductions, a scalar inverse or log and a broadcast per row:
- * rows of 16 on a Zen 5 ran softmax at 0.88-1.02x memcpy, log-softmax at
- * 0.72-0.90x (docs/ops.md, twenty-fifth pass). */
-#if VW == 4
-#define SQ_ROUNDS 2
-#define SQ_LO 0, 4, 1, 5
-#define SQ_HI 2, 6, 3, 7
-#elif VW == 8
-#define SQ_ROUNDS 3
-#define SQ_LO 0, 8, 1, 9, 2, 10, 3, 11
-#define SQ_HI 4, 12, 5, 13, 6, 14, 7, 15
-#else
-#define SQ_ROUNDS 4
-#define SQ_LO 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23
-#define SQ_HI 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31
-#endif
-/* v[0 .. VW) transposed in place (lane l of v[i] to lane i of v[l]) by
- * SQ_ROUNDS = log2(VW) rounds of zips of v[i] with v[i + VW / 2]: a round
- * moves the element at (vector i, lane l) to the place whose bits, vector
- * then lane, are those of (i, l) rotated left by one, so log2(VW) rounds
- * swap vector and lane. VW log2(VW) shuffles (64 for 16 x 16), where
- * VNCL_TRANSPOSE_IN would take VW^2. */
-inline void sm_square(accv *v) {
-  _Pragma("unroll") for (int k = 0; k < SQ_ROUNDS; k++) {
-    accv w[VW];
-    _Pragma("unroll") for (int i = 0; i < VW / 2; i++) {
-      w[2 * i] = __builtin_shufflevector(v[i], v[i + VW / 2], SQ_LO);
-      w[2 * i + 1] = __builtin_shufflevector(v[i], v[i + VW / 2], SQ_HI);
-    }
-    _Pragma("unroll") for (int i = 0; i < VW; i++) v[i] = w[i];
-  }
-}
-#define PACK_IN(t, g)                                               \
-  do {                                                              \
-    _Pragma("unroll") for (int i_ = 0; i_ < VW; i_++) (g)[i_] = (t)[i_]; \
-    sm_square(g);                                                   \
-  } while (0)
-#define PACK_OUT(g, t) PACK_IN(g, t)
-#elif VNCL_PACK_X(VW, PACK)
-#define PACK_IN(t, g) VNCL_TRANSPOSE_X_IN(PACK, t, g)
-#define PACK_OUT(g, t) VNCL_TRANSPOSE_X_OUT(PACK, g, t)
-#else
-#define PACK_IN(t, g) VNCL_TRANSPOSE_IN(VW, PACK, t, g)
-#define PACK_OUT(g, t) VNCL_TRANSPOSE_OUT(VW, PACK, g, t)
-#endif
+ * lane, exp computed once per element; the results are transposed back
+ * (VNCL_PACK_OUT) and stored as whole vectors. softmax_rows_item took such
+ * rows element by element: softmax and log-softmax over rows of 3 to 15
+ * ran at 0.12-0.18x memcpy on a Zen 5 (docs/ops.md, twenty-third and
+ * twenty-fourth passes). Rows of exactly VW come here only where VW is no
+ * wider than the device's native vectors (the host's rule), so that the VW
+ * vectors stay in registers: the item kernel paid two horizontal
+ * reductions, a scalar inverse or log and a broadcast per row, softmax over
+ * rows of 16 on a Zen 5 at 0.88-1.02x memcpy, log-softmax at 0.72-0.90x
+ * (twenty-fifth pass). The last work-item's rows past the last repeat it
+ * (gathered element by element) and are not stored. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 softmax_rows_packed(const IDX N, const IDX rows, const int logmode,
                     __global const STORE *x, const IDX xoff,
@@ -693,7 +647,7 @@ softmax_rows_packed(const IDX N, const IDX rows, const int logmode,
   } else {
     VNCL_TRANSPOSE_LOAD_PART(acc, VW, PACK, LD, p, nr, t);
   }
-  PACK_IN(t, g);
+  VNCL_PACK_IN(t, g);
   accv m = g[0];
   _Pragma("unroll") for (int k = 1; k < PACK; k++) m = RMAX(m, g[k]);
   if (logmode) {
@@ -712,14 +666,11 @@ softmax_rows_packed(const IDX N, const IDX rows, const int logmode,
     const accv inv = (accv)1 / s;
     _Pragma("unroll") for (int k = 0; k < PACK; k++) g[k] *= inv;
   }
-  PACK_OUT(g, t);
+  VNCL_PACK_OUT(g, t);
   if (whole) {
     _Pragma("unroll") for (int i = 0; i < PACK; i++) STV(q, i, t[i]);
   } else {
-    acc e[VW * PACK];
-    _Pragma("unroll") for (int i = 0; i < PACK; i++)
-      CAT(vstore, VW)(t[i], i, e);
-    for (IDX i = 0; i < nr * PACK; i++) ST(q, i, e[i]);
+    VNCL_TRANSPOSE_STORE_PART(acc, VW, PACK, ST, q, nr, t);
   }
 }
 #endif

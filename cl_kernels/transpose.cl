@@ -20,7 +20,7 @@
  *   permute_blocks  the same on CPUs with ROW_ITEMS 2, without local memory:
  *                   a work-item moves one 16 x 16 block, 16 vector loads
  *                   along a, a transpose in registers (4 rounds of 16
- *                   interleaves, which the compiler turns into shuffles) and
+ *                   zips, VNCL_SQUARE: one permute each on AVX-512) and
  *                   16 vector stores along r (non-temporal when the host
  *                   says the output rows are aligned). A work-group of
  *                   TILE x WGY work-items covers 16 TILE columns of a by
@@ -185,11 +185,10 @@ permute_tiled(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
 #endif
 }
 
-/* permute_blocks: 16-element vectors of T, and the interleaves of the
- * register transpose (zip of the low or the high halves of two vectors).
- * BT is the type the block is held in: T16, or uint16 for 2-byte elements
- * (two rows of r per vector, see the top of the file). VBR: rows of r per
- * block. */
+/* permute_blocks: 16-element vectors of T, transposed in registers by
+ * the prelude's zips (VNCL_SQUARE). BT is the type the block is held in:
+ * T16, or uint16 for 2-byte elements (two rows of r per vector, see the
+ * top of the file). VBR: rows of r per block. */
 #if ELEM == 1
 typedef uchar16 T16;
 #elif ELEM == 2
@@ -207,44 +206,27 @@ typedef uint16 BT;
 typedef T16 BT;
 #define VBR 16
 #endif
-#define ZLO(x, y)                                                          \
-  (BT)(x.s0, y.s0, x.s1, y.s1, x.s2, y.s2, x.s3, y.s3, x.s4, y.s4, x.s5,  \
-       y.s5, x.s6, y.s6, x.s7, y.s7)
-#define ZHI(x, y)                                                          \
-  (BT)(x.s8, y.s8, x.s9, y.s9, x.sa, y.sa, x.sb, y.sb, x.sc, y.sc, x.sd,  \
-       y.sd, x.se, y.se, x.sf, y.sf)
-/* One round: w[2i], w[2i+1] = zip(v[i], v[i+8]); four rounds transpose a
- * 16 x 16 block held as 16 row vectors. */
-#define ZROUND(v, w)                                                       \
-  w##0 = ZLO(v##0, v##8), w##1 = ZHI(v##0, v##8);                         \
-  w##2 = ZLO(v##1, v##9), w##3 = ZHI(v##1, v##9);                         \
-  w##4 = ZLO(v##2, v##10), w##5 = ZHI(v##2, v##10);                       \
-  w##6 = ZLO(v##3, v##11), w##7 = ZHI(v##3, v##11);                       \
-  w##8 = ZLO(v##4, v##12), w##9 = ZHI(v##4, v##12);                       \
-  w##10 = ZLO(v##5, v##13), w##11 = ZHI(v##5, v##13);                     \
-  w##12 = ZLO(v##6, v##14), w##13 = ZHI(v##6, v##14);                     \
-  w##14 = ZLO(v##7, v##15), w##15 = ZHI(v##7, v##15);
-#define VDECL(v)                                                           \
-  BT v##0, v##1, v##2, v##3, v##4, v##5, v##6, v##7, v##8, v##9, v##10,    \
-      v##11, v##12, v##13, v##14, v##15;
 #define EACH16(M)                                                          \
   M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) M(10) M(11) M(12) M(13) \
   M(14) M(15)
-/* One 16 x 16 block: 16 row vectors loaded by LD(J), transposed in four
- * rounds, stored by ST(J). */
+/* One 16 x 16 block: 16 row vectors v[J] loaded by LD(J), transposed in
+ * place (VNCL_SQUARE, vncl_prelude.cl: four rounds of zips), stored by
+ * ST(J). */
 #define BLOCK16(LD, ST)                                                    \
-  VDECL(v) VDECL(w) EACH16(LD)                                             \
-  ZROUND(v, w) ZROUND(w, v) ZROUND(v, w) ZROUND(w, v) EACH16(ST)
+  BT v[16], w[16];                                                         \
+  EACH16(LD)                                                               \
+  VNCL_SQUARE(16, v, w);                                                   \
+  EACH16(ST)
 #if ELEM == 2
 /* Vector J holds rows 2J (low halves) and 2J+1 (high halves) of r. */
 #define VLD(J)                                                             \
-  v##J = convert_uint16(vload16(0, src + (IDX)(2 * (J)) * in_sr)) |        \
+  v[J] = convert_uint16(vload16(0, src + (IDX)(2 * (J)) * in_sr)) |        \
          convert_uint16(vload16(0, src + (IDX)(2 * (J) + 1) * in_sr)) << 16;
 /* The same for a last block of r with er < 32 rows: the missing rows
  * repeat row er - 1 (read, never stored), so that the loads need no
  * branches. */
 #define VLDP(J)                                                            \
-  v##J = convert_uint16(vload16(0, src + (IDX)min(2 * (J), er - 1) * in_sr)) | \
+  v[J] = convert_uint16(vload16(0, src + (IDX)min(2 * (J), er - 1) * in_sr)) | \
          convert_uint16(vload16(0, src + (IDX)min(2 * (J) + 1, er - 1) * in_sr)) \
              << 16;
 /* Non-temporal store of 16 elements (32 bytes, aligned). */
@@ -278,9 +260,9 @@ inline void st_part(__global ushort *p, const uint16 x, const int er,
   if (rem & 2) vstore2(h4.lo, 0, p + e), h2 = h4.hi, e += 2;
   if (rem & 1) p[e] = h2.s0;
 }
-#define VSTP(J) st_part(dst + (IDX)(J) * out_sa, v##J, er, u32, nt);
+#define VSTP(J) st_part(dst + (IDX)(J) * out_sa, v[J], er, u32, nt);
 #else
-#define VLD(J) v##J = vload16(0, src + (IDX)(J) * in_sr);
+#define VLD(J) v[J] = vload16(0, src + (IDX)(J) * in_sr);
 #endif
 /* Virtual rows (permute_blocks with nr0): the next row's start. */
 #define VSTEP                                                              \
@@ -297,11 +279,11 @@ inline void st_part(__global ushort *p, const uint16 x, const int er,
   {                                                                        \
     const uint16 lo_ = convert_uint16(vload16(0, vp));                     \
     VSTEP                                                                  \
-    v##J = lo_ | convert_uint16(vload16(0, vp)) << 16;                     \
+    v[J] = lo_ | convert_uint16(vload16(0, vp)) << 16;                     \
     VSTEP                                                                  \
   }
 #else
-#define VLDV(J) v##J = vload16(0, vp); VSTEP
+#define VLDV(J) v[J] = vload16(0, vp); VSTEP
 #endif
 #if defined(ST_NT_VEC)
 #elif defined(__has_builtin)
@@ -320,19 +302,19 @@ inline void st_part(__global ushort *p, const uint16 x, const int er,
 /* 32 elements of an output row: one uint16 where the row is 4-byte
  * aligned (u32), else two ushort16. */
 #define VST(J)                                                             \
-  if (nt == 2) ST_NT_VEC(dst + (IDX)(J) * out_sa, v##J);                   \
+  if (nt == 2) ST_NT_VEC(dst + (IDX)(J) * out_sa, v[J]);                   \
   else if (nt) {                                                           \
-    ST_NT_HALF(dst + (IDX)(J) * out_sa, v##J.lo);                          \
-    ST_NT_HALF(dst + (IDX)(J) * out_sa + 16, v##J.hi);                     \
-  } else if (u32) vstore16(v##J, 0, (__global uint *)(dst + (IDX)(J) * out_sa)); \
+    ST_NT_HALF(dst + (IDX)(J) * out_sa, v[J].lo);                          \
+    ST_NT_HALF(dst + (IDX)(J) * out_sa + 16, v[J].hi);                     \
+  } else if (u32) vstore16(v[J], 0, (__global uint *)(dst + (IDX)(J) * out_sa)); \
   else {                                                                   \
-    vstore16(as_ushort16(v##J.lo), 0, dst + (IDX)(J) * out_sa);            \
-    vstore16(as_ushort16(v##J.hi), 0, dst + (IDX)(J) * out_sa + 16);       \
+    vstore16(as_ushort16(v[J].lo), 0, dst + (IDX)(J) * out_sa);            \
+    vstore16(as_ushort16(v[J].hi), 0, dst + (IDX)(J) * out_sa + 16);       \
   }
 #else
 #define VST(J)                                                             \
-  if (nt) ST_NT_VEC(dst + (IDX)(J) * out_sa, v##J);                        \
-  else vstore16(v##J, 0, dst + (IDX)(J) * out_sa);
+  if (nt) ST_NT_VEC(dst + (IDX)(J) * out_sa, v[J]);                        \
+  else vstore16(v[J], 0, dst + (IDX)(J) * out_sa);
 #endif
 
 /* nt: every output row of a block starts on a 16-element boundary (the
@@ -354,7 +336,11 @@ inline void st_part(__global ushort *p, const uint16 x, const int er,
  * host leaves it out of the batch.
  * fla > 0 (no fold; planes too small to fill the 2-D grid's groups): the
  * work-items in order run over (batch, block of r, block of a), so that
- * a group covers whole small planes one after the other. */
+ * a group covers whole small planes one after the other.
+ * Built only for ROW_ITEMS 2 (the CPU rows that use it): its zips are
+ * clang's __builtin_shufflevector (VNCL_SQUARE), which a GPU's compiler
+ * need not have; permute_tiled, the GPUs' kernel, uses none. */
+#if ROW_ITEMS == 2
 __kernel __attribute__((reqd_work_group_size(TILE, WGY, 1))) void
 permute_blocks(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
                const int nb, const IDX8 bshape, const IDX8 bin,
@@ -443,6 +429,7 @@ permute_blocks(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
         dst[(IDX)i * out_sa + j] = src[(IDX)j * in_sr + i];
   }
 }
+#endif
 
 /* The 16 elements of x to d[0], d[s], ..., d[15 s]. */
 #define PLANE_ST16(d, s, x)                                                  \

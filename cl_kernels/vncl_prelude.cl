@@ -29,7 +29,8 @@
  *                                     8 or 16)
  *   VNCL_VSTORE(D, N, p, v, x)        the N-vector x (any real type, each
  *                                     lane converted to VNCL_REAL(D)) into
- *                                     elements N*v .. N*v+N-1 of p
+ *                                     elements N*v .. N*v+N-1 of p (global
+ *                                     memory)
  *
  * D and N may be macros (DTYPE, VW): they are expanded before pasting.
  */
@@ -266,14 +267,76 @@
   VNCL_SEQ(P, VNCL_TOUT_STEP_, W, P, g, t, j)
 #define VNCL_TRANSPOSE_OUT(W, P, g, t) \
   VNCL_SEQO(P, VNCL_TOUT_ONE_, W, P, g, t)
+/* VNCL_TRANSPOSE_POW2_IN(W, P, t, g) / _OUT(W, P, g, t): the same for P a
+ * power of two (2 <= P <= W) in P log2(P) shuffles each way, against P^2.
+ * Element k of row r sits at bits (r, k) of its place, vector then lane
+ * (log2 P bits of vector, log2 W of lane); g[k] lane r is place (k, r), the
+ * bits rotated right by log2(P). A round of unzips (w[i] the even lanes of
+ * v[2i], v[2i+1], w[i + P/2] the odd) rotates them right by one, a round of
+ * zips (w[2i], w[2i+1] the lanes of v[i] and v[i + P/2] interleaved) left by
+ * one: log2(P) unzip rounds in, log2(P) zip rounds out. For P = W (vector r
+ * row r) that is the square transposition, VNCL_SQUARE(W, v, w) (v[] in
+ * place, w[] W vectors of scratch). */
+#define VNCL_LOG2_2 1
+#define VNCL_LOG2_4 2
+#define VNCL_LOG2_8 3
+#define VNCL_LOG2_16 4
+/* lane l of a zip of the low (h 0) or high (h 1) halves of two W-lane
+ * vectors, and of an unzip taking their even (o 0) or odd (o 1) lanes, as
+ * __builtin_shufflevector indices (W and on: the second vector) */
+#define VNCL_ZIP_I_(h, W, u1, u2, l) \
+  ((l) % 2 ? (W) + (h) * (W) / 2 + (l) / 2 : (h) * (W) / 2 + (l) / 2)
+#define VNCL_UNZIP_I_(o, W, u1, u2, l) (2 * (l) + (o))
+/* R rounds over the P vectors v[] (w[] scratch, the result back in v[]) */
+#define VNCL_UNZIPS_(W, P, R, v, w)                                        \
+  _Pragma("unroll") for (int r_ = 0; r_ < (R); r_++) {                     \
+    _Pragma("unroll") for (int i_ = 0; i_ < (P) / 2; i_++) {               \
+      (w)[i_] = __builtin_shufflevector(                                   \
+          (v)[2 * i_], (v)[2 * i_ + 1],                                    \
+          CAT(VNCL_TLANES_, W)(VNCL_UNZIP_I_, 0, 0, 0));                   \
+      (w)[i_ + (P) / 2] = __builtin_shufflevector(                         \
+          (v)[2 * i_], (v)[2 * i_ + 1],                                    \
+          CAT(VNCL_TLANES_, W)(VNCL_UNZIP_I_, 1, 0, 0));                   \
+    }                                                                      \
+    _Pragma("unroll") for (int i_ = 0; i_ < (P); i_++) (v)[i_] = (w)[i_];  \
+  }
+#define VNCL_ZIPS_(W, P, R, v, w)                                          \
+  _Pragma("unroll") for (int r_ = 0; r_ < (R); r_++) {                     \
+    _Pragma("unroll") for (int i_ = 0; i_ < (P) / 2; i_++) {               \
+      (w)[2 * i_] = __builtin_shufflevector(                               \
+          (v)[i_], (v)[i_ + (P) / 2],                                      \
+          CAT(VNCL_TLANES_, W)(VNCL_ZIP_I_, 0, 0, 0));                     \
+      (w)[2 * i_ + 1] = __builtin_shufflevector(                           \
+          (v)[i_], (v)[i_ + (P) / 2],                                      \
+          CAT(VNCL_TLANES_, W)(VNCL_ZIP_I_, 1, 0, 0));                     \
+    }                                                                      \
+    _Pragma("unroll") for (int i_ = 0; i_ < (P); i_++) (v)[i_] = (w)[i_];  \
+  }
+#define VNCL_SQUARE(W, v, w)                       \
+  do {                                             \
+    VNCL_ZIPS_(W, W, CAT(VNCL_LOG2_, W), v, w)     \
+  } while (0)
+/* s[0 .. P) copied to d[], then ROUNDS(W, P, log2 P, d, scratch) */
+#define VNCL_POW2_(ROUNDS, W, P, s, d)                               \
+  do {                                                               \
+    __typeof__((s)[0]) w_[P];                                        \
+    _Pragma("unroll") for (int k_ = 0; k_ < (P); k_++)               \
+      (d)[k_] = (s)[k_];                                             \
+    ROUNDS(W, P, CAT(VNCL_LOG2_, P), d, w_);                         \
+  } while (0)
+#define VNCL_TRANSPOSE_POW2_IN(W, P, t, g) \
+  VNCL_POW2_(VNCL_UNZIPS_, W, P, t, g)
+#define VNCL_TRANSPOSE_POW2_OUT(W, P, g, t) \
+  VNCL_POW2_(VNCL_ZIPS_, W, P, g, t)
 /* VNCL_TRANSPOSE_X_IN(P, t, g) / VNCL_TRANSPOSE_X_OUT(P, g, t): the same
- * for W 16 and 9 <= P < 16 in fewer shuffles: each row to a vector of its
- * own (lane l element l, lanes from P on its element 0 again; one
- * two-source shuffle a row, a row spanning at most two vectors), the 16 x
- * 16 block transposed by four rounds of zips (64 shuffles), g[k] = the
- * first P vectors; back the same way, each of the P vectors gathered from
- * the two or three row vectors its 16 elements come from. About 176
- * shuffles both ways, against 2 P^2 (450 for rows of 15). */
+ * for W 16 and 9 <= P < 16 in fewer shuffles (taken from P = 10 on:
+ * VNCL_PACK_X): each row to a vector of its own (lane l element l, lanes
+ * from P on its element 0 again; one two-source shuffle a row, a row
+ * spanning at most two vectors), the 16 x 16 block transposed
+ * (VNCL_SQUARE, 64 shuffles), g[k] = the first P vectors; back the same
+ * way, each of the P vectors gathered from the two or three row vectors
+ * its 16 elements come from. About 176 shuffles both ways, against 2 P^2
+ * (450 for rows of 15). */
 /* whether a kernel takes VNCL_TRANSPOSE_X_IN / _OUT for W rows of P */
 #define VNCL_PACK_X(W, P) ((W) == 16 && (P) >= 10)
 #define VNCL_TX_E_(P, r, l) ((r) * (P) + ((l) < (P) ? (l) : 0))
@@ -286,28 +349,11 @@
   (v)[r] = __builtin_shufflevector(                                     \
       (t)[(r) * (P) / 16], (t)[VNCL_TX_NEXT_(P, (r) * (P) / 16)],       \
       VNCL_TLANES_16(VNCL_TX_I_, P, r, 0));
-#define VNCL_TX_ZLO_(a, b)                                               \
-  __builtin_shufflevector(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, \
-                          6, 22, 7, 23)
-#define VNCL_TX_ZHI_(a, b)                                                \
-  __builtin_shufflevector(a, b, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, \
-                          29, 14, 30, 15, 31)
-/* w[2i], w[2i+1] = the zips of v[i], v[i+8]: four rounds transpose */
-#define VNCL_TX_ROUND_(v, w)                                      \
-  _Pragma("unroll") for (int i_ = 0; i_ < 8; i_++) {              \
-    (w)[2 * i_] = VNCL_TX_ZLO_((v)[i_], (v)[i_ + 8]);             \
-    (w)[2 * i_ + 1] = VNCL_TX_ZHI_((v)[i_], (v)[i_ + 8]);         \
-  }
-#define VNCL_TX_16_(v, w)  \
-  VNCL_TX_ROUND_(v, w);    \
-  VNCL_TX_ROUND_(w, v);    \
-  VNCL_TX_ROUND_(v, w);    \
-  VNCL_TX_ROUND_(w, v)
 #define VNCL_TRANSPOSE_X_IN(P, t, g)                              \
   do {                                                            \
     __typeof__((t)[0]) v_[16], w_[16];                            \
     VNCL_SEQ(16, VNCL_TX_ROW_, P, t, v_, 0, 0)                    \
-    VNCL_TX_16_(v_, w_);                                          \
+    VNCL_SQUARE(16, v_, w_);                                      \
     _Pragma("unroll") for (int k_ = 0; k_ < (P); k_++)            \
       (g)[k_] = v_[k_];                                           \
   } while (0)
@@ -332,7 +378,7 @@
     __typeof__((t)[0]) v_[16], w_[16];                            \
     _Pragma("unroll") for (int k_ = 0; k_ < 16; k_++)             \
       v_[k_] = (g)[k_ < (P) ? k_ : 0];                            \
-    VNCL_TX_16_(v_, w_);                                          \
+    VNCL_SQUARE(16, v_, w_);                                      \
     VNCL_SEQ(P, VNCL_TX_OUT_, P, v_, t, 0, 0)                     \
   } while (0)
 #define VNCL_TRANSPOSE_LOAD_PART(A, W, P, LD, p, nr, t)          \
@@ -345,6 +391,39 @@
     _Pragma("unroll") for (int i_ = 0; i_ < (P); i_++)           \
       (t)[i_] = CAT(vload, W)(i_, e_);                           \
   } while (0)
+
+/* VNCL_TRANSPOSE_STORE_PART(A, W, P, ST, q, nr, t): the inverse of
+ * VNCL_TRANSPOSE_LOAD_PART: the first nr rows of the P vectors t[] stored
+ * element by element through ST(q, i, x), the rest not. */
+#define VNCL_TRANSPOSE_STORE_PART(A, W, P, ST, q, nr, t)         \
+  do {                                                           \
+    A e_[(W) * (P)];                                             \
+    _Pragma("unroll") for (int i_ = 0; i_ < (P); i_++)           \
+      CAT(vstore, W)((t)[i_], i_, e_);                           \
+    for (int i_ = 0; i_ < (int)(nr) * (P); i_++)                 \
+      ST(q, i_, e_[i_]);                                         \
+  } while (0)
+
+/* ---- VW rows of PACK elements as PACK vectors ---------------------------
+ * For the kernels built with -DPACK (and the host's -DVW; reduce.cl,
+ * softmax.cl): VNCL_PACK_IN(t, g) turns the PACK whole vectors t[] holding
+ * VW rows of PACK elements into PACK vectors g[k], lane r element k of row
+ * r; VNCL_PACK_OUT(g, t) is its inverse. The cheapest transposition that
+ * fits: by zips for PACK a power of two (P log2 P shuffles), the row
+ * vectors' square for vectors of 16 and rows of 10 to 15, else one
+ * shuffle per pair of vectors (P^2). */
+#if defined(PACK) && defined(VW)
+#if (PACK & (PACK - 1)) == 0
+#define VNCL_PACK_IN(t, g) VNCL_TRANSPOSE_POW2_IN(VW, PACK, t, g)
+#define VNCL_PACK_OUT(g, t) VNCL_TRANSPOSE_POW2_OUT(VW, PACK, g, t)
+#elif VNCL_PACK_X(VW, PACK)
+#define VNCL_PACK_IN(t, g) VNCL_TRANSPOSE_X_IN(PACK, t, g)
+#define VNCL_PACK_OUT(g, t) VNCL_TRANSPOSE_X_OUT(PACK, g, t)
+#else
+#define VNCL_PACK_IN(t, g) VNCL_TRANSPOSE_IN(VW, PACK, t, g)
+#define VNCL_PACK_OUT(g, t) VNCL_TRANSPOSE_OUT(VW, PACK, g, t)
+#endif
+#endif
 
 /* ---- bf16 <-> float --------------------------------------------------------
  * vncl_bf16_to_float[N](ushort[N])  exact: the bits become the top half.
@@ -418,13 +497,34 @@ inline float vncl_half_bits_to_float(ushort u) {
   CAT(vncl_bf16_to_float, N)(CAT(vload, N)((v), (p)))
 #define VNCL_VLOAD(D, N, v, p) CAT(VNCL_VLOAD_, D)(N, v, p)
 
+/* VNCL_VSTORE_RAW(T, N, x, v, p): vstoreN of the T vector x into global
+ * memory. Where the compiler targets AVX-512, through a vector type
+ * aligned to its element: one unaligned store, where PoCL's vstore16 of
+ * floats became three (16 + 16 + 32 bytes) and softmax over rows of 24
+ * and 64 ran 3-15% slower for it. As AVX2 code the same store was slower
+ * than vstore16 (rows of 24: 33-44 ms against 30-33), so vstoreN stays
+ * there and everywhere else (docs/ops.md, twenty-sixth pass). */
+#if defined(__clang__) && defined(__AVX512F__)
+#define VNCL_UVEC_(T, N)                     \
+  typedef T vncl_u_##T##N                    \
+      __attribute__((ext_vector_type(N), aligned(sizeof(T))));
+VNCL_UVEC_(float, 2) VNCL_UVEC_(float, 4) VNCL_UVEC_(float, 8)
+VNCL_UVEC_(float, 16) VNCL_UVEC_(double, 2) VNCL_UVEC_(double, 4)
+VNCL_UVEC_(double, 8) VNCL_UVEC_(double, 16) VNCL_UVEC_(ushort, 2)
+VNCL_UVEC_(ushort, 4) VNCL_UVEC_(ushort, 8) VNCL_UVEC_(ushort, 16)
+#define VNCL_VSTORE_RAW(T, N, x, v, p) \
+  (((__global CAT3(vncl_u_, T, N) *)(p))[v] = (x))
+#else
+#define VNCL_VSTORE_RAW(T, N, x, v, p) CAT(vstore, N)((x), (v), (p))
+#endif
 #define VNCL_VSTORE_0(N, p, v, x) \
-  CAT(vstore, N)(CAT(convert_float, N)(x), (v), (p))
+  VNCL_VSTORE_RAW(float, N, CAT(convert_float, N)(x), v, p)
 #define VNCL_VSTORE_1(N, p, v, x) \
-  CAT(vstore, N)(CAT(convert_double, N)(x), (v), (p))
+  VNCL_VSTORE_RAW(double, N, CAT(convert_double, N)(x), v, p)
 #define VNCL_VSTORE_2(N, p, v, x) \
   CAT3(vstore_half, N, _rte)(CAT(convert_float, N)(x), (v), (p))
-#define VNCL_VSTORE_3(N, p, v, x) \
-  CAT(vstore, N)(CAT3(vncl_float, N, _to_bf16)(CAT(convert_float, N)(x)), \
-                 (v), (p))
+#define VNCL_VSTORE_3(N, p, v, x)                                          \
+  VNCL_VSTORE_RAW(ushort, N,                                               \
+                  CAT3(vncl_float, N, _to_bf16)(CAT(convert_float, N)(x)), \
+                  v, p)
 #define VNCL_VSTORE(D, N, p, v, x) CAT(VNCL_VSTORE_, D)(N, p, v, x)

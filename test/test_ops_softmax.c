@@ -169,7 +169,7 @@ static void test_softmax_wide(void **st) {
  * 20: the last vector overlapping the last whole one, every width; rows
  * shorter than a vector keep the scalar tail; rows of 3, 5 and 8 as whole
  * vectors transposed, VW rows a work-item, 7 rows fewer than one such
- * block; rows of 12 and 13 so with vectors of 16), rows of 16 and fewer
+ * block; rows of 2, 4, 12 and 13 so with vectors of 16), rows of 16 and fewer
  * (taken whatever their count), e kept in local memory (the rows' vectors
  * interleaved) or computed again (ROW_ITEM 4096 leaves no room for f64's),
  * in place, special values. */
@@ -225,11 +225,11 @@ static void test_softmax_rows_item(void **st) {
      * with the sets' vectors of 16 too), rows of exactly a vector by one
      * square transposition where the device's native vectors are as wide
      * (16 with set 0, 8 with set 3, 4 with set 1, the only set with rows
-     * of 4) */
+     * of 4); rows of 2, 4 and 8 under wider vectors by rounds of unzips */
     const int64_t shapes[][2] = {{R, 77}, {R, 1024}, {R, 1000}, {3, 16},
                                  {5, 13}, {R, 1},    {R, 20},   {R, 3},
                                  {7, 5},  {R, 8},    {R, 12},   {R, 16},
-                                 {R, 4}};
+                                 {R, 4},  {R, 2}};
     for (int ti = 0; ti < 4; ti++) {
       vncl_dtype t = t_float_types[ti];
       for (size_t c = 0; c < sizeof shapes / sizeof *shapes; c++) {
