@@ -14,10 +14,11 @@
  *                    then a tree over the work-group in local memory.
  *   reduce_rows_item inner == 1, rows no longer than ROWS_ITEM (a host
  *                    parameter): one work-item reduces a whole row.
- *   reduce_rows_block inner == 1, rows of VW to ROWS_BLOCK elements (host
- *                    parameters): one work-item reduces VW rows, their
- *                    vectors side by side, lane r of the result row r's.
- *   reduce_rows_packed inner == 1, rows of PACK >= 2 elements under VW
+ *   reduce_rows_block inner == 1, rows of VW + 1 to ROWS_BLOCK elements
+ *                    (host parameters): one work-item reduces VW rows,
+ *                    their vectors side by side, lane r of the result row
+ *                    r's.
+ *   reduce_rows_packed inner == 1, rows of 2 <= PACK <= VW elements
  *                    (-DPACK from the host): one work-item reduces VW rows
  *                    read as PACK whole vectors.
  *   reduce_cols      inner > 1: work-item (xi, o*S + s) runs down the CB*VW
@@ -582,7 +583,10 @@ reduce_rows_item(const int op, const IDX R, const IDX rows,
  * takes rows of at most ROWS_BLOCK, far shorter). reduce_rows_item reduces
  * each row's vector horizontally: rows of 16 f32 as AVX-512 code ran at
  * 0.40x memcpy (sum), 0.41x (max), 0.24x (argmax) on a Zen 5 (docs/ops.md,
- * twenty-second pass). The host takes this kernel for R >= VW only. */
+ * twenty-second pass). The host takes this kernel for R > VW only: rows of
+ * exactly VW ran 1.3-2.4x faster in reduce_rows_packed (twenty-seventh
+ * pass), without this kernel's loops over a row's vectors and, for
+ * argmax, its second read of the rows. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 reduce_rows_block(const int op, const IDX R, const IDX rows,
                   __global const STORE *x, const IDX xoff, __global STORE *out,
@@ -673,10 +677,11 @@ reduce_rows_block(const int op, const IDX R, const IDX rows,
 }
 
 #ifdef PACK
-/* Rows of PACK elements under VW (the host passes -DPACK): VW rows a
- * work-item, as in reduce_rows_block, but read as whole vectors: rows
- * g VW .. g VW + VW - 1 are PACK consecutive vectors. PACK a power of
- * two: VW / PACK rows a vector, and the tree's last log2(PACK) levels
+/* Rows of PACK elements, PACK at most VW (the host passes -DPACK): VW
+ * rows a work-item, as in reduce_rows_block, but read as whole vectors:
+ * rows g VW .. g VW + VW - 1 are PACK consecutive vectors. PACK a power
+ * of two: VW / PACK rows a vector (PACK = VW: a row a vector, the whole
+ * tree), and the tree's last log2(PACK) levels
  * (VNCL_ROWS_TREE(PACK, ..)) leave row r's result in lane r of one
  * vector. Else, and for argmax, the vectors are transposed into PACK
  * vectors g[k] of one element of every row (VNCL_PACK_IN, lane r

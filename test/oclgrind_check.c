@@ -999,14 +999,15 @@ static void reduce_cases(void) {
             {3, {3, 4, 17}, 99},
             {2, {40, 1100}, 0},  /* CPU rows: two column strips */
             /* CPU rows: VW rows a work-item (reduce_rows_block: rows of
-             * 16 to ROWS_BLOCK 32; the last block 6 rows), and a work-item
+             * 17 to ROWS_BLOCK 32; the last block 6 rows), and a work-item
              * a row (rows of 40, one compute unit), a tail of 8 as the last
              * vector (and argmax's two passes) */
             {2, {70, 24}, 1}, {2, {70, 40}, 1},
-            /* CPU rows: rows of 3 and 4 as whole vectors
-             * (reduce_rows_packed, transposed and by the tree; the last
+            /* CPU rows: rows of 3, 4 and 16 as whole vectors
+             * (reduce_rows_packed, transposed and by the tree; rows of
+             * 16 a vector each, argmax's square transposition; the last
              * work-item's 5 rows gathered element by element) */
-            {2, {37, 3}, 1}, {2, {37, 4}, 1}};
+            {2, {37, 3}, 1}, {2, {37, 4}, 1}, {2, {37, 16}, 1}};
   FOR_DTYPES(t) {
     for (size_t c = 0; c < sizeof cs / sizeof *cs; c++)
       for (int op = VNCL_REDUCE_SUM; op <= VNCL_REDUCE_NORM2; op++) {

@@ -27,19 +27,22 @@ static size_t target_groups(const vncl_context *ctx) {
 
 /* Short rows: a work-item per row (reduce_rows_item) or, for rows of 2 to
  * ROWS_BLOCK elements, per VW rows (reduce_rows_block: the rows' vectors
- * reduced side by side, lane r of the result row r). Rows under VW go as R
- * whole vectors (reduce_rows_packed, a program per R): rows of 2 to 8 ran
- * at 0.18-0.59x memcpy in vectors of the widest power of two a row holds,
- * 0.9-1.3x so (Zen 5, docs/ops.md, twenty-third pass); argmax over rows
- * of 9 to 15 at 0.35-0.6x, 0.8-1.0x so, their sums and extrema at
- * 0.8-1.2x, 0.9-1.4x so (twenty-fourth pass). One work-item a row ran
- * them element by element, 0.03-0.11x memcpy (twenty-second pass). */
+ * reduced side by side, lane r of the result row r). Rows of up to VW go
+ * as R whole vectors (reduce_rows_packed, a program per R): rows of 2 to 8
+ * ran at 0.18-0.59x memcpy in vectors of the widest power of two a row
+ * holds, 0.9-1.3x so (Zen 5, docs/ops.md, twenty-third pass); argmax over
+ * rows of 9 to 15 at 0.35-0.6x, 0.8-1.0x so, their sums and extrema at
+ * 0.8-1.2x, 0.9-1.4x so (twenty-fourth pass); rows of exactly VW (16) in
+ * reduce_rows_block at 0.74-1.17x (argmax, max, sum), 1.13-1.52x so, as
+ * AVX2 code and in f64 and f16 1.1-2.3x faster too (twenty-seventh pass).
+ * One work-item a row ran them element by element, 0.03-0.11x memcpy
+ * (twenty-second pass). */
 static vncl_status rows_item_run(vncl_context *ctx, int op,
                                  const vncl_tensor *x, size_t outer, size_t R,
                                  vncl_tensor *out, int *p, int bits) {
   size_t vw = (size_t)p[RED_VW];
   bool block = vw > 1 && R >= 2 && R <= (size_t)p[RED_ROWS_BLOCK];
-  bool packed = block && R < vw;
+  bool packed = block && R <= vw;
   char extra[80];
   int len = snprintf(extra, sizeof extra, "-DDTYPE=%d -DIDX_BITS=%d",
                      (int)x->dtype, bits);
