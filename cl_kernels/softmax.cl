@@ -668,7 +668,7 @@ softmax_rows_packed(const IDX N, const IDX rows, const int logmode,
   }
   VNCL_PACK_OUT(g, t);
   if (whole) {
-    _Pragma("unroll") for (int i = 0; i < PACK; i++) STV(q, i, t[i]);
+    _Pragma("unroll") for (int i = 0; i < PACK; i++) STV_OUT(q, i, t[i]);
   } else {
     VNCL_TRANSPOSE_STORE_PART(acc, VW, PACK, ST, q, nr, t);
   }

@@ -95,26 +95,20 @@ static const vncl__param_row r_reduce[] = {
             RED_WHEN "ROWS_BLOCK 2026-12-06 on the Zen 5 as AVX2 code")};
 #undef RED_CPU
 #undef RED_WHEN
-/* AMD CPUs: the CPU row with ordinary final stores for rows shorter than
- * 512. On the Zen 5 rows of 64 ran 1.2x faster, of 512 to 16384 mostly
- * slower (docs/ops.md, twelfth pass); as AVX2 code there, rows of 16
- * 0.67-0.68x -> 0.79-0.83x memcpy (log-softmax 0.58-0.59x -> 0.67-0.68x),
- * log-softmax rows of 64 0.84x -> 1.08-1.10x (eighteenth pass). Any
- * vector width and family: an AMD AVX2 host (Zen 2 or 3) is the issue's;
- * the Zen 4 was not measured with it. */
+/* Every CPU: non-temporal final stores for rows of whole vectors (and
+ * packed rows) of any length (NT_MIN 0). AMD CPUs had ordinary stores for
+ * rows under 512 from 2026-12-04 (the Zen 5 of the twelfth pass: rows of
+ * 64 1.2x faster so); on the same kind of host on 2026-12-06 they were the
+ * slower ones, natively and as AVX2 code, f32 and f64: softmax over rows
+ * of 32 to 256 1.3-2.0x slower, of 16 as AVX2 code 1.1-1.3x (docs/ops.md,
+ * twenty-eighth pass). */
 static const vncl__param_row r_softmax[] = {
-    {{"AuthenticAMD", VNCL_DEVICE_CPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY,
-      VNCL__RULE_ANY, 0},
-     "WG=16 VW=16 ITEM_CONTIG=1 ROW_ITEM=1024 PREFETCH=2 ITEM_ROWS=4 "
-     "NT_MIN=512",
-     "PoCL 3.1, 2-core Zen 5 EPYC guest, 2026-12-04 (NT_MIN; the rest as "
-     "the CPU row); as AVX2 code there 2026-12-05, and since then for "
-     "every AMD CPU"},
     CPU_ROW("WG=16 VW=16 ITEM_CONTIG=1 ROW_ITEM=1024 PREFETCH=2 ITEM_ROWS=4",
             "2026-11-29; PREFETCH 2026-12-01 (docs/ops.md, third pass); WG, "
             "ROW_ITEM and PREFETCH 2 2026-12-01, quiet, also as AVX2 code "
             "(docs/ops.md, eighth pass); ITEM_ROWS 2026-12-03 on the Zen 5, "
-            "also as AVX2 code (docs/ops.md, tenth pass)")};
+            "also as AVX2 code (docs/ops.md, tenth pass); NT_MIN 0 on AMD "
+            "CPUs too since 2026-12-06 (twenty-eighth pass)")};
 static const vncl__param_row r_random[] = {CPU_ROW("WG=16 BPI=16", "2026-11-29")};
 
 static bool ops_valid(const vncl__param_family *f,

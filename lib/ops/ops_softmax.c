@@ -35,8 +35,10 @@ static vncl_status launch(vncl_context *ctx, int logmode, const vncl_tensor *x,
     if ((local + wg) * accsz > half) local = 0;
   }
   size_t vw = (size_t)p[SM_VW];
-  /* NT_OUT: rows of whole vectors, at least NT_MIN long */
-  int nt = N % vw == 0 && oo % vw == 0 && N >= (size_t)p[SM_NT_MIN];
+  /* NT_OUT: rows of whole vectors (or packed: a work-item's rows are
+   * whole vectors), at least NT_MIN long */
+  int nt = (packed || N % vw == 0) && oo % vw == 0 &&
+           N >= (size_t)p[SM_NT_MIN];
   /* ITEM_TAIL (softmax_rows_item): 0 rows of whole vectors, 2 a tail of
    * two or more as the row's last vector, 1 element by element (rows
    * shorter than a vector, tails of one) */
