@@ -85,13 +85,19 @@
 #define ITEM_CONTIG 0
 #endif
 /* Runs a work-item reads at once (1, 2, 4, 8; CPUs): in the ITEM_CONTIG
- * layout its contiguous range of a row is cut into STREAMS equal parts
- * read side by side, and reduce_cols_strip takes STREAMS rows per step. A
- * core's single sequential read stream reaches only part of the memory
- * bandwidth; several streams at once keep more lines in flight
- * (docs/ops.md, sixth pass). */
+ * layout its contiguous range of a row is cut into ROW_STREAMS equal parts
+ * read side by side (reduce_rows, reduce_rows_item), and reduce_cols_strip
+ * takes STREAMS rows per step. On the Intel Xeon of the sixth pass a
+ * core's single sequential read stream reached only part of the memory
+ * bandwidth, and several streams at once kept more lines in flight; on a
+ * Zen 5 rows read fastest as one stream (rows of 1024 2.8-3x faster than
+ * in 8, twenty-ninth pass) while column strips still want 8 rows a step:
+ * hence two parameters (docs/ops.md). */
 #ifndef STREAMS
 #define STREAMS 1
+#endif
+#ifndef ROW_STREAMS
+#define ROW_STREAMS 1
 #endif
 /* Index width: 32 or 64 bits. */
 #ifndef IDX_BITS
@@ -209,12 +215,13 @@ typedef CAT(ACC, VSUF) accv;
     }                                                                      \
   } while (0)
 
-/* As FOLD_VECTORS over a contiguous range (step 1), read as STREAMS runs
- * at once: the range is cut into STREAMS equal parts of a multiple of
- * 8 / STREAMS vectors each, and each block of 8 vectors takes 8 / STREAMS
- * consecutive vectors from every part (combined pairwise, then one STEP,
- * as in FOLD_VECTORS); the rest, fewer than 8 vectors, one by one. */
-#define SS_PER (8 / STREAMS)
+/* As FOLD_VECTORS over a contiguous range (step 1), read as ROW_STREAMS runs
+ * at once: the range is cut into ROW_STREAMS equal parts of a multiple
+ * of 8 / ROW_STREAMS vectors each, and each block of 8 vectors takes
+ * 8 / ROW_STREAMS consecutive vectors from every part (combined pairwise,
+ * then one STEP, as in FOLD_VECTORS); the rest, fewer than 8 vectors, one
+ * by one. */
+#define SS_PER (8 / ROW_STREAMS)
 #define SS_AT(b, q, j) ((b) + (IDX)((j) / SS_PER) * (q) + (IDX)((j) % SS_PER))
 #define FOLD_STREAMS(F, C, STEP, LOAD, vb, ve, a, b)                       \
   do {                                                                     \
@@ -227,13 +234,13 @@ typedef CAT(ACC, VSUF) accv;
       const accv e6 = LOAD(SS_AT(b_, q_, 6)), e7 = LOAD(SS_AT(b_, q_, 7)); \
       STEP(a, b, FOLD8(F, C, e0, e1, e2, e3, e4, e5, e6, e7));             \
     }                                                                      \
-    for (IDX v_ = (vb) + STREAMS * q_; v_ < (ve); v_++) {                  \
+    for (IDX v_ = (vb) + ROW_STREAMS * q_; v_ < (ve); v_++) {              \
       const accv e_ = LOAD(v_);                                            \
       STEP(a, b, F(e_));                                                   \
     }                                                                      \
   } while (0)
 /* A work-item's vectors vb, vb + vs, ... below ve. */
-#if ITEM_CONTIG && STREAMS > 1
+#if ITEM_CONTIG && ROW_STREAMS > 1
 #define FOLD_RANGE(F, C, STEP, LOAD, vb, ve, vs, a, b) \
   FOLD_STREAMS(F, C, STEP, LOAD, vb, ve, a, b)
 #else

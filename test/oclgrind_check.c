@@ -1585,8 +1585,8 @@ static void test_transpose(void **st) {
 }
 static void test_reduce(void **st) {
   (void)st;
-  /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS, ROWS_BLOCK */
-  static const int cpu[VNCL__OPS_MAX_PARAMS] = {16, 16, 1, 65536, 4, 8, 32};
+  /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS, ROWS_BLOCK, ROW_STREAMS */
+  static const int cpu[VNCL__OPS_MAX_PARAMS] = {16, 16, 1, 65536, 4, 8, 32, 8};
   with_cpu_rows(reduce_cases, VNCL__OPS_REDUCE, cpu);
 }
 static void test_softmax(void **st) {

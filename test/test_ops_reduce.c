@@ -161,7 +161,7 @@ static void test_reduce_special_long(void **st) {
       }
     /* the device's set, then the GPU layout (reduce_cols' vectors) */
     for (int g = 0; g < 2; g++) {
-      static const int gpu[VNCL__OPS_MAX_PARAMS] = {64, 4, 0, 0, 2, 1};
+      static const int gpu[VNCL__OPS_MAX_PARAMS] = {64, 4, 0, 0, 2, 1, 0, 1};
       T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, g ? gpu : NULL));
       for (int op = VNCL_REDUCE_MAX; op <= VNCL_REDUCE_ARGMAX; op++) {
         run_reduce(t, op, 2, (int64_t[]){C, L}, rows, 1, 0);
@@ -287,10 +287,12 @@ static void test_softmax_exp(void **st) {
  * once dropped). */
 static void test_params_independent(void **st) {
   (void)st;
-  /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS (ROWS_BLOCK 0) */
+  /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS, ROWS_BLOCK, ROW_STREAMS */
   static const int red_sets[][VNCL__OPS_MAX_PARAMS] = {
-      {32, 1, 0, 0, 1, 1}, {256, 4, 0, 16, 2, 2}, {1024, 16, 1, 65536, 8, 8},
-      {8, 16, 0, 0, 1, 1}};
+      {32, 1, 0, 0, 1, 1, 0, 1},
+      {256, 4, 0, 16, 2, 2, 0, 2},
+      {1024, 16, 1, 65536, 8, 8, 0, 8},
+      {8, 16, 0, 0, 1, 1, 0, 1}};
   int64_t s2[2] = {5, 20013}, s3[2] = {1001, 7};
   for (size_t k = 0; k < sizeof red_sets / sizeof *red_sets; k++) {
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, red_sets[k]));

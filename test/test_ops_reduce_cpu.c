@@ -58,8 +58,10 @@ static void test_reduce_rows_item(void **st) {
     int set[VNCL__OPS_MAX_PARAMS];
     memcpy(set, dev, sizeof set);
     if (k >= 2) {
-      /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS, ROWS_BLOCK */
-      static const int eight[VNCL__OPS_MAX_PARAMS] = {16, 8, 1, 1024, 4, 1, 0};
+      /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS, ROWS_BLOCK,
+       * ROW_STREAMS */
+      static const int eight[VNCL__OPS_MAX_PARAMS] = {16, 8, 1, 1024,
+                                                      4,  1, 0, 1};
       memcpy(set, eight, sizeof set);
     }
     if (k % 2) set[RED_ROWS_BLOCK] = set[RED_ROWS_BLOCK] ? 0 : 128;
@@ -124,9 +126,12 @@ static void test_reduce_streams(void **st) {
       {1, {100003}, INT32_MIN},
   };
   static const int streams[] = {1, 2, 4, 8}, vws[] = {16, 4, 16, 1};
+  static const int row_streams[] = {8, 1, 4, 2};
   for (int k = 0; k < 4; k++) {
-    /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS (ROWS_BLOCK 0) */
-    int set[VNCL__OPS_MAX_PARAMS] = {16, vws[k], 1, 65536, 4, streams[k]};
+    /* WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS, ROWS_BLOCK 0,
+     * ROW_STREAMS */
+    int set[VNCL__OPS_MAX_PARAMS] = {16, vws[k], 1, 65536, 4, streams[k], 0,
+                                     row_streams[k]};
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, set));
     for (int ti = 0; ti < 3; ti++) /* f32, f64, f16 */
       for (int op = 0; op <= VNCL_REDUCE_NORM2; op++)

@@ -11,7 +11,7 @@
  *   cast         cast.cl           WG, IPT, ITEM_CONTIG, NT_STORE (casts, fill, copy)
  *   transpose    transpose.cl      TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT
  *   reduce       reduce.cl         WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS,
- *                                  ROWS_BLOCK
+ *                                  ROWS_BLOCK, ROW_STREAMS
  *   softmax      softmax.cl        WG, VW, ITEM_CONTIG, ROW_ITEM, PREFETCH,
  *                                  ITEM_ROWS, NT_MIN
  *   random       random.cl         WG, BPI
@@ -87,11 +87,14 @@
   P(CB, 1, (1, 2, 4, 8), (1, 4),                                               \
     "vectors of columns per work-item (column reductions)")                    \
   P(STREAMS, 1, (1, 2, 4, 8), (1, 8),                                          \
-    "runs a work-item reads at once with ITEM_CONTIG: parts of its range of "  \
-    "a row, rows of a column strip (CPUs)")                                    \
+    "rows of a column strip a work-item reads at once with ITEM_CONTIG "       \
+    "(CPUs)")                                                                  \
   P(ROWS_BLOCK, 0, (0, 32, 64, 128, 256), (0, 128),                           \
     "longest row of the rows reduced VW at a time by one work-item, a "        \
-    "vector's lanes one row each (rows of VW or more; 0: never)")
+    "vector's lanes one row each (rows of VW or more; 0: never)")              \
+  P(ROW_STREAMS, 1, (1, 2, 4, 8), (1, 8),                                      \
+    "parts of its range of a row a work-item reads at once with ITEM_CONTIG "  \
+    "(CPUs)")
 
 #define VNCL__OPS_SOFTMAX_TABLE(P)                                             \
   P(WG, 256, VNCL__OPS_WG_VALUES, VNCL__OPS_WG_QUICK,                          \
@@ -141,7 +144,7 @@ typedef enum vncl__ops_family {
   VNCL__OPS_FAMILIES
 } vncl__ops_family;
 
-#define VNCL__OPS_MAX_PARAMS 7 /* the longest table */
+#define VNCL__OPS_MAX_PARAMS 8 /* the longest table */
 
 /* Each family's parameter set is a small array of ints in table order;
  * these name the positions (EW_WG, CAST_IPT, TR_TILE, RED_ROWS_ITEM, ...). */

@@ -82,17 +82,34 @@ static const vncl__param_row r_transpose[] = {
 /* ROWS_BLOCK by vector width: rows of up to 128 as AVX-512 code, 32 as
  * AVX2 code (there max over rows of 64 ran at 1.04-1.08x memcpy in blocks,
  * 1.52-1.62x a row a work-item; Zen 5 both ways, docs/ops.md,
- * twenty-second pass). */
+ * twenty-second pass). ROW_STREAMS: 8 parts of a row at once where the
+ * sixth pass measured them (an Intel Xeon: row sums 1.15-1.33x faster than
+ * one stream); one on AMD CPUs, where 8 ran rows of 1024 2.8-3x and of
+ * 4096 1.5-2x slower than one on a Zen 5, natively and as AVX2 code
+ * (twenty-ninth pass). Column strips keep 8 rows a step everywhere (one
+ * row a step ran them 0.6x as fast there). */
 #define RED_CPU "WG=16 VW=16 ITEM_CONTIG=1 ROWS_ITEM=65536 CB=4 STREAMS=8 "
 #define RED_WHEN "2026-11-29; STREAMS 2026-12-01 (docs/ops.md, sixth pass); "
+#define RED_AMD "AuthenticAMD", VNCL_DEVICE_CPU, VNCL__RULE_ANY
 static const vncl__param_row r_reduce[] = {
+    {{RED_AMD, 16, VNCL__RULE_ANY, VNCL__RULE_ANY, 0},
+     RED_CPU "ROWS_BLOCK=128 ROW_STREAMS=1",
+     "PoCL 3.1, 2-core Zen 5 EPYC guest: ROWS_BLOCK and ROW_STREAMS "
+     "2026-12-06; the rest as the CPU rows (2026-11-29; STREAMS "
+     "2026-12-01, docs/ops.md, sixth pass)"},
+    {{RED_AMD, 0, VNCL__RULE_ANY, VNCL__RULE_ANY, 0},
+     RED_CPU "ROWS_BLOCK=32 ROW_STREAMS=1",
+     "PoCL 3.1, 2-core Zen 5 EPYC guest as AVX2 code: ROWS_BLOCK and "
+     "ROW_STREAMS 2026-12-06; the rest as the CPU rows (2026-11-29; "
+     "STREAMS 2026-12-01, docs/ops.md, sixth pass)"},
     {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_ANY, 16, VNCL__RULE_ANY,
       VNCL__RULE_ANY, 0},
-     RED_CPU "ROWS_BLOCK=128",
+     RED_CPU "ROWS_BLOCK=128 ROW_STREAMS=8",
      "PoCL 3.1, 2-core AVX-512 guest, " RED_WHEN
      "ROWS_BLOCK 2026-12-06 on the Zen 5"},
-    CPU_ROW(RED_CPU "ROWS_BLOCK=32",
+    CPU_ROW(RED_CPU "ROWS_BLOCK=32 ROW_STREAMS=8",
             RED_WHEN "ROWS_BLOCK 2026-12-06 on the Zen 5 as AVX2 code")};
+#undef RED_AMD
 #undef RED_CPU
 #undef RED_WHEN
 /* Every CPU: non-temporal final stores for rows of whole vectors (and
