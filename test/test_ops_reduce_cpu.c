@@ -29,25 +29,6 @@
  * that leaves the last block of rows short, and fewer rows than one
  * block. The device's set, the device's with the other short-row kernel,
  * then vectors of 8 with each kernel. */
-/* Whether reduce.cl was built for rows of exactly pk elements as whole
- * vectors (reduce_rows_packed, -DPACK=pk) with vectors of vw, f32. */
-static bool packed_built(int vw, int pk) {
-  const char *src[512], *opts[512];
-  cl_program progs[512];
-  char v[24], p[24];
-  snprintf(v, sizeof v, "-DVW=%d ", vw);
-  snprintf(p, sizeof p, "-DPACK=%d", pk);
-  int n = vncl__programs_list(ctx, src, opts, progs, 512);
-  for (int i = 0; i < n && i < 512; i++) {
-    const char *at = strstr(opts[i], p);
-    if (!strcmp(src[i], "reduce.cl") && strstr(opts[i], v) && at &&
-        (at[strlen(p)] == ' ' || !at[strlen(p)]) &&
-        strstr(opts[i], "-DDTYPE=0 "))
-      return true;
-  }
-  return false;
-}
-
 static void test_reduce_rows_item(void **st) {
   (void)st;
   const size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1;
@@ -103,7 +84,7 @@ static void test_reduce_rows_item(void **st) {
      * whole vectors, not to reduce_rows_block's loops (1.3-2.4x slower) */
     if (k == 0 && (p[RED_VW] == 8 || p[RED_VW] == 16) &&
         p[RED_ROWS_BLOCK] >= p[RED_VW] && p[RED_ROWS_ITEM] >= p[RED_VW])
-      assert_true(packed_built(p[RED_VW], p[RED_VW]));
+      assert_true(t_packed_built(ctx, "reduce.cl", p[RED_VW], p[RED_VW]));
   }
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, NULL));
 }

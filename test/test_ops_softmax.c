@@ -193,20 +193,7 @@ static bool sm_item_built(int ir) {
 /* Whether softmax over rows of exactly VW elements was built as one square
  * transposition (softmax_rows_packed with PACK = VW), f32. */
 static bool sm_square_built(int vw) {
-  const char *src[512], *opts[512];
-  cl_program progs[512];
-  char v[24], pk[24];
-  snprintf(v, sizeof v, "-DVW=%d ", vw);
-  snprintf(pk, sizeof pk, "-DPACK=%d", vw);
-  int n = vncl__programs_list(ctx, src, opts, progs, 512);
-  for (int i = 0; i < n && i < 512; i++) {
-    const char *at = strstr(opts[i], pk);
-    if (!strcmp(src[i], "softmax.cl") && strstr(opts[i], v) && at &&
-        (at[strlen(pk)] == ' ' || !at[strlen(pk)]) &&
-        strstr(opts[i], "-DDTYPE=0 "))
-      return true;
-  }
-  return false;
+  return t_packed_built(ctx, "softmax.cl", vw, vw);
 }
 
 static void test_softmax_rows_item(void **st) {
