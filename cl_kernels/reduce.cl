@@ -90,9 +90,9 @@
  * takes STREAMS rows per step. On the Intel Xeon of the sixth pass a
  * core's single sequential read stream reached only part of the memory
  * bandwidth, and several streams at once kept more lines in flight; on a
- * Zen 5 rows read fastest as one stream (rows of 1024 2.8-3x faster than
- * in 8, twenty-ninth pass) while column strips still want 8 rows a step:
- * hence two parameters (docs/ops.md). */
+ * Zen 5 rows read fastest as one stream (rows of 1024 1.7-2.3x faster
+ * than in 8, twenty-ninth pass) while column strips still want 8 rows a
+ * step: hence two parameters (docs/ops.md). */
 #ifndef STREAMS
 #define STREAMS 1
 #endif

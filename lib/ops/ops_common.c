@@ -84,8 +84,8 @@ static const vncl__param_row r_transpose[] = {
  * 1.52-1.62x a row a work-item; Zen 5 both ways, docs/ops.md,
  * twenty-second pass). ROW_STREAMS: 8 parts of a row at once where the
  * sixth pass measured them (an Intel Xeon: row sums 1.15-1.33x faster than
- * one stream); one on AMD CPUs, where 8 ran rows of 1024 2.8-3x and of
- * 4096 1.5-2x slower than one on a Zen 5, natively and as AVX2 code
+ * one stream); one on AMD CPUs, where 8 ran rows of 1024 1.7-2.3x and of
+ * 4096 1.2-1.9x slower than one on a Zen 5, natively and as AVX2 code
  * (twenty-ninth pass). Column strips keep 8 rows a step everywhere (one
  * row a step ran them 0.6x as fast there). */
 #define RED_CPU "WG=16 VW=16 ITEM_CONTIG=1 ROWS_ITEM=65536 CB=4 STREAMS=8 "
