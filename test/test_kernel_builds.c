@@ -113,11 +113,11 @@ static void workload(vncl_context *ctx) {
        * them so (-DPACK): reductions transposed (3, every type; argmax 15,
        * the most shuffles with vectors of 16; argmax 16, a square
        * transposition) and by the tree (4, 16), softmax transposed (3, 15;
-       * 16, a square transposition where the device's vectors are of 16);
-       * reductions over rows of 24, VW rows a work-item where the set
-       * takes them so (reduce_rows_block) */
-      static const int64_t lens[] = {3, 4, 15, 16, 24};
-      for (int li = 0; li < (t == VNCL_F32 ? 5 : 1); li++) {
+       * 16, a square transposition where the device's vectors are of 16).
+       * reduce_rows_block needs no shape of its own: it is in every
+       * reduce.cl program with vectors wider than 1 */
+      static const int64_t lens[] = {3, 4, 15, 16};
+      for (int li = 0; li < (t == VNCL_F32 ? 4 : 1); li++) {
         const int64_t len = lens[li];
         vncl_tensor *sr = tensor(ctx, t, 2, 64, len, 0);
         vncl_tensor *so = tensor(ctx, t, 1, 64, 0, 0);
@@ -125,7 +125,7 @@ static void workload(vncl_context *ctx) {
         vncl_tensor *ss = tensor(ctx, t, 2, 64, len, 0);
         T_OK(ctx, vncl_reduce(ctx, VNCL_REDUCE_SUM, sr, 1, so));
         T_OK(ctx, vncl_reduce(ctx, VNCL_REDUCE_ARGMAX, sr, 1, sa));
-        if (len != 4 && len != 24) T_OK(ctx, vncl_softmax(ctx, sr, ss));
+        if (len != 4) T_OK(ctx, vncl_softmax(ctx, sr, ss));
         vncl_tensor_destroy(sr);
         vncl_tensor_destroy(so);
         vncl_tensor_destroy(sa);
