@@ -7,19 +7,22 @@
  * Families and their parameters (cl_kernels/<source> documents each macro):
  *
  *   family       source            parameters
- *   elementwise  elementwise.cl    WG, VW, IPT, ITEM_CONTIG, NT_STORE
- *   cast         cast.cl           WG, IPT, ITEM_CONTIG, NT_STORE (casts, fill, copy)
- *   transpose    transpose.cl      TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT
+ *   elementwise  elementwise.cl    WG, VW, IPT, ITEM_CONTIG, NT_STORE, NT_CACHE
+ *   cast         cast.cl           WG, IPT, ITEM_CONTIG, NT_STORE, NT_CACHE
+ *                                  (casts, fill, copy)
+ *   transpose    transpose.cl      TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT,
+ *                                  NT_CACHE
  *   reduce       reduce.cl         WG, VW, ITEM_CONTIG, ROWS_ITEM, CB, STREAMS,
  *                                  ROWS_BLOCK, ROW_STREAMS
  *   softmax      softmax.cl        WG, VW, ITEM_CONTIG, ROW_ITEM, PREFETCH,
- *                                  ITEM_ROWS, NT_MIN
- *   random       random.cl         WG, BPI
+ *                                  ITEM_ROWS, NT_MIN, NT_CACHE
+ *   random       random.cl         WG, BPI, NT_CACHE
  *
  * Every parameter reaches the compiler as -DNAME=value through
  * vncl__ops_options, so the full set is part of the program-cache key.
  * ROWS_ITEM and ROWS_BLOCK are also read by the host (which reduction
- * kernel to run).
+ * kernel to run), NT_MIN and NT_CACHE only by the host (whether a call's
+ * stores are non-temporal: vncl__ops_nt_pays).
  */
 #ifndef VNCL_OPS_COMMON_H
 #define VNCL_OPS_COMMON_H
@@ -40,6 +43,16 @@
 #define VNCL__OPS_WG_VALUES (8, 16, 32, 64, 128, 256, 512, 1024)
 #define VNCL__OPS_WG_QUICK (16, 64, 256)
 
+/* Every family that stores non-temporally has this one last: such stores
+ * leave the output out of the cache, which pays for calls that would
+ * push it out anyway and costs the next call a trip to memory for small
+ * ones (docs/ops.md, thirtieth pass). */
+#define VNCL__OPS_NT_CACHE(P)                                                  \
+  P(NT_CACHE, 3, (0, 1, 2, 3, 4, 6, 8), (3),                                   \
+    "non-temporal stores only for calls that move (read plus write) at "       \
+    "least this many quarters of the device's global-memory cache (0: any "    \
+    "size; read by the host)")
+
 #define VNCL__OPS_ELEMENTWISE_TABLE(P)                                         \
   P(WG, 256, VNCL__OPS_WG_VALUES, VNCL__OPS_WG_QUICK,                          \
     "work-items per work-group")                                               \
@@ -48,7 +61,8 @@
   P(ITEM_CONTIG, 0, (0, 1), (0, 1),                                            \
     "1: a work-item's vectors are consecutive (CPUs); 0: WG apart (GPUs)")     \
   P(NT_STORE, 0, (0, 1), (0, 1),                                               \
-    "1: non-temporal vector stores where the compiler has them")
+    "1: non-temporal vector stores where the compiler has them")               \
+  VNCL__OPS_NT_CACHE(P)
 
 #define VNCL__OPS_CAST_TABLE(P)                                                \
   P(WG, 256, VNCL__OPS_WG_VALUES, VNCL__OPS_WG_QUICK,                          \
@@ -57,7 +71,8 @@
   P(ITEM_CONTIG, 0, (0, 1), (0, 1),                                            \
     "1: a work-item's elements are consecutive (CPUs); 0: WG apart (GPUs)")   \
   P(NT_STORE, 0, (0, 1), (0, 1),                                               \
-    "1: non-temporal vector stores of casts where the compiler has them")
+    "1: non-temporal vector stores of casts where the compiler has them")      \
+  VNCL__OPS_NT_CACHE(P)
 
 #define VNCL__OPS_TRANSPOSE_TABLE(P)                                           \
   P(TILE, 32, (8, 16, 32, 64), (16, 32, 64),                                   \
@@ -73,7 +88,8 @@
     "them (ROW_ITEMS 1 and 2)")                                               \
   P(RUN_NT, 0, (0, 1), (0, 1),                                                 \
     "the CPUs' row copies (innermost axis kept, ROW_ITEMS): 1 non-temporal "   \
-    "16-element vector stores from the first aligned one, 0 ordinary stores")
+    "16-element vector stores from the first aligned one, 0 ordinary stores")  \
+  VNCL__OPS_NT_CACHE(P)
 
 #define VNCL__OPS_REDUCE_TABLE(P)                                              \
   P(WG, 256, VNCL__OPS_WG_VALUES, VNCL__OPS_WG_QUICK,                          \
@@ -90,8 +106,9 @@
     "rows of a column strip a work-item reads at once with ITEM_CONTIG "       \
     "(CPUs)")                                                                  \
   P(ROWS_BLOCK, 0, (0, 32, 64, 128, 256), (0, 128),                           \
-    "longest row of the rows reduced VW at a time by one work-item, a "        \
-    "vector's lanes one row each (rows of VW or more; 0: never)")              \
+    "longest row of the rows one work-item reduces VW at a time: rows of "     \
+    "2 to VW as whole vectors, longer ones a vector's lanes one row each "     \
+    "(0: never)")                                                              \
   P(ROW_STREAMS, 1, (1, 2, 4, 8), (1, 8),                                      \
     "parts of its range of a row a work-item reads at once with ITEM_CONTIG "  \
     "(CPUs)")
@@ -117,13 +134,15 @@
   P(NT_MIN, 0, (0, 128, 256, 512, 1024, 4096, 65536), (0, 512),               \
     "rows of at least this many elements get non-temporal final stores "       \
     "where every row starts on a whole vector (and the compiler has them); "   \
-    "shorter rows ordinary stores (read by the host: NT_OUT)")
+    "shorter rows ordinary stores (read by the host: NT_OUT)")                 \
+  VNCL__OPS_NT_CACHE(P)
 
 #define VNCL__OPS_RANDOM_TABLE(P)                                              \
   P(WG, 256, VNCL__OPS_WG_VALUES, VNCL__OPS_WG_QUICK,                          \
     "work-items per work-group")                                               \
   P(BPI, 1, (1, 2, 4, 8, 16), (1, 16),                                         \
-    "Philox blocks per work-item, one per vector lane")
+    "Philox blocks per work-item, one per vector lane")                        \
+  VNCL__OPS_NT_CACHE(P)
 
 /* The families: F(ENUM, table, "name", "source.cl", enum prefix, position
  * of the work-group size, position of its second factor or -1). */
@@ -206,6 +225,14 @@ bool vncl__ops_defaults(const vncl_device_info *info, vncl__ops_family f,
 /* Local memory family f's kernels declare under values, at most (8-byte
  * elements); 0 for the families that declare none. */
 size_t vncl__ops_local_bytes(vncl__ops_family f, const int *values);
+
+/* Whether a call that moves `bytes` (read plus written) on ctx's device
+ * should store non-temporally, given its family's NT_CACHE: nt_cache 0,
+ * or a device that reports no global-memory cache, always; else when the
+ * bytes reach nt_cache quarters of that cache (docs/ops.md, thirtieth
+ * pass). Each family still needs its NT_STORE (or NT_MIN) and aligned
+ * output for such stores. */
+bool vncl__ops_nt_pays(const vncl_context *ctx, int nt_cache, double bytes);
 
 /* Sets the parameters of family f on ctx only (the autotuner's entry, also
  * used by tests to check that results do not depend on them). Every value

@@ -11,9 +11,12 @@ typedef struct cast_launch {
   vncl__ops_kernel k;
 } cast_launch;
 
-static vncl_status cast_kernel(vncl_context *ctx, size_t maxel,
+/* `bytes`: what the call reads and writes (for NT_CACHE). */
+static vncl_status cast_kernel(vncl_context *ctx, size_t maxel, double bytes,
                                const char *name, cast_launch *l) {
   vncl__ops_params(ctx, VNCL__OPS_CAST, l->p);
+  if (!vncl__ops_nt_pays(ctx, l->p[CAST_NT_CACHE], bytes))
+    l->p[CAST_NT_STORE] = 0;
   l->bits = vncl__ops_idx_bits(maxel);
   char extra[64];
   snprintf(extra, sizeof extra, "-DHAS_FP64=%d -DIDX_BITS=%d",
@@ -73,7 +76,7 @@ vncl_status vncl_fill(vncl_context *ctx, vncl_tensor *t, double value) {
   }
   if (t->numel == 0) return VNCL_OK;
   cast_launch l;
-  s = cast_kernel(ctx, extent(t), fill_name(psize), &l);
+  s = cast_kernel(ctx, extent(t), (double)t->bytes, fill_name(psize), &l);
   if (s) return s;
   vncl__ops_arg an = vncl__ops_idx(l.bits, t->numel);
   vncl__ops_arg off = vncl__ops_idx(l.bits, vncl__ops_elem_offset(t));
@@ -99,7 +102,8 @@ vncl_status vncl__ops_copy_run(vncl_context *ctx, const vncl_tensor *src,
   size_t esz = vncl_dtype_size(src->dtype);
   size_t maxel = extent(src) > extent(dst) ? extent(src) : extent(dst);
   cast_launch l;
-  vncl_status s = cast_kernel(ctx, maxel, copy_name(esz), &l);
+  vncl_status s =
+      cast_kernel(ctx, maxel, 2.0 * (double)src->bytes, copy_name(esz), &l);
   if (s) return s;
   vncl__ops_arg an = vncl__ops_idx(l.bits, src->numel);
   vncl__ops_arg so = vncl__ops_idx(l.bits, vncl__ops_elem_offset(src));
@@ -136,7 +140,8 @@ vncl_status vncl_cast(vncl_context *ctx, const vncl_tensor *src,
   if (src->numel == 0) return VNCL_OK;
   size_t maxel = extent(src) > extent(dst) ? extent(src) : extent(dst);
   cast_launch l;
-  s = cast_kernel(ctx, maxel, "cast_contig", &l);
+  s = cast_kernel(ctx, maxel, (double)src->bytes + (double)dst->bytes,
+                  "cast_contig", &l);
   if (s) return s;
   vncl__ops_arg an = vncl__ops_idx(l.bits, src->numel);
   vncl__ops_arg so = vncl__ops_idx(l.bits, vncl__ops_elem_offset(src));

@@ -202,6 +202,11 @@ size_t vncl__ops_local_bytes(vncl__ops_family f, const int *v) {
   }
 }
 
+bool vncl__ops_nt_pays(const vncl_context *ctx, int nt_cache, double bytes) {
+  return nt_cache <= 0 || ctx->mem_cache_bytes == 0 ||
+         bytes >= (double)ctx->mem_cache_bytes * nt_cache / 4;
+}
+
 static size_t wg_total(const vncl__tune_space *sp, const int *v) {
   size_t t = (size_t)v[sp->wg];
   if (sp->wg2 >= 0) t *= (size_t)v[sp->wg2];

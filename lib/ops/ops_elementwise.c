@@ -27,14 +27,16 @@ typedef struct ew_launch {
 } ew_launch;
 
 /* `out` is the tensor the kernel writes (for the alignment that
- * non-temporal stores need); vw, when not 0, replaces the set's VW. */
+ * non-temporal stores need), `bytes` what the call reads and writes (for
+ * NT_CACHE); vw, when not 0, replaces the set's VW. */
 static vncl_status ew_kernel(vncl_context *ctx, vncl_dtype dt, size_t maxel,
-                             const vncl_tensor *out, const char *name, int vw,
-                             ew_launch *l) {
+                             const vncl_tensor *out, double bytes,
+                             const char *name, int vw, ew_launch *l) {
   vncl__ops_params(ctx, VNCL__OPS_ELEMENTWISE, l->p);
   if (vw) l->p[EW_VW] = vw;
   size_t vbytes = (size_t)l->p[EW_VW] * vncl_dtype_size(dt);
-  if (dt == VNCL_F16 || l->p[EW_VW] == 1 || out->offset % vbytes != 0)
+  if (dt == VNCL_F16 || l->p[EW_VW] == 1 || out->offset % vbytes != 0 ||
+      !vncl__ops_nt_pays(ctx, l->p[EW_NT_CACHE], bytes))
     l->p[EW_NT_STORE] = 0; /* no non-temporal stores there: one program less */
   l->bits = vncl__ops_idx_bits(maxel);
   char extra[64];
@@ -118,15 +120,15 @@ static vncl_status ew_run(vncl_context *ctx, int op, const vncl_tensor *a,
                       : rpi > 1 ? "ew_binary_short"
                       : rows    ? "ew_binary_rows"
                                 : "ew_binary_bcast";
+  double bytes = (double)(a->numel + (b ? b->numel : 0) + n) * (double)esz;
   ew_launch l;
-  vncl_status st = ew_kernel(ctx, dt, maxel, out, kname, vw_short, &l);
+  vncl_status st = ew_kernel(ctx, dt, maxel, out, bytes, kname, vw_short, &l);
   if (st) return st;
   vncl__ops_arg an = vncl__ops_idx(l.bits, n);
   vncl__ops_arg aoff = vncl__ops_idx(l.bits, vncl__ops_elem_offset(a));
   vncl__ops_arg ooff = vncl__ops_idx(l.bits, vncl__ops_elem_offset(out));
   vncl__ops_arg al = vncl__ops_real(dt, alpha), be = vncl__ops_real(dt, beta);
   cl_int cop = op;
-  double bytes = (double)(a->numel + (b ? b->numel : 0) + n) * (double)esz;
   size_t units;
   if (!b) {
     vncl__ops_arg sv = vncl__ops_real(dt, s);
@@ -409,7 +411,8 @@ vncl_status vncl_unary(vncl_context *ctx, vncl_unary_op op,
   size_t maxel = max_extent(x) > max_extent(out) ? max_extent(x)
                                                  : max_extent(out);
   ew_launch l;
-  s = ew_kernel(ctx, x->dtype, maxel, out, "ew_unary_contig", 0, &l);
+  s = ew_kernel(ctx, x->dtype, maxel, out, 2.0 * (double)x->bytes,
+                "ew_unary_contig", 0, &l);
   if (s) return s;
   size_t n = x->numel;
   vncl__ops_arg an = vncl__ops_idx(l.bits, n);

@@ -25,8 +25,10 @@ static vncl_status random_run(vncl_context *ctx, const char *fn, int normal,
   size_t oo = vncl__ops_elem_offset(out);
   int bits = vncl__ops_idx_bits(out->numel + oo + 8);
   /* Non-temporal whole-vector stores need 64-byte alignment (buffers are
-   * aligned to at least 128 bytes in OpenCL 1.2's full profile). */
-  int nt = out->offset % 64 == 0;
+   * aligned to at least 128 bytes in OpenCL 1.2's full profile), and pay
+   * for large outputs only (NT_CACHE). */
+  int nt = out->offset % 64 == 0 &&
+           vncl__ops_nt_pays(ctx, p[RND_NT_CACHE], (double)out->bytes);
   char extra[80];
   snprintf(extra, sizeof extra, "-DDTYPE=%d -DIDX_BITS=%d -DNT_OUT=%d",
            (int)out->dtype, bits, nt);

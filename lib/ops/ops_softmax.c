@@ -36,9 +36,12 @@ static vncl_status launch(vncl_context *ctx, int logmode, const vncl_tensor *x,
   }
   size_t vw = (size_t)p[SM_VW];
   /* NT_OUT: rows of whole vectors (or packed: a work-item's rows are
-   * whole vectors), at least NT_MIN long */
+   * whole vectors), at least NT_MIN long, in a call that moves enough
+   * (NT_CACHE) */
   int nt = (packed || N % vw == 0) && oo % vw == 0 &&
-           N >= (size_t)p[SM_NT_MIN];
+           N >= (size_t)p[SM_NT_MIN] &&
+           vncl__ops_nt_pays(ctx, p[SM_NT_CACHE],
+                             (double)x->bytes + (double)out->bytes);
   /* ITEM_TAIL (softmax_rows_item): 0 rows of whole vectors, 2 a tail of
    * two or more as the row's last vector, 1 element by element (rows
    * shorter than a vector, tails of one) */

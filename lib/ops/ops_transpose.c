@@ -187,6 +187,8 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
   int A = nd - 1, R = pl.perm[nd - 1];
   int p[VNCL__OPS_MAX_PARAMS];
   vncl__ops_params(ctx, VNCL__OPS_TRANSPOSE, p);
+  if (!vncl__ops_nt_pays(ctx, p[TR_NT_CACHE], 2.0 * (double)x->bytes))
+    p[TR_NT_STORE] = p[TR_RUN_NT] = 0;
   size_t esz = vncl_dtype_size(x->dtype);
   /* On CPUs (ROW_ITEMS 2) a plane with a side too short for whole 16 x 16
    * blocks (16 x 4 for 2-byte elements, whose blocks take short r sides

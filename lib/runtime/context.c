@@ -118,6 +118,10 @@ static vncl_status context_init(vncl_context **out, cl_platform_id plat,
   cl_command_queue_properties props = 0;
   clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
   ctx->profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
+  cl_ulong cache = 0;
+  if (clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache,
+                      &cache, NULL) == CL_SUCCESS)
+    ctx->mem_cache_bytes = cache;
   vncl__device_describe(plat, dev, &ctx->info);
   ctx->info.index = -1;
   /* Where the device is one of ours, keep its position and selector. */

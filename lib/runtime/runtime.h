@@ -377,6 +377,9 @@ struct vncl_context {
    * (driver.c), so every enqueue, wait and event release for this context
    * goes through one process-wide lock (serial.h). */
   vncl_device_info info;
+  /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (0: not reported), for the tensor
+   * operations' choice of non-temporal stores (vncl__ops_nt_pays). */
+  uint64_t mem_cache_bytes;
   char kernel_dir[1024]; /* "" : embedded sources */
   char tuning_db[1024];
   vncl__bincache bincache;
