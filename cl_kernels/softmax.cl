@@ -436,6 +436,69 @@ typedef VNCL_LANEV(DTYPE, VW) lanev;
 #define LDO(p) VNCL_VLOAD(DTYPE, VW, 0, (p) + (N - VW))
 #define STO(p, x) VNCL_VSTORE(DTYPE, VW, (p) + (N - VW), 0, x)
 #endif
+/* BLOCK_OUT (set by the host): a work-item's IR rows are IR N contiguous
+ * elements that make whole vectors (IR N a multiple of VW) and start on
+ * one (the output's offset a multiple of VW), though the rows have a
+ * tail (N % VW != 0): pass 3 then runs over the block's vectors instead of
+ * each row's, a vector's lanes taking the maximum and sum (or log) of the
+ * row they fall in, and stores whole aligned vectors, non-temporally with
+ * BLOCK_OUT 2 (where a row's own vectors start unaligned and its tail
+ * overlaps them). The last work-item's block, when it holds repeats of
+ * the last row, takes the rows' own path. The host asks for it for rows
+ * of more than 4 vectors (softmax, whose pass 3 here computes exp(x - m)
+ * again instead of reading it from local memory) or 2 (log-softmax):
+ * rows of 100, four a work-item in vectors of 16, ran at 0.7-0.9x memcpy
+ * with the rows' ordinary stores, 1.0-1.5x so (Zen 5; docs/ops.md,
+ * thirty-first pass). */
+#ifndef BLOCK_OUT
+#define BLOCK_OUT 0
+#endif
+#if BLOCK_OUT
+typedef VNCL_LANEV(DTYPE, VW) blkv;
+#if DTYPE == 1
+typedef long blk_t;
+#else
+typedef int blk_t;
+#endif
+#define STB(p, v, x) STV(p, v, x)
+#if BLOCK_OUT == 2 && DTYPE != 2 && defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#undef STB
+#if DTYPE == 3
+#define STB(p, v, x)                                                 \
+  __builtin_nontemporal_store(CAT3(vncl_float, VW, _to_bf16)(x),      \
+                              (__global CAT(ushort, VW) *)(p) + (v))
+#else
+#define STB(p, v, x) __builtin_nontemporal_store((x), (__global accv *)(p) + (v))
+#endif
+#endif
+#endif
+/* Pass 3 over the block: EXPR of xv (the input vector), mm and bb (the
+ * m and B[r] of the row of each lane). Row by row: the vectors inside row
+ * r with its own, then the one it shares with row r + 1 (N > VW: a vector
+ * spans two rows at most) with each lane's. Every vector with a select of
+ * the row by lane took 9 more instructions and ran rows of 24 at 0.7-0.8x
+ * of the rows' own stores. */
+#define BLOCK_PASS3(EXPR, B)                                              \
+  _Pragma("unroll") for (int r = 0; r < IR; r++) {                        \
+    const IDX e1 = (IDX)(r + 1) * N, j1 = e1 / VW;                        \
+    {                                                                     \
+      const accv mm = (accv)m[r], bb = (accv)B[r];                        \
+      for (IDX j = ((IDX)r * N + VW - 1) / VW; j < j1; j++) {             \
+        const accv xv = LDV(p[0], j);                                     \
+        STB(q[0], j, EXPR);                                               \
+      }                                                                   \
+    }                                                                     \
+    if (r + 1 < IR && e1 % VW) {                                          \
+      const int rn = r + 1 < IR ? r + 1 : r;                              \
+      const blkv nxt = (blkv)VNCL_IOTA(VW) >= (blkv)((blk_t)(e1 % VW));   \
+      const accv mm = select((accv)m[r], (accv)m[rn], nxt);               \
+      const accv bb = select((accv)B[r], (accv)B[rn], nxt);               \
+      const accv xv = LDV(p[0], j1);                                      \
+      STB(q[0], j1, EXPR);                                                \
+    }                                                                     \
+  }
+#endif
 #if PREFETCH_NEXT
 #define PF_ITEMR(r, v) \
   if (pf[r]) __builtin_prefetch(p[r] + ahead + (IDX)(v) * VW, 0, 3)
@@ -564,6 +627,12 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
 #else
     FOR_R ls[r] = SM_LOG(s[r]);
 #endif
+#if BLOCK_OUT
+    if (row0 + IR <= rows) {
+      BLOCK_PASS3((xv - mm) - bb, ls);
+      return;
+    }
+#endif
 #if OV
     /* The last vector's x, loaded before the whole vectors are stored: in
      * place (out == x) their stores overwrite the lanes it repeats. */
@@ -584,6 +653,12 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
   } else {
     acc inv[IR];
     FOR_R inv[r] = (acc)1 / s[r];
+#if BLOCK_OUT
+    if (row0 + IR <= rows) {
+      BLOCK_PASS3(SM_EXPV(xv - mm) * bb, inv);
+      return;
+    }
+#endif
 #if ITEM_LOCAL
     for (IDX v = 0; v < nv; v++)
       FOR_R STV_OUT(q[r], v, IEV(r, v) * inv[r]);

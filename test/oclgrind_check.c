@@ -1080,7 +1080,8 @@ static void softmax_cases(void) {
    * 37 x 3 VW rows a work-item, transposed (softmax_rows_packed; the last
    * block 4 and 5 rows) */
   static const int64_t shapes[][2] = {{7, 300}, {3, 1000}, {4, 5}, {2, 5000},
-                                      {70, 48}, {67, 24}, {150, 16}, {37, 3}};
+                                      {70, 48}, {67, 24}, {150, 16}, {37, 3},
+                                      {69, 72}};
   FOR_DTYPES(t) {
     for (size_t c = 0; c < sizeof shapes / sizeof *shapes; c++)
       for (int lg = 0; lg < 2; lg++) {
@@ -1605,7 +1606,9 @@ static void test_softmax(void **st) {
    * the 16 KiB (half of 32 KiB) the host allows; 70 x 48 then gives the
    * one compute unit the groups that ITEM_ROWS 2 needs, 67 x 24 too, its
    * last work-item's second row repeating the last row; 7 x 300 goes a
-   * group a row with a tail of 12 over 8 work-items. */
+   * group a row with a tail of 12 over 8 work-items; 69 x 72 stores each
+   * work-item's two rows as 9 whole vectors (BLOCK_OUT 1), the last
+   * work-item's (one row and its repeat) as the rows' own. */
   static const int two[VNCL__OPS_MAX_PARAMS] = {8, 16, 1, 256, 0, 2, 4096};
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, two));
   sm_short_rows_only = 1;

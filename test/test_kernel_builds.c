@@ -3,8 +3,9 @@
  * The programs: those vncl really builds while it runs every kernel family
  * (GEMM direct, pack, packed and reference kernels in each storage type
  * and shape class, elementwise and broadcast, casts, transpose and permute,
- * reductions, softmax, random numbers, vncl's FFT kernels and layouts),
- * read from the context's program list, plus the GEMM kernels under every
+ * reductions, softmax, random numbers, vncl's FFT kernels and layouts;
+ * the tensor operations twice, the second time as calls large enough for
+ * non-temporal stores), read from the context's program list, plus the GEMM kernels under every
  * built-in parameter set (every vendor's row, not only this device's) in
  * f32 and f64.
  * Every build is a real one (the binary cache is off: a cache hit has no
@@ -23,6 +24,7 @@
 /* Internal headers on purpose: builds every kernel with every option set and
  * reads the build logs (program.c). */
 #include "gemm/gemm.h"
+#include "runtime/runtime.h"
 
 #define MAX_PROGS 1024
 
@@ -56,27 +58,9 @@ static void gemm_once(vncl_context *ctx, vncl_dtype ab, vncl_dtype c,
   vncl_tensor_destroy(cc);
 }
 
-/* Runs every kernel family once in each storage type it takes. */
-static void workload(vncl_context *ctx) {
-  vncl_device_info d;
-  vncl_context_device_info(ctx, &d);
-  vncl_dtype fl[4] = {VNCL_F32, VNCL_F16, VNCL_BF16, VNCL_F64};
-  int nfl = d.fp64 ? 4 : 3;
-  /* GEMM: direct (small), packed (above every switch), B strided, the
-   * narrow and flat classes, C in f32 for 16-bit inputs, k = 0. */
-  /* Large products only on CPUs: elsewhere the built-in sets below cover
-   * the packed kernels' options, and a simulator (Oclgrind) is slow. */
-  int64_t big = d.type == VNCL_DEVICE_CPU ? 400 : 48;
-  for (int i = 0; i < nfl; i++) {
-    gemm_once(ctx, fl[i], fl[i], VNCL_NO_TRANS, 33, 35, 37);
-    gemm_once(ctx, fl[i], fl[i], VNCL_NO_TRANS, big, big, big);
-    gemm_once(ctx, fl[i], fl[i], VNCL_TRANS, 61, 60, 59);
-    gemm_once(ctx, fl[i], fl[i], VNCL_NO_TRANS, 8 * big / 3, 64, big);
-    gemm_once(ctx, fl[i], fl[i], VNCL_NO_TRANS, 64, 8 * big / 3, big);
-    gemm_once(ctx, fl[i], fl[i], VNCL_NO_TRANS, 8, 9, 0);
-    if (fl[i] == VNCL_F16 || fl[i] == VNCL_BF16)
-      gemm_once(ctx, fl[i], VNCL_F32, VNCL_NO_TRANS, big, big, big);
-  }
+/* The tensor operations in every dtype (see workload). */
+static void ops_workload(vncl_context *ctx, const vncl_device_info *dp) {
+  const vncl_device_info d = *dp;
   vncl_dtype all[5] = {VNCL_F32, VNCL_F16, VNCL_BF16, VNCL_I32, VNCL_F64};
   int nall = d.fp64 ? 5 : 4;
   for (int i = 0; i < nall; i++) {
@@ -135,6 +119,20 @@ static void workload(vncl_context *ctx) {
       T_OK(ctx, vncl_axpby(ctx, 2.0, row, 0.5, y));
       T_OK(ctx, vncl_softmax(ctx, x, y));
       T_OK(ctx, vncl_log_softmax(ctx, x, y));
+      /* rows of 100 with enough of them for the CPU set's rows a
+       * work-item (ITEM_ROWS 4 with groups of 16: four groups a compute
+       * unit), whose work-items store their rows as whole vectors of the
+       * block (BLOCK_OUT, vectors of 16) */
+      {
+        const int64_t cu = d.compute_units ? (int64_t)d.compute_units : 1;
+        const int64_t rows = 4 * 16 * 4 * cu + 3;
+        vncl_tensor *bx = tensor(ctx, t, 2, rows, 100, 0);
+        vncl_tensor *by = tensor(ctx, t, 2, rows, 100, 0);
+        T_OK(ctx, vncl_softmax(ctx, bx, by));
+        T_OK(ctx, vncl_log_softmax(ctx, bx, by));
+        vncl_tensor_destroy(bx);
+        vncl_tensor_destroy(by);
+      }
       T_OK(ctx, vncl_random_uniform(ctx, y, 7, 0, 0, -1, 1));
       T_OK(ctx, vncl_random_normal(ctx, y, 7, 1, 0, 0, 1));
     }
@@ -142,6 +140,37 @@ static void workload(vncl_context *ctx) {
     for (size_t j = 0; j < sizeof ts / sizeof *ts; j++)
       vncl_tensor_destroy(ts[j]);
   }
+}
+
+/* Runs every kernel family once in each storage type it takes. */
+static void workload(vncl_context *ctx) {
+  vncl_device_info d;
+  vncl_context_device_info(ctx, &d);
+  vncl_dtype fl[4] = {VNCL_F32, VNCL_F16, VNCL_BF16, VNCL_F64};
+  int nfl = d.fp64 ? 4 : 3;
+  /* GEMM: direct (small), packed (above every switch), B strided, the
+   * narrow and flat classes, C in f32 for 16-bit inputs, k = 0. */
+  /* Large products only on CPUs: elsewhere the built-in sets below cover
+   * the packed kernels' options, and a simulator (Oclgrind) is slow. */
+  int64_t big = d.type == VNCL_DEVICE_CPU ? 400 : 48;
+  for (int i = 0; i < nfl; i++) {
+    gemm_once(ctx, fl[i], fl[i], VNCL_NO_TRANS, 33, 35, 37);
+    gemm_once(ctx, fl[i], fl[i], VNCL_NO_TRANS, big, big, big);
+    gemm_once(ctx, fl[i], fl[i], VNCL_TRANS, 61, 60, 59);
+    gemm_once(ctx, fl[i], fl[i], VNCL_NO_TRANS, 8 * big / 3, 64, big);
+    gemm_once(ctx, fl[i], fl[i], VNCL_NO_TRANS, 64, 8 * big / 3, big);
+    gemm_once(ctx, fl[i], fl[i], VNCL_NO_TRANS, 8, 9, 0);
+    if (fl[i] == VNCL_F16 || fl[i] == VNCL_BF16)
+      gemm_once(ctx, fl[i], VNCL_F32, VNCL_NO_TRANS, big, big, big);
+  }
+  ops_workload(ctx, &d);
+  /* Again as calls that move enough for non-temporal stores (NT_CACHE; a
+   * device that reports no cache takes them at every size), so that the
+   * programs with those stores build too. */
+  const uint64_t cache = ctx->mem_cache_bytes;
+  ctx->mem_cache_bytes = 0;
+  ops_workload(ctx, &d);
+  ctx->mem_cache_bytes = cache;
   /* vncl's FFT kernels: Stockham (2^a 3^b 5^c), Bluestein (a large prime),
    * real transforms and more than one dimension (the layout kernels). */
   for (int p = 0; p < (d.fp64 ? 2 : 1); p++) {

@@ -168,6 +168,9 @@ static void test_softmax_wide(void **st) {
  * than NT_MIN: all of them, or those below 512; so the packed rows'
  * blocks too) and with a tail (77 and
  * 20: the last vector overlapping the last whole one, every width; rows
+ * of 100, 1000 and (log-softmax, vectors of 8) 20 whose work-item's rows
+ * make whole vectors from an aligned start stored as that block's
+ * vectors, non-temporally or not (BLOCK_OUT 2, 1), in place too; rows
  * shorter than a vector keep the scalar tail; rows of 3, 5 and 8 as whole
  * vectors transposed, VW rows a work-item, 7 rows fewer than one such
  * block; rows of 2, 4, 12 and 13 so with vectors of 16), rows of 16 and fewer
@@ -185,6 +188,21 @@ static bool sm_item_built(int ir) {
     const char *at = strstr(opts[i], want);
     if (!strcmp(src[i], "softmax.cl") && at && (at[w] == ' ' || !at[w]) &&
         strstr(opts[i], "-DITEM_LOCAL="))
+      return true;
+  }
+  return false;
+}
+
+/* Whether a softmax_rows_item program with BLOCK_OUT b was built. */
+static bool sm_block_built(int b) {
+  const char *src[512], *opts[512];
+  cl_program progs[512];
+  char want[32];
+  int w = snprintf(want, sizeof want, "-DBLOCK_OUT=%d", b);
+  int n = vncl__programs_list(ctx, src, opts, progs, 512);
+  for (int i = 0; i < n && i < 512; i++) {
+    const char *at = strstr(opts[i], want);
+    if (!strcmp(src[i], "softmax.cl") && at && (at[w] == ' ' || !at[w]))
       return true;
   }
   return false;
@@ -219,7 +237,7 @@ static void test_softmax_rows_item(void **st) {
     const int64_t shapes[][2] = {{R, 77}, {R, 1024}, {R, 1000}, {3, 16},
                                  {5, 13}, {R, 1},    {R, 20},   {R, 3},
                                  {7, 5},  {R, 8},    {R, 12},   {R, 16},
-                                 {R, 4},  {R, 2}};
+                                 {R, 4},  {R, 2},    {R, 100}};
     for (int ti = 0; ti < 4; ti++) {
       vncl_dtype t = t_float_types[ti];
       for (size_t c = 0; c < sizeof shapes / sizeof *shapes; c++) {
@@ -227,7 +245,7 @@ static void test_softmax_rows_item(void **st) {
          * test_softmax covers: not R of them again. */
         if (shapes[c][1] > sets[k][3] && shapes[c][0] == R) continue;
         if (c >= 7 && k != 0 && k != 3 && !(k == 1 && shapes[c][1] == 4) &&
-            !(k == 5 && shapes[c][1] == 8))
+            !(k == 5 && (shapes[c][1] == 8 || shapes[c][1] == 100)))
           continue;
         size_t n = (size_t)(shapes[c][0] * shapes[c][1]);
         double *xv = t_rand_vals(t, n, -6, 6);
@@ -236,7 +254,8 @@ static void test_softmax_rows_item(void **st) {
          * the whole ones are stored, and the repeats of the last row
          * (R is odd) must read no output */
         for (int lg = 0; lg < 2; lg++) {
-          if (shapes[c][1] == 77) run_softmax_to(t, lg, 2, shapes[c], xv, true);
+          if (shapes[c][1] == 77 || shapes[c][1] == 100)
+            run_softmax_to(t, lg, 2, shapes[c], xv, true);
           run_softmax_to(t, lg, 2, shapes[c], xv, (c + lg) % 2);
         }
         free(xv);
@@ -244,8 +263,8 @@ static void test_softmax_rows_item(void **st) {
       /* -inf entries, a row all -inf, +inf, NaN, values whose exp would
        * overflow, every 8th row of R x 40 (and of R x 12 and R x 16,
        * packed with the vectors of 16 of set 0) */
-      static const int64_t lens[] = {40, 12, 16};
-      for (size_t li = 0; li < (k == 0 ? 3u : 1u); li++) {
+      static const int64_t lens[] = {40, 12, 16, 100};
+      for (size_t li = 0; li < (k == 0 ? 4u : 1u); li++) {
         const int64_t L = lens[li];
         int64_t sp[2] = {R, L};
         size_t n = (size_t)(R * L);
@@ -270,6 +289,11 @@ static void test_softmax_rows_item(void **st) {
      * work-item: the host kept the set's value. */
     assert_true(sm_item_built(sets[k][5]));
   }
+  /* rows of 100 (and of 1000, 20 in log mode with vectors of 8) as whole
+   * vectors of their work-item's block: non-temporal with sets 0 and 3,
+   * ordinary with set 5 (rows under its NT_MIN) */
+  assert_true(sm_block_built(2));
+  assert_true(sm_block_built(1));
   /* rows of a whole vector took the square transposition exactly where the
    * device's native f32 vectors are as wide */
   for (int vw = 4; vw <= 16; vw *= 2)

@@ -11,6 +11,9 @@
 
 #include "ops/ops.h"
 
+/* The shortest rows, in vectors, that take BLOCK_OUT (see launch). */
+enum { BLOCK_MIN_EXP = 4, BLOCK_MIN_LOG = 2 };
+
 /* One launch of softmax_rows (a group per row) or, item, of
  * softmax_rows_item (ITEM_ROWS rows per work-item); both take the same
  * arguments. The exp values stay in local memory when they fit half of
@@ -38,10 +41,25 @@ static vncl_status launch(vncl_context *ctx, int logmode, const vncl_tensor *x,
   /* NT_OUT: rows of whole vectors (or packed: a work-item's rows are
    * whole vectors), at least NT_MIN long, in a call that moves enough
    * (NT_CACHE) */
-  int nt = (packed || N % vw == 0) && oo % vw == 0 &&
-           N >= (size_t)p[SM_NT_MIN] &&
-           vncl__ops_nt_pays(ctx, p[SM_NT_CACHE],
-                             (double)x->bytes + (double)out->bytes);
+  bool nt_ok = N >= (size_t)p[SM_NT_MIN] &&
+               vncl__ops_nt_pays(ctx, p[SM_NT_CACHE],
+                                 (double)x->bytes + (double)out->bytes);
+  int nt = (packed || N % vw == 0) && oo % vw == 0 && nt_ok;
+  /* BLOCK_OUT (softmax_rows_item): rows with a tail whose work-item's
+   * ITEM_ROWS rows make whole vectors from an aligned start (rows of 100,
+   * four a work-item, in vectors of 16): pass 3 stores the block's whole
+   * vectors, non-temporally (2) where NT_OUT's other rules allow. The
+   * block's pass 3 computes exp(x - m) again where the rows' own keeps it
+   * in local memory, so softmax takes it from rows of 4 vectors on,
+   * log-softmax (no exp there) from 2: on the Zen 5, f32, rows of 72 and
+   * 100 1.3x faster (log-softmax 1.5-1.8x); rows of 40 log-softmax 1.15x
+   * faster, softmax 0.9x as fast; rows of 24 softmax 0.9x, log-softmax
+   * 1.0x (docs/ops.md, thirty-first pass). */
+  int block = 0;
+  if (item && !packed && ir > 1 && N % vw != 0 &&
+      N > (logmode ? BLOCK_MIN_LOG : BLOCK_MIN_EXP) * vw &&
+      (ir * N) % vw == 0 && oo % vw == 0)
+    block = nt_ok ? 2 : 1;
   /* ITEM_TAIL (softmax_rows_item): 0 rows of whole vectors, 2 a tail of
    * two or more as the row's last vector, 1 element by element (rows
    * shorter than a vector, tails of one) */
@@ -55,7 +73,8 @@ static vncl_status launch(vncl_context *ctx, int logmode, const vncl_tensor *x,
   if (packed)
     snprintf(extra + len, sizeof extra - (size_t)len, " -DPACK=%zu", N);
   else if (item)
-    snprintf(extra + len, sizeof extra - (size_t)len, " -DITEM_TAIL=%d", tail);
+    snprintf(extra + len, sizeof extra - (size_t)len,
+             " -DITEM_TAIL=%d -DBLOCK_OUT=%d", tail, block);
   vncl__ops_kernel k;
   vncl_status s = vncl__ops_kernel_get(
       ctx, VNCL__OPS_SOFTMAX, p, extra,
