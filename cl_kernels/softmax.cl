@@ -444,9 +444,11 @@ typedef VNCL_LANEV(DTYPE, VW) lanev;
  * row they fall in, and stores whole aligned vectors, non-temporally with
  * BLOCK_OUT 2 (where a row's own vectors start unaligned and its tail
  * overlaps them). The last work-item's block, when it holds repeats of
- * the last row, takes the rows' own path. The host asks for it for rows
- * of more than 4 vectors (softmax, whose pass 3 here computes exp(x - m)
- * again instead of reading it from local memory) or 2 (log-softmax):
+ * the last row, takes the rows' own path (the host keeps no local copy of
+ * e then, ITEM_LOCAL 0: e computed again there). The host asks for it for
+ * rows of more than 4 vectors (softmax, whose pass 3 here computes
+ * exp(x - m) again where the rows' own reads it from local memory) or 2
+ * (log-softmax):
  * rows of 100, four a work-item in vectors of 16, ran at 0.7-0.9x memcpy
  * with the rows' ordinary stores, 1.0-1.5x so (Zen 5; docs/ops.md,
  * thirty-first pass). */
