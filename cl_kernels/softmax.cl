@@ -111,20 +111,24 @@ typedef CAT(ACC, VSUF) accv;
 #define LANES(v, arr) CAT(vstore, VW)((v), 0, arr)
 #endif
 
-/* The final stores: non-temporal where asked for and the compiler has
- * them (not for f16, whose stores are conversions). */
-#define STV_OUT(p, v, x) STV(p, v, x)
-#if NT_OUT && VW > 1 && DTYPE != 2 && defined(__has_builtin)
+/* A non-temporal vector store where the compiler has them (STV_NT; not
+ * for f16, whose stores are conversions), for the final stores: STV_OUT
+ * under NT_OUT, STB (softmax_rows_item's blocks) under BLOCK_OUT 2. */
+#if VW > 1 && DTYPE != 2 && defined(__has_builtin)
 #if __has_builtin(__builtin_nontemporal_store)
-#undef STV_OUT
 #if DTYPE == 3
-#define STV_OUT(p, v, x)                                             \
+#define STV_NT(p, v, x)                                              \
   __builtin_nontemporal_store(CAT3(vncl_float, VW, _to_bf16)(x),      \
                               (__global CAT(ushort, VW) *)(p) + (v))
 #else
-#define STV_OUT(p, v, x) __builtin_nontemporal_store((x), (__global accv *)(p) + (v))
+#define STV_NT(p, v, x) __builtin_nontemporal_store((x), (__global accv *)(p) + (v))
 #endif
 #endif
+#endif
+#if NT_OUT && defined(STV_NT)
+#define STV_OUT(p, v, x) STV_NT(p, v, x)
+#else
+#define STV_OUT(p, v, x) STV(p, v, x)
 #endif
 
 /* CPU layout: while pass 3 writes this row, the work-items ask for their
@@ -462,18 +466,10 @@ typedef long blk_t;
 #else
 typedef int blk_t;
 #endif
-#define STB(p, v, x) STV(p, v, x)
-#if BLOCK_OUT == 2 && DTYPE != 2 && defined(__has_builtin)
-#if __has_builtin(__builtin_nontemporal_store)
-#undef STB
-#if DTYPE == 3
-#define STB(p, v, x)                                                 \
-  __builtin_nontemporal_store(CAT3(vncl_float, VW, _to_bf16)(x),      \
-                              (__global CAT(ushort, VW) *)(p) + (v))
+#if BLOCK_OUT == 2 && defined(STV_NT)
+#define STB(p, v, x) STV_NT(p, v, x)
 #else
-#define STB(p, v, x) __builtin_nontemporal_store((x), (__global accv *)(p) + (v))
-#endif
-#endif
+#define STB(p, v, x) STV(p, v, x)
 #endif
 /* Pass 3 over the block: EXPR of xv (the input vector), mm and bb (the
  * m and B[r] of the row of each lane). Row by row: the vectors inside row

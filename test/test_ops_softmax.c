@@ -177,12 +177,13 @@ static void test_softmax_wide(void **st) {
  * (taken whatever their count), e kept in local memory (the rows' vectors
  * interleaved) or computed again (ROW_ITEM 4096 leaves no room for f64's),
  * in place, special values. */
-/* Whether a softmax_rows_item program with ITEM_ROWS ir was built. */
-static bool sm_item_built(int ir) {
+/* Whether a softmax_rows_item program (-DITEM_LOCAL=...) was built with
+ * -D<name>=<value>. */
+static bool sm_item_built_with(const char *name, int value) {
   const char *src[512], *opts[512];
   cl_program progs[512];
-  char want[32];
-  int w = snprintf(want, sizeof want, "-DITEM_ROWS=%d", ir);
+  char want[48];
+  int w = snprintf(want, sizeof want, "-D%s=%d", name, value);
   int n = vncl__programs_list(ctx, src, opts, progs, 512);
   for (int i = 0; i < n && i < 512; i++) {
     const char *at = strstr(opts[i], want);
@@ -193,19 +194,14 @@ static bool sm_item_built(int ir) {
   return false;
 }
 
+/* Whether a softmax_rows_item program with ITEM_ROWS ir was built. */
+static bool sm_item_built(int ir) {
+  return sm_item_built_with("ITEM_ROWS", ir);
+}
+
 /* Whether a softmax_rows_item program with BLOCK_OUT b was built. */
 static bool sm_block_built(int b) {
-  const char *src[512], *opts[512];
-  cl_program progs[512];
-  char want[32];
-  int w = snprintf(want, sizeof want, "-DBLOCK_OUT=%d", b);
-  int n = vncl__programs_list(ctx, src, opts, progs, 512);
-  for (int i = 0; i < n && i < 512; i++) {
-    const char *at = strstr(opts[i], want);
-    if (!strcmp(src[i], "softmax.cl") && at && (at[w] == ' ' || !at[w]))
-      return true;
-  }
-  return false;
+  return sm_item_built_with("BLOCK_OUT", b);
 }
 
 /* Whether softmax over rows of exactly VW elements was built as one square
