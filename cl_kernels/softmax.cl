@@ -412,7 +412,6 @@ softmax_rows(const IDX N, const IDX rows, const int logmode,
  * rows a work-item ran at 0.8x of 4 that way). The tail (under VW
  * elements) takes the slot of vector nv. */
 #define IEV(r, v) ebase[(v) * IR + (r)]
-#define IET(r, i) ((__local acc *)&IEV(r, nv))[(i) - tail]
 /* The rows' tails (N % VW elements past the last whole vector), set by the
  * host from N, so that a program holds the code of its own case only (the
  * three cases in one program ran rows of 16 at 0.86x of this): 0 none
@@ -448,16 +447,41 @@ typedef VNCL_LANEV(DTYPE, VW) lanev;
  * row they fall in, and stores whole aligned vectors, non-temporally with
  * BLOCK_OUT 2 (where a row's own vectors start unaligned and its tail
  * overlaps them). The last work-item's block, when it holds repeats of
- * the last row, takes the rows' own path (the host keeps no local copy of
- * e then, ITEM_LOCAL 0: e computed again there). The host asks for it for
- * rows of more than 4 vectors (softmax, whose pass 3 here computes
- * exp(x - m) again where the rows' own reads it from local memory) or 2
- * (log-softmax):
- * rows of 100, four a work-item in vectors of 16, ran at 0.7-0.9x memcpy
- * with the rows' ordinary stores, 1.0-1.5x so (Zen 5; docs/ops.md,
- * thirty-first pass). */
+ * the last row, takes the rows' own path. Softmax keeps e for it in
+ * local memory as the block lays it out (BLOCK_E: row r's element i at
+ * r N + i, the rows' own vectors stored there unaligned, the block's
+ * vectors read back aligned), or, where the host finds no room for that
+ * (ITEM_LOCAL 0), computes exp(x - m) again in pass 3. Log-softmax reads
+ * no e in pass 3. The host asks for it for rows of more than a vector
+ * (softmax with the copy of e, log-softmax from 2 vectors) or 4 vectors
+ * (softmax computing e again): rows of 100, four a work-item in vectors
+ * of 16, ran at 0.7-0.9x memcpy with the rows' ordinary stores, 1.0-1.5x
+ * so (Zen 5; docs/ops.md, thirty-first pass); with e read back from local
+ * memory in the block's layout, softmax over rows of 24 and 40 1.1-1.3x
+ * faster again (Zen 4; thirty-second pass). */
 #ifndef BLOCK_OUT
 #define BLOCK_OUT 0
+#endif
+#if BLOCK_OUT && ITEM_LOCAL
+#define BLOCK_E 1
+#else
+#define BLOCK_E 0
+#endif
+/* Row r's local copy of e: vector v (ESTV, ELDV), the last vector that
+ * overlaps the whole ones (ESTO, ELDO), element i of the tail (IET). */
+#if BLOCK_E
+#define EB(r, i) (((__local acc *)ebase)[(IDX)(r) * N + (i)])
+#define ESTV(r, v, e) CAT(vstore, VW)((e), 0, &EB(r, (IDX)(v) * VW))
+#define ELDV(r, v) CAT(vload, VW)(0, &EB(r, (IDX)(v) * VW))
+#define ESTO(r, e) CAT(vstore, VW)((e), 0, &EB(r, N - VW))
+#define ELDO(r) CAT(vload, VW)(0, &EB(r, N - VW))
+#define IET(r, i) EB(r, i)
+#else
+#define ESTV(r, v, e) (IEV(r, v) = (e))
+#define ELDV(r, v) IEV(r, v)
+#define ESTO(r, e) (IEV(r, nv) = (e))
+#define ELDO(r) IEV(r, nv)
+#define IET(r, i) ((__local acc *)&IEV(r, nv))[(i) - tail]
 #endif
 #if BLOCK_OUT
 typedef VNCL_LANEV(DTYPE, VW) blkv;
@@ -471,19 +495,20 @@ typedef int blk_t;
 #else
 #define STB(p, v, x) STV(p, v, x)
 #endif
-/* Pass 3 over the block: EXPR of xv (the input vector), mm and bb (the
- * m and B[r] of the row of each lane). Row by row: the vectors inside row
+/* Pass 3 over the block: EXPR of xv (the block's vector j, LOAD(j)), mm
+ * and bb (the m and B[r] of the row of each lane). Row by row: the vectors inside row
  * r with its own, then the one it shares with row r + 1 (N > VW: a vector
  * spans two rows at most) with each lane's. Every vector with a select of
  * the row by lane took 9 more instructions and ran rows of 24 at 0.7-0.8x
  * of the rows' own stores. */
-#define BLOCK_PASS3(EXPR, B)                                              \
+#define BLOCK_PASS3(LOAD, EXPR, B)                                        \
   _Pragma("unroll") for (int r = 0; r < IR; r++) {                        \
     const IDX e1 = (IDX)(r + 1) * N, j1 = e1 / VW;                        \
     {                                                                     \
       const accv mm = (accv)m[r], bb = (accv)B[r];                        \
+      (void)mm;                                                           \
       for (IDX j = ((IDX)r * N + VW - 1) / VW; j < j1; j++) {             \
-        const accv xv = LDV(p[0], j);                                     \
+        const accv xv = LOAD(j);                                          \
         STB(q[0], j, EXPR);                                               \
       }                                                                   \
     }                                                                     \
@@ -492,10 +517,14 @@ typedef int blk_t;
       const blkv nxt = (blkv)VNCL_IOTA(VW) >= (blkv)((blk_t)(e1 % VW));   \
       const accv mm = select((accv)m[r], (accv)m[rn], nxt);               \
       const accv bb = select((accv)B[r], (accv)B[rn], nxt);               \
-      const accv xv = LDV(p[0], j1);                                      \
+      const accv xv = LOAD(j1);                                           \
+      (void)mm;                                                           \
       STB(q[0], j1, EXPR);                                                \
     }                                                                     \
   }
+/* The block's vector j of the input, and (BLOCK_E) of the copy of e. */
+#define BLK_X(j) LDV(p[0], j)
+#define BLK_E(j) (((__local accv *)ebase)[j])
 #endif
 #if PREFETCH_NEXT
 #define PF_ITEMR(r, v) \
@@ -573,14 +602,14 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
       FOR_R {
         PF_ITEMR(r, v);
         const accv e = SM_EXPV(LDV(p[r], v) - m[r]);
-        IEV(r, v) = e;
+        ESTV(r, v, e);
         sv[r] += e;
       }
 #if OV
     /* the last vector's e in slot nv (which the scalar tail has else) */
     FOR_R {
       const accv e = SM_EXPV(LDO(p[r]) - m[r]);
-      IEV(r, nv) = e;
+      ESTO(r, e);
       sv[r] += select((accv)0, e, fresh);
     }
 #endif
@@ -627,7 +656,7 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
 #endif
 #if BLOCK_OUT
     if (row0 + IR <= rows) {
-      BLOCK_PASS3((xv - mm) - bb, ls);
+      BLOCK_PASS3(BLK_X, (xv - mm) - bb, ls);
       return;
     }
 #endif
@@ -653,15 +682,19 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
     FOR_R inv[r] = (acc)1 / s[r];
 #if BLOCK_OUT
     if (row0 + IR <= rows) {
-      BLOCK_PASS3(SM_EXPV(xv - mm) * bb, inv);
+#if BLOCK_E
+      BLOCK_PASS3(BLK_E, xv * bb, inv);
+#else
+      BLOCK_PASS3(BLK_X, SM_EXPV(xv - mm) * bb, inv);
+#endif
       return;
     }
 #endif
 #if ITEM_LOCAL
     for (IDX v = 0; v < nv; v++)
-      FOR_R STV_OUT(q[r], v, IEV(r, v) * inv[r]);
+      FOR_R STV_OUT(q[r], v, ELDV(r, v) * inv[r]);
 #if OV
-    FOR_R STO(q[r], IEV(r, nv) * inv[r]);
+    FOR_R STO(q[r], ELDO(r) * inv[r]);
 #endif
     FOR_R
       for (IDX i = ts; i < N; i++)

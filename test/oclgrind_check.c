@@ -1607,8 +1607,12 @@ static void test_softmax(void **st) {
    * one compute unit the groups that ITEM_ROWS 2 needs, 67 x 24 too, its
    * last work-item's second row repeating the last row; 7 x 300 goes a
    * group a row with a tail of 12 over 8 work-items; 69 x 72 stores each
-   * work-item's two rows as 9 whole vectors (BLOCK_OUT 1), the last
-   * work-item's (one row and its repeat) as the rows' own. */
+   * work-item's two rows as 9 whole vectors (BLOCK_OUT 1), 67 x 24 as 3,
+   * the last work-item's (one row and its repeat) as the rows' own;
+   * softmax reads e back from its local copy in the block's layout
+   * (unaligned vector stores of the rows' own vectors, aligned loads of
+   * the block's) for 16-bit storage and f32, computes it again for f64,
+   * whose copy does not fit. */
   static const int two[VNCL__OPS_MAX_PARAMS] = {8, 16, 1, 256, 0, 2, 4096};
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, two));
   sm_short_rows_only = 1;

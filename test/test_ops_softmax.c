@@ -170,7 +170,9 @@ static void test_softmax_wide(void **st) {
  * 20: the last vector overlapping the last whole one, every width; rows
  * of 100, 1000 and (log-softmax, vectors of 8) 20 whose work-item's rows
  * make whole vectors from an aligned start stored as that block's
- * vectors, non-temporally or not (BLOCK_OUT 2, 1), in place too; rows
+ * vectors, non-temporally or not (BLOCK_OUT 2, 1), in place too,
+ * softmax's e read back from local memory in the block's layout or (the
+ * last set, f64) computed again; rows
  * shorter than a vector keep the scalar tail; rows of 3, 5 and 8 as whole
  * vectors transposed, VW rows a work-item, 7 rows fewer than one such
  * block; rows of 2, 4, 12 and 13 so with vectors of 16), rows of 16 and fewer
@@ -204,6 +206,23 @@ static bool sm_block_built(int b) {
   return sm_item_built_with("BLOCK_OUT", b);
 }
 
+/* Whether a softmax_rows_item program with blocks (BLOCK_OUT 1 or 2) and a
+ * local copy of e (ITEM_LOCAL not 0: the kernel's BLOCK_E, e kept in the
+ * block's layout) was built. */
+static bool sm_block_e_built(void) {
+  const char *src[512], *opts[512];
+  cl_program progs[512];
+  int n = vncl__programs_list(ctx, src, opts, progs, 512);
+  for (int i = 0; i < n && i < 512; i++) {
+    const char *b = strstr(opts[i], "-DBLOCK_OUT=");
+    const char *l = strstr(opts[i], "-DITEM_LOCAL=");
+    if (!strcmp(src[i], "softmax.cl") && b && l &&
+        b[strlen("-DBLOCK_OUT=")] != '0' && l[strlen("-DITEM_LOCAL=")] != '0')
+      return true;
+  }
+  return false;
+}
+
 /* Whether softmax over rows of exactly VW elements was built as one square
  * transposition (softmax_rows_packed with PACK = VW), f32. */
 static bool sm_square_built(int vw) {
@@ -213,11 +232,16 @@ static bool sm_square_built(int vw) {
 static void test_softmax_rows_item(void **st) {
   (void)st;
   const size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1;
-  /* WG, VW, ITEM_CONTIG, ROW_ITEM, PREFETCH, ITEM_ROWS, NT_MIN */
+  /* WG, VW, ITEM_CONTIG, ROW_ITEM, PREFETCH, ITEM_ROWS, NT_MIN; the last
+   * set for rows of 20 and 100 only, f32 and f64: its copy of f64's e (a
+   * megabyte for the group) does not fit half of a device's local memory
+   * of up to 2 MiB, so softmax's blocks compute exp(x - m) again there */
   static const int sets[][VNCL__OPS_MAX_PARAMS] = {
       {16, 16, 1, 1024, 2, 4, 0},  {16, 4, 1, 4096, 0, 2, 65536},
       {32, 2, 1, 256, 1, 1, 0},    {16, 8, 1, 256, 0, 8, 0},
-      {16, 1, 1, 256, 0, 1, 0},    {16, 16, 1, 1024, 2, 4, 512}};
+      {16, 1, 1, 256, 0, 1, 0},    {16, 16, 1, 1024, 2, 4, 512},
+      {16, 16, 1, 2048, 2, 4, 0}};
+  const size_t last = sizeof sets / sizeof *sets - 1;
   for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, sets[k]));
     const int64_t R =
@@ -234,13 +258,15 @@ static void test_softmax_rows_item(void **st) {
                                  {5, 13}, {R, 1},    {R, 20},   {R, 3},
                                  {7, 5},  {R, 8},    {R, 12},   {R, 16},
                                  {R, 4},  {R, 2},    {R, 100}};
-    for (int ti = 0; ti < 4; ti++) {
+    for (int ti = 0; ti < (k == last ? 2 : 4); ti++) {
       vncl_dtype t = t_float_types[ti];
       for (size_t c = 0; c < sizeof shapes / sizeof *shapes; c++) {
+        if (k == last && shapes[c][1] != 20 && shapes[c][1] != 100) continue;
         /* Rows too long for this ROW_ITEM go a group per row, which
          * test_softmax covers: not R of them again. */
         if (shapes[c][1] > sets[k][3] && shapes[c][0] == R) continue;
-        if (c >= 7 && k != 0 && k != 3 && !(k == 1 && shapes[c][1] == 4) &&
+        if (c >= 7 && k != 0 && k != 3 && k != last &&
+            !(k == 1 && shapes[c][1] == 4) &&
             !(k == 5 && (shapes[c][1] == 8 || shapes[c][1] == 100)))
           continue;
         size_t n = (size_t)(shapes[c][0] * shapes[c][1]);
@@ -260,7 +286,7 @@ static void test_softmax_rows_item(void **st) {
        * overflow, every 8th row of R x 40 (and of R x 12 and R x 16,
        * packed with the vectors of 16 of set 0) */
       static const int64_t lens[] = {40, 12, 16, 100};
-      for (size_t li = 0; li < (k == 0 ? 4u : 1u); li++) {
+      for (size_t li = 0; li < (k == 0 ? 4u : k == last ? 0u : 1u); li++) {
         const int64_t L = lens[li];
         int64_t sp[2] = {R, L};
         size_t n = (size_t)(R * L);
@@ -290,6 +316,10 @@ static void test_softmax_rows_item(void **st) {
    * ordinary with set 5 (rows under its NT_MIN) */
   assert_true(sm_block_built(2));
   assert_true(sm_block_built(1));
+  /* softmax's blocks kept e in local memory where set 0's copy (f32: 16
+   * work-items, 4 rows of 1024) fits half of it */
+  if ((size_t)16 * 4 * 1024 * 4 <= ctx->info.local_mem_bytes / 2)
+    assert_true(sm_block_e_built());
   /* rows of a whole vector took the square transposition exactly where the
    * device's native f32 vectors are as wide */
   for (int vw = 4; vw <= 16; vw *= 2)

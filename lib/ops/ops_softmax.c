@@ -11,8 +11,10 @@
 
 #include "ops/ops.h"
 
-/* The shortest rows, in vectors, that take BLOCK_OUT (see launch). */
-enum { BLOCK_MIN_EXP = 4, BLOCK_MIN_LOG = 2 };
+/* The shortest rows, in vectors, that take BLOCK_OUT (see launch):
+ * softmax with its copy of e in local memory, without it (exp computed
+ * again), log-softmax. */
+enum { BLOCK_MIN_KEEP = 1, BLOCK_MIN_EXP = 4, BLOCK_MIN_LOG = 2 };
 
 /* One launch of softmax_rows (a group per row) or, item, of
  * softmax_rows_item (ITEM_ROWS rows per work-item); both take the same
@@ -48,22 +50,28 @@ static vncl_status launch(vncl_context *ctx, int logmode, const vncl_tensor *x,
   /* BLOCK_OUT (softmax_rows_item): rows with a tail whose work-item's
    * ITEM_ROWS rows make whole vectors from an aligned start (rows of 100,
    * four a work-item, in vectors of 16): pass 3 stores the block's whole
-   * vectors, non-temporally (2) where NT_OUT's other rules allow. The
-   * block's pass 3 computes exp(x - m) again where the rows' own keeps it
-   * in local memory, so softmax takes it from rows of 4 vectors on,
-   * log-softmax (no exp there) from 2: on the Zen 5, f32, rows of 72 and
-   * 100 1.3x faster (log-softmax 1.5-1.8x); rows of 40 log-softmax 1.15x
-   * faster, softmax 0.9x as fast; rows of 24 softmax 0.9x, log-softmax
-   * 1.0x (docs/ops.md, thirty-first pass). */
+   * vectors, non-temporally (2) where NT_OUT's other rules allow.
+   * Softmax's pass 3 there reads e from its local copy, laid out as the
+   * block (the kernel's BLOCK_E), which pays from rows of more than a
+   * vector: on a Zen 4, f32, medians of alternated processes, rows of 24
+   * 1.1x as fast as the rows' own path (1.3x as AVX2 code), of 20 1.1x
+   * (1.3x), of 40 1.3x, of 100 1.2x (1.3x) (docs/ops.md, thirty-second
+   * pass). Without room for the copy it computes exp(x - m) again, which
+   * pays from 4 vectors on;
+   * log-softmax (no exp in pass 3) from 2: on the Zen 5, f32, rows of 72
+   * and 100 1.3x faster (log-softmax 1.5-1.8x); rows of 40 log-softmax
+   * 1.15x faster, softmax without the copy 0.9x as fast; rows of 24
+   * log-softmax 1.0x (docs/ops.md, thirty-first pass). */
+  size_t bmin = logmode ? BLOCK_MIN_LOG
+                 : local ? BLOCK_MIN_KEEP
+                         : BLOCK_MIN_EXP;
   int block = 0;
-  if (item && !packed && ir > 1 && N % vw != 0 &&
-      N > (logmode ? BLOCK_MIN_LOG : BLOCK_MIN_EXP) * vw &&
+  if (item && !packed && ir > 1 && N % vw != 0 && N > bmin * vw &&
       (ir * N) % vw == 0 && oo % vw == 0)
     block = nt_ok ? 2 : 1;
-  /* The block's pass 3 reads no local copy of e: none is made (pass 2's
-   * stores of it cost rows of 100 1.1x; the last work-item's rows, when it
-   * repeats the last, compute e again). */
-  if (block) local = 0;
+  /* Log-softmax's block keeps no copy of e: nothing reads it (the copy's
+   * stores cost rows of 100 1.1x). */
+  if (block && logmode) local = 0;
   /* ITEM_TAIL (softmax_rows_item): 0 rows of whole vectors, 2 a tail of
    * two or more as the row's last vector, 1 element by element (rows
    * shorter than a vector, tails of one) */
