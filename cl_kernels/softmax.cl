@@ -496,9 +496,9 @@ typedef int blk_t;
 #define STB(p, v, x) STV(p, v, x)
 #endif
 /* Pass 3 over the block: EXPR of xv (the block's vector j, LOAD(j)), mm
- * and bb (the m and B[r] of the row of each lane). Row by row: the vectors inside row
- * r with its own, then the one it shares with row r + 1 (N > VW: a vector
- * spans two rows at most) with each lane's. Every vector with a select of
+ * and bb (the m and B[r] of the row of each lane). Row by row: the
+ * vectors inside row r with its own, then the one it shares with row
+ * r + 1 (N > VW: a vector spans two rows at most) with each lane's. Every vector with a select of
  * the row by lane took 9 more instructions and ran rows of 24 at 0.7-0.8x
  * of the rows' own stores. */
 #define BLOCK_PASS3(LOAD, EXPR, B)                                        \
