@@ -180,8 +180,9 @@ static void test_softmax_wide(void **st) {
  * interleaved) or computed again (ROW_ITEM 4096 leaves no room for f64's),
  * in place, special values. */
 /* Whether a softmax_rows_item program (-DITEM_LOCAL=...) was built with
- * -D<name>=<value>. */
-static bool sm_item_built_with(const char *name, int value) {
+ * -D<name>=<value>, and, with keep_e, a local copy of e (ITEM_LOCAL not
+ * 0). */
+static bool sm_item_built_with(const char *name, int value, bool keep_e) {
   const char *src[512], *opts[512];
   cl_program progs[512];
   char want[48];
@@ -189,8 +190,9 @@ static bool sm_item_built_with(const char *name, int value) {
   int n = vncl__programs_list(ctx, src, opts, progs, 512);
   for (int i = 0; i < n && i < 512; i++) {
     const char *at = strstr(opts[i], want);
+    const char *loc = strstr(opts[i], "-DITEM_LOCAL=");
     if (!strcmp(src[i], "softmax.cl") && at && (at[w] == ' ' || !at[w]) &&
-        strstr(opts[i], "-DITEM_LOCAL="))
+        loc && (!keep_e || loc[strlen("-DITEM_LOCAL=")] != '0'))
       return true;
   }
   return false;
@@ -198,29 +200,20 @@ static bool sm_item_built_with(const char *name, int value) {
 
 /* Whether a softmax_rows_item program with ITEM_ROWS ir was built. */
 static bool sm_item_built(int ir) {
-  return sm_item_built_with("ITEM_ROWS", ir);
+  return sm_item_built_with("ITEM_ROWS", ir, false);
 }
 
 /* Whether a softmax_rows_item program with BLOCK_OUT b was built. */
 static bool sm_block_built(int b) {
-  return sm_item_built_with("BLOCK_OUT", b);
+  return sm_item_built_with("BLOCK_OUT", b, false);
 }
 
 /* Whether a softmax_rows_item program with blocks (BLOCK_OUT 1 or 2) and a
- * local copy of e (ITEM_LOCAL not 0: the kernel's BLOCK_E, e kept in the
- * block's layout) was built. */
+ * local copy of e (the kernel's BLOCK_E, e kept in the block's layout) was
+ * built. */
 static bool sm_block_e_built(void) {
-  const char *src[512], *opts[512];
-  cl_program progs[512];
-  int n = vncl__programs_list(ctx, src, opts, progs, 512);
-  for (int i = 0; i < n && i < 512; i++) {
-    const char *b = strstr(opts[i], "-DBLOCK_OUT=");
-    const char *l = strstr(opts[i], "-DITEM_LOCAL=");
-    if (!strcmp(src[i], "softmax.cl") && b && l &&
-        b[strlen("-DBLOCK_OUT=")] != '0' && l[strlen("-DITEM_LOCAL=")] != '0')
-      return true;
-  }
-  return false;
+  return sm_item_built_with("BLOCK_OUT", 1, true) ||
+         sm_item_built_with("BLOCK_OUT", 2, true);
 }
 
 /* Whether softmax over rows of exactly VW elements was built as one square

@@ -57,11 +57,10 @@ static vncl_status launch(vncl_context *ctx, int logmode, const vncl_tensor *x,
    * 1.1x as fast as the rows' own path (1.3x as AVX2 code), of 20 1.1x
    * (1.3x), of 40 1.3x, of 100 1.2x (1.3x) (docs/ops.md, thirty-second
    * pass). Without room for the copy it computes exp(x - m) again, which
-   * pays from 4 vectors on;
-   * log-softmax (no exp in pass 3) from 2: on the Zen 5, f32, rows of 72
-   * and 100 1.3x faster (log-softmax 1.5-1.8x); rows of 40 log-softmax
-   * 1.15x faster, softmax without the copy 0.9x as fast; rows of 24
-   * log-softmax 1.0x (docs/ops.md, thirty-first pass). */
+   * pays from 4 vectors on; log-softmax (no exp in pass 3) from 2: on the
+   * Zen 5, f32, rows of 72 and 100 1.3x faster (log-softmax 1.5-1.8x);
+   * rows of 40 log-softmax 1.15x faster, softmax without the copy 0.9x as
+   * fast; rows of 24 log-softmax 1.0x (docs/ops.md, thirty-first pass). */
   size_t bmin = logmode ? BLOCK_MIN_LOG
                  : local ? BLOCK_MIN_KEEP
                          : BLOCK_MIN_EXP;
