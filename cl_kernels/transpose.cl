@@ -198,7 +198,21 @@ typedef ulong16 T16;
 #else
 typedef uint16 T16;
 #endif
+/* Elements of a per block (BLOCK_A, 16 or 8; for 4- and 8-byte elements,
+ * the others always 16). 8: the 16 rows of r are loaded 8 elements each
+ * (vectors of 8 lanes), transposed as two 8 x 8 squares (three rounds of
+ * zips) and stored as 8 output rows of 16, each joined from the two
+ * squares' vector J (VOUT): half the registers of the 16 x 16 block,
+ * which CPUs with 8-lane vectors (AVX2) cannot hold (docs/ops.md,
+ * thirty-third pass). The 2-byte blocks ran slower at 8 there. */
+#ifndef BLOCK_A
+#define BLOCK_A 16
+#endif
+#if BLOCK_A == 8 && (ELEM == 4 || ELEM == 8)
+#define VB 8
+#else
 #define VB 16
+#endif
 #if ELEM == 2
 typedef uint16 BT;
 #define VBR 32
@@ -206,9 +220,33 @@ typedef uint16 BT;
 typedef T16 BT;
 #define VBR 16
 #endif
+#define EACH8(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7)
 #define EACH16(M)                                                          \
   M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) M(10) M(11) M(12) M(13) \
   M(14) M(15)
+#if VB == 8
+/* a block row's vector (BV), its load, and output row J as one BT */
+#if ELEM == 8
+typedef ulong8 BV;
+#else
+typedef uint8 BV;
+#endif
+#define VLN(p) vload8(0, p)
+#define VOUT(J) ((BT)(v[J], v[(J) + 8]))
+/* The 16 x 8 block (4- and 8-byte elements): 16 row vectors v[J] of 8 lanes loaded by LD(J), rows
+ * 0-7 and 8-15 transposed in place as two squares (VNCL_SQUARE,
+ * vncl_prelude.cl: three rounds of zips), output row J stored by ST(J)
+ * from VOUT(J). */
+#define BLOCK16(LD, ST)                                                    \
+  BV v[16], w[8];                                                          \
+  EACH16(LD)                                                               \
+  VNCL_SQUARE(8, v, w);                                                    \
+  VNCL_SQUARE(8, (v + 8), w);                                              \
+  EACH8(ST)
+#else
+typedef BT BV;
+#define VLN(p) vload16(0, p)
+#define VOUT(J) (v[J])
 /* One 16 x 16 block: 16 row vectors v[J] loaded by LD(J), transposed in
  * place (VNCL_SQUARE, vncl_prelude.cl: four rounds of zips), stored by
  * ST(J). */
@@ -217,6 +255,7 @@ typedef T16 BT;
   EACH16(LD)                                                               \
   VNCL_SQUARE(16, v, w);                                                   \
   EACH16(ST)
+#endif
 #if ELEM == 2
 /* Vector J holds rows 2J (low halves) and 2J+1 (high halves) of r. */
 #define VLD(J)                                                             \
@@ -262,7 +301,7 @@ inline void st_part(__global ushort *p, const uint16 x, const int er,
 }
 #define VSTP(J) st_part(dst + (IDX)(J) * out_sa, v[J], er, u32, nt);
 #else
-#define VLD(J) v[J] = vload16(0, src + (IDX)(J) * in_sr);
+#define VLD(J) v[J] = VLN(src + (IDX)(J) * in_sr);
 #endif
 /* Virtual rows (permute_blocks with nr0): the next row's start. */
 #define VSTEP                                                              \
@@ -283,7 +322,7 @@ inline void st_part(__global ushort *p, const uint16 x, const int er,
     VSTEP                                                                  \
   }
 #else
-#define VLDV(J) v[J] = vload16(0, vp); VSTEP
+#define VLDV(J) v[J] = VLN(vp); VSTEP
 #endif
 #if defined(ST_NT_VEC)
 #elif defined(__has_builtin)
@@ -313,8 +352,11 @@ inline void st_part(__global ushort *p, const uint16 x, const int er,
   }
 #else
 #define VST(J)                                                             \
-  if (nt) ST_NT_VEC(dst + (IDX)(J) * out_sa, v[J]);                        \
-  else vstore16(v[J], 0, dst + (IDX)(J) * out_sa);
+  {                                                                        \
+    const BT o_ = VOUT(J);                                                 \
+    if (nt) ST_NT_VEC(dst + (IDX)(J) * out_sa, o_);                        \
+    else vstore16(o_, 0, dst + (IDX)(J) * out_sa);                         \
+  }
 #endif
 
 /* nt: every output row of a block starts on a 16-element boundary (the

@@ -127,11 +127,13 @@ static void test_permute_random(void **st) {
 /* Other tile shapes, through the parameter space. */
 static void test_tile_params(void **st) {
   (void)st;
+  /* TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT, BLOCK_A */
   static const int sets[][VNCL__OPS_MAX_PARAMS] = {
-      {8, 1}, {16, 4}, {64, 16}, {32, 16},
+      {8, 1, 0, 0, 0, 16}, {16, 4, 0, 0, 0, 16}, {64, 16, 0, 0, 0, 16},
+      {32, 16, 0, 0, 0, 16},
       /* whole tile rows per work-item (the CPU shape), whole and edge
        * tiles, with and without non-temporal stores (NT_STORE) */
-      {16, 1, 1, 1}, {32, 1, 1, 0}, {8, 1, 1, 1}};
+      {16, 1, 1, 1, 0, 16}, {32, 1, 1, 0, 0, 16}, {8, 1, 1, 1, 0, 16}};
   int64_t s2[2] = {131, 67}, s3[3] = {3, 70, 45};
   int p2[2] = {1, 0}, p3[3] = {2, 1, 0};
   for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
@@ -142,16 +144,18 @@ static void test_tile_params(void **st) {
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, NULL));
 }
 
-/* 16 x 16 register blocks per work-item (ROW_ITEMS 2): whole blocks with
- * aligned output rows (non-temporal vector stores, NT_STORE 1 in all sets
- * but one), whole blocks with
- * unaligned rows, edge blocks on either axis, a batch, 3-D and 4-D tiled
- * permutations, a short r axis folded with the batch, every element size,
- * several group shapes. */
+/* 16 x 16 register blocks per work-item (ROW_ITEMS 2), and 8 x 16 blocks
+ * of 4- and 8-byte elements (BLOCK_A 8, the second and third sets; other
+ * sizes keep 16 there): whole blocks with aligned output rows
+ * (non-temporal vector stores, NT_STORE 1 in all sets but one), whole
+ * blocks with unaligned rows, edge blocks on either axis, a batch, 3-D and
+ * 4-D tiled permutations, a short r axis folded with the batch, every
+ * element size, several group shapes. */
 static void test_register_blocks(void **st) {
   (void)st;
   static const int sets[][VNCL__OPS_MAX_PARAMS] = {
-      {64, 1, 2, 1}, {16, 4, 2, 1}, {8, 1, 2, 0}, {8, 16, 2, 1}};
+      {64, 1, 2, 1, 0, 16}, {16, 4, 2, 1, 0, 8}, {8, 1, 2, 0, 0, 8},
+      {8, 16, 2, 1, 0, 16}};
   static const int64_t s2[][2] = {{64, 48},  {48, 80}, {131, 67},
                                   {33, 160}, {16, 17}, {5, 300}};
   int p2[2] = {1, 0}, p3[3] = {2, 1, 0}, p4[4] = {0, 3, 2, 1};
@@ -190,7 +194,7 @@ static void test_register_blocks(void **st) {
 static void test_register_blocks_16bit(void **st) {
   (void)st;
   static const int sets[][VNCL__OPS_MAX_PARAMS] = {
-      {64, 16, 2, 1}, {8, 1, 2, 1}, {16, 4, 2, 0}};
+      {64, 16, 2, 1, 0, 16}, {8, 1, 2, 1, 0, 16}, {16, 4, 2, 0, 0, 16}};
   static const int64_t s2[][2] = {{64, 96}, {70, 48},  {67, 40},
                                   {24, 50}, {96, 33},  {131, 67},
                                   {33, 17}, {256, 80}, {50, 1000},
@@ -232,12 +236,13 @@ static void test_register_blocks_16bit(void **st) {
  * along them), and the blocks' virtual rows (a short r merged with that
  * axis: whole and edge blocks, 2-byte elements in row pairs, r shorter
  * than TILED_MIN), and batches of planes too small for the groups (the
- * blocks' flat order); every element size, two group shapes. */
+ * blocks' flat order); every element size, two group shapes, blocks 16
+ * and 8 elements wide (BLOCK_A). */
 static void test_short_planes(void **st) {
   (void)st;
-  /* TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT */
-  static const int sets[][VNCL__OPS_MAX_PARAMS] = {{64, 16, 2, 1, 1},
-                                                   {8, 4, 2, 0, 0}};
+  /* TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT, BLOCK_A */
+  static const int sets[][VNCL__OPS_MAX_PARAMS] = {
+      {64, 16, 2, 1, 1, 16}, {8, 4, 2, 0, 0, 16}, {64, 16, 2, 1, 1, 8}};
   static const struct {
     int64_t shape[4];
     int perm[4];
@@ -270,9 +275,9 @@ static void test_short_planes(void **st) {
  * than one work-item's run, 4-D, every element size. */
 static void test_row_copies(void **st) {
   (void)st;
-  /* TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT */
+  /* TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT, BLOCK_A */
   static const int sets[][VNCL__OPS_MAX_PARAMS] = {
-      {64, 16, 2, 1, 0}, {64, 16, 2, 1, 1}, {8, 8, 1, 0, 1}};
+      {64, 16, 2, 1, 0, 16}, {64, 16, 2, 1, 1, 16}, {8, 8, 1, 0, 1, 16}};
   static const int64_t s3[][3] = {
       {4, 3, 600}, {3, 5, 16}, {2, 7, 17}, {5, 2, 1000}, {3, 4, 47}};
   int64_t s4[4] = {2, 3, 4, 77};

@@ -571,17 +571,21 @@ static void test_cpu_family_rows(void **state) {
                keys[i].vendor, (int)keys[i].type, keys[i].vec,
                keys[i].family, got, keys[i].row);
   }
-  /* The transpose rows of the ops table on this host's family. */
-  for (int v = 0; v < 2; v++) {
-    vncl__tune_device c = fake_cpu(16);
-    vncl__strlcpy(c.info.vendor, v ? "GenuineIntel" : "AuthenticAMD",
+  /* The transpose rows of the ops table on this host's family, with
+   * 16-lane vectors and as AVX2 code (8 lanes: the CPU row with blocks 8
+   * wide, on every family). */
+  for (int v = 0; v < 4; v++) {
+    int vec = v < 2 ? 16 : 8;
+    vncl__tune_device c = fake_cpu(vec);
+    vncl__strlcpy(c.info.vendor, v % 2 ? "GenuineIntel" : "AuthenticAMD",
                   sizeof c.info.vendor);
     int set[VNCL__OPS_MAX_PARAMS];
     assert_true(vncl__params_builtin(
-        vncl__ops_family_of(VNCL__OPS_TRANSPOSE), &c.info, 16, 0, 0, set));
-    int zen5 = !v && fam == 26;
+        vncl__ops_family_of(VNCL__OPS_TRANSPOSE), &c.info, vec, 0, 0, set));
+    int zen5 = !(v % 2) && vec == 16 && fam == 26;
     assert_int_equal(set[TR_TILE], zen5 ? 8 : 64);
     assert_int_equal(set[TR_RUN_NT], zen5 ? 0 : 1);
+    assert_int_equal(set[TR_BLOCK_A], vec == 16 ? 16 : 8);
   }
 }
 
