@@ -510,6 +510,28 @@ __kernel void permute_plane(const IDX na, const IDX nr0, const IDX nq,
     __global const T *src0 = in + ioff + ib + v0 * in_sr;
     __global T *dst0 = out + ooff + ob + v0;
     const IDX n = v1 - v0;
+#if defined(PACK) && defined(VW)
+    /* a of PACK elements (2 to 15), the rows next to each other (in_sr ==
+     * PACK; the host builds it so), a work-item all of a: 16 rows are
+     * PACK whole vectors, turned by the prelude's transposition
+     * (VNCL_PACK_IN, VW 16) into PACK vectors, vector k the 16 output
+     * elements of a = k, each one store (docs/ops.md, thirty-third pass). */
+    if (a0 == 0 && a1 == PACK) {
+      IDX v = 0;
+      for (; v + 16 <= n; v += 16) {
+        T16 t[PACK], g[PACK];
+        _Pragma("unroll") for (int k = 0; k < PACK; k++)
+          t[k] = vload16(k, src0 + v * PACK);
+        VNCL_PACK_IN(t, g);
+        _Pragma("unroll") for (int k = 0; k < PACK; k++)
+          vstore16(g[k], 0, dst0 + (IDX)k * out_sa + v);
+      }
+      for (; v < n; v++)
+        for (int k = 0; k < PACK; k++)
+          dst0[(IDX)k * out_sa + v] = src0[v * PACK + k];
+      return;
+    }
+#endif
     IDX a = a0;
     /* 16 elements of a row at once (element by element this was
      * compute-bound on a Zen 5: 0.5x memcpy with 3 rows, on every group

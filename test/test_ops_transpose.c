@@ -237,7 +237,8 @@ static void test_register_blocks_16bit(void **st) {
  * axis: whole and edge blocks, 2-byte elements in row pairs, r shorter
  * than TILED_MIN), and batches of planes too small for the groups (the
  * blocks' flat order); every element size, two group shapes, blocks 16
- * and 8 elements wide (BLOCK_A). */
+ * and 8 elements wide (BLOCK_A); a short a of 2 to 15 with its rows next
+ * to each other, 16 rows at once as whole vectors (PACK). */
 static void test_short_planes(void **st) {
   (void)st;
   /* TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT, BLOCK_A */
@@ -259,11 +260,23 @@ static void test_short_planes(void **st) {
             {{40, 20, 48, 1}, {0, 2, 1, 3}}, /* small planes: flat blocks */
             {{2, 7, 33, 40}, {1, 0, 3, 2}},
             {{4, 1, 33, 17}, {0, 2, 3, 1}}}; /* C 1: a copy */
+  /* A short a with its rows next to each other, 16 rows at once as P
+   * vectors (P 3 and 8 above): P 2 (by zips), 13 (by the 16 x 16 square),
+   * rows that end within 16 of a work-item's start, one set. */
+  static const struct {
+    int64_t shape[4];
+    int perm[4];
+  } ps[] = {{{3, 11, 5, 2}, {0, 3, 1, 2}},
+            {{2, 9, 7, 13}, {0, 3, 1, 2}},
+            {{1, 1, 9, 5}, {0, 1, 3, 2}}};
   for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
     T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, sets[k]));
-    for (int ti = 0; ti < 5; ti++)
+    for (int ti = 0; ti < 5; ti++) {
       for (size_t c = 0; c < sizeof cs / sizeof *cs; c++)
         run_permute(all_types[ti], 4, cs[c].shape, cs[c].perm, 0);
+      for (size_t c = 0; k == 0 && c < sizeof ps / sizeof *ps; c++)
+        run_permute(all_types[ti], 4, ps[c].shape, ps[c].perm, 0);
+    }
   }
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, NULL));
 }

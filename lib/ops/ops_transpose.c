@@ -216,9 +216,20 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
   size_t xo = vncl__ops_elem_offset(x), oo = vncl__ops_elem_offset(out);
   size_t maxel = x->numel + (xo > oo ? xo : oo);
   int bits = vncl__ops_idx_bits(maxel);
-  char extra[64];
-  snprintf(extra, sizeof extra, "-DELEM=%zu -DIDX_BITS=%d -DRUN=%d", esz,
-           bits, ROW_RUN);
+  /* A plane whose a is 2 to 15 elements with its rows next to each other
+   * (R the input axis right outside A) and no axis merged with r: the
+   * plane's 16 rows at once as PACK vectors (transpose.cl). */
+  int pack = plane && pl.shape[A] >= 2 && pl.shape[A] < PLANE_BELOW &&
+                     R == A - 1 &&
+                     !(next_batch && pl.shape[R] < PLANE_BELOW)
+                 ? (int)pl.shape[A]
+                 : 0;
+  char extra[96];
+  int ne = snprintf(extra, sizeof extra, "-DELEM=%zu -DIDX_BITS=%d -DRUN=%d",
+                    esz, bits, ROW_RUN);
+  if (pack)
+    snprintf(extra + ne, sizeof extra - (size_t)ne, " -DPACK=%d -DVW=16",
+             pack);
   vncl__ops_kernel k;
   bool rows = !tiled && nd >= 2 && R == A && p[TR_ROW_ITEMS] &&
               pl.shape[A] >= ROWS_MIN;
