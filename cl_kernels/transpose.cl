@@ -198,17 +198,21 @@ typedef ulong16 T16;
 #else
 typedef uint16 T16;
 #endif
-/* Elements of a per block (BLOCK_A, 16 or 8; for 4- and 8-byte elements,
- * the others always 16). 8: the 16 rows of r are loaded 8 elements each
- * (vectors of 8 lanes), transposed as two 8 x 8 squares (three rounds of
- * zips) and stored as 8 output rows of 16, each joined from the two
- * squares' vector J (VOUT): half the registers of the 16 x 16 block,
- * which CPUs with 8-lane vectors (AVX2) cannot hold (docs/ops.md,
- * thirty-third pass). The 2-byte blocks ran slower at 8 there. */
-#ifndef BLOCK_A
-#define BLOCK_A 16
+/* Lanes of the register transposition (LANES, 16 or 8; 1-byte elements
+ * always 16). 16: one 16 x 16 square of 16-lane vectors. 8, for CPUs
+ * whose vectors have 8 lanes (AVX2), where the 16-lane square took twice
+ * the 16 registers (docs/ops.md, thirty-third pass):
+ *   4- and 8-byte elements: blocks 8 elements of a wide (VB 8), the 16
+ *   rows of r loaded 8 elements each, transposed as two 8 x 8 squares
+ *   (rows 0-7 and 8-15), output row J joined from both squares' vector J;
+ *   2-byte elements: the 16 x 32 block as before, its 16 uint vectors
+ *   transposed as four 8 x 8 squares, their low halves (output rows 0-7)
+ *   and then their high halves (rows 8-15); blocks 8 wide ran slower
+ *   there (half-line loads from 32 rows). */
+#ifndef LANES
+#define LANES 16
 #endif
-#if BLOCK_A == 8 && (ELEM == 4 || ELEM == 8)
+#if LANES == 8 && (ELEM == 4 || ELEM == 8)
 #define VB 8
 #else
 #define VB 16
@@ -221,11 +225,14 @@ typedef T16 BT;
 #define VBR 16
 #endif
 #define EACH8(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7)
+#define EACH8_HI(M) M(8) M(9) M(10) M(11) M(12) M(13) M(14) M(15)
 #define EACH16(M)                                                          \
   M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) M(10) M(11) M(12) M(13) \
   M(14) M(15)
+/* BLOCK16(LD, ST): the block's 16 vectors v[J] loaded by LD(J) (VLN: one
+ * row's load), transposed, and output row J stored by ST(J) from
+ * VOUT(J). */
 #if VB == 8
-/* a block row's vector (BV), its load, and output row J as one BT */
 #if ELEM == 8
 typedef ulong8 BV;
 #else
@@ -233,23 +240,33 @@ typedef uint8 BV;
 #endif
 #define VLN(p) vload8(0, p)
 #define VOUT(J) ((BT)(v[J], v[(J) + 8]))
-/* The 16 x 8 block (4- and 8-byte elements): 16 row vectors v[J] of 8 lanes loaded by LD(J), rows
- * 0-7 and 8-15 transposed in place as two squares (VNCL_SQUARE,
- * vncl_prelude.cl: three rounds of zips), output row J stored by ST(J)
- * from VOUT(J). */
 #define BLOCK16(LD, ST)                                                    \
   BV v[16], w[8];                                                          \
   EACH16(LD)                                                               \
   VNCL_SQUARE(8, v, w);                                                    \
   VNCL_SQUARE(8, (v + 8), w);                                              \
   EACH8(ST)
+#elif LANES == 8 && ELEM == 2
+#define VLN(p) vload16(0, p)
+#define VOUT(J) ((BT)(q[(J) & 7], q[((J) & 7) + 8]))
+#define QLO(J) q[J] = v[J].lo;
+#define QHI(J) q[J] = v[J].hi;
+#define BLOCK16(LD, ST)                                                    \
+  BT v[16];                                                                \
+  uint8 q[16], w[8];                                                       \
+  EACH16(LD)                                                               \
+  EACH16(QLO)                                                              \
+  VNCL_SQUARE(8, q, w);                                                    \
+  VNCL_SQUARE(8, (q + 8), w);                                              \
+  EACH8(ST)                                                                \
+  EACH16(QHI)                                                              \
+  VNCL_SQUARE(8, q, w);                                                    \
+  VNCL_SQUARE(8, (q + 8), w);                                              \
+  EACH8_HI(ST)
 #else
-typedef BT BV;
 #define VLN(p) vload16(0, p)
 #define VOUT(J) (v[J])
-/* One 16 x 16 block: 16 row vectors v[J] loaded by LD(J), transposed in
- * place (VNCL_SQUARE, vncl_prelude.cl: four rounds of zips), stored by
- * ST(J). */
+/* four rounds of zips (VNCL_SQUARE, vncl_prelude.cl) */
 #define BLOCK16(LD, ST)                                                    \
   BT v[16], w[16];                                                         \
   EACH16(LD)                                                               \
@@ -299,7 +316,7 @@ inline void st_part(__global ushort *p, const uint16 x, const int er,
   if (rem & 2) vstore2(h4.lo, 0, p + e), h2 = h4.hi, e += 2;
   if (rem & 1) p[e] = h2.s0;
 }
-#define VSTP(J) st_part(dst + (IDX)(J) * out_sa, v[J], er, u32, nt);
+#define VSTP(J) st_part(dst + (IDX)(J) * out_sa, VOUT(J), er, u32, nt);
 #else
 #define VLD(J) v[J] = VLN(src + (IDX)(J) * in_sr);
 #endif
@@ -341,14 +358,18 @@ inline void st_part(__global ushort *p, const uint16 x, const int er,
 /* 32 elements of an output row: one uint16 where the row is 4-byte
  * aligned (u32), else two ushort16. */
 #define VST(J)                                                             \
-  if (nt == 2) ST_NT_VEC(dst + (IDX)(J) * out_sa, v[J]);                   \
-  else if (nt) {                                                           \
-    ST_NT_HALF(dst + (IDX)(J) * out_sa, v[J].lo);                          \
-    ST_NT_HALF(dst + (IDX)(J) * out_sa + 16, v[J].hi);                     \
-  } else if (u32) vstore16(v[J], 0, (__global uint *)(dst + (IDX)(J) * out_sa)); \
-  else {                                                                   \
-    vstore16(as_ushort16(v[J].lo), 0, dst + (IDX)(J) * out_sa);            \
-    vstore16(as_ushort16(v[J].hi), 0, dst + (IDX)(J) * out_sa + 16);       \
+  {                                                                        \
+    const BT o_ = VOUT(J);                                                 \
+    __global T *d_ = dst + (IDX)(J) * out_sa;                              \
+    if (nt == 2) ST_NT_VEC(d_, o_);                                        \
+    else if (nt) {                                                         \
+      ST_NT_HALF(d_, o_.lo);                                               \
+      ST_NT_HALF(d_ + 16, o_.hi);                                          \
+    } else if (u32) vstore16(o_, 0, (__global uint *)d_);                  \
+    else {                                                                 \
+      vstore16(as_ushort16(o_.lo), 0, d_);                                 \
+      vstore16(as_ushort16(o_.hi), 0, d_ + 16);                            \
+    }                                                                      \
   }
 #else
 #define VST(J)                                                             \

@@ -895,11 +895,11 @@ static void test_cast(void **st) {
 }
 
 /* Transposes across partial tiles with a batch, and permutations (tiled
- * and gathered), in every dtype (bits move unchanged); with tr_wide_only,
- * the 4- and 8-byte ones. */
-static int tr_wide_only;
+ * and gathered), in every dtype (bits move unchanged); with tr_one_per_size,
+ * f32, f64 and f16 (one type of each size but 1). */
+static int tr_one_per_size;
 static void transpose_cases(void) {
-  const vncl_dtype all[5] = {VNCL_F32, VNCL_F64, VNCL_I32, VNCL_F16, VNCL_BF16};
+  const vncl_dtype all[5] = {VNCL_F32, VNCL_F64, VNCL_F16, VNCL_I32, VNCL_BF16};
   static const struct {
     int nd;
     int64_t shape[4];
@@ -918,7 +918,7 @@ static void transpose_cases(void) {
             {4, {2, 9, 19, 3}, {0, 3, 1, 2}},  /* a plane: a 3 */
             {3, {3, 7, 5}, {2, 1, 0}},         /* a plane, merged rows */
             {4, {7, 9, 5, 37}, {3, 2, 1, 0}}}; /* virtual block rows */
-  for (int d = 0; d < (tr_wide_only ? 3 : 5); d++)
+  for (int d = 0; d < (tr_one_per_size ? 3 : 5); d++)
     for (size_t c = 0; c < sizeof cs / sizeof *cs; c++) {
       vncl_dtype t = all[d];
       int nd = cs[c].nd;
@@ -1574,13 +1574,14 @@ static void with_cpu_rows(void (*cases)(void), vncl__ops_family f,
 }
 static void test_transpose(void **st) {
   (void)st;
-  /* TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT, BLOCK_A: row copies with
+  /* TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT, LANES: row copies with
    * non-temporal vectors here, with ordinary stores in the blocks' runs
    * below */
   static const int cpu[VNCL__OPS_MAX_PARAMS] = {32, 1, 1, 1, 1, 16};
   /* The CPU rows' register blocks (permute_blocks), in a group within
-   * every vendor's limit: 16 elements wide, then 8 (the AVX2 row; 4- and
-   * 8-byte elements only, the others take 16 whatever the set says). */
+   * every vendor's limit: 16-lane squares, then 8-lane ones (the AVX2 row:
+   * blocks 8 wide of 4- and 8-byte elements, 2-byte ones as four
+   * squares). */
   static const int blocks[VNCL__OPS_MAX_PARAMS] = {16, 4, 2, 1, 0, 16};
   static const int blocks8[VNCL__OPS_MAX_PARAMS] = {16, 4, 2, 1, 0, 8};
   with_cpu_rows(transpose_cases, VNCL__OPS_TRANSPOSE, cpu);
@@ -1588,9 +1589,9 @@ static void test_transpose(void **st) {
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, blocks));
   transpose_cases();
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, blocks8));
-  tr_wide_only = 1;
+  tr_one_per_size = 1;
   transpose_cases();
-  tr_wide_only = 0;
+  tr_one_per_size = 0;
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, NULL));
 }
 static void test_reduce(void **st) {

@@ -127,7 +127,7 @@ static void test_permute_random(void **st) {
 /* Other tile shapes, through the parameter space. */
 static void test_tile_params(void **st) {
   (void)st;
-  /* TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT, BLOCK_A */
+  /* TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT, LANES */
   static const int sets[][VNCL__OPS_MAX_PARAMS] = {
       {8, 1, 0, 0, 0, 16}, {16, 4, 0, 0, 0, 16}, {64, 16, 0, 0, 0, 16},
       {32, 16, 0, 0, 0, 16},
@@ -144,9 +144,10 @@ static void test_tile_params(void **st) {
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_TRANSPOSE, NULL));
 }
 
-/* 16 x 16 register blocks per work-item (ROW_ITEMS 2), and 8 x 16 blocks
- * of 4- and 8-byte elements (BLOCK_A 8, the second and third sets; other
- * sizes keep 16 there): whole blocks with aligned output rows
+/* 16 x 16 register blocks per work-item (ROW_ITEMS 2), and with 8-lane
+ * squares (LANES 8, the second and third sets: 8 x 16 blocks of 4- and
+ * 8-byte elements, 16 x 32 blocks of 2-byte ones as four squares; 1-byte
+ * elements keep 16): whole blocks with aligned output rows
  * (non-temporal vector stores, NT_STORE 1 in all sets but one), whole
  * blocks with unaligned rows, edge blocks on either axis, a batch, 3-D and
  * 4-D tiled permutations, a short r axis folded with the batch, every
@@ -190,11 +191,12 @@ static void test_register_blocks(void **st) {
  * odd row lengths (ushort16 stores), r shorter
  * than one block, a partial last block of r or a, the fold of a short r
  * with the batch, of a short a with the batch, both, 3-D and 4-D
- * permutations, bf16 and f16. */
+ * permutations, bf16 and f16; the uint block transposed as one 16-lane
+ * square and as four 8-lane ones (LANES 8, the second set). */
 static void test_register_blocks_16bit(void **st) {
   (void)st;
   static const int sets[][VNCL__OPS_MAX_PARAMS] = {
-      {64, 16, 2, 1, 0, 16}, {8, 1, 2, 1, 0, 16}, {16, 4, 2, 0, 0, 16}};
+      {64, 16, 2, 1, 0, 16}, {8, 1, 2, 1, 0, 8}, {16, 4, 2, 0, 0, 16}};
   static const int64_t s2[][2] = {{64, 96}, {70, 48},  {67, 40},
                                   {24, 50}, {96, 33},  {131, 67},
                                   {33, 17}, {256, 80}, {50, 1000},
@@ -236,12 +238,12 @@ static void test_register_blocks_16bit(void **st) {
  * along them), and the blocks' virtual rows (a short r merged with that
  * axis: whole and edge blocks, 2-byte elements in row pairs, r shorter
  * than TILED_MIN), and batches of planes too small for the groups (the
- * blocks' flat order); every element size, two group shapes, blocks 16
- * and 8 elements wide (BLOCK_A); a short a of 2 to 15 with its rows next
+ * blocks' flat order); every element size, two group shapes, 16- and
+ * 8-lane squares (LANES); a short a of 2 to 15 with its rows next
  * to each other, 16 rows at once as whole vectors (PACK). */
 static void test_short_planes(void **st) {
   (void)st;
-  /* TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT, BLOCK_A */
+  /* TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT, LANES */
   static const int sets[][VNCL__OPS_MAX_PARAMS] = {
       {64, 16, 2, 1, 1, 16}, {8, 4, 2, 0, 0, 16}, {64, 16, 2, 1, 1, 8}};
   static const struct {
@@ -288,7 +290,7 @@ static void test_short_planes(void **st) {
  * than one work-item's run, 4-D, every element size. */
 static void test_row_copies(void **st) {
   (void)st;
-  /* TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT, BLOCK_A */
+  /* TILE, WGY, ROW_ITEMS, NT_STORE, RUN_NT, LANES */
   static const int sets[][VNCL__OPS_MAX_PARAMS] = {
       {64, 16, 2, 1, 0, 16}, {64, 16, 2, 1, 1, 16}, {8, 8, 1, 0, 1, 16}};
   static const int64_t s3[][3] = {

@@ -572,8 +572,8 @@ static void test_cpu_family_rows(void **state) {
                keys[i].family, got, keys[i].row);
   }
   /* The transpose rows of the ops table on this host's family, with
-   * 16-lane vectors and as AVX2 code (8 lanes: the CPU row with blocks 8
-   * wide, on every family). */
+   * 16-lane vectors and as AVX2 code (8 lanes: the CPU row with 8-lane
+   * squares, on every family). */
   for (int v = 0; v < 4; v++) {
     int vec = v < 2 ? 16 : 8;
     vncl__tune_device c = fake_cpu(vec);
@@ -585,7 +585,7 @@ static void test_cpu_family_rows(void **state) {
     int zen5 = !(v % 2) && vec == 16 && fam == 26;
     assert_int_equal(set[TR_TILE], zen5 ? 8 : 64);
     assert_int_equal(set[TR_RUN_NT], zen5 ? 0 : 1);
-    assert_int_equal(set[TR_BLOCK_A], vec == 16 ? 16 : 8);
+    assert_int_equal(set[TR_LANES], vec == 16 ? 16 : 8);
   }
 }
 

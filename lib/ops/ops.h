@@ -89,10 +89,10 @@
   P(RUN_NT, 0, (0, 1), (0, 1),                                                 \
     "the CPUs' row copies (innermost axis kept, ROW_ITEMS): 1 non-temporal "   \
     "16-element vector stores from the first aligned one, 0 ordinary stores")  \
-  P(BLOCK_A, 16, (8, 16), (8, 16),                                             \
-    "ROW_ITEMS 2: elements of the input's innermost axis per register block " \
-    "of 4- and 8-byte elements (16, or 8 for CPUs with 8-lane vectors; "       \
-    "other sizes 16)")                                                        \
+  P(LANES, 16, (8, 16), (8, 16),                                               \
+    "ROW_ITEMS 2: lanes of the register blocks' transposition, 16 or 8 (CPUs " \
+    "with 8-lane vectors: blocks 8 wide for 4- and 8-byte elements, 8 x 8 "    \
+    "squares for 2-byte ones)")                                               \
   VNCL__OPS_NT_CACHE(P)
 
 #define VNCL__OPS_REDUCE_TABLE(P)                                              \

@@ -66,7 +66,8 @@ static const vncl__param_row r_cast[] = {
  * in the row copies (docs/ops.md, twelfth pass). The Zen 4 keeps the CPU
  * row (its transpose at 0.81x memcpy there, 2026-12-02), and so does an
  * Intel Xeon, where the Zen 5's sets run the transpose at half the CPU
- * row's rate (docs/ops.md, fourteenth pass). */
+ * row's rate (docs/ops.md, fourteenth pass). CPUs with 8-lane vectors
+ * (AVX2) transpose in 8-lane squares (LANES 8, thirty-third pass). */
 #define ZEN5 26
 static const vncl__param_row r_transpose[] = {
     {{"AuthenticAMD", VNCL_DEVICE_CPU, VNCL__RULE_ANY, 16, VNCL__RULE_ANY,
@@ -75,19 +76,21 @@ static const vncl__param_row r_transpose[] = {
      "PoCL 3.1, 2-core Zen 5 EPYC guest, 2026-12-04"},
     {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_ANY, 16, VNCL__RULE_ANY,
       VNCL__RULE_ANY, 0},
-     "TILE=64 WGY=16 ROW_ITEMS=2 NT_STORE=1 RUN_NT=1 BLOCK_A=16",
+     "TILE=64 WGY=16 ROW_ITEMS=2 NT_STORE=1 RUN_NT=1 LANES=16",
      "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29; RUN_NT 2026-12-04 on the "
      "Zen 5 (vectors in place of the element stores before); against the "
      "Zen 5 row on an Intel Xeon (x86 family 6, model 167), 2026-12-04: "
      "transpose 1.06x against 0.54x memcpy, (1,0,2) 1.45x against 1.02x "
-     "(docs/ops.md, fourteenth pass); BLOCK_A 16 against 8 on a Zen 4 (x86 "
-     "family 25), 2026-12-07: f32 transpose 1.52x against 1.41x memcpy "
-     "(thirty-third pass)"},
-    CPU_ROW("TILE=64 WGY=16 ROW_ITEMS=2 NT_STORE=1 RUN_NT=1 BLOCK_A=8",
-            "as AVX2 code (8-lane vectors), 2026-12-07 on a Zen 4 (x86 "
-            "family 25): the AVX-512 row with blocks 8 elements wide, f32 "
-            "transpose 1.35x against 0.93x memcpy (docs/ops.md, thirty-third "
-            "pass)")};
+     "(docs/ops.md, fourteenth pass); LANES 16 against 8 on a Zen 4 (x86 "
+     "family 25), 2026-12-07: f32 transpose 1.52x against 1.41x memcpy, f16 "
+     "(2,1,0) 1.09x against 1.07x (thirty-third pass)"},
+    {{NULL, VNCL_DEVICE_CPU, VNCL__RULE_ANY, 0, VNCL__RULE_ANY,
+      VNCL__RULE_ANY, 0},
+     "TILE=64 WGY=16 ROW_ITEMS=2 NT_STORE=1 RUN_NT=1 LANES=8",
+     "PoCL 3.1, 2-core Zen 4 EPYC guest (x86 family 25) as AVX2 code "
+     "(8-lane vectors), 2026-12-07: the AVX-512 row with LANES 8, f32 "
+     "transpose 1.35x against 0.93x memcpy, f16 (2,1,0) 1.12x against "
+     "0.92x (docs/ops.md, thirty-third pass)"}};
 /* ROWS_BLOCK by vector width: rows of up to 128 as AVX-512 code, 32 as
  * AVX2 code (there max over rows of 64 ran at 1.04-1.08x memcpy in blocks,
  * 1.52-1.62x a row a work-item; Zen 5 both ways, docs/ops.md,

@@ -190,9 +190,10 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
   if (!vncl__ops_nt_pays(ctx, p[TR_NT_CACHE], 2.0 * (double)x->bytes))
     p[TR_NT_STORE] = p[TR_RUN_NT] = 0;
   size_t esz = vncl_dtype_size(x->dtype);
-  /* Blocks 8 elements wide for 4- and 8-byte elements only (transpose.cl):
-   * the others build one program whatever the row says. */
-  if (esz < 4 || p[TR_BLOCK_A] != 8) p[TR_BLOCK_A] = 16;
+  /* LANES 8: blocks 8 elements of a wide for 4- and 8-byte elements, 8 x 8
+   * squares for 2-byte ones; 1-byte elements build one program whatever
+   * the row says (transpose.cl). */
+  if (esz < 2 || p[TR_LANES] != 8) p[TR_LANES] = 16;
   /* On CPUs (ROW_ITEMS 2) a plane with a side too short for whole 16 x 16
    * blocks (16 x 4 for 2-byte elements, whose blocks take short r sides
    * as vectors) goes to permute_plane; it moves every such plane, the
@@ -305,7 +306,7 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
      * a group's input rows continue across it (4 KiB runs instead of 1 KiB
      * for a 256-long A of f32) and none of its columns idles. The axis
      * leaves the batch. */
-    size_t vb = (size_t)p[TR_BLOCK_A];
+    size_t vb = esz >= 4 ? (size_t)p[TR_LANES] : 16;
     size_t nab = (pl.shape[A] + vb - 1) / vb, fa_n = 0, fa_in = 0, fa_out = 0;
     if (blocks && nab < tile)
       for (cl_int j = fold ? 1 : 0; j < nb; j++)
