@@ -493,8 +493,10 @@ static void set_every_shape(vncl__gemm_acc acc, const vncl__gemm_params *q) {
 /* Runs g in a fresh context (with the set q on every shape class, unless
  * q is NULL), then says whether a program whose file name starts with
  * `src` and whose options hold `opt` was built there: the route g took. */
-static bool route_built(const vncl__gemm_params *q, const gcase *g,
-                        const char *src, const char *opt) {
+/* Whether g, run under q (NULL: the built-in sets) on a fresh context,
+ * built a program of src whose options hold opt (and opt2, unless NULL). */
+static bool route_built2(const vncl__gemm_params *q, const gcase *g,
+                         const char *src, const char *opt, const char *opt2) {
   vncl_context *fresh = NULL, *saved = ctx;
   T_OK(NULL, vncl_context_create(&fresh, NULL));
   ctx = fresh;
@@ -507,11 +509,16 @@ static bool route_built(const vncl__gemm_params *q, const gcase *g,
   bool built = false;
   for (int i = 0; i < n && i < 256; i++)
     built = built ||
-            (!strncmp(srcs[i], src, strlen(src)) && strstr(opts[i], opt));
+            (!strncmp(srcs[i], src, strlen(src)) && strstr(opts[i], opt) &&
+             (!opt2 || strstr(opts[i], opt2)));
   ctx = saved;
   vncl_context_cl(ctx, &clctx, &clq, NULL);
   vncl_context_destroy(fresh);
   return built;
+}
+static bool route_built(const vncl__gemm_params *q, const gcase *g,
+                        const char *src, const char *opt) {
+  return route_built2(q, g, src, opt, NULL);
 }
 
 static uint64_t pack_count(void) {
@@ -1302,7 +1309,9 @@ static void test_packed_swap(void **st) {
  * several row blocks), B transposed (16 x 16 blocks and the rest), A
  * transposed (A packed, B fused), offsets, padded leading dimensions,
  * beta, batches of two: every element against the double reference, and
- * the route each took. */
+ * the route each took. Where every row of C is one block and the row's NB
+ * does not fit at the depth, the widest NB / 2^i (whole slivers) that
+ * does. */
 static void test_packed_fused(void **st) {
   (void)st;
   for (int t = 0; t < 4; t++) {
@@ -1361,13 +1370,32 @@ static void test_packed_fused(void **st) {
       fail_msg("%s %zu x %zu x %zu: B packed by the kernel in %zu "
                "work-items on %zu units", dname(dt), g.m, g.n, g.k, cus + 1,
                cus);
-    /* A depth past the local memory: the separate pack. */
-    g.m = 3;
-    g.n = 1 + t_rand_u64() % 70;
-    g.k = kmax + 1 + t_rand_u64() % 40;
-    if (route_built(&q, &g, "gemm_packed_cpu.cl", "-DB_FUSED=1"))
-      fail_msg("%s depth %zu (local memory for %zu): B packed by the kernel",
-               dname(dt), g.k, kmax);
+    /* Every row in one block and a depth past the local memory for NB
+     * columns (here 4 NR): B still packed by the kernel, in slivers of
+     * the widest NB / 2^i that fits (2 NR, then NR), each element against
+     * the reference; past NR's depth, the separate pack. */
+    vncl__gemm_params q3 = q;
+    q3.cpu.nb = 4 * q.cpu.nr;
+    const size_t nr = (size_t)q.cpu.nr, ku = (size_t)q.cpu.ku,
+                 k4 = ctx->info.local_mem_bytes / 2 / (4 * nr * es);
+    for (int w = 0; w < 3 && k4 >= 4 * ku; w++) {
+      gcase d = {dt, VNCL_ROW_MAJOR, VNCL_NO_TRANS, (vncl_trans)(w == 1),
+                 1 + t_rand_u64() % 5, 1 + t_rand_u64() % (6 * nr), 0, 1,
+                 1.0, 0.0, (size_t)w, 1, 0, (size_t)w, false, false};
+      if (w == 1) /* B transposed: n below 2m, so no swap */
+        d.n = d.m + t_rand_u64() % d.m;
+      /* padded depths within (k4 << w, 2 k4 << w]: NB 2 NR >> w fits */
+      d.k = (k4 << w) + 1 + t_rand_u64() % (k4 << w) / 2;
+      char nbo[32];
+      snprintf(nbo, sizeof nbo, "-DNB=%zu ", (2 * nr) >> w);
+      bool fused = route_built2(&q3, &d, "gemm_packed_cpu.cl", "-DB_FUSED=1",
+                                w < 2 ? nbo : NULL);
+      if (fused != (w < 2))
+        fail_msg("%s %zu x %zu x %zu (local memory for %zu deep at NB %zu): "
+                 "%s", dname(dt), d.m, d.n, d.k, k4, 4 * nr,
+                 w < 2 ? "not packed by the kernel in the widest NB that fits"
+                       : "B packed by the kernel past NR's depth");
+    }
   }
 }
 

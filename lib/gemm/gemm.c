@@ -478,6 +478,29 @@ static bool fuse_b(const vncl_context *ctx, const vncl__gemm_params *p,
          10 * items >= 9 * cus * ((items + cus - 1) / cus);
 }
 
+/* Where every row of C is one block (m <= MB: fuse_b packs B in the
+ * kernel whatever the depth, if it fits), the NB columns of B over the
+ * whole depth must fit half the device's local memory; where the row's NB
+ * does not, the widest NB / 2^i (a whole number of NR slivers) that does,
+ * instead of the separate pack. 0: no fused B either way (or the row's NB
+ * fits as it is). As AVX2 code on a Zen 4 EPYC (1 MiB of local memory
+ * under PoCL), 2026-12-07, f32, B as stored, the row's NB 64 (separate
+ * pack at 4096 deep) against 32 (fused), GFLOP/s: 32 x 4096 x 4096 79 /
+ * 111, 128 x 4096 x 4096 135 / 151, 8 x 4096 x 4096 27 / 47; at 1024 to
+ * 2000 deep, where 64 fits, 64 ran 1.05-1.2x faster than 32 (hence the
+ * row's NB first; docs/tuning.md, "Few rows against B as stored"). */
+static size_t fused_nb(const vncl_context *ctx, const vncl__gemm_params *p,
+                       const vncl__gemm_problem *pr) {
+  if (p->fast != VNCL__GEMM_PACKED_CPU || pr->m > (size_t)p->cpu.mb ||
+      p->cpu.ku < 1 || p->cpu.nr < 1)
+    return 0;
+  size_t kp = round_up(pr->k, (size_t)p->cpu.ku),
+         es = pr->ab == VNCL_F64 ? 8 : 4, nb = (size_t)p->cpu.nb,
+         nr = (size_t)p->cpu.nr, cap = ctx->info.local_mem_bytes / 2;
+  while (nb * kp * es > cap && nb / 2 >= nr && (nb / 2) % nr == 0) nb /= 2;
+  return nb * kp * es <= cap ? nb : 0;
+}
+
 static vncl_status plan_packed(vncl_context *ctx, const vncl__gemm_params *p,
                                const vncl__gemm_problem *pr, packed_plan *pl) {
   memset(pl, 0, sizeof *pl);
@@ -588,6 +611,12 @@ static vncl_status run_packed(vncl_context *ctx, const vncl__gemm_params *p,
   if (p->fast == VNCL__GEMM_PACKED_CPU && p->cpu.a_packed == 2) {
     q = *p;
     q.cpu.a_packed = pr->a_cs == 1 ? 0 : 1;
+    p = &q;
+  }
+  size_t nb = fused_nb(ctx, p, pr);
+  if (nb && nb != (size_t)p->cpu.nb) {
+    if (p != &q) q = *p;
+    q.cpu.nb = (int)nb;
     p = &q;
   }
   packed_plan pl;
