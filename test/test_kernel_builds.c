@@ -76,6 +76,18 @@ static void ops_workload(vncl_context *ctx, const vncl_device_info *dp) {
     T_OK(ctx, vncl_transpose(ctx, x, xt));
     int perm[3] = {2, 0, 1};
     T_OK(ctx, vncl_permute(ctx, x3, perm, p3));
+    /* a short innermost axis moved out (NHWC -> NCHW): on CPUs 16 rows at
+     * a time as P vectors (-DPACK), 3 (one shuffle a pair of vectors) in
+     * every type, 13 (the 16 x 16 square) in f32 */
+    for (int pi = 0; pi < (t == VNCL_F32 ? 2 : 1); pi++) {
+      int64_t pa = pi ? 13 : 3;
+      vncl_tensor *hw = tensor(ctx, t, 3, 2, 37, pa);
+      vncl_tensor *ch = tensor(ctx, t, 3, 2, pa, 37);
+      int pp[3] = {0, 2, 1};
+      T_OK(ctx, vncl_permute(ctx, hw, pp, ch));
+      vncl_tensor_destroy(hw);
+      vncl_tensor_destroy(ch);
+    }
     for (int j = 0; j < nall; j++) {
       vncl_tensor *z = tensor(ctx, all[j], 2, 37, 129, 0);
       T_OK(ctx, vncl_cast(ctx, x, z));
