@@ -514,7 +514,8 @@ permute_blocks(const IDX na, const IDX nr, const IDX in_sr, const IDX out_sa,
  * axis (nq 1) a row's elements come 16 at a time, one vector load stored
  * to the 16 output runs they belong to (PLANE_ST16); with one, and for
  * the last a's, element by element: per element a load, a store and the
- * step to the next row. */
+ * step to the next row. Built with PACK (a of 2 to 15 elements, its rows
+ * back to back, no merged axis), 16 rows at a time as PACK vectors. */
 __kernel void permute_plane(const IDX na, const IDX nr0, const IDX nq,
                             const IDX in_sr, const IDX isq, const IDX out_sa,
                             const int nb, const IDX8 bshape, const IDX8 bin,

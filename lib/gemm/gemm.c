@@ -463,11 +463,17 @@ typedef struct packed_plan {
  * gains elsewhere (2048^3 1.10x, 4096^3 1.25x, 256 x 4096 x 4096 1.36x;
  * Intel Xeon, model 167, 2026-12-05: docs/tuning.md, "Few rows against B
  * as stored"). */
+/* The kernel can pack B itself at all: its set (KC 0, vectors) and B's
+ * layout (rows or columns contiguous). */
+static bool fuse_b_can(const vncl__gemm_params *p,
+                       const vncl__gemm_problem *pr) {
+  return p->fast == VNCL__GEMM_PACKED_CPU && p->cpu.kc == 0 &&
+         p->cpu.vw >= 2 && (pr->b_cs == 1 || pr->b_rs == 1);
+}
+
 static bool fuse_b(const vncl_context *ctx, const vncl__gemm_params *p,
                    const vncl__gemm_problem *pr, size_t kp, size_t es) {
-  if (p->fast != VNCL__GEMM_PACKED_CPU || p->cpu.kc != 0 || p->cpu.vw < 2 ||
-      (pr->b_cs != 1 && pr->b_rs != 1))
-    return false;
+  if (!fuse_b_can(p, pr)) return false;
   double bytes = (double)p->cpu.nb * (double)kp * (double)es;
   if (bytes > (double)ctx->info.local_mem_bytes / 2) return false;
   if (pr->m <= (size_t)p->cpu.mb) return true;
@@ -491,8 +497,8 @@ static bool fuse_b(const vncl_context *ctx, const vncl__gemm_params *p,
  * row's NB first; docs/tuning.md, "Few rows against B as stored"). */
 static size_t fused_nb(const vncl_context *ctx, const vncl__gemm_params *p,
                        const vncl__gemm_problem *pr) {
-  if (p->fast != VNCL__GEMM_PACKED_CPU || pr->m > (size_t)p->cpu.mb ||
-      p->cpu.ku < 1 || p->cpu.nr < 1)
+  if (!fuse_b_can(p, pr) || pr->m > (size_t)p->cpu.mb || p->cpu.ku < 1 ||
+      p->cpu.nr < 1)
     return 0;
   size_t kp = round_up(pr->k, (size_t)p->cpu.ku),
          es = pr->ab == VNCL_F64 ? 8 : 4, nb = (size_t)p->cpu.nb,
