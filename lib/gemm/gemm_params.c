@@ -610,6 +610,7 @@ static const vncl__tunable clblast_tunables[] = {
 #define CPU256_KC64_AMD "KC=2048 "
 #define KC64_ZEN_AVX2 "; KC 2048 as AVX2 code on a Zen 5 EPYC (x86 family 26), 2026-12-05: dgemm 2048^3 0.74-0.83x -> 0.95-0.99x OpenBLAS (Haswell kernels)"
 #define FLAT_ZEN "; NR and NB 32 on a Zen 5 EPYC (x86 family 26), 2026-12-05: f32 32 x 4096 x 4096, B as stored, 0.79-0.80x -> 0.84-0.87x OpenBLAS, 128 x 4096 x 4096 0.84-0.91x -> 0.93-0.97x"
+#define FLAT_ZEN16 "; NR and NB 32 as the AMD f32 flat row on a Zen 4 EPYC (x86 family 25), 2026-12-07: bf16 128 x 4096 x 4096, B as stored, C f32, 164-165 -> 181-184 GFLOP/s (f32 186), 32 x 4096 x 4096 85-90 -> 120-122, 8 x 4096 x 4096 32 -> 52; 128 x 1024 x 1024 169-179 -> 157-161"
 #define FLAT_AVX2 "; flat products in one block of 132 rows, B packed by the kernel, as AVX2 code on an Intel Xeon (x86 family 6, model 167), 2026-12-05"
 
 static const vncl__param_row gemm_rows[] = {
@@ -646,6 +647,12 @@ static const vncl__param_row gemm_rows[] = {
      CPU512_SQ CPU512_SQ16 CPU512_DIRECT_ZEN16 CPU512_SMALL16 CPU512_PACKED
          CPU512_MID16 CPU512_DIRECT16_INTEL,
      MEASURED16SQ MID16_INTEL DIRECT16_INTEL},
+    /* AMD, 16-bit storage, flat: f32's 32-column slivers (CPU_FLAT_AMD;
+     * FLAT_ZEN16). */
+    {R_CPU_OF("AuthenticAMD", 16, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_FLAT),
+     CPU512 CPU512_DIRECT CPU512_SMALL16 CPU512_PACKED CPU_16 CPU_FLAT
+         CPU_FLAT_AMD,
+     MEASURED16 FLAT_INTEL FLAT_ZEN16},
     {R_CPU(16, VNCL__GEMM_ACC16, ANY),
      CPU512 CPU512_DIRECT CPU512_SMALL16 CPU512_PACKED CPU_16 CPU_FLAT,
      MEASURED16 FLAT_INTEL},
