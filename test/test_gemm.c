@@ -492,9 +492,8 @@ static void set_every_shape(vncl__gemm_acc acc, const vncl__gemm_params *q) {
 
 /* Runs g in a fresh context (with the set q on every shape class, unless
  * q is NULL), then says whether a program whose file name starts with
- * `src` and whose options hold `opt` was built there: the route g took. */
-/* Whether g, run under q (NULL: the built-in sets) on a fresh context,
- * built a program of src whose options hold opt (and opt2, unless NULL). */
+ * `src` and whose options hold `opt` (and `opt2`, unless NULL) was built
+ * there: the route g took. */
 static bool route_built2(const vncl__gemm_params *q, const gcase *g,
                          const char *src, const char *opt, const char *opt2) {
   vncl_context *fresh = NULL, *saved = ctx;
