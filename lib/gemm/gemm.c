@@ -444,6 +444,27 @@ typedef struct packed_plan {
   size_t a_bytes, b_bytes, bl_bytes;
 } packed_plan;
 
+/* The kernel can pack B itself at all: its set (KC 0, vectors) and B's
+ * layout (rows or columns contiguous). */
+static bool fuse_b_can(const vncl__gemm_params *p,
+                       const vncl__gemm_problem *pr) {
+  return p->fast == VNCL__GEMM_PACKED_CPU && p->cpu.kc == 0 &&
+         p->cpu.vw >= 2 && (pr->b_cs == 1 || pr->b_rs == 1);
+}
+
+/* Bytes of one packed element of pr's operands (f32 for 16-bit storage). */
+static size_t packed_es(const vncl__gemm_problem *pr) {
+  return pr->ab == VNCL_F64 ? 8 : 4;
+}
+
+/* Whether nb columns of B over the padded depth kp (es bytes a value) fit
+ * the half of the device's local memory the kernel's own pack may take. */
+static bool fused_b_fits(const vncl_context *ctx, size_t nb, size_t kp,
+                         size_t es) {
+  return (double)nb * (double)kp * (double)es <=
+         (double)ctx->info.local_mem_bytes / 2;
+}
+
 /* Whether gemm_packed_cpu packs B itself (B_FUSED) for pr under p: each
  * work-item reads its NB columns of B where the caller keeps them into
  * local memory and runs every row block of C against them, so B is read
@@ -463,19 +484,10 @@ typedef struct packed_plan {
  * gains elsewhere (2048^3 1.10x, 4096^3 1.25x, 256 x 4096 x 4096 1.36x;
  * Intel Xeon, model 167, 2026-12-05: docs/tuning.md, "Few rows against B
  * as stored"). */
-/* The kernel can pack B itself at all: its set (KC 0, vectors) and B's
- * layout (rows or columns contiguous). */
-static bool fuse_b_can(const vncl__gemm_params *p,
-                       const vncl__gemm_problem *pr) {
-  return p->fast == VNCL__GEMM_PACKED_CPU && p->cpu.kc == 0 &&
-         p->cpu.vw >= 2 && (pr->b_cs == 1 || pr->b_rs == 1);
-}
-
 static bool fuse_b(const vncl_context *ctx, const vncl__gemm_params *p,
                    const vncl__gemm_problem *pr, size_t kp, size_t es) {
-  if (!fuse_b_can(p, pr)) return false;
-  double bytes = (double)p->cpu.nb * (double)kp * (double)es;
-  if (bytes > (double)ctx->info.local_mem_bytes / 2) return false;
+  if (!fuse_b_can(p, pr) || !fused_b_fits(ctx, (size_t)p->cpu.nb, kp, es))
+    return false;
   if (pr->m <= (size_t)p->cpu.mb) return true;
   size_t items = (pr->n + (size_t)p->cpu.nb - 1) / (size_t)p->cpu.nb *
                  pr->batch,
@@ -500,11 +512,11 @@ static size_t fused_nb(const vncl_context *ctx, const vncl__gemm_params *p,
   if (!fuse_b_can(p, pr) || pr->m > (size_t)p->cpu.mb || p->cpu.ku < 1 ||
       p->cpu.nr < 1)
     return 0;
-  size_t kp = round_up(pr->k, (size_t)p->cpu.ku),
-         es = pr->ab == VNCL_F64 ? 8 : 4, nb = (size_t)p->cpu.nb,
-         nr = (size_t)p->cpu.nr, cap = ctx->info.local_mem_bytes / 2;
-  while (nb * kp * es > cap && nb / 2 >= nr && (nb / 2) % nr == 0) nb /= 2;
-  return nb * kp * es <= cap ? nb : 0;
+  size_t kp = round_up(pr->k, (size_t)p->cpu.ku), es = packed_es(pr),
+         nb = (size_t)p->cpu.nb, nr = (size_t)p->cpu.nr;
+  while (!fused_b_fits(ctx, nb, kp, es) && nb / 2 >= nr && (nb / 2) % nr == 0)
+    nb /= 2;
+  return fused_b_fits(ctx, nb, kp, es) ? nb : 0;
 }
 
 static vncl_status plan_packed(vncl_context *ctx, const vncl__gemm_params *p,
@@ -528,7 +540,7 @@ static vncl_status plan_packed(vncl_context *ctx, const vncl__gemm_params *p,
   pl->mp = round_up(pr->m, pl->bm);
   pl->np = round_up(pr->n, pl->bn);
   pl->kp = round_up(pr->k, ku);
-  pl->es = pr->ab == VNCL_F64 ? 8 : 4;
+  pl->es = packed_es(pr);
   size_t a_elems = 0, b_elems = 0;
   if (pl->kp > UINT_MAX || pl->mp > UINT_MAX || pl->np > UINT_MAX ||
       (pl->pack_a && (!vncl__mul_overflow(pl->mp, pl->kp, &a_elems) ||

@@ -213,6 +213,8 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
                 (esz == 2 ? pl.shape[R] < TILED_MIN : nr_eff < PLANE_BELOW));
   bool tiled = moved && (plane || (pl.shape[A] >= TILED_MIN &&
                                    nr_eff >= TILED_MIN));
+  /* the plane's merge of a short r with that axis (next_batch above) */
+  bool pmerge = plane && next_batch && pl.shape[R] < PLANE_BELOW;
 
   size_t xo = vncl__ops_elem_offset(x), oo = vncl__ops_elem_offset(out);
   size_t maxel = x->numel + (xo > oo ? xo : oo);
@@ -221,8 +223,7 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
    * (R the input axis right outside A) and no axis merged with r: the
    * plane's 16 rows at once as PACK vectors (transpose.cl). */
   int pack = plane && pl.shape[A] >= 2 && pl.shape[A] < PLANE_BELOW &&
-                     R == A - 1 &&
-                     !(next_batch && pl.shape[R] < PLANE_BELOW)
+                     R == A - 1 && !pmerge
                  ? (int)pl.shape[A]
                  : 0;
   char extra[96];
@@ -261,7 +262,7 @@ static vncl_status permute_run(vncl_context *ctx, const char *fn,
     }
     /* The merge: the batch's innermost axis joins r. */
     size_t nr0 = 0, nq = 1, isq = 0;
-    if (plane ? next_batch && pl.shape[R] < PLANE_BELOW : vmerge) {
+    if (plane ? pmerge : vmerge) {
       nr0 = pl.shape[R];
       nq = bshape[0];
       isq = bin[0];
