@@ -159,6 +159,15 @@ typedef CAT(ACC, VSUF) accv;
 
 #define NMAX(x, y) ((((x) > (y)) | IS_NAN(x)) ? (x) : (y))
 #define NMIN(x, y) ((((x) < (y)) | IS_NAN(x)) ? (x) : (y))
+/* The plain maximum and minimum (one maxps / minps on x86, where NMAX
+ * takes two compares, an or and a blend, and fmin three instructions):
+ * exact where neither operand is NaN. argmax's short rows take the
+ * maximum with PMAX and, beside it, the plain sum of the same values,
+ * which is NaN where a NaN was among them (or infinities of both signs);
+ * where it is not, the maximum is exact, else they take it again with
+ * NMAX. Their candidate indices are never NaN: PMIN. */
+#define PMAX(x, y) ((x) > (y) ? (x) : (y))
+#define PMIN(x, y) ((x) < (y) ? (x) : (y))
 /* Whether (x, ix) beats (v, iv) for argmax: larger, NaN largest, ties and
  * NaNs to the smaller index. */
 #define BETTER(x, ix, v, iv)                                    \
@@ -540,20 +549,40 @@ reduce_rows_item(const int op, const IDX R, const IDX rows,
      * its horizontal maximum, and searches the best one lane by lane: rows
      * of 16-100 ran at 0.13-0.33x memcpy (0.31-0.59x this way; rows of
      * 1001 read 1.03x there, 0.85x here: twentieth pass). */
-    accv mv = (accv)(-INFINITY);
-    EXT_RANGE(1, LOAD_ROW, 0, nv, 1, mv);
-    if (ov) mv = NMAX(mv, LDV(p + (R - VW), 0));
+    accv mv = (accv)(-INFINITY), sv = 0;
+    for (IDX v = 0; v < nv; v++) {
+      const accv e = LDV(p, v);
+      mv = PMAX(mv, e);
+      sv += e;
+    }
+    if (ov) {
+      const accv e = LDV(p + (R - VW), 0);
+      mv = PMAX(mv, e);
+      sv += e;
+    }
+    if (any(IS_NAN(sv))) {
+      mv = (accv)(-INFINITY);
+      EXT_RANGE(1, LOAD_ROW, 0, nv, 1, mv);
+      if (ov) mv = NMAX(mv, LDV(p + (R - VW), 0));
+    }
     VNCL_HRED(ACC, VW, NMAX, mv, val);
     for (IDX i = ts; i < R; i++) val = NMAX(val, LD(p, i));
     const int vnan = IS_NAN(val);
     const accv lane = CAT(convert_, CAT(ACC, VSUF))((lanev)IOTA_VW);
     accv first = (accv)(INFINITY);
-    for (IDX v = 0; v < nv; v++)
-      first = fmin(first, ARG_CAND(LDV(p, v), v * VW, val, vnan));
-    if (ov)
-      first = fmin(first, ARG_CAND(LDV(p + (R - VW), 0), R - VW, val, vnan));
+    if (vnan) {
+      for (IDX v = 0; v < nv; v++)
+        first = PMIN(first, ARG_CAND(LDV(p, v), v * VW, val, 1));
+      if (ov)
+        first = PMIN(first, ARG_CAND(LDV(p + (R - VW), 0), R - VW, val, 1));
+    } else {
+      for (IDX v = 0; v < nv; v++)
+        first = PMIN(first, ARG_CAND(LDV(p, v), v * VW, val, 0));
+      if (ov)
+        first = PMIN(first, ARG_CAND(LDV(p + (R - VW), 0), R - VW, val, 0));
+    }
     acc f;
-    VNCL_HRED(ACC, VW, fmin, first, f);
+    VNCL_HRED(ACC, VW, PMIN, first, f);
     idx = f < (acc)INFINITY ? (IDX)f : IDX_NONE;
     for (IDX i = ts; i < R && idx == IDX_NONE; i++) {
       const acc e = LD(p, i);
@@ -637,32 +666,63 @@ reduce_rows_block(const int op, const IDX R, const IDX rows,
     if (sq) t[0] = sqrt(t[0]);
   } else {
     const int mx = op != R_MIN; /* max, or argmax's first pass */
-    FOR_ROWS {
-      accv m = LDB(r, 0);
-      for (IDX v = 1; v < nv; v++)
-        m = mx ? NMAX(m, LDB(r, v)) : NMIN(m, LDB(r, v));
-      if (rem) m = mx ? NMAX(m, LDB_LAST(r)) : NMIN(m, LDB_LAST(r));
-      t[r] = m;
+    /* argmax: the maxima with PMAX, exact unless the rows' plain sum is
+     * NaN (then again with NMAX) */
+    int again = op != R_ARGMAX;
+    if (!again) {
+      accv sa = 0;
+      FOR_ROWS {
+        accv m = LDB(r, 0), s = m;
+        for (IDX v = 1; v < nv; v++) {
+          const accv e = LDB(r, v);
+          m = PMAX(m, e);
+          s += e;
+        }
+        if (rem) {
+          const accv e = LDB_LAST(r);
+          m = PMAX(m, e);
+          s += e;
+        }
+        t[r] = m;
+        sa += s;
+      }
+      again = any(IS_NAN(sa));
+      if (!again) ROWS_TREE(PMAX, t);
     }
-    if (mx)
-      ROWS_TREE(NMAX, t);
-    else
-      ROWS_TREE(NMIN, t);
+    if (again) {
+      FOR_ROWS {
+        accv m = LDB(r, 0);
+        for (IDX v = 1; v < nv; v++)
+          m = mx ? NMAX(m, LDB(r, v)) : NMIN(m, LDB(r, v));
+        if (rem) m = mx ? NMAX(m, LDB_LAST(r)) : NMIN(m, LDB_LAST(r));
+        t[r] = m;
+      }
+      if (mx)
+        ROWS_TREE(NMAX, t);
+      else
+        ROWS_TREE(NMIN, t);
+    }
   }
   if (op == R_ARGMAX) {
     acc m[VW];
     LANES(t[0], m);
     const accv lane = CAT(convert_, CAT(ACC, VSUF))((lanev)IOTA_VW);
     /* the least index of row r's lanes equal to m (or NaN where m is) */
-#define ARG_ROW(e, at) ARG_CAND(e, at, m[r], IS_NAN(m[r]))
-    FOR_ROWS {
-      accv f = ARG_ROW(LDB(r, 0), 0);
-      for (IDX v = 1; v < nv; v++) f = fmin(f, ARG_ROW(LDB(r, v), v * VW));
-      if (rem) f = fmin(f, ARG_ROW(LDB_LAST(r), R - VW));
-      t[r] = f;
+#define ARG_ROWS(mnan)                                                     \
+  FOR_ROWS {                                                               \
+    accv f = ARG_CAND(LDB(r, 0), 0, m[r], mnan);                           \
+    for (IDX v = 1; v < nv; v++)                                           \
+      f = PMIN(f, ARG_CAND(LDB(r, v), v * VW, m[r], mnan));                \
+    if (rem) f = PMIN(f, ARG_CAND(LDB_LAST(r), R - VW, m[r], mnan));       \
+    t[r] = f;                                                              \
+  }
+    if (any(IS_NAN(t[0]))) {
+      ARG_ROWS(IS_NAN(m[r]));
+    } else {
+      ARG_ROWS(0);
     }
-#undef ARG_ROW
-    ROWS_TREE(fmin, t);
+#undef ARG_ROWS
+    ROWS_TREE(PMIN, t);
   }
   if (row0 + VW <= rows) {
     if (op == R_ARGMAX)
@@ -717,12 +777,22 @@ reduce_rows_packed(const int op, const IDX R, const IDX rows,
      * equal to it (or its first NaN), taken from the last element back */
     accv g[PACK];
     VNCL_PACK_IN(t, g);
-    accv m = g[0];
-    _Pragma("unroll") for (int k = 1; k < PACK; k++) m = NMAX(m, g[k]);
-    const lanev mnan = IS_NAN(m);
+    accv m = g[0], s = g[0];
+    _Pragma("unroll") for (int k = 1; k < PACK; k++) {
+      m = PMAX(m, g[k]);
+      s += g[k];
+    }
     lanev at = (lanev)(PACK - 1);
-    _Pragma("unroll") for (int k = PACK - 2; k >= 0; k--)
-      at = select(at, (lanev)k, mnan ? IS_NAN(g[k]) : g[k] == m);
+    if (!any(IS_NAN(s))) {
+      _Pragma("unroll") for (int k = PACK - 2; k >= 0; k--)
+        at = select(at, (lanev)k, g[k] == m);
+    } else {
+      m = g[0];
+      _Pragma("unroll") for (int k = 1; k < PACK; k++) m = NMAX(m, g[k]);
+      const lanev mnan = IS_NAN(m);
+      _Pragma("unroll") for (int k = PACK - 2; k >= 0; k--)
+        at = select(at, (lanev)k, mnan ? IS_NAN(g[k]) : g[k] == m);
+    }
     const CAT(int, VW) ai = CAT(convert_int, VSUF)(at);
     if (row0 + VW <= rows) {
       CAT(vstore, VW)(ai, 0, outi + ooff + row0);

@@ -21,10 +21,11 @@
  * tree (2, 8; 16 with vectors of 16) or transposed (3, 5, 9; and argmax;
  * 12 and 15 with vectors of 16, each row first a vector of its own; 16,
  * argmax's square transposition): rows of whole vectors, a tail of one,
- * tails of two or
- * more (the row's last vector, overlapping the last whole one: sums mask
- * its repeated lanes), every operation, every type, with NaN in the tail
- * or in the overlap, +inf in the tail, a row all -inf, a tie whose second
+ * tails of two or more (the row's last vector, overlapping the last whole
+ * one: sums mask its repeated lanes), every operation, every type, with
+ * NaN in the tail, in the overlap or first, +inf in the tail, a row all
+ * -inf, -inf and +inf in one row (argmax's plain sum NaN without a NaN:
+ * its exact second pass), -0 tying +0 as the maximum, a tie whose second
  * half is in the tail, the maximum only in the last element; a row count
  * that leaves the last block of rows short, and fewer rows than one
  * block. The device's set, the device's with the other short-row kernel,
@@ -62,12 +63,21 @@ static void test_reduce_rows_item(void **st) {
         double *xv = t_rand_vals(t, (size_t)(rows * L), -2, 2);
         for (int64_t r = 0; r < rows; r += 7) {
           double *row = xv + r * L;
-          switch ((r / 7) % 6) {
+          switch ((r / 7) % 9) {
             case 0: row[L - 1] = NAN; break;
+            case 7: row[0] = NAN; break; /* the first, far from the tail */
             case 1: row[L > vw ? L - vw : 0] = NAN; break; /* the overlap */
             case 2: row[L - 2] = INFINITY; break;
             case 3: for (int64_t i = 0; i < L; i++) row[i] = -INFINITY; break;
             case 4: row[1] = 5, row[L - 1] = 5; break; /* a tie */
+            case 5: /* both infinities: argmax's plain sum is NaN, no NaN */
+              row[0] = -INFINITY, row[L - 1] = INFINITY;
+              break;
+            case 6: /* -0 ties +0 as the maximum: the first of them */
+              for (int64_t i = 0; i < L; i++)
+                row[i] = t_round(t, -1 - fabs(row[i]));
+              row[L / 2] = -0.0, row[L - 1] = 0.0;
+              break;
             default: row[L - 1] = 5; break;
           }
         }
