@@ -40,6 +40,18 @@ static size_t target_groups(const vncl_context *ctx) {
 static vncl_status rows_item_run(vncl_context *ctx, int op,
                                  const vncl_tensor *x, size_t outer, size_t R,
                                  vncl_tensor *out, int *p, int bits) {
+  /* Rows of 17 to 31 under vectors of 16 (reduce_rows_block; f32 and
+   * 16-bit storage, computed in f32) go in vectors of 8: two or three
+   * vectors a row, where vectors of 16 took one whole and one overlapping
+   * it, 16 accumulators a work-item. On a Zen 4, f32, the library before
+   * and after alternated: rows of 17, 20, 24 and 28, sum 0.68-1.30x ->
+   * 0.80-1.39x memcpy, max 0.92-1.08x -> 1.31-1.49x, argmax 0.67-0.94x ->
+   * 0.85-1.24x; as AVX2 code 0.74-1.05x -> 0.85-1.23x, 0.74-1.08x ->
+   * 0.88-1.53x, 0.46-0.75x -> 0.69-1.16x. Rows of 40 and 56 came out
+   * mixed in vectors of 8 (docs/ops.md, thirty-fifth pass). */
+  if (p[RED_VW] == 16 && R > 16 && R < 32 && R <= (size_t)p[RED_ROWS_BLOCK] &&
+      x->dtype != VNCL_F64)
+    p[RED_VW] = 8;
   size_t vw = (size_t)p[RED_VW];
   bool block = vw > 1 && R >= 2 && R <= (size_t)p[RED_ROWS_BLOCK];
   bool packed = block && R <= vw;

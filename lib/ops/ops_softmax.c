@@ -156,6 +156,17 @@ static vncl_status softmax_run(vncl_context *ctx, const char *fn, int logmode,
   bool packed = item && N >= 2 && (vw == 4 || vw == 8 || vw == 16) &&
                 (N < vw || (N == vw && (int)vw <= native_width(ctx, x)));
   if (packed) p[SM_ITEM_ROWS] = 1;
+  /* Rows of one and a half vectors of 16 (24 elements), f32 or 16-bit
+   * storage: vectors of 8, three whole ones a row, where vectors of 16
+   * took one whole and one overlapping it by half (BLOCK_OUT's block of
+   * four rows). On a Zen 4, f32, old and new alternated: softmax 0.85-0.96x
+   * -> 1.10-1.25x memcpy, log-softmax 0.94-1.01x -> 0.91-1.07x; as AVX2
+   * code 0.77-0.92x -> 0.93-0.98x and 0.73-0.85x -> 0.92-0.96x
+   * (docs/ops.md, thirty-fifth pass). Longer rows with a half-vector tail
+   * (40, 56, 72) came out mixed natively (log-softmax 0.9x as fast at 56),
+   * rows of whole vectors of 16 (48) 0.8-0.85x as fast. */
+  if (item && !packed && vw == 16 && N == 24 && x->dtype != VNCL_F64)
+    p[SM_VW] = 8;
   return launch(ctx, logmode, x, out, N, rows, p, bits, xo, oo, item,
                 packed);
 }
