@@ -14,6 +14,20 @@
 
 #define ctx t_ctx /* the shared fixture's context (common.c) */
 
+/* Whether a reduce.cl program for f32 with vectors of vw was built. */
+static bool red_vw_built(int vw) {
+  const char *src[512], *opts[512];
+  cl_program progs[512];
+  char v[24];
+  snprintf(v, sizeof v, "-DVW=%d ", vw);
+  int n = vncl__programs_list(ctx, src, opts, progs, 512);
+  for (int i = 0; i < n && i < 512; i++)
+    if (!strcmp(src[i], "reduce.cl") && strstr(opts[i], v) &&
+        strstr(opts[i], "-DDTYPE=0 "))
+      return true;
+  return false;
+}
+
 /* Short rows one per work-item (reduce_rows_item: rows of up to ROWS_ITEM,
  * enough of them for this device's groups, the host's condition from its
  * own compute units) or VW rows per work-item (reduce_rows_block: rows
@@ -30,20 +44,6 @@
  * that leaves the last block of rows short, and fewer rows than one
  * block. The device's set, the device's with the other short-row kernel,
  * then vectors of 8 with each kernel. */
-/* Whether a reduce.cl program for f32 with vectors of vw was built. */
-static bool red_vw_built(int vw) {
-  const char *src[512], *opts[512];
-  cl_program progs[512];
-  char v[24];
-  snprintf(v, sizeof v, "-DVW=%d ", vw);
-  int n = vncl__programs_list(ctx, src, opts, progs, 512);
-  for (int i = 0; i < n && i < 512; i++)
-    if (!strcmp(src[i], "reduce.cl") && strstr(opts[i], v) &&
-        strstr(opts[i], "-DDTYPE=0 "))
-      return true;
-  return false;
-}
-
 static void test_reduce_rows_item(void **st) {
   (void)st;
   const size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1;
@@ -68,7 +68,8 @@ static void test_reduce_rows_item(void **st) {
     /* rows of 17 and 24 under vectors of 16 in reduce_rows_block go in
      * vectors of 8 (f32 and 16-bit): whether such a program existed
      * before they ran */
-    const bool vw8_rule = p[RED_VW] == 16 && p[RED_ROWS_BLOCK] >= 24;
+    const bool vw8_rule = p[RED_VW] == 16 && p[RED_ROWS_BLOCK] >= 24 &&
+                          p[RED_ROWS_ITEM] >= 24;
     const bool vw8_before = vw8_rule && red_vw_built(8);
     for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
       const int64_t L = lens[li];
@@ -84,7 +85,6 @@ static void test_reduce_rows_item(void **st) {
           double *row = xv + r * L;
           switch ((r / 7) % 9) {
             case 0: row[L - 1] = NAN; break;
-            case 7: row[0] = NAN; break; /* the first, far from the tail */
             case 1: row[L > vw ? L - vw : 0] = NAN; break; /* the overlap */
             case 2: row[L - 2] = INFINITY; break;
             case 3: for (int64_t i = 0; i < L; i++) row[i] = -INFINITY; break;
@@ -97,6 +97,7 @@ static void test_reduce_rows_item(void **st) {
                 row[i] = t_round(t, -1 - fabs(row[i]));
               row[L / 2] = -0.0, row[L - 1] = 0.0;
               break;
+            case 7: row[0] = NAN; break; /* the first, far from the tail */
             default: row[L - 1] = 5; break;
           }
         }
