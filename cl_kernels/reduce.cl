@@ -570,17 +570,20 @@ reduce_rows_item(const int op, const IDX R, const IDX rows,
     const int vnan = IS_NAN(val);
     const accv lane = CAT(convert_, CAT(ACC, VSUF))((lanev)IOTA_VW);
     accv first = (accv)(INFINITY);
-    if (vnan) {
-      for (IDX v = 0; v < nv; v++)
-        first = PMIN(first, ARG_CAND(LDV(p, v), v * VW, val, 1));
-      if (ov)
-        first = PMIN(first, ARG_CAND(LDV(p + (R - VW), 0), R - VW, val, 1));
-    } else {
-      for (IDX v = 0; v < nv; v++)
-        first = PMIN(first, ARG_CAND(LDV(p, v), v * VW, val, 0));
-      if (ov)
-        first = PMIN(first, ARG_CAND(LDV(p + (R - VW), 0), R - VW, val, 0));
-    }
+    /* the pass written once for each value of mnan, a constant in each */
+#define ARG_FIRST(mnan)                                                    \
+  do {                                                                     \
+    for (IDX v = 0; v < nv; v++)                                           \
+      first = PMIN(first, ARG_CAND(LDV(p, v), v * VW, val, mnan));         \
+    if (ov)                                                                \
+      first = PMIN(first,                                                  \
+                   ARG_CAND(LDV(p + (R - VW), 0), R - VW, val, mnan));     \
+  } while (0)
+    if (vnan)
+      ARG_FIRST(1);
+    else
+      ARG_FIRST(0);
+#undef ARG_FIRST
     acc f;
     VNCL_HRED(ACC, VW, PMIN, first, f);
     idx = f < (acc)INFINITY ? (IDX)f : IDX_NONE;

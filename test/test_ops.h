@@ -228,11 +228,12 @@ static inline double t_ulp_err(float got, double ref) {
 #endif
 
 #ifdef VNCL_INTERNAL_H
-/* Whether this context built `source` (a cl_kernels/ file) for f32 rows of
- * exactly pk elements as whole vectors (-DPACK=pk) with vectors of vw: the
- * kernel the host chose, for tests that include runtime/runtime.h. */
-static inline bool t_packed_built(vncl_context *ctx, const char *source,
-                                  int vw, int pk) {
+/* Whether this context built `source` (a cl_kernels/ file) for f32 with
+ * vectors of vw and, for pk > 0, rows of exactly pk elements as whole
+ * vectors (-DPACK=pk; pk 0: packed or not): the kernel the host chose, for
+ * tests that include runtime/runtime.h. */
+static inline bool t_f32_built(vncl_context *ctx, const char *source, int vw,
+                               int pk) {
   const char *src[512], *opts[512];
   cl_program progs[512];
   char v[24], p[24];
@@ -240,9 +241,9 @@ static inline bool t_packed_built(vncl_context *ctx, const char *source,
   snprintf(p, sizeof p, "-DPACK=%d", pk);
   int n = vncl__programs_list(ctx, src, opts, progs, 512);
   for (int i = 0; i < n && i < 512; i++) {
-    const char *at = strstr(opts[i], p);
-    if (!strcmp(src[i], source) && strstr(opts[i], v) && at &&
-        (at[strlen(p)] == ' ' || !at[strlen(p)]) &&
+    const char *at = pk > 0 ? strstr(opts[i], p) : NULL;
+    if (!strcmp(src[i], source) && strstr(opts[i], v) &&
+        (pk <= 0 || (at && (at[strlen(p)] == ' ' || !at[strlen(p)]))) &&
         strstr(opts[i], "-DDTYPE=0 "))
       return true;
   }

@@ -14,20 +14,6 @@
 
 #define ctx t_ctx /* the shared fixture's context (common.c) */
 
-/* Whether a reduce.cl program for f32 with vectors of vw was built. */
-static bool red_vw_built(int vw) {
-  const char *src[512], *opts[512];
-  cl_program progs[512];
-  char v[24];
-  snprintf(v, sizeof v, "-DVW=%d ", vw);
-  int n = vncl__programs_list(ctx, src, opts, progs, 512);
-  for (int i = 0; i < n && i < 512; i++)
-    if (!strcmp(src[i], "reduce.cl") && strstr(opts[i], v) &&
-        strstr(opts[i], "-DDTYPE=0 "))
-      return true;
-  return false;
-}
-
 /* Short rows one per work-item (reduce_rows_item: rows of up to ROWS_ITEM,
  * enough of them for this device's groups, the host's condition from its
  * own compute units) or VW rows per work-item (reduce_rows_block: rows
@@ -70,7 +56,7 @@ static void test_reduce_rows_item(void **st) {
      * before they ran */
     const bool vw8_rule = p[RED_VW] == 16 && p[RED_ROWS_BLOCK] >= 24 &&
                           p[RED_ROWS_ITEM] >= 24;
-    const bool vw8_before = vw8_rule && red_vw_built(8);
+    const bool vw8_before = vw8_rule && t_f32_built(ctx, "reduce.cl", 8, 0);
     for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
       const int64_t L = lens[li];
       if (L > p[RED_ROWS_ITEM]) continue;
@@ -110,12 +96,13 @@ static void test_reduce_rows_item(void **st) {
         free(xv);
       }
     }
-    if (vw8_rule && !vw8_before) assert_true(red_vw_built(8));
+    if (vw8_rule && !vw8_before)
+      assert_true(t_f32_built(ctx, "reduce.cl", 8, 0));
     /* the device's set: rows of exactly VW (under ROWS_BLOCK) went as
      * whole vectors, not to reduce_rows_block's loops (1.3-2.4x slower) */
     if (k == 0 && (p[RED_VW] == 8 || p[RED_VW] == 16) &&
         p[RED_ROWS_BLOCK] >= p[RED_VW] && p[RED_ROWS_ITEM] >= p[RED_VW])
-      assert_true(t_packed_built(ctx, "reduce.cl", p[RED_VW], p[RED_VW]));
+      assert_true(t_f32_built(ctx, "reduce.cl", p[RED_VW], p[RED_VW]));
   }
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, NULL));
 }

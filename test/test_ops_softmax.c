@@ -219,7 +219,7 @@ static bool sm_block_e_built(void) {
 /* Whether softmax over rows of exactly VW elements was built as one square
  * transposition (softmax_rows_packed with PACK = VW), f32. */
 static bool sm_square_built(int vw) {
-  return t_packed_built(ctx, "softmax.cl", vw, vw);
+  return t_f32_built(ctx, "softmax.cl", vw, vw);
 }
 
 static void test_softmax_rows_item(void **st) {
