@@ -50,12 +50,15 @@ unset VNCL_DEVICE VNCL_GEMM_BACKEND VNCL_FFT_BACKEND VNCL_TUNING_DB
 # 64 KiB and 256 or 512), each with its vendor's GEMM set and every other
 # family. Then Oclgrind's own limits (32 KiB, 1024) with the generic sets;
 # generic-gpu also runs the ops kernels in their CPU shapes (--cpu-rows),
-# cpu512 and cpu256 the CPU rows' GEMM sets (gemm_small's wide tiles).
+# avx2-rows softmax again in them as on an AVX2 CPU (native vectors of 8
+# floats: rows of 13 and 16 as 8 x 8 squares), cpu512 and cpu256 the CPU
+# rows' GEMM sets (gemm_small's wide tiles).
 RUNS="nvidia 49152 1024 --set nvidia
 amd 65536 256 --set amd
 intel-256 65536 256 --set intel
 intel-512 65536 512 --set intel --parts gemm
 generic-gpu 32768 1024 --set gpu --cpu-rows
+avx2-rows 32768 1024 --set gpu --cpu-rows --native 8 --parts softmax
 any-device 32768 1024 --set any --parts gemm
 last-resort 32768 1024 --set last --parts gemm
 cpu512 32768 1024 --set cpu512 --parts gemm

@@ -7,7 +7,8 @@
  * data races and invalid accesses to a log the driver fails on; it runs on
  * any device (on PoCL it is a quick functional check).
  *
- *   oclgrind_check [--set NAME] [--parts gemm,ops,fft] [--cpu-rows]
+ *   oclgrind_check [--set NAME] [--parts gemm,ops,fft,softmax] [--cpu-rows]
+ *                  [--native W]
  *
  * --set points one built-in GEMM parameter set at the device through a
  * tuning database written for the run (the database is data, so the
@@ -23,7 +24,8 @@
  * (the GPU rows on Oclgrind), which must also fit unchanged; --cpu-rows
  * runs transpose, reduce, softmax and random again with the CPU rows'
  * kernel shapes, and native vectors of 16 floats (one profile of
- * scripts/check-oclgrind.sh asks for it). */
+ * scripts/check-oclgrind.sh asks for it), or of W with --native W (another
+ * profile runs softmax alone with 8, the AVX2 CPUs' path). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1078,12 +1080,14 @@ static int sm_short_rows_only;
 
 static void softmax_cases(void) {
   /* 2 x 5000: rows too long for local memory here (exp kept in the
-   * output, or computed again for 16-bit storage); CPU rows: 4 x 5 and
-   * 37 x 3 VW rows a work-item, transposed (softmax_rows_packed; the last
-   * block 4 and 5 rows) */
+   * output, or computed again for 16-bit storage); CPU rows: 4 x 5, 37 x 3
+   * and 37 x 13 VW rows a work-item, transposed (softmax_rows_packed; the
+   * last block 4 and 5 rows; 37 x 13 and 150 x 16 as 8 x 8 squares, rows
+   * loaded and stored at their own offsets, where the native vectors hold
+   * 8 floats, --native 8) */
   static const int64_t shapes[][2] = {{7, 300}, {3, 1000}, {4, 5}, {2, 5000},
                                       {70, 48}, {67, 24}, {150, 16}, {37, 3},
-                                      {69, 72}};
+                                      {69, 72}, {37, 13}};
   FOR_DTYPES(t) {
     for (size_t c = 0; c < sizeof shapes / sizeof *shapes; c++)
       for (int lg = 0; lg < 2; lg++) {
@@ -1645,6 +1649,10 @@ static void test_random(void **st) {
 
 int main(int argc, char **argv) {
   const char *parts = "gemm,ops,fft";
+  /* --native W: the CPU rows' native float width instead of 16 (8: as on
+   * an AVX2 CPU; --parts softmax then runs softmax's 8 x 8 squares) */
+  static const char w16[] = "16";
+  const char *native = w16;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--set") && i + 1 < argc)
       set_name = argv[++i];
@@ -1652,11 +1660,14 @@ int main(int argc, char **argv) {
       parts = argv[++i];
     else if (!strcmp(argv[i], "--cpu-rows"))
       cpu_rows = 1;
+    else if (!strcmp(argv[i], "--native") && i + 1 < argc)
+      native = argv[++i];
     else if (!strcmp(argv[i], "--kernels") && i + 1 < argc)
       kernels_out = argv[++i];
     else {
       fprintf(stderr, "usage: oclgrind_check [--set NAME] [--parts "
-              "gemm,ops,fft] [--cpu-rows] [--kernels FILE]\n");
+              "gemm,ops,fft,softmax] [--cpu-rows] [--native W] [--kernels "
+              "FILE]\n");
       return 2;
     }
   }
@@ -1664,7 +1675,7 @@ int main(int argc, char **argv) {
    * (Oclgrind reports 1), so that softmax over rows of exactly VW takes
    * its square transposition (softmax_rows_packed, PACK = VW) here too.
    * Before the context exists: the width is read once. */
-  if (cpu_rows) setenv("VNCL_NATIVE_FLOAT_WIDTH", "16", 0);
+  if (cpu_rows) setenv("VNCL_NATIVE_FLOAT_WIDTH", native, native != w16);
   for (size_t i = 0; i < sizeof sets / sizeof *sets; i++)
     if (!strcmp(sets[i].name, set_name)) set_def = &sets[i];
   if (!set_def && strcmp(set_name, "own") && strcmp(set_name, "ref")) {
@@ -1693,5 +1704,9 @@ int main(int argc, char **argv) {
     fails += cmocka_run_group_tests_name("ops", ops, setup, teardown);
   if (strstr(parts, "fft"))
     fails += cmocka_run_group_tests_name("fft", fft, setup, teardown);
+  /* softmax alone (in "ops" too; "softmax" holds no "ops") */
+  const struct CMUnitTest sm[] = {cmocka_unit_test(test_softmax)};
+  if (strstr(parts, "softmax"))
+    fails += cmocka_run_group_tests_name("softmax", sm, setup, teardown);
   return fails ? 1 : 0;
 }

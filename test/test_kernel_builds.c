@@ -109,11 +109,14 @@ static void ops_workload(vncl_context *ctx, const vncl_device_info *dp) {
        * them so (-DPACK): reductions transposed (3, every type; argmax 15,
        * the most shuffles with vectors of 16; argmax 16, a square
        * transposition) and by the tree (4, 16), softmax transposed (3, 15;
-       * 16, a square transposition where the device's vectors are of 16).
-       * reduce_rows_block needs no shape of its own: it is in every
-       * reduce.cl program with vectors wider than 1 */
+       * 16, a square transposition where the device's vectors are of 16;
+       * 15 and 16 as 8 x 8 squares where they are of 8, PACK_H8, f32 and
+       * f16, so f16 takes 4 and 15 too). reduce_rows_block needs no shape
+       * of its own: it is in every reduce.cl program with vectors wider
+       * than 1 */
       static const int64_t lens[] = {3, 4, 15, 16};
-      for (int li = 0; li < (t == VNCL_F32 ? 4 : 1); li++) {
+      for (int li = 0; li < (t == VNCL_F32 ? 4 : t == VNCL_F16 ? 3 : 1);
+           li++) {
         const int64_t len = lens[li];
         vncl_tensor *sr = tensor(ctx, t, 2, 64, len, 0);
         vncl_tensor *so = tensor(ctx, t, 1, 64, 0, 0);

@@ -175,7 +175,9 @@ static void test_softmax_wide(void **st) {
  * last set, f64) computed again; rows
  * shorter than a vector keep the scalar tail; rows of 3, 5 and 8 as whole
  * vectors transposed, VW rows a work-item, 7 rows fewer than one such
- * block; rows of 2, 4, 12 and 13 so with vectors of 16), rows of 16 and fewer
+ * block; rows of 2, 4, 12 and 13 so with vectors of 16, and where the
+ * device's native vectors hold 8 floats rows of 12, 13 and 16 as 8 x 8
+ * squares, PACK_H8), rows of 16 and fewer
  * (taken whatever their count), e kept in local memory (the rows' vectors
  * interleaved) or computed again (ROW_ITEM 4096 leaves no room for f64's),
  * in place, special values. */
@@ -318,9 +320,15 @@ static void test_softmax_rows_item(void **st) {
   if ((size_t)16 * 4 * 1024 * 4 <= ctx->info.local_mem_bytes / 2)
     assert_true(sm_block_e_built());
   /* rows of a whole vector took the square transposition exactly where the
-   * device's native f32 vectors are as wide */
+   * device's native f32 vectors are as wide, and rows of 16 in vectors of
+   * 16 also where they hold 8 (as 8 x 8 squares, PACK_H8) */
+  const int nat = vncl__params_vec(ctx);
   for (int vw = 4; vw <= 16; vw *= 2)
-    assert_int_equal(sm_square_built(vw), vw <= vncl__params_vec(ctx));
+    assert_int_equal(sm_square_built(vw),
+                     vw <= nat || (vw == 16 && nat == 8));
+  /* set 0's rows of 12, 13 and 16 (vectors of 16) moved as 8 x 8 squares
+   * exactly where the native vectors hold 8 floats */
+  assert_int_equal(sm_item_built_with("PACK_H8", 1, false), nat == 8);
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_SOFTMAX, NULL));
 }
 

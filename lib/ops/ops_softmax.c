@@ -26,7 +26,7 @@ enum { BLOCK_MIN_KEEP = 1, BLOCK_MIN_EXP = 4, BLOCK_MIN_LOG = 2 };
 static vncl_status launch(vncl_context *ctx, int logmode, const vncl_tensor *x,
                           vncl_tensor *out, size_t N, size_t rows, int *p,
                           int bits, size_t xo, size_t oo, bool item,
-                          bool packed) {
+                          bool packed, bool h8) {
   size_t accsz = x->dtype == VNCL_F64 ? 8 : 4, wg = (size_t)p[SM_WG];
   size_t half = ctx->info.local_mem_bytes / 2, local;
   size_t ir = (size_t)p[SM_ITEM_ROWS];
@@ -82,7 +82,8 @@ static vncl_status launch(vncl_context *ctx, int logmode, const vncl_tensor *x,
                      (int)x->dtype, bits, item ? "ITEM_LOCAL" : "ROW_LOCAL",
                      local, nt);
   if (packed)
-    snprintf(extra + len, sizeof extra - (size_t)len, " -DPACK=%zu", N);
+    snprintf(extra + len, sizeof extra - (size_t)len, " -DPACK=%zu%s", N,
+             h8 ? " -DPACK_H8=1" : "");
   else if (item)
     snprintf(extra + len, sizeof extra - (size_t)len,
              " -DITEM_TAIL=%d -DBLOCK_OUT=%d", tail, block);
@@ -153,8 +154,20 @@ static vncl_status softmax_run(vncl_context *ctx, const char *fn, int logmode,
    * f64 (two registers a vector) softmax 0.85x, log-softmax 1.25x; rows
    * of two or more blocks 0.4-0.6x (docs/ops.md, twenty-fifth pass). */
   const size_t vw = (size_t)p[SM_VW];
+  /* Vectors of 16 on a device whose native vectors hold 8 floats (AVX2),
+   * rows of 9 to 16, f32 and f16: the rows move as 8 x 8 squares of
+   * 8-lane vectors (PACK_H8, softmax.cl), which also takes rows of 16
+   * packed there. As AVX2 code on a Zen 4, old and new alternated, f32
+   * softmax over rows of 9 to 16 0.45-0.92x -> 0.86-1.37x memcpy,
+   * log-softmax 0.45-0.81x -> 0.77-1.37x, f16 0.32-0.56x -> 0.44-0.62x;
+   * bf16 came out slower (0.27-0.43x -> 0.22-0.47x) and keeps the whole
+   * vectors (docs/ops.md, thirty-sixth pass). */
+  const bool h8 = item && vw == 16 && native_width(ctx, x) == 8 &&
+                  (x->dtype == VNCL_F32 || x->dtype == VNCL_F16) &&
+                  N >= 9 && N <= 16;
   bool packed = item && N >= 2 && (vw == 4 || vw == 8 || vw == 16) &&
-                (N < vw || (N == vw && (int)vw <= native_width(ctx, x)));
+                (N < vw ||
+                 (N == vw && ((int)vw <= native_width(ctx, x) || h8)));
   if (packed) p[SM_ITEM_ROWS] = 1;
   /* Rows of one and a half vectors of 16 (24 elements), f32 or 16-bit
    * storage: vectors of 8, three whole ones a row, where vectors of 16
@@ -168,7 +181,7 @@ static vncl_status softmax_run(vncl_context *ctx, const char *fn, int logmode,
   if (item && !packed && vw == 16 && N == 24 && x->dtype != VNCL_F64)
     p[SM_VW] = 8;
   return launch(ctx, logmode, x, out, N, rows, p, bits, xo, oo, item,
-                packed);
+                packed, packed && h8);
 }
 
 vncl_status vncl_softmax(vncl_context *ctx, const vncl_tensor *x,
