@@ -725,7 +725,8 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
 
 #ifdef PACK
 /* PACK_H8 (the host's, with VW 16 where the device's native vectors hold
- * 8 floats, AVX2; rows of 9 to 16, f32 and f16): the 16 rows move
+ * 8 or 16 floats, AVX2 or AVX-512; rows of 9 to 15, and 16 where they
+ * hold 8; f32 and f16): the 16 rows move
  * between memory and the 16-lane vectors of their elements as 8 x 8
  * squares of 8-lane vectors, rows 0-7 and 8-15 apart: each row loaded as
  * its elements 0-7 and its last 8 (at its own offset: rows are not
@@ -736,7 +737,9 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
  * 16-lane vectors (VNCL_PACK_X for rows of 10 to 15: a shuffle a row,
  * then the 16 x 16 square) need twice AVX2's 16 registers and took half
  * the kernel's time: f32 softmax over rows of 10 ran at 0.63-0.83x
- * memcpy, 1.14-1.19x with them left out (docs/ops.md, thirty-sixth pass).
+ * memcpy, 1.14-1.19x with them left out; on AVX-512 the 16-lane
+ * permutes cost more than the squares' 8-lane shuffles too (docs/ops.md,
+ * thirty-sixth pass).
  * The last work-item's part of 16 rows keeps the element-by-element
  * gathers and the whole-vector transpositions. */
 #if PACK_H8

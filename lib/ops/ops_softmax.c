@@ -154,20 +154,26 @@ static vncl_status softmax_run(vncl_context *ctx, const char *fn, int logmode,
    * f64 (two registers a vector) softmax 0.85x, log-softmax 1.25x; rows
    * of two or more blocks 0.4-0.6x (docs/ops.md, twenty-fifth pass). */
   const size_t vw = (size_t)p[SM_VW];
-  /* Vectors of 16 on a device whose native vectors hold 8 floats (AVX2),
-   * rows of 9 to 16, f32 and f16: the rows move as 8 x 8 squares of
-   * 8-lane vectors (PACK_H8, softmax.cl), which also takes rows of 16
-   * packed there. As AVX2 code on a Zen 4, old and new alternated, f32
-   * softmax over rows of 9 to 16 0.45-0.92x -> 0.86-1.37x memcpy,
-   * log-softmax 0.45-0.81x -> 0.77-1.37x, f16 0.32-0.56x -> 0.44-0.62x;
-   * bf16 came out slower (0.27-0.43x -> 0.22-0.47x) and keeps the whole
-   * vectors (docs/ops.md, thirty-sixth pass). */
-  const bool h8 = item && vw == 16 && native_width(ctx, x) == 8 &&
+  /* Vectors of 16 on a device whose native vectors hold 8 or 16 floats
+   * (AVX2, AVX-512), rows of 9 to 15, f32 and f16, and rows of 16 where
+   * they hold 8: the rows move as 8 x 8 squares of 8-lane vectors
+   * (PACK_H8, softmax.cl), which also takes rows of 16 packed there. On a
+   * Zen 4, old and new alternated: as AVX2 code f32 softmax over rows of
+   * 9 to 16 0.45-0.92x -> 0.86-1.37x memcpy, log-softmax 0.45-0.81x ->
+   * 0.77-1.37x, f16 0.32-0.56x -> 0.44-0.62x; natively f32 rows of 9 to
+   * 15 0.75-1.26x -> 0.92-1.48x, f16 1.1-1.5x as fast, but rows of 16
+   * keep their square of 16-lane vectors there (1.32-1.61x against
+   * 1.25-1.37x). bf16 came out slower as AVX2 code (0.27-0.43x ->
+   * 0.22-0.47x) and keeps the whole vectors; vectors of 4 floats (8-lane
+   * vectors in two registers) were not measured (docs/ops.md,
+   * thirty-sixth pass). */
+  const int nat = native_width(ctx, x);
+  const bool h8 = item && vw == 16 &&
                   (x->dtype == VNCL_F32 || x->dtype == VNCL_F16) &&
-                  N >= 9 && N <= 16;
+                  ((N >= 9 && N <= 15 && (nat == 8 || nat == 16)) ||
+                   (N == 16 && nat == 8));
   bool packed = item && N >= 2 && (vw == 4 || vw == 8 || vw == 16) &&
-                (N < vw ||
-                 (N == vw && ((int)vw <= native_width(ctx, x) || h8)));
+                (N < vw || (N == vw && ((int)vw <= nat || h8)));
   if (packed) p[SM_ITEM_ROWS] = 1;
   /* Rows of one and a half vectors of 16 (24 elements), f32 or 16-bit
    * storage: vectors of 8, three whole ones a row, where vectors of 16
