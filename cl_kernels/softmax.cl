@@ -71,10 +71,6 @@
 #define NT_MIN 0
 #endif
 /* Index width: 32 or 64 bits. */
-#ifndef PACK_H8
-#define PACK_H8 0
-#endif
-
 #ifndef IDX_BITS
 #define IDX_BITS 32
 #endif
@@ -726,9 +722,8 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
 #ifdef PACK
 /* PACK_H8 (the host's, with VW 16 where the device's native vectors hold
  * 8 or 16 floats, AVX2 or AVX-512; rows of 9 to 15, and 16 where they
- * hold 8; f32 and f16): the 16 rows move
- * between memory and the 16-lane vectors of their elements as 8 x 8
- * squares of 8-lane vectors, rows 0-7 and 8-15 apart: each row loaded as
+ * hold 8; f32 and f16): the 16 rows move between memory and the 16-lane
+ * vectors of their elements as 8 x 8 squares of 8-lane vectors, rows 0-7 and 8-15 apart: each row loaded as
  * its elements 0-7 and its last 8 (at its own offset: rows are not
  * aligned), the two squares transposed (H8_SQUARE, the usual AVX
  * shuffles) into g[k]'s low or high half; on the way out the same
@@ -742,6 +737,9 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
  * thirty-sixth pass).
  * The last work-item's part of 16 rows keeps the element-by-element
  * gathers and the whole-vector transpositions. */
+#ifndef PACK_H8
+#define PACK_H8 0
+#endif
 #if PACK_H8
 #if VW != 16 || PACK < 9 || PACK > 16 || (DTYPE != 0 && DTYPE != 2)
 #error "PACK_H8 is for vectors of 16, rows of 9 to 16, f32 or f16"
@@ -854,9 +852,10 @@ softmax_rows_packed(const IDX N, const IDX rows, const int logmode,
     _Pragma("unroll") for (int k = 0; k < PACK; k++) g[k] *= inv;
   }
 #if PACK_H8
-  /* Ordinary stores (rows are not aligned): the same speed as the square
-   * back to whole vectors through private memory with non-temporal
-   * stores, or faster (0.74-0.81x -> 1.04-1.11x memcpy at rows of 10) */
+  /* Ordinary stores (rows are not aligned): faster than the squares back
+   * into a private copy of the block stored as whole vectors
+   * non-temporally (1.04-1.11x against 0.74-0.81x memcpy, rows of 10 as
+   * AVX2 code) */
   if (whole) {
     _Pragma("unroll") for (int h = 0; h < 2; h++) {
       float8 a[8], b[8];

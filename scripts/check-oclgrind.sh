@@ -51,7 +51,7 @@ unset VNCL_DEVICE VNCL_GEMM_BACKEND VNCL_FFT_BACKEND VNCL_TUNING_DB
 # family. Then Oclgrind's own limits (32 KiB, 1024) with the generic sets;
 # generic-gpu also runs the ops kernels in their CPU shapes (--cpu-rows),
 # avx2-rows softmax again in them as on an AVX2 CPU (native vectors of 8
-# floats: rows of 13 and 16 as 8 x 8 squares), cpu512 and cpu256 the CPU
+# floats: rows of 16 as 8 x 8 squares too), cpu512 and cpu256 the CPU
 # rows' GEMM sets (gemm_small's wide tiles).
 RUNS="nvidia 49152 1024 --set nvidia
 amd 65536 256 --set amd

@@ -1082,9 +1082,8 @@ static void softmax_cases(void) {
   /* 2 x 5000: rows too long for local memory here (exp kept in the
    * output, or computed again for 16-bit storage); CPU rows: 4 x 5, 37 x 3
    * and 37 x 13 VW rows a work-item, transposed (softmax_rows_packed; the
-   * last block 4 and 5 rows; 37 x 13 and 150 x 16 as 8 x 8 squares, rows
-   * loaded and stored at their own offsets, where the native vectors hold
-   * 8 floats, --native 8) */
+   * last block 4 and 5 rows; 37 x 13 as 8 x 8 squares, rows loaded and
+   * stored at their own offsets, and 150 x 16 so too with --native 8) */
   static const int64_t shapes[][2] = {{7, 300}, {3, 1000}, {4, 5}, {2, 5000},
                                       {70, 48}, {67, 24}, {150, 16}, {37, 3},
                                       {69, 72}, {37, 13}};

@@ -110,8 +110,8 @@ static void ops_workload(vncl_context *ctx, const vncl_device_info *dp) {
        * the most shuffles with vectors of 16; argmax 16, a square
        * transposition) and by the tree (4, 16), softmax transposed (3, 15;
        * 16, a square transposition where the device's vectors are of 16;
-       * 15 and 16 as 8 x 8 squares where they are of 8, PACK_H8, f32 and
-       * f16, so f16 takes 4 and 15 too). reduce_rows_block needs no shape
+       * 15 as 8 x 8 squares where they are of 8 or 16, 16 where they are
+       * of 8, PACK_H8, f32 and f16, so f16 takes 4 and 15 too). reduce_rows_block needs no shape
        * of its own: it is in every reduce.cl program with vectors wider
        * than 1 */
       static const int64_t lens[] = {3, 4, 15, 16};

@@ -156,8 +156,8 @@ static vncl_status softmax_run(vncl_context *ctx, const char *fn, int logmode,
   const size_t vw = (size_t)p[SM_VW];
   /* Vectors of 16 on a device whose native vectors hold 8 or 16 floats
    * (AVX2, AVX-512), rows of 9 to 15, f32 and f16, and rows of 16 where
-   * they hold 8: the rows move as 8 x 8 squares of 8-lane vectors
-   * (PACK_H8, softmax.cl), which also takes rows of 16 packed there. On a
+   * they hold 8 (packed then, as rows under a vector): the rows move as
+   * 8 x 8 squares of 8-lane vectors (PACK_H8, softmax.cl). On a
    * Zen 4, old and new alternated: as AVX2 code f32 softmax over rows of
    * 9 to 16 0.45-0.92x -> 0.86-1.37x memcpy, log-softmax 0.45-0.81x ->
    * 0.77-1.37x, f16 0.32-0.56x -> 0.44-0.62x; natively f32 rows of 9 to
@@ -187,7 +187,7 @@ static vncl_status softmax_run(vncl_context *ctx, const char *fn, int logmode,
   if (item && !packed && vw == 16 && N == 24 && x->dtype != VNCL_F64)
     p[SM_VW] = 8;
   return launch(ctx, logmode, x, out, N, rows, p, bits, xo, oo, item,
-                packed, packed && h8);
+                packed, h8);
 }
 
 vncl_status vncl_softmax(vncl_context *ctx, const vncl_tensor *x,
