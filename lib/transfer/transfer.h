@@ -125,8 +125,12 @@ void vncl__host_copy(void *dst, const void *src, size_t n);
 bool vncl__host_copy_uniform(void);
 /* The bounce copy itself, with the bounce buffer at src + r1 (mod 4 KiB). */
 void vncl__host_copy_via(void *dst, const void *src, size_t n, unsigned r1);
-/* The large-copy form: non-temporal stores, four page streams at a time. */
+/* The large-copy form: non-temporal stores, in the order measured fastest
+ * on this host (once per process): four page streams at a time, or one. */
 void vncl__host_copy_stream(void *dst, const void *src, size_t n);
+/* The same in a given order: pages 4 or 1 (tests, and the measurement). */
+void vncl__host_copy_stream_as(void *dst, const void *src, size_t n,
+                               unsigned pages);
 
 /* ---- pinned host memory (pinned.c) ---- */
 
