@@ -92,9 +92,13 @@
  * first since session 34, also gave rows of 3 and 8 their entries there.
  * Only new entries were added: the existing floors held in these runs.
  * "Zen 3": the first AMD EPYC with AVX2 only (x86 family 25, model 1,
- * `pthread-haswell-AMD EPYC`), 2026-12-07 (session 47), one full ops run
- * and one quick run: five full-size cases below their goal that no
- * host had put there, entered here; every existing floor held.
+ * `pthread-haswell-AMD EPYC`), 2026-12-07 (session 47), two full ops
+ * runs and one quick run: seven full-size cases below their goal that no
+ * host had put there, entered here, and eighteen floors lowered to three
+ * quarters of this host's lowest ratio (softmax and log-softmax over rows
+ * of 3 to 1024, the reversing permutations, uniform random numbers); the
+ * runs passed every old floor within its allowance, but with less room
+ * than the table means to leave.
  * bench/gate_floors.py computes the entries from `vncl bench --json`
  * files. A case that meets its goal in every run leaves this table; one
  * that does not, and is not here, fails CI until it is added with its
@@ -138,12 +142,13 @@ static const struct {
     {"ops", "argmax cols 4096x16384", "f32", 0.40},         /* 0.54x, Zen 5 */
     {"ops", "argmax rows 1024x4096", "f32", 0.30},          /* 0.40x, 1st */
     {"ops", "argmax rows 1398101x3", "f32", 0.65},          /* 0.89x, s37 q */
+    {"ops", "argmax rows 22369621x3", "f32", 0.55},         /* 0.798x, Zen 3 */
     {"ops", "argmax rows 262144x16", "f32", 0.30},          /* 0.45x, s36 AVX2 q */
     {"ops", "argmax rows 419430x10", "f32", 0.30},           /* 0.45x, s38 AVX2 q */
     {"ops", "argmax rows 41943x100", "f32", 0.20},          /* 0.32x, s36 AVX2 q */
     {"ops", "argmax rows 524288x8", "f32", 0.35},           /* 0.48x, s37 AVX2 q */
     {"ops", "argmax rows 4194304x16", "f32", 0.20},         /* 0.28x, s34 AVX2 */
-    {"ops", "argmax rows 6710886x10", "f32", 0.40},          /* 0.58x, s38 AVX2 */
+    {"ops", "argmax rows 6710886x10", "f32", 0.35},         /* 0.52x, Zen 3 */
     {"ops", "argmax rows 671088x100", "f32", 0.40},         /* 0.60x, s34 */
     {"ops", "argmax rows 8388608x8", "f32", 0.45},          /* 0.64x, s36 */
     {"ops", "cast f32->bf16 4Mi", "f32", 0.45},             /* 0.63x, Zen 5 q */
@@ -157,19 +162,19 @@ static const struct {
     {"ops", "gelu 4Mi", "f32", 0.25},                       /* 0.34x, s33 AVX2 q */
     {"ops", "gelu 64Mi", "f32", 0.25},                      /* 0.39x, s33 AVX2 */
     {"ops", "log-softmax rows 1024x4096", "f32", 0.25},     /* 0.35x, Zen 5 q */
-    {"ops", "log-softmax rows 1048576x64", "f32", 0.45},    /* 0.61x, Zen 5 */
+    {"ops", "log-softmax rows 1048576x64", "f32", 0.40},    /* 0.56x, Zen 3 */
     {"ops", "log-softmax rows 1398101x3", "f32", 0.35},     /* 0.53x, s37 AVX2 q */
     {"ops", "log-softmax rows 174762x24", "f32", 0.40},     /* 0.57x, s34 AVX2 q */
-    {"ops", "log-softmax rows 22369621x3", "f32", 0.40},     /* 0.58x, s38 AVX2 */
+    {"ops", "log-softmax rows 22369621x3", "f32", 0.35},    /* 0.48x, Zen 3 */
     {"ops", "log-softmax rows 262144x16", "f32", 0.45},     /* 0.60x, Zen 5 q */
-    {"ops", "log-softmax rows 2796202x24", "f32", 0.50},    /* 0.70x, s34 AVX2 */
+    {"ops", "log-softmax rows 2796202x24", "f32", 0.40},    /* 0.55x, Zen 3 */
     {"ops", "log-softmax rows 4096x1024", "f32", 0.20},     /* 0.33x, CI s16 */
     {"ops", "log-softmax rows 4194304x16", "f32", 0.40},    /* 0.57x, Zen 5 AVX2 */
     {"ops", "log-softmax rows 419430x10", "f32", 0.30},      /* 0.41x, s38 AVX2 q */
     {"ops", "log-softmax rows 41943x100", "f32", 0.40},     /* 0.59x, s34 AVX2 q */
     {"ops", "log-softmax rows 4096x16384", "f32", 0.50},    /* 0.72x, Zen 5 */
-    {"ops", "log-softmax rows 524288x8", "f32", 0.35},      /* 0.51x, s37 AVX2 q */
-    {"ops", "log-softmax rows 65536x1024", "f32", 0.50},    /* 0.69x, Zen 5 */
+    {"ops", "log-softmax rows 524288x8", "f32", 0.30},      /* 0.42x, Zen 3 q */
+    {"ops", "log-softmax rows 65536x1024", "f32", 0.45},    /* 0.64x, Zen 3 */
     {"ops", "log-softmax rows 65536x64", "f32", 0.15},      /* 0.25x, CI s16 */
     {"ops", "log-softmax rows 6710886x10", "f32", 0.35},     /* 0.51x, s38 AVX2 */
     {"ops", "log-softmax rows 671088x100", "f32", 0.50},    /* 0.71x, s34 AVX2 */
@@ -187,16 +192,16 @@ static const struct {
     {"ops", "permute 64x16x4096 (1,0,2)", "f32", 0.20},     /* 0.27x, Zen 5 q */
     {"ops", "permute 64x16x4096 (2,1,0)", "f16", 0.15},     /* 0.25x, Zen 5 q */
     {"ops", "permute 64x16x4096 (2,1,0)", "f32", 0.15},     /* 0.25x, Zen 5 q */
-    {"ops", "permute 64x64x16384 (2,1,0)", "f16", 0.30},    /* 0.43x, AMD s11 */
+    {"ops", "permute 64x64x16384 (2,1,0)", "f16", 0.20},    /* 0.30x, Zen 3 */
     {"ops", "permute 64x64x16384 (2,1,0)", "f32", 0.30},    /* 0.44x, Zen 5 */
     {"ops", "permute 8x128x64x64 (0,3,2,1)", "f32", 0.15},  /* 0.26x, Zen 5 q */
     {"ops", "permute 8x32x64x256 (3,2,1,0)", "f32", 0.40},  /* 0.58x, Zen 5 q */
     {"ops", "permute 8x512x64x256 (0,3,2,1)", "f32", 0.35}, /* 0.48x, Zen 5 */
-    {"ops", "permute 8x512x64x256 (3,2,1,0)", "f32", 0.50}, /* 0.68x, Zen 5 */
+    {"ops", "permute 8x512x64x256 (3,2,1,0)", "f32", 0.35}, /* 0.50x, Zen 3 */
     {"ops", "permute NCHW->NHWC 4x3x256x1024 (0,2,3,1)", "f32",
      0.40}, /* 0.55x, Zen 5 q */
     {"ops", "permute NCHW->NHWC 64x3x256x1024 (0,2,3,1)", "f32",
-     0.55}, /* 0.79x, Zen 3 */
+     0.35}, /* 0.53x, Zen 3 */
     {"ops", "permute NHWC->NCHW 4x256x1024x3 (0,3,1,2)", "f32",
      0.50}, /* 0.69-0.85x, Zen 5 q */
     {"ops", "permute NHWC->NCHW 64x256x1024x3 (0,3,1,2)", "f32",
@@ -206,28 +211,29 @@ static const struct {
     {"ops", "random normal 4Mi", "f32", 0.05},              /* 0.12x, AMD q */
     {"ops", "random normal 64Mi", "f32", 0.10},             /* 0.19x, Zen 5 */
     {"ops", "random uniform 4Mi", "f32", 0.05},             /* 0.13x, Zen 5 q */
-    {"ops", "random uniform 64Mi", "f32", 0.20},            /* 0.29x, Zen 5 */
+    {"ops", "random uniform 64Mi", "f32", 0.15},            /* 0.25x, Zen 3 */
     {"ops", "softmax rows 1024x4096", "f32", 0.25},         /* 0.34x, Zen 5 q */
-    {"ops", "softmax rows 1048576x64", "f32", 0.45},        /* 0.63x, Zen 5 */
+    {"ops", "softmax rows 1048576x64", "f32", 0.40},        /* 0.57x, Zen 3 */
     {"ops", "softmax rows 1398101x3", "f32", 0.50},         /* 0.73x, s37 AVX2 q */
     {"ops", "softmax rows 174762x24", "f32", 0.40},         /* 0.56x, s34 AVX2 q */
-    {"ops", "softmax rows 22369621x3", "f32", 0.55},         /* 0.80x, s38 AVX2 */
+    {"ops", "softmax rows 22369621x3", "f32", 0.40},        /* 0.55x, Zen 3 */
     {"ops", "softmax rows 262144x16", "f32", 0.55},         /* 0.79x, Zen 5 q */
-    {"ops", "softmax rows 2796202x24", "f32", 0.55},        /* 0.74x, s34 AVX2 */
+    {"ops", "softmax rows 2796202x24", "f32", 0.45},        /* 0.64x, Zen 3 */
     {"ops", "softmax rows 4096x1024", "f32", 0.20},         /* 0.33x, Zen 5 q */
     {"ops", "softmax rows 4096x16384", "f32", 0.50},        /* 0.71x, Zen 5 */
-    {"ops", "softmax rows 4194304x16", "f32", 0.50},        /* 0.68x, Zen 5 AVX2 */
+    {"ops", "softmax rows 4194304x16", "f32", 0.40},        /* 0.54x, Zen 3 */
     {"ops", "softmax rows 419430x10", "f32", 0.30},          /* 0.45x, s38 AVX2 q */
     {"ops", "softmax rows 41943x100", "f32", 0.40},         /* 0.58x, s34 AVX2 q */
-    {"ops", "softmax rows 524288x8", "f32", 0.40},          /* 0.54x, s37 AVX2 q */
-    {"ops", "softmax rows 65536x1024", "f32", 0.45},        /* 0.62x, AMD */
+    {"ops", "softmax rows 524288x8", "f32", 0.30},          /* 0.46x, Zen 3 q */
+    {"ops", "softmax rows 65536x1024", "f32", 0.40},        /* 0.58x, Zen 3 */
     {"ops", "softmax rows 65536x64", "f32", 0.25},          /* 0.39x, AMD q */
     {"ops", "softmax rows 6710886x10", "f32", 0.40},         /* 0.54x, s38 AVX2 */
-    {"ops", "softmax rows 671088x100", "f32", 0.55},        /* 0.77x, s34 AVX2 */
+    {"ops", "softmax rows 671088x100", "f32", 0.50},        /* 0.70x, Zen 3 */
     {"ops", "softmax rows 8388608x8", "f32", 0.40},          /* 0.54x, s38 AVX2 */
     {"ops", "sum all 4Mi", "f32", 0.45},                    /* 0.63x, Zen 5 q */
     {"ops", "sum all 64Mi", "f32", 0.55},                   /* 0.76x, Xeon 167 */
     {"ops", "sum cols 1024x4096", "f32", 0.40},             /* 0.54x, Zen 5 q */
+    {"ops", "sum cols 4096x16384", "f32", 0.55},            /* 0.79x, Zen 3 */
     {"ops", "sum mid 64x16x4096", "f32", 0.20},             /* 0.31x, CI s16 */
     {"ops", "sum mid 64x64x16384", "f32", 0.55},            /* 0.75x, Zen 5 */
     {"ops", "sum rows 1024x4096", "f32", 0.30},             /* 0.47x, AMD q */
@@ -238,7 +244,7 @@ static const struct {
     {"ops", "sum rows 41943x100", "f32", 0.45},             /* 0.60x, s36 AVX2 q */
     {"ops", "sum rows 524288x8", "f32", 0.50},              /* 0.71x, s37 q */
     {"ops", "sum rows 6710886x10", "f32", 0.35},            /* 0.51x, Zen 3 */
-    {"ops", "sum rows 671088x100", "f32", 0.50},            /* 0.73x, Zen 3 */
+    {"ops", "sum rows 671088x100", "f32", 0.45},            /* 0.65x, Zen 3 */
     {"ops", "transpose 1024x4096", "f32", 0.15},            /* 0.22x, Zen 5 q */
     {"ops", "transpose 4096x16384", "f32", 0.30},           /* 0.46x, Zen 5 */
 };

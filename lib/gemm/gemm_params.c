@@ -451,10 +451,12 @@ static const vncl__tunable clblast_tunables[] = {
  * 167". */
 #define BIG64_INTEL "; big_mnk blocks on an Intel Xeon (x86 family 6, model 167), 2026-12-04"
 /* The AVX2 rows: their direct kernel's KWGD=1 comes from the register
- * check, not from a run. */
-#define UNMEASURED256 "register model; packed sets timed as AVX2 code on the AVX-512 guest (POCL_KERNELLIB_NAME=avx2), 2026-12-01 and 2026-12-02; not on an AVX2 host"
+ * check, not from a run. The first AVX2 host (a Zen 3 EPYC, session 47)
+ * kept every f32 and f64 class in a quick search (docs/tuning.md, "Quick
+ * search on an AVX2 EPYC"). */
+#define MEASURED256 "register model; packed sets timed as AVX2 code on the AVX-512 guest (POCL_KERNELLIB_NAME=avx2), 2026-12-01 and 2026-12-02; kept by `vncl autotune --quick` (f32 and f64, every class) on an AMD EPYC with AVX2 only (x86 family 25, model 1), 2026-12-07"
 #define BIG256 "; big_mnk blocks as AVX2 code on the Zen 4 EPYC guest, 2026-12-03"
-#define MEASURED256_16 "as AVX2 code on a Zen 4 EPYC guest (POCL_KERNELLIB_NAME=avx2): switch_mnk16 2026-12-03; 4-row tiles and KU as AVX2 code on an Intel Xeon (x86 family 6, model 167), 2026-12-05; the rest as the AVX2 rows; not on an AVX2 host"
+#define MEASURED256_16 "as AVX2 code on a Zen 4 EPYC guest (POCL_KERNELLIB_NAME=avx2): switch_mnk16 2026-12-03; 4-row tiles and KU as AVX2 code on an Intel Xeon (x86 family 6, model 167), 2026-12-05; the rest as the AVX2 rows; not searched on an AVX2 host (bench on a Zen 3 EPYC, x86 family 25, model 1, 2026-12-07: hgemm / bgemm 512^3-2048^3 0.85-1.06x of f32)"
 /* The f32 square and flat rows: the 2026-11-29 sets, A in place
  * (A_PACKED=2) since; switch_mnk16 2026-12-01 (loaded, noisy). */
 #define MEASURED32 "PoCL 3.1, 2-core AVX-512 guest, 2026-11-29, 2026-12-01, batches 2026-12-02; kept by `vncl autotune --quick` on an Intel Xeon (x86 family 6, model 167), 2026-12-04"
@@ -666,12 +668,12 @@ static const vncl__param_row gemm_rows[] = {
      CPU512 CPU512_DIRECT64 CPU512_SMALL64 CPU512_PACKED64 CPU_FLAT,
      MEASURED64 FLAT_INTEL},
     {R_CPU(0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_NARROW),
-     CPU256 CPU256_DIRECT CPU256_SMALL CPU256_NARROW, UNMEASURED256},
+     CPU256 CPU256_DIRECT CPU256_SMALL CPU256_NARROW, MEASURED256},
     {R_CPU(0, VNCL__GEMM_ACC32, VNCL__GEMM_SHAPE_SQUARE),
      AVX2_32 CPU256_BIG CPU256_SINGLE_SMALL,
-     UNMEASURED256 BIG256 SINGLE_SMALL_AVX2},
+     MEASURED256 BIG256 SINGLE_SMALL_AVX2},
     {R_CPU(0, VNCL__GEMM_ACC32, ANY), AVX2_32 CPU_FLAT,
-     UNMEASURED256 FLAT_AVX2},
+     MEASURED256 FLAT_AVX2},
     {R_CPU(0, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_NARROW),
      CPU256 CPU256_DIRECT CPU256_SMALL CPU256_NARROW16, MEASURED256_16},
     {R_CPU(0, VNCL__GEMM_ACC16, VNCL__GEMM_SHAPE_SQUARE),
@@ -682,12 +684,12 @@ static const vncl__param_row gemm_rows[] = {
      * AVX-512 f64 rows (B's separate pack; CPU256_KC64_AMD). */
     {R_CPU_OF("AuthenticAMD", 0, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE),
      AVX2_64 CPU256_BIG CPU256_SINGLE_SMALL CPU256_KC64_AMD,
-     UNMEASURED256 BIG256 SINGLE_SMALL_AVX2 KC64_ZEN_AVX2},
+     MEASURED256 BIG256 SINGLE_SMALL_AVX2 KC64_ZEN_AVX2},
     {R_CPU(0, VNCL__GEMM_ACC64, VNCL__GEMM_SHAPE_SQUARE),
      AVX2_64 CPU256_BIG CPU256_SINGLE_SMALL,
-     UNMEASURED256 BIG256 SINGLE_SMALL_AVX2},
+     MEASURED256 BIG256 SINGLE_SMALL_AVX2},
     {R_CPU(0, VNCL__GEMM_ACC64, ANY), AVX2_64 CPU_FLAT,
-     UNMEASURED256 FLAT_AVX2},
+     MEASURED256 FLAT_AVX2},
     {R_GPU("nvidia"), GPU GPU_DIRECT GPU_SMALL GPU_LOCAL128, NULL},
     {R_GPU("advanced micro devices"), GPU GPU_DIRECT GPU_SMALL GPU_LOCAL128, NULL},
     {R_GPU("amd"), GPU GPU_DIRECT GPU_SMALL GPU_LOCAL128, NULL},
