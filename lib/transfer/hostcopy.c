@@ -203,7 +203,18 @@ void vncl__host_copy_stream_as(void *dstv, const void *srcv, size_t n,
   size_t o = 0;
   if (pages == 1) {
     o = n & ~(size_t)63;
-    stream_lines(d, s, o);
+    unsigned r = (unsigned)(((uintptr_t)d - (uintptr_t)s) % PAGE);
+    if (r > 0 && r < PAGE / 4) {
+      /* The destination a little ahead of the source: the load of x then
+       * shares its page offset with the store to x - r, issued a few lines
+       * earlier when copying upwards, later when copying downwards. On the
+       * Zen 3, 256 MiB at r = 32 and 96: 14.7-15.7 GB/s downwards against
+       * 13.1-13.2 upwards (and 15.1-15.9 upwards at other r, where
+       * downwards gave 13.7-14.5). */
+      for (size_t j = o; j > 0; j -= 64) stream_lines(d + j - 64, s + j - 64, 64);
+    } else {
+      stream_lines(d, s, o);
+    }
   } else {
     for (; o + 4 * PAGE <= n; o += 4 * PAGE)
       for (size_t j = 0; j < PAGE; j += 64)
