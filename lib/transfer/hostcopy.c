@@ -211,7 +211,8 @@ void vncl__host_copy_stream_as(void *dstv, const void *srcv, size_t n,
        * Zen 3, 256 MiB at r = 32 and 96: 14.7-15.7 GB/s downwards against
        * 13.1-13.2 upwards (and 15.1-15.9 upwards at other r, where
        * downwards gave 13.7-14.5). */
-      for (size_t j = o; j > 0; j -= 64) stream_lines(d + j - 64, s + j - 64, 64);
+      for (size_t j = o; j > 0; j -= 64)
+        stream_lines(d + j - 64, s + j - 64, 64);
     } else {
       stream_lines(d, s, o);
     }

@@ -121,7 +121,9 @@ void vncl__transfer_defaults(vncl_context *ctx, vncl_transfer_config *out,
 void vncl__host_copy(void *dst, const void *src, size_t n);
 /* Whether this host's memcpy runs at one speed whatever the relative
  * alignment (measured once per process on the classes that malloc'd buffers
- * meet; VNCL_HOST_COPY forces the answer). Chooses the transfer table row. */
+ * meet, and false where page-interleaved streaming copies, glibc's large
+ * ones among them, slow down; VNCL_HOST_COPY forces the answer). Chooses
+ * the transfer table row. */
 bool vncl__host_copy_uniform(void);
 /* The bounce copy itself, with the bounce buffer at src + r1 (mod 4 KiB). */
 void vncl__host_copy_via(void *dst, const void *src, size_t n, unsigned r1);
