@@ -96,7 +96,8 @@
  * runs and one quick run: seven full-size cases below their goal that no
  * host had put there, entered here, and eighteen floors lowered to three
  * quarters of this host's lowest ratio (softmax and log-softmax over rows
- * of 3 to 1024, the reversing permutations, uniform random numbers); the
+ * of 3 to 1024, the reversing permutations, uniform random numbers; and
+ * sum and max over rows of 10 from its CI's quick run, "Zen 3 CI q"); the
  * runs passed every old floor within its allowance, but with less room
  * than the table means to leave.
  * bench/gate_floors.py computes the entries from `vncl bench --json`
@@ -184,7 +185,7 @@ static const struct {
     {"ops", "max rows 1024x4096", "f32", 0.35},             /* 0.50x, CI s21 */
     {"ops", "max rows 1398101x3", "f32", 0.70},             /* 0.99x, s37 AVX2 q */
     {"ops", "max rows 262144x16", "f32", 0.35},             /* 0.52x, s36 q */
-    {"ops", "max rows 419430x10", "f32", 0.45},              /* 0.60x, s38 AVX2 q */
+    {"ops", "max rows 419430x10", "f32", 0.35},             /* 0.51x, Zen 3 CI q */
     {"ops", "max rows 41943x100", "f32", 0.50},             /* 0.72x, CI s34 */
     {"ops", "max rows 524288x8", "f32", 0.50},              /* 0.73x, s37 q */
     {"ops", "max rows 4194304x16", "f32", 0.45},            /* 0.60x, s34 AVX2 */
@@ -240,7 +241,7 @@ static const struct {
     {"ops", "sum rows 1398101x3", "f32", 0.75},             /* 1.04x, s37 AVX2 q */
     {"ops", "sum rows 262144x16", "f32", 0.35},             /* 0.50x, s36 q */
     {"ops", "sum rows 4194304x16", "f32", 0.40},            /* 0.55x, s34 AVX2 */
-    {"ops", "sum rows 419430x10", "f32", 0.40},              /* 0.60x, s38 AVX2 q */
+    {"ops", "sum rows 419430x10", "f32", 0.35},             /* 0.52x, Zen 3 CI q */
     {"ops", "sum rows 41943x100", "f32", 0.45},             /* 0.60x, s36 AVX2 q */
     {"ops", "sum rows 524288x8", "f32", 0.50},              /* 0.71x, s37 q */
     {"ops", "sum rows 6710886x10", "f32", 0.35},            /* 0.51x, Zen 3 */
