@@ -762,6 +762,29 @@ reduce_rows_block(const int op, const IDX R, const IDX rows,
  * Zen 5 (docs/ops.md, twenty-third pass), argmax over rows of 9 to 15 at
  * 0.3-0.6x (twenty-fourth pass). The last work-item's rows past the last
  * repeat it, gathered element by element, and are not stored. */
+/* PACK_H8 (the host's, where the device's native vectors hold 8 floats,
+ * AVX2; vectors of 16, rows of 8 to 16, f32 and f16): a whole work-item's
+ * 16 rows come in as two 8 x 8 squares of 8-lane vectors (rows 0-7 and
+ * 8-15), each row loaded as its elements 0-7 and its last 8 (at its own
+ * offset; rows of 8 once), transposed (VNCL_SQUARE8, vncl_square8.cl)
+ * into g[k]'s low or high half, as softmax_rows_packed does; the sums of
+ * rows of 16 then go lane by lane too (rows of 8 come here for argmax
+ * only: the host's rule). VNCL_PACK_IN's 16-lane
+ * shuffles (a 16 x 16 square, and for rows of 10 to 15 a shuffle a row
+ * before it) need twice AVX2's 16 registers: sums over rows of 10 and 12
+ * and argmax over rows of 8 to 16 ran 1.2-2x faster so on an AVX2 EPYC
+ * (docs/ops.md, thirty-seventh pass). The last work-item's part keeps the
+ * element-by-element gathers. */
+#ifndef PACK_H8
+#define PACK_H8 0
+#endif
+#if PACK_H8
+#if VW != 16 || PACK < 8 || PACK > 16 || (DTYPE != 0 && DTYPE != 2)
+#error "PACK_H8 is for vectors of 16, rows of 8 to 16, f32 or f16"
+#endif
+/* row r's elements from o on, 8 of them */
+#define H8_LD(p, r, o) VNCL_VLOAD(DTYPE, 8, 0, (p) + (r) * PACK + (o))
+#endif
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 reduce_rows_packed(const int op, const IDX R, const IDX rows,
                    __global const STORE *x, const IDX xoff,
@@ -770,16 +793,51 @@ reduce_rows_packed(const int op, const IDX R, const IDX rows,
   if (row0 >= rows) return;
   __global const STORE *const p = x + xoff + row0 * PACK;
   accv t[PACK];
+#if PACK_H8
+  accv g[PACK];
+  if (row0 + VW <= rows) {
+    float8 a[2][8]; /* [half][element]: elements 0-7 */
+#if PACK > 8
+    float8 b[2][8]; /* elements PACK - 8 on */
+#endif
+    _Pragma("unroll") for (int h = 0; h < 2; h++) {
+      _Pragma("unroll") for (int r = 0; r < 8; r++) {
+        a[h][r] = H8_LD(p, 8 * h + r, 0);
+#if PACK > 8
+        b[h][r] = H8_LD(p, 8 * h + r, PACK - 8);
+#endif
+      }
+      VNCL_SQUARE8(a[h]);
+#if PACK > 8
+      VNCL_SQUARE8(b[h]);
+#endif
+    }
+#if PACK > 8
+    _Pragma("unroll") for (int k = 0; k < PACK; k++)
+      g[k] = k < 8 ? (accv)(a[0][k], a[1][k])
+                   : (accv)(b[0][k + 8 - PACK], b[1][k + 8 - PACK]);
+#else
+    _Pragma("unroll") for (int k = 0; k < 8; k++)
+      g[k] = (accv)(a[0][k], a[1][k]);
+#endif
+  } else {
+    VNCL_TRANSPOSE_LOAD_PART(acc, VW, PACK, LD, p, rows - row0, t);
+    VNCL_PACK_IN(t, g);
+  }
+#else
   if (row0 + VW <= rows) {
     _Pragma("unroll") for (int i = 0; i < PACK; i++) t[i] = LDV(p, i);
   } else {
     VNCL_TRANSPOSE_LOAD_PART(acc, VW, PACK, LD, p, rows - row0, t);
   }
+#endif
   if (op == R_ARGMAX) {
     /* each row's maximum (NaN if it holds one), then its first element
      * equal to it (or its first NaN), taken from the last element back */
+#if !PACK_H8
     accv g[PACK];
     VNCL_PACK_IN(t, g);
+#endif
     accv m = g[0], s = g[0];
     _Pragma("unroll") for (int k = 1; k < PACK; k++) {
       m = PMAX(m, g[k]);
@@ -806,7 +864,7 @@ reduce_rows_packed(const int op, const IDX R, const IDX rows,
     }
     return;
   }
-#if (PACK & (PACK - 1)) == 0
+#if (PACK & (PACK - 1)) == 0 && !PACK_H8
   if (op == R_SUM || op == R_MEAN || op == R_NORM2) {
     if (op == R_NORM2)
       _Pragma("unroll") for (int i = 0; i < PACK; i++) t[i] *= t[i];
@@ -821,8 +879,10 @@ reduce_rows_packed(const int op, const IDX R, const IDX rows,
 #else
   /* every element k of the rows as one vector g[k] (lane r: row r), then
    * C(..C(C(g0, g1), g2).., g[PACK-1]) */
+#if !PACK_H8
   accv g[PACK];
   VNCL_PACK_IN(t, g);
+#endif
   if (op == R_SUM || op == R_MEAN || op == R_NORM2) {
     const int sq = op == R_NORM2;
     t[0] = sq ? g[0] * g[0] : g[0];

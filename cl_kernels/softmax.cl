@@ -721,14 +721,15 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
 
 #ifdef PACK
 /* PACK_H8 (the host's, with VW 16 where the device's native vectors hold
- * 8 or 16 floats, AVX2 or AVX-512; rows of 9 to 15, and 16 where they
- * hold 8; f32 and f16): the 16 rows move between memory and the 16-lane
- * vectors of their elements as 8 x 8 squares of 8-lane vectors, rows 0-7 and 8-15 apart: each row loaded as
- * its elements 0-7 and its last 8 (at its own offset: rows are not
- * aligned), the two squares transposed (H8_SQUARE, the usual AVX
- * shuffles) into g[k]'s low or high half; on the way out the same
- * squares back and each row stored as its first and last 8 elements (the
- * same values twice where they overlap). The transpositions of whole
+ * 8 or 16 floats, AVX2 or AVX-512; rows of 9 to 15, and 8 and 16 where
+ * they hold 8; f32 and f16): the 16 rows move between memory and the
+ * 16-lane vectors of their elements as 8 x 8 squares of 8-lane vectors,
+ * rows 0-7 and 8-15 apart: each row loaded as its elements 0-7 and its
+ * last 8 (at its own offset: rows are not aligned; rows of 8 once), the
+ * squares transposed (VNCL_SQUARE8, vncl_square8.cl) into g[k]'s low or
+ * high half; on the way out the same squares back and each row stored as
+ * its first and last 8 elements (the same values twice where they
+ * overlap). The transpositions of whole
  * 16-lane vectors (VNCL_PACK_X for rows of 10 to 15: a shuffle a row,
  * then the 16 x 16 square) need twice AVX2's 16 registers and took half
  * the kernel's time: f32 softmax over rows of 10 ran at 0.63-0.83x
@@ -741,39 +742,9 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
 #define PACK_H8 0
 #endif
 #if PACK_H8
-#if VW != 16 || PACK < 9 || PACK > 16 || (DTYPE != 0 && DTYPE != 2)
-#error "PACK_H8 is for vectors of 16, rows of 9 to 16, f32 or f16"
+#if VW != 16 || PACK < 8 || PACK > 16 || (DTYPE != 0 && DTYPE != 2)
+#error "PACK_H8 is for vectors of 16, rows of 8 to 16, f32 or f16"
 #endif
-#define H8_SH(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
-/* r[0..8) transposed in place: unpacks within 128-bit halves, shufps,
- * then the halves exchanged (24 shuffles) */
-#define H8_SQUARE(r)                                                       \
-  do {                                                                     \
-    const float8 t0 = H8_SH(r[0], r[1], 0, 8, 1, 9, 4, 12, 5, 13);         \
-    const float8 t1 = H8_SH(r[0], r[1], 2, 10, 3, 11, 6, 14, 7, 15);       \
-    const float8 t2 = H8_SH(r[2], r[3], 0, 8, 1, 9, 4, 12, 5, 13);         \
-    const float8 t3 = H8_SH(r[2], r[3], 2, 10, 3, 11, 6, 14, 7, 15);       \
-    const float8 t4 = H8_SH(r[4], r[5], 0, 8, 1, 9, 4, 12, 5, 13);         \
-    const float8 t5 = H8_SH(r[4], r[5], 2, 10, 3, 11, 6, 14, 7, 15);       \
-    const float8 t6 = H8_SH(r[6], r[7], 0, 8, 1, 9, 4, 12, 5, 13);         \
-    const float8 t7 = H8_SH(r[6], r[7], 2, 10, 3, 11, 6, 14, 7, 15);       \
-    const float8 u0 = H8_SH(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13);             \
-    const float8 u1 = H8_SH(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15);           \
-    const float8 u2 = H8_SH(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13);             \
-    const float8 u3 = H8_SH(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15);           \
-    const float8 u4 = H8_SH(t4, t6, 0, 1, 8, 9, 4, 5, 12, 13);             \
-    const float8 u5 = H8_SH(t4, t6, 2, 3, 10, 11, 6, 7, 14, 15);           \
-    const float8 u6 = H8_SH(t5, t7, 0, 1, 8, 9, 4, 5, 12, 13);             \
-    const float8 u7 = H8_SH(t5, t7, 2, 3, 10, 11, 6, 7, 14, 15);           \
-    r[0] = H8_SH(u0, u4, 0, 1, 2, 3, 8, 9, 10, 11);                        \
-    r[1] = H8_SH(u1, u5, 0, 1, 2, 3, 8, 9, 10, 11);                        \
-    r[2] = H8_SH(u2, u6, 0, 1, 2, 3, 8, 9, 10, 11);                        \
-    r[3] = H8_SH(u3, u7, 0, 1, 2, 3, 8, 9, 10, 11);                        \
-    r[4] = H8_SH(u0, u4, 4, 5, 6, 7, 12, 13, 14, 15);                      \
-    r[5] = H8_SH(u1, u5, 4, 5, 6, 7, 12, 13, 14, 15);                      \
-    r[6] = H8_SH(u2, u6, 4, 5, 6, 7, 12, 13, 14, 15);                      \
-    r[7] = H8_SH(u3, u7, 4, 5, 6, 7, 12, 13, 14, 15);                      \
-  } while (0)
 /* row r's elements from o on, 8 of them */
 #define H8_LD(p, r, o) VNCL_VLOAD(DTYPE, 8, 0, (p) + (r) * PACK + (o))
 #define H8_ST(q, r, o, x) VNCL_VSTORE(DTYPE, 8, (q) + (r) * PACK + (o), 0, x)
@@ -809,18 +780,30 @@ softmax_rows_packed(const IDX N, const IDX rows, const int logmode,
   accv t[PACK], g[PACK];
 #if PACK_H8
   if (whole) {
-    float8 a[2][8], b[2][8]; /* [half][element]: elements 0-7, PACK-8 on */
+    float8 a[2][8]; /* [half][element]: elements 0-7 */
+#if PACK > 8
+    float8 b[2][8]; /* elements PACK - 8 on */
+#endif
     _Pragma("unroll") for (int h = 0; h < 2; h++) {
       _Pragma("unroll") for (int r = 0; r < 8; r++) {
         a[h][r] = H8_LD(p, 8 * h + r, 0);
+#if PACK > 8
         b[h][r] = H8_LD(p, 8 * h + r, PACK - 8);
+#endif
       }
-      H8_SQUARE(a[h]);
-      H8_SQUARE(b[h]);
+      VNCL_SQUARE8(a[h]);
+#if PACK > 8
+      VNCL_SQUARE8(b[h]);
+#endif
     }
+#if PACK > 8
     _Pragma("unroll") for (int k = 0; k < PACK; k++)
       g[k] = k < 8 ? (accv)(a[0][k], a[1][k])
                    : (accv)(b[0][k + 8 - PACK], b[1][k + 8 - PACK]);
+#else
+    _Pragma("unroll") for (int k = 0; k < 8; k++)
+      g[k] = (accv)(a[0][k], a[1][k]);
+#endif
   } else {
     VNCL_TRANSPOSE_LOAD_PART(acc, VW, PACK, LD, p, nr, t);
     VNCL_PACK_IN(t, g);
@@ -858,16 +841,21 @@ softmax_rows_packed(const IDX N, const IDX rows, const int logmode,
    * AVX2 code) */
   if (whole) {
     _Pragma("unroll") for (int h = 0; h < 2; h++) {
-      float8 a[8], b[8];
-      _Pragma("unroll") for (int k = 0; k < 8; k++) {
+      float8 a[8];
+      _Pragma("unroll") for (int k = 0; k < 8; k++)
         a[k] = h ? g[k].hi : g[k].lo;
+      VNCL_SQUARE8(a);
+#if PACK > 8
+      float8 b[8];
+      _Pragma("unroll") for (int k = 0; k < 8; k++)
         b[k] = h ? g[k + PACK - 8].hi : g[k + PACK - 8].lo;
-      }
-      H8_SQUARE(a);
-      H8_SQUARE(b);
+      VNCL_SQUARE8(b);
+#endif
       _Pragma("unroll") for (int r = 0; r < 8; r++) {
         H8_ST(q, 8 * h + r, 0, a[r]);
+#if PACK > 8
         H8_ST(q, 8 * h + r, PACK - 8, b[r]);
+#endif
       }
     }
     return;

@@ -111,11 +111,13 @@ static void ops_workload(vncl_context *ctx, const vncl_device_info *dp) {
        * transposition) and by the tree (4, 16), softmax transposed (3, 15;
        * 16, a square transposition where the device's vectors are of 16;
        * 15 as 8 x 8 squares where they are of 8 or 16, 16 where they are
-       * of 8, PACK_H8, f32 and f16, so f16 takes 4 and 15 too). reduce_rows_block needs no shape
+       * of 8, PACK_H8, f32 and f16, so f16 takes 4 and 15 too; 8, as
+       * two 8 x 8 squares where they are of 8, PACK_H8, f32 and f16, as
+       * the reductions over 15, 16 and argmax's 8 there). reduce_rows_block needs no shape
        * of its own: it is in every reduce.cl program with vectors wider
        * than 1 */
-      static const int64_t lens[] = {3, 4, 15, 16};
-      for (int li = 0; li < (t == VNCL_F32 ? 4 : t == VNCL_F16 ? 3 : 1);
+      static const int64_t lens[] = {3, 4, 15, 8, 16};
+      for (int li = 0; li < (t == VNCL_F32 ? 5 : t == VNCL_F16 ? 4 : 1);
            li++) {
         const int64_t len = lens[li];
         vncl_tensor *sr = tensor(ctx, t, 2, 64, len, 0);

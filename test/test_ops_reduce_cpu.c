@@ -20,7 +20,9 @@
  * over VW up to ROWS_BLOCK; reduce_rows_packed: rows of up to VW, by the
  * tree (2, 8; 16 with vectors of 16) or transposed (3, 5, 9; and argmax;
  * 12 and 15 with vectors of 16, each row first a vector of its own; 16,
- * argmax's square transposition): rows of whole vectors, a tail of one,
+ * argmax's square transposition; with vectors of 16 where the native
+ * ones hold 8, rows of 9 to 16 and argmax's of 8 as two 8 x 8 squares):
+ * rows of whole vectors, a tail of one,
  * tails of two or more (the row's last vector, overlapping the last whole
  * one: sums mask its repeated lanes), every operation, every type, with
  * NaN in the tail, in the overlap or first, +inf in the tail, a row all
@@ -30,6 +32,24 @@
  * that leaves the last block of rows short, and fewer rows than one
  * block. The device's set, the device's with the other short-row kernel,
  * then vectors of 8 with each kernel. */
+/* Whether an f32 reduce.cl program for rows of `pack` was built with
+ * (h8) or without the 8 x 8 squares (-DPACK_H8=1). */
+static bool packed_built(int pack, bool h8) {
+  const char *src[512], *opts[512];
+  cl_program progs[512];
+  char want[24];
+  int w = snprintf(want, sizeof want, "-DPACK=%d", pack);
+  int n = vncl__programs_list(ctx, src, opts, progs, 512);
+  for (int i = 0; i < n && i < 512; i++) {
+    const char *at = strstr(opts[i], want);
+    if (!strcmp(src[i], "reduce.cl") && at && (at[w] == ' ' || !at[w]) &&
+        strstr(opts[i], "-DDTYPE=0 ") &&
+        (strstr(opts[i], "-DPACK_H8=1") != NULL) == h8)
+      return true;
+  }
+  return false;
+}
+
 static void test_reduce_rows_item(void **st) {
   (void)st;
   const size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1;
@@ -103,6 +123,18 @@ static void test_reduce_rows_item(void **st) {
     if (k == 0 && (p[RED_VW] == 8 || p[RED_VW] == 16) &&
         p[RED_ROWS_BLOCK] >= p[RED_VW] && p[RED_ROWS_ITEM] >= p[RED_VW])
       assert_true(t_f32_built(ctx, "reduce.cl", p[RED_VW], p[RED_VW]));
+    /* vectors of 16 where the native vectors hold 8 (AVX2): rows of 9 to
+     * 16 moved as two 8 x 8 squares (PACK_H8), rows of 8 so for argmax
+     * only (the sums keep the tree); elsewhere never */
+    if (k == 0 && p[RED_VW] == 16 && p[RED_ROWS_BLOCK] >= 16 &&
+        p[RED_ROWS_ITEM] >= 16) {
+      const bool nat8 = vncl__params_vec(ctx) == 8;
+      assert_int_equal(packed_built(12, true), nat8);
+      assert_int_equal(packed_built(16, true), nat8);
+      assert_int_equal(packed_built(8, true), nat8);
+      assert_true(packed_built(8, false)); /* the sums */
+      assert_int_equal(packed_built(12, false), !nat8);
+    }
   }
   T_OK(ctx, vncl__ops_params_set(ctx, VNCL__OPS_REDUCE, NULL));
 }

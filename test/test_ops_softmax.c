@@ -224,6 +224,21 @@ static bool sm_square_built(int vw) {
   return t_f32_built(ctx, "softmax.cl", vw, vw);
 }
 
+/* Whether a softmax_rows_packed program for rows of 8 in vectors of 16 as
+ * two 8 x 8 squares (-DVW=16 -DPACK=8 -DPACK_H8=1) was built. */
+static bool sm_h8_square_built(void) {
+  const char *src[512], *opts[512];
+  cl_program progs[512];
+  int n = vncl__programs_list(ctx, src, opts, progs, 512);
+  for (int i = 0; i < n && i < 512; i++) {
+    const char *pk = strstr(opts[i], "-DPACK=8");
+    if (!strcmp(src[i], "softmax.cl") && strstr(opts[i], "-DVW=16 ") && pk &&
+        (pk[8] == ' ' || !pk[8]) && strstr(opts[i], "-DPACK_H8=1"))
+      return true;
+  }
+  return false;
+}
+
 static void test_softmax_rows_item(void **st) {
   (void)st;
   const size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1;
@@ -246,7 +261,9 @@ static void test_softmax_rows_item(void **st) {
      * with the sets' vectors of 16 too), rows of exactly a vector by one
      * square transposition where the device's native vectors are as wide
      * (16 with set 0, 8 with set 3, 4 with set 1, the only set with rows
-     * of 4); rows of 2, 4 and 8 under wider vectors by rounds of unzips;
+     * of 4); rows of 2, 4 and 8 under wider vectors by rounds of unzips
+     * (rows of 8 as two 8 x 8 squares instead where the native vectors
+     * hold 8);
      * rows of 8 with set 5 too, whole blocks with ordinary stores (set 0
      * stores them non-temporally) */
     const int64_t shapes[][2] = {{R, 77}, {R, 1024}, {R, 1000}, {3, 16},
@@ -281,21 +298,23 @@ static void test_softmax_rows_item(void **st) {
         free(xv);
       }
       /* -inf entries, a row all -inf, +inf, NaN, values whose exp would
-       * overflow, every 8th row of R x 40 (and of R x 12 and R x 16,
-       * packed with the vectors of 16 of set 0) */
-      static const int64_t lens[] = {40, 12, 16, 100};
-      for (size_t li = 0; li < (k == 0 ? 4u : k == last ? 0u : 1u); li++) {
+       * overflow, every 7th row (so every lane of a packed work-item's
+       * rows in turn) of R x 40 (and of R x 12, R x 16 and R x 8, packed
+       * with the vectors of 16 of set 0; rows of 8 as 8 x 8 squares where
+       * the native vectors hold 8) */
+      static const int64_t lens[] = {40, 12, 16, 100, 8};
+      for (size_t li = 0; li < (k == 0 ? 5u : k == last ? 0u : 1u); li++) {
         const int64_t L = lens[li];
         int64_t sp[2] = {R, L};
         size_t n = (size_t)(R * L);
         double *xv = t_rand_vals(t, n, -3, 3);
-        for (int64_t r = 0; r < R; r += 8) {
+        for (int64_t r = 0; r < R; r += 7) {
           double *row = xv + r * L;
-          switch ((r / 8) % 5) {
+          switch ((r / 7) % 5) {
             case 0: row[3] = -INFINITY, row[L / 2] = -INFINITY; break;
             case 1: for (int i = 0; i < L; i++) row[i] = -INFINITY; break;
             case 2: row[7] = INFINITY; break;
-            case 3: row[9] = NAN; break;
+            case 3: row[9 % L] = NAN; break;
             default:
               for (int i = 0; i < L; i++)
                 row[i] = t_round(t, t == VNCL_F16 ? 60000 - i * 32 : 1e4 + i);
@@ -308,6 +327,10 @@ static void test_softmax_rows_item(void **st) {
     /* R rows give each compute unit four groups with all ITEM_ROWS rows a
      * work-item: the host kept the set's value. */
     assert_true(sm_item_built(sets[k][5]));
+    /* rows of 8 with set 0's vectors of 16 went as two 8 x 8 squares
+     * (PACK_H8) exactly where the native vectors hold 8 */
+    if (k == 0)
+      assert_int_equal(sm_h8_square_built(), vncl__params_vec(ctx) == 8);
     if (k == 0 && !vw8_before) assert_true(sm_item_built_with("VW", 8, false));
   }
   /* rows of 100 (and of 1000, 20 in log mode with vectors of 8) as whole

@@ -55,11 +55,27 @@ static vncl_status rows_item_run(vncl_context *ctx, int op,
   size_t vw = (size_t)p[RED_VW];
   bool block = vw > 1 && R >= 2 && R <= (size_t)p[RED_ROWS_BLOCK];
   bool packed = block && R <= vw;
-  char extra[80];
+  /* Rows of 9 to 16 in vectors of 16 where the native vectors hold 8
+   * floats (AVX2), f32 and f16, and argmax over rows of 8: two 8 x 8
+   * squares of 8-lane vectors (PACK_H8, reduce.cl). On an AVX2 EPYC (Zen
+   * 3), f32, the library before and after alternated (three pairs, GB/s
+   * moved): sum over rows of 10 14.6-18.9 -> 21.9-26.0, of 12 13.4-17.2
+   * -> 21.8-24.1, max over rows of 10 11.3-16.8 -> 22.4-25.3, of 16
+   * 19.3-23.7 -> 24.2-25.8, argmax over rows of 8 17.9-22.1 -> 23.3-24.5,
+   * of 10 12.6-18.0 -> 18.9-23.1, of 15 9.0-14.5 -> 21.5-23.2, of 16
+   * 10.5-14.8 -> 21.6-25.0; sums over rows of 16 20.2-23.6 -> 22.6-24.8,
+   * but of 8 25.6-27.1 -> 24.4-25.0, which keep their tree (memcpy 25-30
+   * GB/s; docs/ops.md, thirty-seventh pass). AVX-512 keeps its 16-lane
+   * vectors (not measured so). */
+  bool h8 = packed && vw == 16 && vncl__params_vec(ctx) == 8 &&
+            (R > 8 || (R == 8 && op == VNCL_REDUCE_ARGMAX)) &&
+            (x->dtype == VNCL_F32 || x->dtype == VNCL_F16);
+  char extra[96];
   int len = snprintf(extra, sizeof extra, "-DDTYPE=%d -DIDX_BITS=%d",
                      (int)x->dtype, bits);
   if (packed)
-    snprintf(extra + len, sizeof extra - (size_t)len, " -DPACK=%zu", R);
+    snprintf(extra + len, sizeof extra - (size_t)len, " -DPACK=%zu%s", R,
+             h8 ? " -DPACK_H8=1" : "");
   vncl__ops_kernel k;
   vncl_status s = vncl__ops_kernel_get(ctx, VNCL__OPS_REDUCE, p, extra,
                                        packed  ? "reduce_rows_packed"

@@ -171,7 +171,7 @@ static vncl_status softmax_run(vncl_context *ctx, const char *fn, int logmode,
   const bool h8 = item && vw == 16 &&
                   (x->dtype == VNCL_F32 || x->dtype == VNCL_F16) &&
                   ((N >= 9 && N <= 15 && (nat == 8 || nat == 16)) ||
-                   (N == 16 && nat == 8));
+                   ((N == 8 || N == 16) && nat == 8));
   bool packed = item && N >= 2 && (vw == 4 || vw == 8 || vw == 16) &&
                 (N < vw || (N == vw && ((int)vw <= nat || h8)));
   if (packed) p[SM_ITEM_ROWS] = 1;

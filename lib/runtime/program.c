@@ -87,26 +87,34 @@ static vncl_status load_source(vncl_context *ctx, const char *name,
 #define PRELUDE "vncl_prelude.cl"
 #define LINE_RESET "\n#line 1\n"
 
-/* A second shared source, put between the prelude and the files named here
+/* Shared sources, put between the prelude and the files named here
  * only (behind a LINE_RESET of its own): the GEMM storage-type block, whose
  * names (ACC, LOAD_C, STORE_C ...) the ops kernels define their own way, so
  * that it cannot live in the prelude. */
 #define GEMM_COMMON "vncl_gemm_common.cl"
 /* And vncl's own f32 math (the log of random numbers and of softmax's row
  * sums), only where used, so that the other programs keep their cache
- * keys. */
+ * keys; likewise the 8 x 8 squares of short rows. */
 #define MATH_COMMON "vncl_math_common.cl"
+#define SQUARE8_COMMON "vncl_square8.cl"
+#define MAX_SHARED 2
 static const struct {
-  const char *file, *shared;
+  const char *file, *shared[MAX_SHARED]; /* in order; NULL past the last */
 } shared_sources[] = {
-    {"gemm_direct.cl", GEMM_COMMON},  {"gemm_packed_cpu.cl", GEMM_COMMON},
-    {"gemm_packed_local.cl", GEMM_COMMON}, {"gemm_ref.cl", GEMM_COMMON},
-    {"gemm_small.cl", GEMM_COMMON},   {"random.cl", MATH_COMMON},
-    {"softmax.cl", MATH_COMMON},      {"elementwise.cl", MATH_COMMON},
+    {"gemm_direct.cl", {GEMM_COMMON}},
+    {"gemm_packed_cpu.cl", {GEMM_COMMON}},
+    {"gemm_packed_local.cl", {GEMM_COMMON}},
+    {"gemm_ref.cl", {GEMM_COMMON}},
+    {"gemm_small.cl", {GEMM_COMMON}},
+    {"random.cl", {MATH_COMMON}},
+    {"softmax.cl", {MATH_COMMON, SQUARE8_COMMON}},
+    {"elementwise.cl", {MATH_COMMON}},
+    {"reduce.cl", {SQUARE8_COMMON}},
 };
 
-/* The shared source that `file` takes after the prelude, or NULL. */
-static const char *shared_source_of(const char *file) {
+/* The shared sources that `file` takes after the prelude (MAX_SHARED
+ * entries, NULL past the last), or NULL for none. */
+static const char *const *shared_sources_of(const char *file) {
   for (size_t i = 0; i < sizeof shared_sources / sizeof *shared_sources; i++)
     if (!strcmp(shared_sources[i].file, file)) return shared_sources[i].shared;
   return NULL;
@@ -197,28 +205,32 @@ void vncl__kernels_each(vncl_context *ctx,
 }
 
 /* The texts of one program: prelude, LINE_RESET, then for the files of
- * shared_sources their shared source and another LINE_RESET, then the
- * file (n parts: 3 or 5). */
+ * shared_sources each shared source and another LINE_RESET, then the
+ * file (n parts: 3, 5 or 7). */
+#define MAX_PARTS (3 + 2 * MAX_SHARED)
 typedef struct program_text {
-  const char *parts[5];
-  size_t lens[5];
+  const char *parts[MAX_PARTS];
+  size_t lens[MAX_PARTS];
   int n;
-  char *owned[3]; /* read from VNCL_KERNEL_DIR: freed by text_free */
+  char *owned[2 + MAX_SHARED]; /* read from VNCL_KERNEL_DIR: freed by
+                                  text_free */
 } program_text;
 
 static vncl_status text_load(vncl_context *ctx, const char *source,
                              program_text *t) {
   memset(t, 0, sizeof *t);
-  const char *shared = shared_source_of(source);
-  t->n = shared ? 5 : 3;
+  const char *const *shared = shared_sources_of(source);
+  int ns = 0;
+  while (shared && ns < MAX_SHARED && shared[ns]) ns++;
+  t->n = 3 + 2 * ns;
   vncl_status s = load_source(ctx, source, false, &t->parts[t->n - 1],
                               &t->lens[t->n - 1], &t->owned[0]);
   if (!s)
     s = load_source(ctx, PRELUDE, true, &t->parts[0], &t->lens[0],
                     &t->owned[1]);
-  if (!s && shared)
-    s = load_source(ctx, shared, true, &t->parts[2], &t->lens[2],
-                    &t->owned[2]);
+  for (int i = 0; !s && i < ns; i++)
+    s = load_source(ctx, shared[i], true, &t->parts[2 + 2 * i],
+                    &t->lens[2 + 2 * i], &t->owned[2 + i]);
   for (int i = 1; i < t->n - 1; i += 2) {
     t->parts[i] = LINE_RESET;
     t->lens[i] = sizeof LINE_RESET - 1;
@@ -227,7 +239,7 @@ static vncl_status text_load(vncl_context *ctx, const char *source,
 }
 
 static void text_free(program_text *t) {
-  for (int i = 0; i < 3; i++) free(t->owned[i]);
+  for (int i = 0; i < 2 + MAX_SHARED; i++) free(t->owned[i]);
 }
 
 /* The program from the binary cache, or NULL (none, or the driver refused
@@ -317,7 +329,7 @@ static void store_binary(vncl_context *ctx, cl_program p, const char *key) {
 
 /* The program for (source, options): from the binary cache when it holds
  * one for exactly these texts and options, else compiled (and stored). The
- * key hashes every text: prelude, shared source (GEMM), file. */
+ * key hashes every text: prelude, shared sources, file. */
 static vncl_status build(vncl_context *ctx, const char *source,
                          const char *options, cl_program *out,
                          uint64_t *out_hash) {

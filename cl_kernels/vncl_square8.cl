@@ -1,0 +1,42 @@
+/* The 8 x 8 square of 8-lane float vectors, for the kernels that move
+ * 16 short rows at a time as two such squares on CPUs whose vectors hold 8
+ * floats (AVX2) or 16 (softmax.cl's and reduce.cl's PACK_H8).
+ * lib/runtime/program.c puts this file between the prelude and those
+ * kernels only, so that no other program's cache key changes with it.
+ *
+ * VNCL_SQUARE8(r): r[0..8) (float8) transposed in place: unpacks of row
+ * pairs within 128-bit halves, shufps pairings of those (each half then
+ * holds four rows of one column), then the halves exchanged: 24 shuffles,
+ * the AVX way. The prelude's VNCL_SQUARE(8, ..) interleaves whole vectors
+ * in every round, which AVX2 code does in 128-bit pieces with spills: its
+ * 16-lane form over rows of 10 took half of softmax's time (docs/ops.md,
+ * thirty-sixth pass), and reductions over rows of 8 to 16 ran 1.2-2x
+ * faster on these squares (thirty-seventh pass). */
+#define VNCL_SQ8_(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
+#define VNCL_SQUARE8(r)                                                    \
+  do {                                                                     \
+    const float8 t0 = VNCL_SQ8_(r[0], r[1], 0, 8, 1, 9, 4, 12, 5, 13);     \
+    const float8 t1 = VNCL_SQ8_(r[0], r[1], 2, 10, 3, 11, 6, 14, 7, 15);   \
+    const float8 t2 = VNCL_SQ8_(r[2], r[3], 0, 8, 1, 9, 4, 12, 5, 13);     \
+    const float8 t3 = VNCL_SQ8_(r[2], r[3], 2, 10, 3, 11, 6, 14, 7, 15);   \
+    const float8 t4 = VNCL_SQ8_(r[4], r[5], 0, 8, 1, 9, 4, 12, 5, 13);     \
+    const float8 t5 = VNCL_SQ8_(r[4], r[5], 2, 10, 3, 11, 6, 14, 7, 15);   \
+    const float8 t6 = VNCL_SQ8_(r[6], r[7], 0, 8, 1, 9, 4, 12, 5, 13);     \
+    const float8 t7 = VNCL_SQ8_(r[6], r[7], 2, 10, 3, 11, 6, 14, 7, 15);   \
+    const float8 u0 = VNCL_SQ8_(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13);         \
+    const float8 u1 = VNCL_SQ8_(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15);       \
+    const float8 u2 = VNCL_SQ8_(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13);         \
+    const float8 u3 = VNCL_SQ8_(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15);       \
+    const float8 u4 = VNCL_SQ8_(t4, t6, 0, 1, 8, 9, 4, 5, 12, 13);         \
+    const float8 u5 = VNCL_SQ8_(t4, t6, 2, 3, 10, 11, 6, 7, 14, 15);       \
+    const float8 u6 = VNCL_SQ8_(t5, t7, 0, 1, 8, 9, 4, 5, 12, 13);         \
+    const float8 u7 = VNCL_SQ8_(t5, t7, 2, 3, 10, 11, 6, 7, 14, 15);       \
+    r[0] = VNCL_SQ8_(u0, u4, 0, 1, 2, 3, 8, 9, 10, 11);                    \
+    r[1] = VNCL_SQ8_(u1, u5, 0, 1, 2, 3, 8, 9, 10, 11);                    \
+    r[2] = VNCL_SQ8_(u2, u6, 0, 1, 2, 3, 8, 9, 10, 11);                    \
+    r[3] = VNCL_SQ8_(u3, u7, 0, 1, 2, 3, 8, 9, 10, 11);                    \
+    r[4] = VNCL_SQ8_(u0, u4, 4, 5, 6, 7, 12, 13, 14, 15);                  \
+    r[5] = VNCL_SQ8_(u1, u5, 4, 5, 6, 7, 12, 13, 14, 15);                  \
+    r[6] = VNCL_SQ8_(u2, u6, 4, 5, 6, 7, 12, 13, 14, 15);                  \
+    r[7] = VNCL_SQ8_(u3, u7, 4, 5, 6, 7, 12, 13, 14, 15);                  \
+  } while (0)
