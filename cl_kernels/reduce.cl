@@ -782,8 +782,8 @@ reduce_rows_block(const int op, const IDX R, const IDX rows,
 #if VW != 16 || PACK < 8 || PACK > 16 || (DTYPE != 0 && DTYPE != 2)
 #error "PACK_H8 is for vectors of 16, rows of 8 to 16, f32 or f16"
 #endif
-/* row r's elements from o on, 8 of them */
-#define H8_LD(p, r, o) VNCL_VLOAD(DTYPE, 8, 0, (p) + (r) * PACK + (o))
+/* row r's elements from o on, 8 of them, at p */
+#define H8_LD8(r, o) VNCL_VLOAD(DTYPE, 8, 0, p + (r) * PACK + (o))
 #endif
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 reduce_rows_packed(const int op, const IDX R, const IDX rows,
@@ -796,30 +796,7 @@ reduce_rows_packed(const int op, const IDX R, const IDX rows,
 #if PACK_H8
   accv g[PACK];
   if (row0 + VW <= rows) {
-    float8 a[2][8]; /* [half][element]: elements 0-7 */
-#if PACK > 8
-    float8 b[2][8]; /* elements PACK - 8 on */
-#endif
-    _Pragma("unroll") for (int h = 0; h < 2; h++) {
-      _Pragma("unroll") for (int r = 0; r < 8; r++) {
-        a[h][r] = H8_LD(p, 8 * h + r, 0);
-#if PACK > 8
-        b[h][r] = H8_LD(p, 8 * h + r, PACK - 8);
-#endif
-      }
-      VNCL_SQUARE8(a[h]);
-#if PACK > 8
-      VNCL_SQUARE8(b[h]);
-#endif
-    }
-#if PACK > 8
-    _Pragma("unroll") for (int k = 0; k < PACK; k++)
-      g[k] = k < 8 ? (accv)(a[0][k], a[1][k])
-                   : (accv)(b[0][k + 8 - PACK], b[1][k + 8 - PACK]);
-#else
-    _Pragma("unroll") for (int k = 0; k < 8; k++)
-      g[k] = (accv)(a[0][k], a[1][k]);
-#endif
+    VNCL_SQUARE8_IN(H8_LD8, PACK, accv, g);
   } else {
     VNCL_TRANSPOSE_LOAD_PART(acc, VW, PACK, LD, p, rows - row0, t);
     VNCL_PACK_IN(t, g);

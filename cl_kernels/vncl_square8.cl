@@ -40,3 +40,24 @@
     r[6] = VNCL_SQ8_(u2, u6, 4, 5, 6, 7, 12, 13, 14, 15);                  \
     r[7] = VNCL_SQ8_(u3, u7, 4, 5, 6, 7, 12, 13, 14, 15);                  \
   } while (0)
+/* VNCL_SQUARE8_IN(LD8, P, V, g): 16 rows of P elements (8 <= P <= 16),
+ * row r's 8 elements from o on loaded by LD8(r, o), into g[0..P) of the
+ * 16-lane type V: lane r of g[k] element k of row r. Each half of the rows
+ * (0-7, 8-15) as two squares, of the rows' elements 0-7 and of their last
+ * 8 (at each row's own offset: rows need not be aligned); rows of 8 load
+ * the same vectors twice, which the compiler merges. */
+#define VNCL_SQUARE8_IN(LD8, P, V, g)                                      \
+  do {                                                                     \
+    float8 a_[2][8], b_[2][8];                                             \
+    _Pragma("unroll") for (int h_ = 0; h_ < 2; h_++) {                     \
+      _Pragma("unroll") for (int r_ = 0; r_ < 8; r_++) {                   \
+        a_[h_][r_] = LD8(8 * h_ + r_, 0);                                  \
+        b_[h_][r_] = LD8(8 * h_ + r_, (P) - 8);                            \
+      }                                                                    \
+      VNCL_SQUARE8(a_[h_]);                                                \
+      VNCL_SQUARE8(b_[h_]);                                                \
+    }                                                                      \
+    _Pragma("unroll") for (int k_ = 0; k_ < (P); k_++)                     \
+      (g)[k_] = k_ < 8 ? (V)(a_[0][k_], a_[1][k_])                         \
+                       : (V)(b_[0][k_ + 8 - (P)], b_[1][k_ + 8 - (P)]);    \
+  } while (0)
