@@ -775,16 +775,10 @@ reduce_rows_block(const int op, const IDX R, const IDX rows,
  * and argmax over rows of 8 to 16 ran 1.2-2x faster so on an AVX2 EPYC
  * (docs/ops.md, thirty-seventh pass). The last work-item's part keeps the
  * element-by-element gathers. */
-#ifndef PACK_H8
-#define PACK_H8 0
-#endif
-#if PACK_H8
-#if VW != 16 || PACK < 8 || PACK > 16 || (DTYPE != 0 && DTYPE != 2)
-#error "PACK_H8 is for vectors of 16, rows of 8 to 16, f32 or f16"
-#endif
-/* row r's elements from o on, 8 of them, at p */
-#define H8_LD8(r, o) VNCL_VLOAD(DTYPE, 8, 0, p + (r) * PACK + (o))
-#endif
+/* (PACK_H8 is checked, and its loads defined, in vncl_square8.cl.)
+ * TREE: sums and extrema of power-of-two rows by the tree, on the rows as
+ * loaded into t; else, and for argmax, g[k] holds element k of every row. */
+#define TREE ((PACK & (PACK - 1)) == 0 && !PACK_H8)
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 reduce_rows_packed(const int op, const IDX R, const IDX rows,
                    __global const STORE *x, const IDX xoff,
@@ -792,29 +786,29 @@ reduce_rows_packed(const int op, const IDX R, const IDX rows,
   const IDX row0 = (IDX)get_global_id(0) * VW;
   if (row0 >= rows) return;
   __global const STORE *const p = x + xoff + row0 * PACK;
-  accv t[PACK];
-#if PACK_H8
-  accv g[PACK];
+  accv t[PACK], g[PACK];
   if (row0 + VW <= rows) {
-    VNCL_SQUARE8_IN(H8_LD8, PACK, accv, g);
+#if PACK_H8
+    VNCL_SQUARE8_IN(VNCL_SQUARE8_LD8, PACK, accv, g);
+#else
+    _Pragma("unroll") for (int i = 0; i < PACK; i++) t[i] = LDV(p, i);
+#endif
   } else {
     VNCL_TRANSPOSE_LOAD_PART(acc, VW, PACK, LD, p, rows - row0, t);
+#if PACK_H8
+    VNCL_PACK_IN(t, g);
+#endif
+  }
+#if TREE
+  if (op == R_ARGMAX) {
     VNCL_PACK_IN(t, g);
   }
-#else
-  if (row0 + VW <= rows) {
-    _Pragma("unroll") for (int i = 0; i < PACK; i++) t[i] = LDV(p, i);
-  } else {
-    VNCL_TRANSPOSE_LOAD_PART(acc, VW, PACK, LD, p, rows - row0, t);
-  }
+#elif !PACK_H8
+  VNCL_PACK_IN(t, g);
 #endif
   if (op == R_ARGMAX) {
     /* each row's maximum (NaN if it holds one), then its first element
      * equal to it (or its first NaN), taken from the last element back */
-#if !PACK_H8
-    accv g[PACK];
-    VNCL_PACK_IN(t, g);
-#endif
     accv m = g[0], s = g[0];
     _Pragma("unroll") for (int k = 1; k < PACK; k++) {
       m = PMAX(m, g[k]);
@@ -841,7 +835,7 @@ reduce_rows_packed(const int op, const IDX R, const IDX rows,
     }
     return;
   }
-#if (PACK & (PACK - 1)) == 0 && !PACK_H8
+#if TREE
   if (op == R_SUM || op == R_MEAN || op == R_NORM2) {
     if (op == R_NORM2)
       _Pragma("unroll") for (int i = 0; i < PACK; i++) t[i] *= t[i];
@@ -854,12 +848,8 @@ reduce_rows_packed(const int op, const IDX R, const IDX rows,
     VNCL_ROWS_TREE(PACK, accv, lanev, NMAX, t);
   }
 #else
-  /* every element k of the rows as one vector g[k] (lane r: row r), then
+  /* every element k of the rows as one vector g[k] (lane r: row r):
    * C(..C(C(g0, g1), g2).., g[PACK-1]) */
-#if !PACK_H8
-  accv g[PACK];
-  VNCL_PACK_IN(t, g);
-#endif
   if (op == R_SUM || op == R_MEAN || op == R_NORM2) {
     const int sq = op == R_NORM2;
     t[0] = sq ? g[0] * g[0] : g[0];

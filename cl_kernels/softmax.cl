@@ -738,17 +738,8 @@ softmax_rows_item(const IDX N, const IDX rows, const int logmode,
  * thirty-sixth pass).
  * The last work-item's part of 16 rows keeps the element-by-element
  * gathers and the whole-vector transpositions. */
-#ifndef PACK_H8
-#define PACK_H8 0
-#endif
-#if PACK_H8
-#if VW != 16 || PACK < 8 || PACK > 16 || (DTYPE != 0 && DTYPE != 2)
-#error "PACK_H8 is for vectors of 16, rows of 8 to 16, f32 or f16"
-#endif
-/* row r's elements from o on, 8 of them, at p */
-#define H8_LD8(r, o) VNCL_VLOAD(DTYPE, 8, 0, p + (r) * PACK + (o))
-#define H8_ST(q, r, o, x) VNCL_VSTORE(DTYPE, 8, (q) + (r) * PACK + (o), 0, x)
-#endif
+/* (PACK_H8 is checked, and its loads and stores defined, in
+ * vncl_square8.cl.) */
 
 /* Rows of PACK elements, 2 to VW (the host passes -DPACK on CPUs, where
  * rows go to work-items): work-item g takes rows g VW .. g VW + VW - 1,
@@ -780,7 +771,7 @@ softmax_rows_packed(const IDX N, const IDX rows, const int logmode,
   accv t[PACK], g[PACK];
 #if PACK_H8
   if (whole) {
-    VNCL_SQUARE8_IN(H8_LD8, PACK, accv, g);
+    VNCL_SQUARE8_IN(VNCL_SQUARE8_LD8, PACK, accv, g);
   } else {
     VNCL_TRANSPOSE_LOAD_PART(acc, VW, PACK, LD, p, nr, t);
     VNCL_PACK_IN(t, g);
@@ -817,24 +808,7 @@ softmax_rows_packed(const IDX N, const IDX rows, const int logmode,
    * non-temporally (1.04-1.11x against 0.74-0.81x memcpy, rows of 10 as
    * AVX2 code) */
   if (whole) {
-    _Pragma("unroll") for (int h = 0; h < 2; h++) {
-      float8 a[8];
-      _Pragma("unroll") for (int k = 0; k < 8; k++)
-        a[k] = h ? g[k].hi : g[k].lo;
-      VNCL_SQUARE8(a);
-#if PACK > 8
-      float8 b[8];
-      _Pragma("unroll") for (int k = 0; k < 8; k++)
-        b[k] = h ? g[k + PACK - 8].hi : g[k + PACK - 8].lo;
-      VNCL_SQUARE8(b);
-#endif
-      _Pragma("unroll") for (int r = 0; r < 8; r++) {
-        H8_ST(q, 8 * h + r, 0, a[r]);
-#if PACK > 8
-        H8_ST(q, 8 * h + r, PACK - 8, b[r]);
-#endif
-      }
-    }
+    VNCL_SQUARE8_OUT(VNCL_SQUARE8_ST8, PACK, g);
     return;
   }
 #endif

@@ -1,6 +1,7 @@
 /* The 8 x 8 square of 8-lane float vectors, for the kernels that move
- * 16 short rows at a time as two such squares on CPUs whose vectors hold 8
- * floats (AVX2) or 16 (softmax.cl's and reduce.cl's PACK_H8).
+ * 16 short rows at a time as two such squares: softmax.cl's and
+ * reduce.cl's PACK_H8, on CPUs whose native vectors hold 8 floats (AVX2),
+ * and softmax's over rows of 9 to 15 where they hold 16 (AVX-512).
  * lib/runtime/program.c puts this file between the prelude and those
  * kernels only, so that no other program's cache key changes with it.
  *
@@ -61,3 +62,41 @@
       (g)[k_] = k_ < 8 ? (V)(a_[0][k_], a_[1][k_])                         \
                        : (V)(b_[0][k_ + 8 - (P)], b_[1][k_ + 8 - (P)]);    \
   } while (0)
+/* VNCL_SQUARE8_OUT(ST8, P, g): the way back, g[0..P) as VNCL_SQUARE8_IN
+ * leaves it into 16 rows of P elements, row r's 8 elements from o on
+ * stored by ST8(r, o, x): each half of the rows as the squares of g's
+ * elements 0-7 and of its last 8, stored at the rows' own offsets (the
+ * same values twice where the two overlap; rows of 8 one square). */
+#define VNCL_SQUARE8_OUT(ST8, P, g)                                        \
+  do {                                                                     \
+    _Pragma("unroll") for (int h_ = 0; h_ < 2; h_++) {                     \
+      float8 a_[8], b_[8];                                                 \
+      _Pragma("unroll") for (int k_ = 0; k_ < 8; k_++) {                   \
+        a_[k_] = h_ ? (g)[k_].hi : (g)[k_].lo;                             \
+        b_[k_] = h_ ? (g)[k_ + (P) - 8].hi : (g)[k_ + (P) - 8].lo;         \
+      }                                                                    \
+      VNCL_SQUARE8(a_);                                                    \
+      if ((P) > 8) VNCL_SQUARE8(b_);                                       \
+      _Pragma("unroll") for (int r_ = 0; r_ < 8; r_++) {                   \
+        ST8(8 * h_ + r_, 0, a_[r_]);                                       \
+        if ((P) > 8) ST8(8 * h_ + r_, (P) - 8, b_[r_]);                    \
+      }                                                                    \
+    }                                                                      \
+  } while (0)
+
+/* PACK_H8, the host's -D option for both kernels (vectors of 16, rows of
+ * PACK = 8 to 16 elements, f32 or f16 storage), checked here once, and
+ * the loads and stores of 8 elements the two kernels hand the macros
+ * above: row r's from element o on, of the work-item's rows at p (loads)
+ * or q (stores), the kernels' names for their first row in and out. */
+#ifndef PACK_H8
+#define PACK_H8 0
+#endif
+#if PACK_H8
+#if VW != 16 || PACK < 8 || PACK > 16 || (DTYPE != 0 && DTYPE != 2)
+#error "PACK_H8 is for vectors of 16, rows of 8 to 16, f32 or f16"
+#endif
+#define VNCL_SQUARE8_LD8(r, o) VNCL_VLOAD(DTYPE, 8, 0, p + (r) * PACK + (o))
+#define VNCL_SQUARE8_ST8(r, o, x) \
+  VNCL_VSTORE(DTYPE, 8, q + (r) * PACK + (o), 0, x)
+#endif

@@ -49,16 +49,21 @@ unset VNCL_DEVICE VNCL_GEMM_BACKEND VNCL_FFT_BACKEND VNCL_TUNING_DB
 # of local memory per group and 1024 work-items; AMD 64 KiB and 256; Intel
 # 64 KiB and 256 or 512), each with its vendor's GEMM set and every other
 # family. Then Oclgrind's own limits (32 KiB, 1024) with the generic sets;
-# generic-gpu also runs the ops kernels in their CPU shapes (--cpu-rows),
-# avx2-rows softmax again in them as on an AVX2 CPU (native vectors of 8
-# floats: rows of 16 as 8 x 8 squares too), cpu512 and cpu256 the CPU
-# rows' GEMM sets (gemm_small's wide tiles).
+# generic-gpu runs GEMM and FFT with them, cpu-rows and cpu-rows-reduce
+# the ops kernels in their GPU and then their CPU shapes (--cpu-rows; one
+# run, generic-gpu, held all of it until 2026-12-07 and took 370-390 s
+# here, past the timeout on the CI machine), avx2-rows softmax and the
+# reductions in the CPU shapes alone again as on an AVX2 CPU (native
+# vectors of 8 floats: rows of 8 to 16 as 8 x 8 squares), cpu512 and
+# cpu256 the CPU rows' GEMM sets (gemm_small's wide tiles).
 RUNS="nvidia 49152 1024 --set nvidia
 amd 65536 256 --set amd
 intel-256 65536 256 --set intel
 intel-512 65536 512 --set intel --parts gemm
-generic-gpu 32768 1024 --set gpu --cpu-rows
-avx2-rows 32768 1024 --set gpu --cpu-rows --native 8 --parts softmax
+generic-gpu 32768 1024 --set gpu --parts gemm,fft
+cpu-rows 32768 1024 --set gpu --cpu-rows --parts ops_rows_fit,elementwise,cast,transpose,softmax,random
+cpu-rows-reduce 32768 1024 --set gpu --cpu-rows --parts reduce
+avx2-rows 32768 1024 --set gpu --cpu-rows --native 8 --parts softmax,reduce
 any-device 32768 1024 --set any --parts gemm
 last-resort 32768 1024 --set last --parts gemm
 cpu512 32768 1024 --set cpu512 --parts gemm
@@ -139,10 +144,11 @@ SELECTED=$(printf '%s\n' "$RUNS" | while read -r name rest; do
 done)
 export OUT BIN TIMEOUT VNCL_CACHE_DIR
 # Launched longest first, so that the short GEMM-only runs fill in at the
-# end instead of a long one starting last (per-run times with a warm
-# cache, 2026-12-02: generic-gpu 196 s, nvidia and amd 138, intel-256 114,
-# the rest 6-31; 365 s for all on two cores in table order).
-FIRST="generic-gpu nvidia amd intel-256"
+# end instead of a long one starting last (per-run times from a cold
+# cache on the 2-core Zen 3 of 2026-12-07: nvidia 228 s, amd 225,
+# intel-256 206, cpu-rows-reduce 127 warm, cpu-rows 25 + 62 warm,
+# generic-gpu 61, avx2-rows 59, the rest 9-33).
+FIRST="nvidia amd intel-256 cpu-rows-reduce cpu-rows"
 {
   for f in $FIRST; do
     printf '%s\n' "$SELECTED" | awk -v n="$f" '$1 == n'

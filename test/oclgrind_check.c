@@ -7,8 +7,8 @@
  * data races and invalid accesses to a log the driver fails on; it runs on
  * any device (on PoCL it is a quick functional check).
  *
- *   oclgrind_check [--set NAME] [--parts gemm,ops,fft,softmax] [--cpu-rows]
- *                  [--native W]
+ *   oclgrind_check [--set NAME] [--parts gemm,ops,fft,NAME..]
+ *                  [--cpu-rows] [--native W]
  *
  * --set points one built-in GEMM parameter set at the device through a
  * tuning database written for the run (the database is data, so the
@@ -25,7 +25,10 @@
  * runs transpose, reduce, softmax and random again with the CPU rows'
  * kernel shapes, and native vectors of 16 floats (one profile of
  * scripts/check-oclgrind.sh asks for it), or of W with --native W (another
- * profile runs softmax alone with 8, the AVX2 CPUs' path). */
+ * profile runs softmax and the reductions alone with 8, the AVX2 CPUs'
+ * path). --parts takes the groups gemm, ops and fft, and single tests of
+ * ops by name (elementwise, cast, transpose, reduce, softmax, random,
+ * ops_rows_fit), so that the driver can split a long run. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +63,9 @@ static cl_context clctx;
 static cl_command_queue clq;
 static const char *set_name = "own";
 static int cpu_rows = 0; /* --cpu-rows */
+/* 0 with --native W other than 16: the GPU rows' shapes, which the native
+ * width does not touch, are left to the runs without it */
+static int gpu_shapes = 1;
 static char db_path[512], tmp_dir[256];
 static bool fp64;
 
@@ -1011,7 +1017,10 @@ static void reduce_cases(void) {
              * (reduce_rows_packed, transposed and by the tree; rows of
              * 16 a vector each, argmax's square transposition; the last
              * work-item's 5 rows gathered element by element) */
-            {2, {37, 3}, 1}, {2, {37, 4}, 1}, {2, {37, 16}, 1}};
+            {2, {37, 3}, 1}, {2, {37, 4}, 1}, {2, {37, 16}, 1},
+            /* rows of 8: a tree of one vector; with --native 8 argmax's
+             * as an 8 x 8 square, and rows of 13 and 16 as two */
+            {2, {37, 8}, 1}};
   FOR_DTYPES(t) {
     for (size_t c = 0; c < sizeof cs / sizeof *cs; c++)
       for (int op = VNCL_REDUCE_SUM; op <= VNCL_REDUCE_NORM2; op++) {
@@ -1569,7 +1578,7 @@ static void test_fft_lines(void **st) {
  * groups of 16 x 4. */
 static void with_cpu_rows(void (*cases)(void), vncl__ops_family f,
                           const int *cpu) {
-  cases();
+  if (gpu_shapes) cases();
   if (!cpu_rows) return;
   T_OK(ctx, vncl__ops_params_set(ctx, f, cpu));
   cases();
@@ -1646,10 +1655,22 @@ static void test_random(void **st) {
   with_cpu_rows(random_cases, VNCL__OPS_RANDOM, cpu);
 }
 
+/* Whether the comma-separated list `parts` names `name`. */
+static bool has_part(const char *parts, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = parts; *p;) {
+    size_t len = strcspn(p, ",");
+    if (len == n && !strncmp(p, name, n)) return true;
+    p += len;
+    if (*p) p++;
+  }
+  return false;
+}
+
 int main(int argc, char **argv) {
   const char *parts = "gemm,ops,fft";
   /* --native W: the CPU rows' native float width instead of 16 (8: as on
-   * an AVX2 CPU; --parts softmax then runs softmax's 8 x 8 squares) */
+   * an AVX2 CPU; --parts softmax,reduce then runs their 8 x 8 squares) */
   static const char w16[] = "16";
   const char *native = w16;
   for (int i = 1; i < argc; i++) {
@@ -1665,7 +1686,7 @@ int main(int argc, char **argv) {
       kernels_out = argv[++i];
     else {
       fprintf(stderr, "usage: oclgrind_check [--set NAME] [--parts "
-              "gemm,ops,fft,softmax] [--cpu-rows] [--native W] [--kernels "
+              "gemm,ops,fft,NAME..] [--cpu-rows] [--native W] [--kernels "
               "FILE]\n");
       return 2;
     }
@@ -1675,6 +1696,7 @@ int main(int argc, char **argv) {
    * its square transposition (softmax_rows_packed, PACK = VW) here too.
    * Before the context exists: the width is read once. */
   if (cpu_rows) setenv("VNCL_NATIVE_FLOAT_WIDTH", native, native != w16);
+  gpu_shapes = !cpu_rows || !strcmp(native, w16);
   for (size_t i = 0; i < sizeof sets / sizeof *sets; i++)
     if (!strcmp(sets[i].name, set_name)) set_def = &sets[i];
   if (!set_def && strcmp(set_name, "own") && strcmp(set_name, "ref")) {
@@ -1697,15 +1719,19 @@ int main(int argc, char **argv) {
   const struct CMUnitTest fft[] = {cmocka_unit_test(test_fft),
                                    cmocka_unit_test(test_fft_lines)};
   int fails = 0;
-  if (strstr(parts, "gemm"))
+  if (has_part(parts, "gemm"))
     fails += cmocka_run_group_tests_name("gemm", gemm, setup, teardown);
-  if (strstr(parts, "ops"))
+  if (has_part(parts, "ops")) {
     fails += cmocka_run_group_tests_name("ops", ops, setup, teardown);
-  if (strstr(parts, "fft"))
+  } else {
+    /* single ops tests by name, without "test_" */
+    struct CMUnitTest some[sizeof ops / sizeof *ops];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+      if (has_part(parts, ops[i].name + 5)) some[n++] = ops[i];
+    if (n) fails += _cmocka_run_group_tests("ops", some, n, setup, teardown);
+  }
+  if (has_part(parts, "fft"))
     fails += cmocka_run_group_tests_name("fft", fft, setup, teardown);
-  /* softmax alone (in "ops" too; "softmax" holds no "ops") */
-  const struct CMUnitTest sm[] = {cmocka_unit_test(test_softmax)};
-  if (strstr(parts, "softmax"))
-    fails += cmocka_run_group_tests_name("softmax", sm, setup, teardown);
   return fails ? 1 : 0;
 }
