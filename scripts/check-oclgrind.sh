@@ -144,9 +144,9 @@ SELECTED=$(printf '%s\n' "$RUNS" | while read -r name rest; do
 done)
 export OUT BIN TIMEOUT VNCL_CACHE_DIR
 # Launched longest first, so that the short GEMM-only runs fill in at the
-# end instead of a long one starting last (per-run times from a cold
-# cache on the 2-core Zen 3 of 2026-12-07: nvidia 228 s, amd 225,
-# intel-256 206, cpu-rows-reduce 127 warm, cpu-rows 25 + 62 warm,
+# end instead of a long one starting last (per-run times on the 2-core
+# Zen 3 of 2026-12-07, the programs built afresh: nvidia 228 s, amd 225,
+# intel-256 206; with them built: cpu-rows-reduce 127, cpu-rows 25 + 62,
 # generic-gpu 61, avx2-rows 59, the rest 9-33).
 FIRST="nvidia amd intel-256 cpu-rows-reduce cpu-rows"
 {

@@ -1018,9 +1018,10 @@ static void reduce_cases(void) {
              * 16 a vector each, argmax's square transposition; the last
              * work-item's 5 rows gathered element by element) */
             {2, {37, 3}, 1}, {2, {37, 4}, 1}, {2, {37, 16}, 1},
-            /* rows of 8: a tree of one vector; with --native 8 argmax's
-             * as an 8 x 8 square, and rows of 13 and 16 as two */
-            {2, {37, 8}, 1}};
+            /* rows of 8 (a tree of a vector) and 13: with --native 8
+             * argmax's rows of 8 as an 8 x 8 square, rows of 13 and 16 as
+             * two, in two whole blocks of 16 rows and a part of 5 */
+            {2, {37, 8}, 1}, {2, {37, 13}, 1}};
   FOR_DTYPES(t) {
     for (size_t c = 0; c < sizeof cs / sizeof *cs; c++)
       for (int op = VNCL_REDUCE_SUM; op <= VNCL_REDUCE_NORM2; op++) {
