@@ -28,7 +28,8 @@
  * profile runs softmax and the reductions alone with 8, the AVX2 CPUs'
  * path). --parts takes the groups gemm, ops and fft, and single tests of
  * ops by name (elementwise, cast, transpose, reduce, softmax, random,
- * ops_rows_fit), so that the driver can split a long run. */
+ * ops_rows_fit; an unknown name fails with exit 2), so that the driver
+ * can split a long run. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1719,6 +1720,22 @@ int main(int argc, char **argv) {
   };
   const struct CMUnitTest fft[] = {cmocka_unit_test(test_fft),
                                    cmocka_unit_test(test_fft_lines)};
+  /* every name in --parts known (a misspelt one would run nothing and
+   * pass): the groups, or an ops test's name without "test_" */
+  for (const char *p = parts;;) {
+    size_t len = strcspn(p, ","), k = 0;
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)len, p);
+    while (k < sizeof ops / sizeof *ops && strcmp(name, ops[k].name + 5)) k++;
+    if (k == sizeof ops / sizeof *ops && strcmp(name, "gemm") &&
+        strcmp(name, "ops") && strcmp(name, "fft")) {
+      fprintf(stderr, "oclgrind_check: unknown part '%.*s' in --parts\n",
+              (int)len, p);
+      return 2;
+    }
+    p += len;
+    if (!*p++) break;
+  }
   int fails = 0;
   if (has_part(parts, "gemm"))
     fails += cmocka_run_group_tests_name("gemm", gemm, setup, teardown);
